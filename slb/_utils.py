@@ -1,0 +1,142 @@
+"""Input checks shared by the estimators (binary targets, feature names, pair specifications)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+
+MIN_SAMPLES_PER_CLASS = 2
+
+
+def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS):
+    """Validate a binary target and encode it as class indices.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Labels of any type (strings, 0/1, -1/+1, ...).
+    min_per_class : int
+        Smallest class size accepted.
+
+    Returns
+    -------
+    classes : ndarray of shape (2,)
+        The sorted labels; ``classes[1]`` is the positive class.
+    y_index : ndarray of shape (n_samples,)
+        0 for ``classes[0]``, 1 for ``classes[1]``.
+
+    Raises
+    ------
+    ValueError
+        One class only, more than two classes, a continuous target, or a class with fewer than
+        ``min_per_class`` samples.
+    """
+    check_classification_targets(y)
+    classes, y_index, counts = np.unique(y, return_inverse=True, return_counts=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"The label has only one class ({classes[0]!r}): a classifier needs examples of "
+            "two classes. Check the label column or the rows you kept."
+        )
+    if classes.size > 2 or type_of_target(y) == "multiclass":
+        shown = ", ".join(repr(c) for c in classes[:8]) + (" ..." if classes.size > 8 else "")
+        raise ValueError(
+            f"The label has {classes.size} classes ({shown}), but SLB and its peers are binary "
+            "classifiers. Pick a positive class and merge the others into the negative class, "
+            f"e.g. y == {classes[0]!r}."
+        )
+    small = counts < min_per_class
+    if small.any():
+        c = classes[np.argmax(small)]
+        raise ValueError(
+            f"Class {c!r} has {counts.min()} sample(s); each class needs at least "
+            f"{min_per_class} to estimate its densities. Add data or merge classes."
+        )
+    return classes, y_index.reshape(-1)
+
+
+def default_feature_names(estimator, n_features):
+    """The feature names seen in ``fit`` or ``x0, x1, ...`` (scikit-learn's convention)."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        return [str(n) for n in names]
+    return [f"x{i}" for i in range(n_features)]
+
+
+def all_pairs(n_features):
+    """All index pairs ``(i, j)`` with ``i < j``, shape (n_pairs, 2)."""
+    iu = np.triu_indices(n_features, k=1)
+    return np.column_stack(iu).astype(int)
+
+
+def resolve_pairs(pairs, names):
+    """Turn a pair specification into an index array of shape (n_pairs, 2), ``i < j``.
+
+    Parameters
+    ----------
+    pairs : None, "all", or iterable of (i, j)
+        Index pairs, or pairs of feature names.
+    names : list of str
+
+    Returns
+    -------
+    pairs : ndarray of shape (n_pairs, 2)
+    """
+    d = len(names)
+    if pairs is None or (isinstance(pairs, str) and pairs == "all"):
+        return all_pairs(d)
+    if isinstance(pairs, str):
+        raise ValueError(f"pairs must be 'all', None or a list of feature pairs, got {pairs!r}.")
+    lookup = {n: i for i, n in enumerate(names)}
+    out = []
+    for p in pairs:
+        if len(p) != 2:
+            raise ValueError(f"Each pair must have two features, got {p!r}.")
+        idx = []
+        for f in p:
+            if isinstance(f, (int, np.integer)):
+                if not 0 <= f < d:
+                    raise ValueError(f"Feature index {f} is out of range for {d} features.")
+                idx.append(int(f))
+            elif f in lookup:
+                idx.append(lookup[f])
+            else:
+                raise ValueError(f"Unknown feature {f!r} in pair {tuple(p)!r}.")
+        i, j = sorted(idx)
+        if i == j:
+            raise ValueError(f"A pair needs two different features, got {tuple(p)!r}.")
+        out.append((i, j))
+    if not out:
+        return np.zeros((0, 2), dtype=int)
+    return np.unique(np.asarray(out, dtype=int), axis=0)
+
+
+def resolve_overrides(overrides, names):
+    """Per-feature bandwidth multipliers as an array (NaN where the global one applies).
+
+    Parameters
+    ----------
+    overrides : dict or None
+        Maps a feature name or index to a positive multiplier.
+    names : list of str
+
+    Returns
+    -------
+    multipliers : ndarray of shape (n_features,) or None
+    """
+    if not overrides:
+        return None
+    out = np.full(len(names), np.nan)
+    lookup = {n: i for i, n in enumerate(names)}
+    for key, value in dict(overrides).items():
+        if isinstance(key, (int, np.integer)) and 0 <= key < len(names):
+            i = int(key)
+        elif key in lookup:
+            i = lookup[key]
+        else:
+            raise ValueError(f"Bandwidth override for unknown feature {key!r}.")
+        value = float(value)
+        if not np.isfinite(value) or value <= 0:
+            raise ValueError(f"Bandwidth override for {key!r} must be positive, got {value}.")
+        out[i] = value
+    return out

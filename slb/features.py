@@ -1,0 +1,260 @@
+"""The SLB log-density feature map as a scikit-learn transformer.
+
+``T(x) = (log p_y(x_i) for y, i ;  log p_y(x_i, x_j) for y and the chosen pairs)``
+(SLB paper, Eq. 5), with readable names such as ``log p+(glucose)`` and
+``log p-(glucose, bmi)``; ``+`` is ``classes_[1]``, ``-`` is ``classes_[0]``.
+
+Training rows and leakage
+-------------------------
+A KDE evaluated at the very points that built it is biased upward (each point sees its own
+kernel), and an SVM trained on such values over-trusts them.  ``fit_transform`` therefore returns
+*out-of-sample* values for the training rows, like scikit-learn's ``TargetEncoder``:
+
+``"loo"`` (default)
+    leave-one-out: a training point's own kernel is removed from its own class's densities;
+``"kfold"``
+    K-fold cross-fitting: each fold's rows are evaluated with densities built on the other folds;
+``"insample"``
+    plain in-sample values (for comparison only).
+
+``transform`` on new data always uses the densities of the whole training set, so
+``fit_transform(X, y)`` differs from ``fit(X, y).transform(X)`` on purpose.
+
+Densities are floored before the log (paper, Remark 1) at ``density_floor / s_i`` for
+univariate and ``density_floor / (s_i s_j)`` for bivariate densities, ``s_i`` the robust scale of
+feature ``i``: the floor is the same in standardised units whatever the units of the data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._utils import (
+    check_binary_target,
+    default_feature_names,
+    resolve_overrides,
+    resolve_pairs,
+)
+from .bandwidth import BANDWIDTH_RULES, class_bandwidths, robust_scale
+from .kde import ClassConditionalKDE
+
+TRAINING_FEATURES = ("loo", "kfold", "insample")
+
+
+def term_names(names, pairs, signs=("-", "+")):
+    """Feature-map column names in the order the transformer produces them.
+
+    Parameters
+    ----------
+    names : list of str
+        Input feature names.
+    pairs : ndarray of shape (n_pairs, 2)
+    signs : tuple of str
+        Class symbols of ``classes_[0]`` and ``classes_[1]``.
+
+    Returns
+    -------
+    names : list of str
+        ``log p+(a)`` for every feature, ``log p-(a)`` for every feature, then
+        ``log p+(a, b)`` and ``log p-(a, b)`` for every pair.
+    """
+    out = [f"log p{signs[1]}({n})" for n in names] + [f"log p{signs[0]}({n})" for n in names]
+    for s in (signs[1], signs[0]):
+        out += [f"log p{s}({names[i]}, {names[j]})" for i, j in pairs]
+    return out
+
+
+class LogDensityTransformer(TransformerMixin, BaseEstimator):
+    """Per-class univariate and bivariate log-density features (SLB paper, Eq. 5).
+
+    Parameters
+    ----------
+    pairs : "all", None or list of pairs, default="all"
+        Feature pairs whose bivariate log-densities are included: index pairs ``(i, j)`` or
+        pairs of feature names.  ``"all"``/None: every pair.  An empty list: univariate only.
+    bandwidth : {"scott", "silverman", "lcv"}, default="scott"
+        Bandwidth rule (see :mod:`slb.bandwidth`).
+    bandwidth_multiplier : float, default=1.0
+        Global multiplier of every bandwidth.
+    bandwidth_overrides : dict or None, default=None
+        Per-feature multipliers (feature name or index -> multiplier) replacing the global one.
+    min_bandwidth : float, default=1e-3
+        Bandwidth floor as a fraction of the feature's robust scale (tied/discrete features).
+    density_floor : float, default=1e-6
+        Density floor ``c`` before the log, in standardised units (paper, Remark 1).
+    training_features : {"loo", "kfold", "insample"}, default="loo"
+        How ``fit_transform`` evaluates the training rows (see the module docstring).
+    n_crossfit_folds : int, default=5
+        Folds for ``training_features="kfold"``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the cross-fitting folds.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    pairs_ : ndarray of shape (n_pairs, 2)
+    bandwidths_ : ndarray of shape (2, n_features)
+        Univariate bandwidths of ``classes_[0]`` and ``classes_[1]``.
+    pair_bandwidths_ : ndarray of shape (2, n_features)
+        Per-coordinate bandwidths of the bivariate densities.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features,)
+        Only when ``X`` has string column names.
+    """
+
+    def __init__(
+        self,
+        pairs="all",
+        *,
+        bandwidth="scott",
+        bandwidth_multiplier=1.0,
+        bandwidth_overrides=None,
+        min_bandwidth=1e-3,
+        density_floor=1e-6,
+        training_features="loo",
+        n_crossfit_folds=5,
+        random_state=None,
+    ):
+        self.pairs = pairs
+        self.bandwidth = bandwidth
+        self.bandwidth_multiplier = bandwidth_multiplier
+        self.bandwidth_overrides = bandwidth_overrides
+        self.min_bandwidth = min_bandwidth
+        self.density_floor = density_floor
+        self.training_features = training_features
+        self.n_crossfit_folds = n_crossfit_folds
+        self.random_state = random_state
+
+    def _check_params(self):
+        if self.bandwidth not in BANDWIDTH_RULES:
+            raise ValueError(
+                f"bandwidth must be one of {', '.join(BANDWIDTH_RULES)}, got {self.bandwidth!r}."
+            )
+        if self.training_features not in TRAINING_FEATURES:
+            raise ValueError(
+                f"training_features must be one of {', '.join(TRAINING_FEATURES)}, "
+                f"got {self.training_features!r}."
+            )
+        for name in ("bandwidth_multiplier", "density_floor", "min_bandwidth"):
+            v = getattr(self, name)
+            if not (np.isscalar(v) and np.isfinite(v) and v > 0):
+                raise ValueError(f"{name} must be a positive number, got {v!r}.")
+
+    def fit(self, X, y):
+        """Estimate the bandwidths and store the per-class training data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Binary labels of any type.
+
+        Returns
+        -------
+        self : LogDensityTransformer
+        """
+        self._fit(X, y)
+        return self
+
+    def _fit(self, X, y):
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self.classes_, y_index = check_binary_target(y)
+        names = default_feature_names(self, X.shape[1])
+        self.pairs_ = resolve_pairs(self.pairs, names)
+        ov = resolve_overrides(self.bandwidth_overrides, names)
+        kw = dict(
+            rule=self.bandwidth,
+            multiplier=self.bandwidth_multiplier,
+            overrides=ov,
+            min_bandwidth=self.min_bandwidth,
+        )
+        self.bandwidths_ = class_bandwidths(X, y_index, dim=1, **kw)
+        self.pair_bandwidths_ = class_bandwidths(X, y_index, dim=2, **kw)
+        scale = np.array([robust_scale(X[:, i]) for i in range(X.shape[1])])
+        self.scale_ = np.where(scale > 0, scale, 1.0)
+        self._kde = self._make_kde(X, y_index)
+        return X, y_index
+
+    def _make_kde(self, X, y_index):
+        floor1 = self.density_floor / self.scale_
+        floor2 = self.density_floor / np.outer(self.scale_, self.scale_)
+        return ClassConditionalKDE(
+            X, y_index, self.bandwidths_, self.pair_bandwidths_, floor1, floor2
+        )
+
+    def _features(self, kde, E, self_class=None, pairs=None):
+        pairs = self.pairs_ if pairs is None else pairs
+        lu = kde.log_univariate(E, self_class)  # (2, m, d)
+        lb = kde.log_bivariate(E, pairs, self_class)  # (2, m, P)
+        return np.hstack([lu[1], lu[0], lb[1], lb[0]])
+
+    def transform(self, X):
+        """Log-density features of new rows, using the whole training set's densities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        T : ndarray of shape (n_samples, 2 * n_features + 2 * n_pairs)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._features(self._kde, X)
+
+    def fit_transform(self, X, y):
+        """Fit, then return out-of-sample features of the training rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        T : ndarray of shape (n_samples, 2 * n_features + 2 * n_pairs)
+        """
+        X, y_index = self._fit(X, y)
+        return self._training_features(X, y_index)
+
+    def _training_features(self, X, y_index, pairs=None):
+        if self.training_features == "insample":
+            return self._features(self._kde, X, pairs=pairs)
+        if self.training_features == "loo":
+            return self._features(self._kde, X, y_index, pairs=pairs)
+        n_p = (self.pairs_ if pairs is None else pairs).shape[0]
+        out = np.empty((X.shape[0], 2 * X.shape[1] + 2 * n_p))
+        counts = np.bincount(y_index, minlength=2)
+        k = int(min(self.n_crossfit_folds, counts.min()))
+        if k < 2:
+            return self._features(self._kde, X, y_index, pairs=pairs)
+        folds = StratifiedKFold(k, shuffle=True, random_state=self.random_state)
+        for tr, te in folds.split(X, y_index):
+            kde = self._make_kde(X[tr], y_index[tr])
+            out[te] = self._features(kde, X[te], pairs=pairs)
+        return out
+
+    def get_feature_names_out(self, input_features=None):
+        """Names such as ``log p+(glucose)`` and ``log p-(glucose, bmi)``.
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        names : ndarray of str
+        """
+        check_is_fitted(self)
+        names = default_feature_names(self, self.n_features_in_)
+        return np.asarray(term_names(names, self.pairs_), dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
