@@ -8,8 +8,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 MIN_SAMPLES_PER_CLASS = 2
 
 
-def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS):
-    """Validate a binary target and encode it as class indices.
+def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True):
+    """Validate a binary (or, with ``binary=False``, any categorical) target and encode it.
 
     Parameters
     ----------
@@ -17,6 +17,8 @@ def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS):
         Labels of any type (strings, 0/1, -1/+1, ...).
     min_per_class : int
         Smallest class size accepted.
+    binary : bool
+        Refuse more than two classes.
 
     Returns
     -------
@@ -35,19 +37,20 @@ def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS):
     classes, y_index, counts = np.unique(y, return_inverse=True, return_counts=True)
     if classes.size < 2:
         raise ValueError(
-            f"The label has only one class ({classes[0]!r}): a classifier needs examples of "
+            f"The label has only one class ({classes.tolist()[0]!r}): a classifier needs examples of "
             "two classes. Check the label column or the rows you kept."
         )
-    if classes.size > 2 or type_of_target(y) == "multiclass":
-        shown = ", ".join(repr(c) for c in classes[:8]) + (" ..." if classes.size > 8 else "")
+    if binary and (classes.size > 2 or type_of_target(y) == "multiclass"):
+        labels = classes.tolist()
+        shown = ", ".join(repr(c) for c in labels[:8]) + (" ..." if len(labels) > 8 else "")
         raise ValueError(
-            f"The label has {classes.size} classes ({shown}), but SLB and its peers are binary "
-            "classifiers. Pick a positive class and merge the others into the negative class, "
-            f"e.g. y == {classes[0]!r}."
+            f"Only binary classification is supported. The label has {len(labels)} classes "
+            f"({shown}): pick a positive class and merge the others into the negative class, "
+            f"e.g. y == {labels[0]!r}."
         )
     small = counts < min_per_class
     if small.any():
-        c = classes[np.argmax(small)]
+        c = classes.tolist()[int(np.argmax(small))]
         raise ValueError(
             f"Class {c!r} has {counts.min()} sample(s); each class needs at least "
             f"{min_per_class} to estimate its densities. Add data or merge classes."

@@ -140,7 +140,7 @@ def class_bandwidths(
     ----------
     X : ndarray of shape (n_samples, n_features)
     y_index : ndarray of shape (n_samples,)
-        Class index of each row, in ``{0, 1}``.
+        Class index of each row, in ``{0, ..., n_classes - 1}``.
     rule : {"scott", "silverman", "lcv"}
     multiplier : float
         Global multiplier applied to every rule bandwidth.
@@ -153,7 +153,7 @@ def class_bandwidths(
 
     Returns
     -------
-    h : ndarray of shape (2, n_features)
+    h : ndarray of shape (n_classes, n_features)
     """
     X = np.asarray(X, dtype=float)
     n_features = X.shape[1]
@@ -163,8 +163,9 @@ def class_bandwidths(
         mult = np.where(np.isnan(ov), mult, ov)
     pooled = np.array([robust_scale(X[:, i]) for i in range(n_features)])
     pooled = np.where(pooled > 0, pooled, 1.0)
-    h = np.empty((2, n_features))
-    for c in (0, 1):
+    n_classes = int(np.max(y_index)) + 1
+    h = np.empty((n_classes, n_features))
+    for c in range(n_classes):
         Xc = X[y_index == c]
         for i in range(n_features):
             h[c, i] = rule_bandwidth(Xc[:, i], rule, dim, fallback_scale=pooled[i])

@@ -237,7 +237,8 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
         -------
         y : ndarray of shape (n_samples,)
         """
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
 
     def contributions(self, X):
         """How much each log-density term pushed each decision, relative to the training mean.

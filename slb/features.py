@@ -44,7 +44,23 @@ from .kde import ClassConditionalKDE
 TRAINING_FEATURES = ("loo", "kfold", "insample")
 
 
-def term_names(names, pairs, signs=("-", "+")):
+def class_order(classes):
+    """Class indices in feature-map order and their symbols.
+
+    Binary: ``classes_[1]`` first as ``+``, then ``classes_[0]`` as ``-``.  More classes (the
+    transformer alone supports them): ``classes_`` in order, written ``[label]``.
+
+    Returns
+    -------
+    order : list of int
+    symbols : list of str
+    """
+    if len(classes) == 2:
+        return [1, 0], ["+", "-"]
+    return list(range(len(classes))), [f"[{c}]" for c in np.asarray(classes).tolist()]
+
+
+def term_names(names, pairs, symbols=("+", "-")):
     """Feature-map column names in the order the transformer produces them.
 
     Parameters
@@ -52,8 +68,8 @@ def term_names(names, pairs, signs=("-", "+")):
     names : list of str
         Input feature names.
     pairs : ndarray of shape (n_pairs, 2)
-    signs : tuple of str
-        Class symbols of ``classes_[0]`` and ``classes_[1]``.
+    symbols : sequence of str
+        Class symbols in feature-map order (binary: ``+`` then ``-``).
 
     Returns
     -------
@@ -61,8 +77,10 @@ def term_names(names, pairs, signs=("-", "+")):
         ``log p+(a)`` for every feature, ``log p-(a)`` for every feature, then
         ``log p+(a, b)`` and ``log p-(a, b)`` for every pair.
     """
-    out = [f"log p{signs[1]}({n})" for n in names] + [f"log p{signs[0]}({n})" for n in names]
-    for s in (signs[1], signs[0]):
+    out = []
+    for s in symbols:
+        out += [f"log p{s}({n})" for n in names]
+    for s in symbols:
         out += [f"log p{s}({names[i]}, {names[j]})" for i, j in pairs]
     return out
 
@@ -94,11 +112,13 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
+        Binary labels give the ``+``/``-`` terms of SLB; more classes are allowed here (terms
+        named ``log p[label](a)``) although the SLB classifiers are binary.
     pairs_ : ndarray of shape (n_pairs, 2)
-    bandwidths_ : ndarray of shape (2, n_features)
-        Univariate bandwidths of ``classes_[0]`` and ``classes_[1]``.
-    pair_bandwidths_ : ndarray of shape (2, n_features)
+    bandwidths_ : ndarray of shape (n_classes, n_features)
+        Univariate bandwidths of each class of ``classes_``.
+    pair_bandwidths_ : ndarray of shape (n_classes, n_features)
         Per-coordinate bandwidths of the bivariate densities.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features,)
@@ -150,7 +170,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Binary labels of any type.
+            Class labels of any type (two classes for SLB).
 
         Returns
         -------
@@ -162,7 +182,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
     def _fit(self, X, y):
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_, y_index = check_binary_target(y)
+        self.classes_, y_index = check_binary_target(y, binary=False)
         names = default_feature_names(self, X.shape[1])
         self.pairs_ = resolve_pairs(self.pairs, names)
         ov = resolve_overrides(self.bandwidth_overrides, names)
@@ -188,9 +208,10 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
 
     def _features(self, kde, E, self_class=None, pairs=None):
         pairs = self.pairs_ if pairs is None else pairs
-        lu = kde.log_univariate(E, self_class)  # (2, m, d)
-        lb = kde.log_bivariate(E, pairs, self_class)  # (2, m, P)
-        return np.hstack([lu[1], lu[0], lb[1], lb[0]])
+        lu = kde.log_univariate(E, self_class)  # (n_classes, m, d)
+        lb = kde.log_bivariate(E, pairs, self_class)  # (n_classes, m, P)
+        order, _ = class_order(self.classes_)
+        return np.hstack([lu[c] for c in order] + [lb[c] for c in order])
 
     def transform(self, X):
         """Log-density features of new rows, using the whole training set's densities.
@@ -201,7 +222,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        T : ndarray of shape (n_samples, 2 * n_features + 2 * n_pairs)
+        T : ndarray of shape (n_samples, n_classes * (n_features + n_pairs))
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -217,7 +238,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        T : ndarray of shape (n_samples, 2 * n_features + 2 * n_pairs)
+        T : ndarray of shape (n_samples, n_classes * (n_features + n_pairs))
         """
         X, y_index = self._fit(X, y)
         return self._training_features(X, y_index)
@@ -228,8 +249,9 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         if self.training_features == "loo":
             return self._features(self._kde, X, y_index, pairs=pairs)
         n_p = (self.pairs_ if pairs is None else pairs).shape[0]
-        out = np.empty((X.shape[0], 2 * X.shape[1] + 2 * n_p))
-        counts = np.bincount(y_index, minlength=2)
+        k_cls = len(self.classes_)
+        out = np.empty((X.shape[0], k_cls * (X.shape[1] + n_p)))
+        counts = np.bincount(y_index, minlength=k_cls)
         k = int(min(self.n_crossfit_folds, counts.min()))
         if k < 2:
             return self._features(self._kde, X, y_index, pairs=pairs)
@@ -252,7 +274,8 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         names = default_feature_names(self, self.n_features_in_)
-        return np.asarray(term_names(names, self.pairs_), dtype=object)
+        _, symbols = class_order(self.classes_)
+        return np.asarray(term_names(names, self.pairs_, symbols), dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -93,15 +93,15 @@ def kde_pdf_2d(X_train, X_eval, h, *, loo=False):
 
 
 class ClassConditionalKDE:
-    """Univariate and bivariate KDEs of every feature in each of two classes.
+    """Univariate and bivariate KDEs of every feature in each class.
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
         Training data.
     y_index : ndarray of shape (n_samples,)
-        Class index (0 or 1) of each row.
-    h1, h2 : ndarray of shape (2, n_features)
+        Class index (0, ..., n_classes - 1) of each row.
+    h1, h2 : ndarray of shape (n_classes, n_features)
         Univariate and bivariate (per-coordinate) bandwidths of each class.
     floor1 : ndarray of shape (n_features,)
         Density floor of each univariate density (paper, Remark 1).
@@ -110,7 +110,7 @@ class ClassConditionalKDE:
     """
 
     def __init__(self, X, y_index, h1, h2, floor1, floor2):
-        self.X = [np.ascontiguousarray(X[y_index == c]) for c in (0, 1)]
+        self.X = [np.ascontiguousarray(X[y_index == c]) for c in range(len(h1))]
         self.h1 = np.asarray(h1, float)
         self.h2 = np.asarray(h2, float)
         self.floor1 = np.asarray(floor1, float)
@@ -139,13 +139,13 @@ class ClassConditionalKDE:
 
         Returns
         -------
-        p : ndarray of shape (2, m, n_features)
+        p : ndarray of shape (n_classes, m, n_features)
             Densities, not floored.
         """
         E = np.asarray(E, float)
         m, d = E.shape
-        out = np.empty((2, m, d))
-        for c in (0, 1):
+        out = np.empty((len(self.X), m, d))
+        for c in range(len(self.X)):
             Xc, h = self.X[c], self.h1[c]
             for sl in self._chunks(m, Xc.shape[0], d):
                 out[c, sl] = self._kernels(E[sl], Xc, h).mean(axis=1)
@@ -166,20 +166,20 @@ class ClassConditionalKDE:
 
         Returns
         -------
-        p : ndarray of shape (2, m, n_pairs)
+        p : ndarray of shape (n_classes, m, n_pairs)
         """
         E = np.asarray(E, float)
         pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
         m, d = E.shape
         n_pairs = pairs.shape[0]
-        out = np.empty((2, m, n_pairs))
+        out = np.empty((len(self.X), m, n_pairs))
         if n_pairs == 0:
             return out
         I, J = pairs[:, 0], pairs[:, 1]
         # All pairs: one batched matrix product K^T K per evaluation point is cheaper than
         # gathering the pair columns; few pairs: gather and multiply.
         use_gram = n_pairs >= d * (d - 1) // 4
-        for c in (0, 1):
+        for c in range(len(self.X)):
             Xc, h = self.X[c], self.h2[c]
             n_c = Xc.shape[0]
             width = d if use_gram else d + n_pairs
@@ -203,11 +203,11 @@ class ClassConditionalKDE:
         np.maximum(p[rows], 0.0, out=p[rows])  # rounding can leave -1e-17
 
     def log_univariate(self, E, self_class=None):
-        """Floored log univariate densities, shape (2, m, n_features)."""
+        """Floored log univariate densities, shape (n_classes, m, n_features)."""
         return np.log(np.maximum(self.univariate(E, self_class), self.floor1))
 
     def log_bivariate(self, E, pairs, self_class=None):
-        """Floored log bivariate densities of ``pairs``, shape (2, m, n_pairs)."""
+        """Floored log bivariate densities of ``pairs``, shape (n_classes, m, n_pairs)."""
         pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
         floor = self.floor2[pairs[:, 0], pairs[:, 1]]
         return np.log(np.maximum(self.bivariate(E, pairs, self_class), floor))

@@ -39,7 +39,8 @@ class _DensityClassifierMixin:
         -------
         y : ndarray of shape (n_samples,)
         """
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
 
     def predict_log_proba(self, X):
         """Log posterior probabilities of ``classes_[0]`` and ``classes_[1]``.

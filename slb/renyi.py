@@ -1,0 +1,558 @@
+"""Discrete Rényi classifier (Razaviyayn, Farnia and Tse, "Discrete Rényi Classifiers", NIPS 2015).
+
+For students
+------------
+The Rényi classifier cuts every feature into a few ranges ("bins"), turns each sample into
+a long row of 0/1 switches saying which bin each feature fell into, and fits an ordinary
+(ridge) least-squares line from those switches to the label coded as -1/2 and +1/2.  The
+fitted value is an estimate of P(Y = 1 | x) - 1/2, so its sign gives the prediction.  The
+method only needs the one- and two-variable tables of the data (low-order marginals), and
+the paper proves that its randomised version errs at most twice as often as the best rule
+that could be built from those tables.  It is fast (one linear solve), copes with discrete
+and many-valued features, and has a built-in group-lasso feature selection.
+
+Method (the paper's sections 3, 5 and 6)
+----------------------------------------
+Each feature ``X_i`` is discretised to ``m_i`` levels (``n_bins`` equal-frequency bins fitted
+on the training data; a feature with at most ``n_bins`` distinct values keeps its values as
+levels).  ``W`` is the one-hot indicator matrix: ``W[s, (i, k)] = 1`` if feature ``i`` of sample
+``s`` falls in level ``k``.  The label is coded ``c = +1/2`` for the positive class
+(``classes_[1]``) and ``c = -1/2`` otherwise (the label centred at 1/2, the paper's random
+variable ``C``).  Section 5 ("Inexact knowledge of marginal distribution") estimates the
+minimiser of ``z'Qz - d'z`` by sample average approximation,
+
+    z_hat = argmin_z  (1/n) * sum_s (w_s' z - c_s)^2 + alpha * ||z||_2^2,
+
+a ridge regression with the closed form ``z_hat = (W'W + n*alpha*I)^(-1) W'c`` (computed in its
+dual form ``W'(WW' + n*alpha*I)^(-1) c`` when there are more columns than samples; for
+``alpha = 0`` the minimum-norm least-squares solution).  No separate intercept is fitted: every
+one-hot block sums to one, so a constant already lies in the span of ``W``.
+
+Under the separability condition ``E[Y | X = x] = sum_i zeta_i(x_i)`` (eq. 10), eq. 11 gives
+``P~(Y = 1 | x) = 1/2 + w(x)'z`` and ``P~(Y = 0 | x) = 1/2 - w(x)'z``.  The two decision rules:
+
+* ``decision="map"`` -- delta~_map (Theorem 1): predict ``classes_[1]`` iff ``w(x)'z > 0``.
+* ``decision="randomized"`` -- delta~ (Theorem 2): predict ``classes_[1]`` with probability
+  ``p1^2 / (p0^2 + p1^2)``, ``p1 = clip(1/2 + w(x)'z, 0, 1)``, ``p0 = 1 - p1``.  Its worst-case
+  error is at most twice the optimal one.  The coin of row ``x`` is a keyed hash of the row and
+  of a seed drawn from ``random_state`` in ``fit``, so the same row always gets the same
+  decision, whatever batch it is predicted in.
+
+``pairwise=True`` replaces the features by all pairs ``X~_ij = (X_i, X_j)``, ``i < j``, with
+``m_i * m_j`` levels each ("Beyond pairwise marginals", section 5); the classifier then uses the
+marginals ``P(X_i, X_j, X_k, X_l)`` and ``P(X_i, X_j, Y)``.
+
+``group_lasso=lam`` runs the paper's Algorithm 1 (robust Rényi feature selection): it minimises
+``(1/n) ||Wz - c||^2 + lam * sum_g ||z_g||_inf`` (the sample version of
+``z'Qz - d'z + lam * h(|z|)``, ``h`` the sum over feature blocks of the largest entry) by
+accelerated proximal gradient (FISTA), keeps the blocks ``g`` with ``z_g != 0`` and refits the
+ridge solution on them ("we first select a subset ... and then find the maximum correlation
+classifier for the selected features", section 7).  ``group_norm="l2"`` uses the standard
+Euclidean group lasso instead.  A block ``g`` stays out iff ``||(2/n) W_g'(c - Wz)||_1 <= lam``
+(``||.||_2`` for the l2 norm); at ``z = 0`` this is ``sum_k |P^(X_g = k, Y = 1) - P^(X_g = k, Y = 0)|``,
+so ``lam`` lives on a [0, 1] scale and ``lam >= 1`` removes every feature.
+
+Cost: building ``W`` is O(n p) with ``p`` the number of blocks (``d``, or ``d(d-1)/2`` pairs); the
+solve is O(min(n, q)^3 + n q min(n, q)) with ``q`` the number of indicator columns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["RenyiClassifier"]
+
+_STUDENT_SUMMARY = (
+    "The Rényi classifier cuts every feature into a few ranges (bins), turns each sample into "
+    "a row of 0/1 switches saying which bin each feature fell into, and fits an ordinary "
+    "least-squares line from those switches to the label coded as -1/2 and +1/2. The fitted "
+    "value estimates P(Y = 1 | x) - 1/2, so its sign is the prediction. It only needs one- and "
+    "two-variable tables of the data, and the paper proves that its randomised version errs at "
+    "most twice as often as the best rule built from those tables. It is fast (a single linear "
+    "solve), handles discrete and many-valued features, and can select features with a group "
+    "lasso."
+)
+
+
+def check_binary_target(y):
+    """Validate a binary classification target (shared by the SLB literature classifiers).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Labels of any type (strings, 0/1, -1/+1, ...).
+
+    Returns
+    -------
+    classes : ndarray of shape (2,)
+        The sorted labels; ``classes[1]`` is the positive class.
+    y01 : ndarray of shape (n_samples,)
+        0 for ``classes[0]`` and 1 for ``classes[1]``.
+
+    Raises
+    ------
+    ValueError
+        Continuous target, a single class, or more than two classes.
+    """
+    check_classification_targets(y)
+    classes, y01 = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"The label has only one class ({classes[0]!r}): a classifier needs examples of "
+            "two classes. Check the label column or the rows you kept."
+        )
+    y_type = type_of_target(y, input_name="y")
+    if classes.size > 2 or y_type != "binary":
+        shown = ", ".join(repr(c) for c in classes[:8]) + (" ..." if classes.size > 8 else "")
+        raise ValueError(
+            "Only binary classification is supported. "
+            f"The label has {classes.size} classes ({shown}), but SLB Explorer's classifiers "
+            "are binary. Pick a positive class and merge the others into the negative class, "
+            f"e.g. y == {classes[0]!r}."
+        )
+    return classes, y01.reshape(-1)
+
+
+# --------------------------------------------------------------------------------------------
+# Discretisation and indicator matrices
+# --------------------------------------------------------------------------------------------
+
+
+def quantile_bin_edges(x, n_bins):
+    """Cut points of equal-frequency bins for one feature, placed between distinct values.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_samples,)
+        Training values of the feature.
+    n_bins : int
+        Largest number of levels.
+
+    Returns
+    -------
+    edges : ndarray of shape (m - 1,)
+        Increasing cut points; a value ``v`` gets level ``searchsorted(edges, v, "right")``.
+        A feature with at most ``n_bins`` distinct values keeps one level per value (cut
+        points half-way between consecutive values, so an unseen value goes to the nearest
+        level).  Otherwise the ``k / n_bins`` quantiles are moved half-way between the two
+        distinct values around them and duplicates are dropped, so ties never create empty
+        bins (a heavily tied feature gets fewer levels).  Values outside the training range
+        fall in the first or last bin.
+    """
+    v = np.unique(x)
+    if v.size <= 1:
+        return np.empty(0)
+    if v.size <= n_bins:
+        return (v[:-1] + v[1:]) / 2.0
+    q = np.quantile(x, np.arange(1, n_bins) / n_bins)
+    idx = np.clip(np.searchsorted(v, q, side="right"), 1, v.size - 1)
+    idx = np.unique(idx)
+    return (v[idx - 1] + v[idx]) / 2.0
+
+
+def _bin_codes(X, edges):
+    """Level of every entry of ``X`` (int array of the same shape)."""
+    codes = np.empty(X.shape, dtype=np.int64)
+    for j, e in enumerate(edges):
+        codes[:, j] = np.searchsorted(e, X[:, j], side="right")
+    return codes
+
+
+def _block_codes(codes, n_levels, pairs):
+    """Per-block level codes: the features themselves or the joint level of each pair."""
+    if pairs is None:
+        return codes, np.asarray(n_levels, dtype=np.int64)
+    i, j = pairs[:, 0], pairs[:, 1]
+    sizes = np.asarray(n_levels, dtype=np.int64)
+    return codes[:, i] * sizes[j] + codes[:, j], sizes[i] * sizes[j]
+
+
+def indicator_matrix(block_codes, block_sizes):
+    """Sparse one-hot indicator matrix ``W`` (CSR, shape (n_samples, sum(block_sizes))).
+
+    Column ``offset[g] + k`` is the indicator of block ``g`` taking level ``k``.
+    """
+    n, n_blocks = block_codes.shape
+    offsets = np.concatenate([[0], np.cumsum(block_sizes)[:-1]]).astype(np.int64)
+    cols = (block_codes + offsets[None, :]).ravel()
+    indptr = np.arange(0, n * n_blocks + 1, n_blocks, dtype=np.int64)
+    data = np.ones(n * n_blocks)
+    return sp.csr_matrix((data, cols, indptr), shape=(n, int(np.sum(block_sizes))))
+
+
+# --------------------------------------------------------------------------------------------
+# Solvers
+# --------------------------------------------------------------------------------------------
+
+
+def ridge_indicator_solution(W, c, alpha):
+    """Closed-form ``argmin_z (1/n) ||W z - c||^2 + alpha ||z||^2``.
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n, q)
+    c : ndarray of shape (n,)
+    alpha : float
+        Ridge parameter (>= 0).  ``alpha = 0`` returns the minimum-norm least-squares
+        solution (``W`` is rank deficient: every one-hot block sums to one).
+
+    Returns
+    -------
+    z : ndarray of shape (q,)
+    """
+    n, q = W.shape
+    if q == 0:
+        return np.zeros(0)
+    primal = q <= n
+    G = (W.T @ W) if primal else (W @ W.T)
+    G = G.toarray() if sp.issparse(G) else np.asarray(G)
+    if alpha > 0:
+        G = G + n * alpha * np.eye(G.shape[0])
+        rhs = W.T @ c if primal else c
+        sol = scipy.linalg.solve(G, rhs, assume_a="pos", check_finite=False)
+    else:
+        # Minimum-norm solution through the pseudo-inverse of the (symmetric) Gram matrix:
+        # pinv(W) = pinv(W'W) W' = W' pinv(WW').
+        s, V = np.linalg.eigh(G)
+        keep = s > s.max() * max(G.shape) * np.finfo(float).eps if s.size else s > 0
+        rhs = W.T @ c if primal else c
+        sol = V[:, keep] @ ((V[:, keep].T @ rhs) / s[keep])
+    return np.asarray(sol) if primal else np.asarray(W.T @ sol)
+
+
+def _prox_linf(V, t):
+    """Row-wise prox of ``t * ||.||_inf``: ``v - proj_{||.||_1 <= t}(v)`` (Moreau)."""
+    A = np.abs(V)
+    out = np.zeros_like(V)
+    active = A.sum(axis=1) > t
+    if not np.any(active):
+        return out
+    Aa = A[active]
+    # Projection of |v| onto the l1 ball of radius t: soft threshold at theta.
+    S = -np.sort(-Aa, axis=1)
+    css = np.cumsum(S, axis=1) - t
+    k = np.arange(1, S.shape[1] + 1)
+    cond = S - css / k > 0
+    rho = S.shape[1] - 1 - np.argmax(cond[:, ::-1], axis=1)
+    theta = css[np.arange(S.shape[0]), rho] / (rho + 1)
+    out[active] = np.sign(V[active]) * np.minimum(Aa, theta[:, None])
+    return out
+
+
+def _prox_l2(V, t):
+    """Row-wise prox of ``t * ||.||_2`` (block soft thresholding)."""
+    norms = np.sqrt(np.sum(V * V, axis=1))
+    scale = np.where(norms > t, 1.0 - t / np.maximum(norms, 1e-300), 0.0)
+    return V * scale[:, None]
+
+
+def group_lasso_indicator(W, c, block_sizes, lam, *, norm="linf", max_iter=3000, tol=1e-7):
+    """The paper's Algorithm 1 on the sample: FISTA for the group-penalised least squares.
+
+    Minimises ``(1/n) ||W z - c||^2 + lam * sum_g ||z_g||`` with ``||.||`` the l-infinity
+    norm (the paper's ``h(|z|)``) or the l2 norm.
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n, q)
+    c : ndarray of shape (n,)
+    block_sizes : ndarray of shape (n_blocks,)
+        Number of columns of each consecutive block (group).
+    lam : float
+        Penalty (>= 0).
+    norm : {"linf", "l2"}
+    max_iter : int
+    tol : float
+        Stop when the largest coefficient change is below ``tol`` (relative).
+
+    Returns
+    -------
+    z : ndarray of shape (q,)
+        Exact zeros on the removed blocks.
+    n_iter : int
+    """
+    n, q = W.shape
+    sizes = np.asarray(block_sizes, dtype=np.int64)
+    n_blocks, width = sizes.size, int(sizes.max())
+    # Padded (n_blocks, width) layout so the prox is vectorised; padding stays at zero.
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    rows = np.repeat(np.arange(n_blocks), sizes)
+    cols = np.arange(q) - np.repeat(offsets, sizes)
+    prox = _prox_linf if norm == "linf" else _prox_l2
+
+    G = (W @ W.T) if q > n else (W.T @ W)
+    G = G.toarray() if sp.issparse(G) else np.asarray(G)
+    L = 2.0 * float(np.linalg.eigvalsh(G)[-1]) / n if G.size else 1.0
+    L = max(L, 1e-12)
+    Wt_c = np.asarray(W.T @ c)
+
+    z = np.zeros(q)
+    yk = z.copy()
+    tk = 1.0
+    P = np.zeros((n_blocks, width))
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        grad = (2.0 / n) * (np.asarray(W.T @ (W @ yk)) - Wt_c)
+        V = yk - grad / L
+        P[:] = 0.0
+        P[rows, cols] = V
+        z_new = prox(P, lam / L)[rows, cols]
+        t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * tk * tk))
+        yk = z_new + ((tk - 1.0) / t_new) * (z_new - z)
+        delta = np.max(np.abs(z_new - z)) if q else 0.0
+        z, tk = z_new, t_new
+        if delta <= tol * max(1.0, np.max(np.abs(z))):
+            break
+    return z, n_iter
+
+
+def _row_uniforms(X, seed):
+    """One uniform number per row, a keyed hash of the row's bytes (deterministic per row)."""
+    X = np.ascontiguousarray(X, dtype=np.float64) + 0.0  # turns -0.0 into 0.0
+    key = int(seed).to_bytes(8, "little")
+    out = np.empty(X.shape[0])
+    for r in range(X.shape[0]):
+        h = hashlib.blake2b(X[r].tobytes(), digest_size=8, key=key).digest()
+        out[r] = (int.from_bytes(h, "little") + 0.5) / 2.0**64
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Estimator
+# --------------------------------------------------------------------------------------------
+
+
+class RenyiClassifier(ClassifierMixin, BaseEstimator):
+    """Discrete Rényi classifier: ridge least squares on bin indicators (Razaviyayn et al. 2015).
+
+    Parameters
+    ----------
+    n_bins : int, default=5
+        Largest number of levels per feature (equal-frequency bins fitted on the training
+        data; features with at most ``n_bins`` distinct values keep their values as levels).
+    alpha : float, default=1e-2
+        Ridge parameter ``lambda_ridge`` of section 5, for the objective
+        ``(1/n) sum (w'z - c)^2 + alpha ||z||^2``.  ``0`` gives the minimum-norm least-squares
+        solution.
+    pairwise : bool, default=False
+        Use the joint indicators of all feature pairs ``(X_i, X_j)`` instead of the single
+        features (the paper's delta~_2 classifiers).  With a single feature there are no
+        pairs and the single feature is used.
+    group_lasso : float or None, default=None
+        If set, the penalty ``lambda`` of Algorithm 1 (robust Rényi feature selection, on a
+        [0, 1] scale; see the module docstring): blocks whose coefficients are all zero are
+        dropped and the ridge solution is refitted on the rest.
+    group_norm : {"linf", "l2"}, default="linf"
+        Group norm of the selection penalty: the paper's ``h(|z|)`` (sum of block maxima) or
+        the Euclidean group lasso.
+    decision : {"map", "randomized"}, default="map"
+        ``"map"``: the sign rule delta~_map.  ``"randomized"``: the randomised rule delta~ of
+        Theorem 2 (coins seeded by ``random_state``).
+    group_lasso_max_iter : int, default=3000
+        Iteration cap of the group-lasso solver.
+    group_lasso_tol : float, default=1e-7
+        Relative tolerance of the group-lasso solver (largest coefficient change).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the coins of ``decision="randomized"`` (drawn once in ``fit``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        Sorted labels; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` has string column names.
+    bin_edges_ : list of ndarray
+        Cut points of every feature.
+    n_levels_ : ndarray of shape (n_features_in_,)
+        Number of levels of every feature.
+    blocks_ : ndarray of shape (n_blocks, 1) or (n_blocks, 2)
+        The feature (or feature pair) of every indicator block kept in the model.
+    block_sizes_ : ndarray of shape (n_blocks,)
+    coef_ : ndarray of shape (sum(block_sizes_),)
+        The fitted ``z``: one coefficient per level of every kept block, block by block.
+    selected_features_ : ndarray of int
+        Features used by the model (all of them without ``group_lasso``).
+    group_lasso_n_iter_ : int or None
+        Iterations of the selection solver.
+    decision_seed_ : int
+        Seed of the randomised rule's coins.
+
+    Notes
+    -----
+    ``decision_function`` returns ``w(x)'z = P~(Y = 1 | x) - 1/2``; ``predict_proba`` the
+    clipped posterior ``P~(Y | x)`` for both decision rules.  With ``decision="randomized"``
+    ``predict`` does not always follow the sign of ``decision_function`` (that is the point of
+    the randomised rule).
+    """
+
+    student_summary: str = _STUDENT_SUMMARY
+
+    def __init__(
+        self,
+        n_bins=5,
+        alpha=1e-2,
+        pairwise=False,
+        group_lasso=None,
+        group_norm="linf",
+        decision="map",
+        group_lasso_max_iter=3000,
+        group_lasso_tol=1e-7,
+        random_state=None,
+    ):
+        self.n_bins = n_bins
+        self.alpha = alpha
+        self.pairwise = pairwise
+        self.group_lasso = group_lasso
+        self.group_norm = group_norm
+        self.decision = decision
+        self.group_lasso_max_iter = group_lasso_max_iter
+        self.group_lasso_tol = group_lasso_tol
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _check_params(self):
+        if not isinstance(self.n_bins, numbers.Integral) or self.n_bins < 2:
+            raise ValueError(f"n_bins must be an integer >= 2, got {self.n_bins!r}.")
+        if not isinstance(self.alpha, numbers.Real) or not np.isfinite(self.alpha) or self.alpha < 0:
+            raise ValueError(f"alpha must be a finite number >= 0, got {self.alpha!r}.")
+        gl = self.group_lasso
+        if gl is not None and (
+            not isinstance(gl, numbers.Real) or not np.isfinite(gl) or gl < 0
+        ):
+            raise ValueError(f"group_lasso must be None or a number >= 0, got {gl!r}.")
+        if self.group_norm not in ("linf", "l2"):
+            raise ValueError(f"group_norm must be 'linf' or 'l2', got {self.group_norm!r}.")
+        if self.decision not in ("map", "randomized"):
+            raise ValueError(f"decision must be 'map' or 'randomized', got {self.decision!r}.")
+        mi, tol = self.group_lasso_max_iter, self.group_lasso_tol
+        if not isinstance(mi, numbers.Integral) or mi < 1:
+            raise ValueError(f"group_lasso_max_iter must be a positive integer, got {mi!r}.")
+        if not isinstance(tol, numbers.Real) or not tol > 0:
+            raise ValueError(f"group_lasso_tol must be a positive number, got {tol!r}.")
+
+    def fit(self, X, y):
+        """Discretise the features, optionally select blocks, and fit the ridge solution.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features (no NaN or infinite values).
+        y : array-like of shape (n_samples,)
+            Binary labels of any type.
+
+        Returns
+        -------
+        self : RenyiClassifier
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        self.classes_, y01 = check_binary_target(y)
+        n, d = X.shape
+        c = y01 - 0.5
+
+        self.bin_edges_ = [quantile_bin_edges(X[:, j], self.n_bins) for j in range(d)]
+        self.n_levels_ = np.array([e.size + 1 for e in self.bin_edges_], dtype=np.int64)
+        codes = _bin_codes(X, self.bin_edges_)
+
+        if self.pairwise and d >= 2:
+            iu = np.triu_indices(d, k=1)
+            blocks = np.column_stack(iu).astype(np.int64)
+            bcodes, bsizes = _block_codes(codes, self.n_levels_, blocks)
+        else:
+            blocks = np.arange(d, dtype=np.int64)[:, None]
+            bcodes, bsizes = _block_codes(codes, self.n_levels_, None)
+
+        self.group_lasso_n_iter_ = None
+        if self.group_lasso is not None:
+            W = indicator_matrix(bcodes, bsizes)
+            z, self.group_lasso_n_iter_ = group_lasso_indicator(
+                W, c, bsizes, float(self.group_lasso), norm=self.group_norm,
+                max_iter=self.group_lasso_max_iter, tol=self.group_lasso_tol,
+            )
+            ends = np.cumsum(bsizes)
+            block_max = np.maximum.reduceat(np.abs(z), ends - bsizes) if z.size else z
+            keep = block_max > 0
+            blocks, bcodes, bsizes = blocks[keep], bcodes[:, keep], bsizes[keep]
+
+        self.blocks_ = blocks
+        self.block_sizes_ = bsizes
+        W = indicator_matrix(bcodes, bsizes)
+        self.coef_ = ridge_indicator_solution(W, c, float(self.alpha))
+        self.selected_features_ = np.unique(blocks).astype(np.int64)
+        self.decision_seed_ = int(check_random_state(self.random_state).randint(2**31 - 1))
+        return self
+
+    def _indicator(self, X):
+        codes = _bin_codes(X, self.bin_edges_)
+        if self.blocks_.shape[1] == 2:
+            bcodes, _ = _block_codes(codes, self.n_levels_, self.blocks_)
+        else:
+            bcodes = codes[:, self.blocks_[:, 0]]
+        return indicator_matrix(bcodes, self.block_sizes_)
+
+    def decision_function(self, X):
+        """Estimated ``P~(Y = classes_[1] | x) - 1/2``; positive means ``classes_[1]`` (MAP rule).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.coef_.size == 0:
+            return np.zeros(X.shape[0])
+        return np.asarray(self._indicator(X) @ self.coef_, dtype=np.float64)
+
+    def predict_proba(self, X):
+        """Estimated posterior ``P~(Y | x)`` (eq. 11), clipped to [0, 1].
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Columns follow ``classes_``.
+        """
+        p1 = np.clip(0.5 + self.decision_function(X), 0.0, 1.0)
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X):
+        """Predicted labels by delta~_map (default) or the randomised rule delta~.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        if self.decision == "map":
+            return self.classes_[(scores > 0).astype(int)]
+        p1 = np.clip(0.5 + scores, 0.0, 1.0)
+        p0 = 1.0 - p1
+        q1 = p1 * p1 / (p0 * p0 + p1 * p1)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        u = _row_uniforms(X, self.decision_seed_)
+        return self.classes_[(u < q1).astype(int)]

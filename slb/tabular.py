@@ -1,0 +1,1521 @@
+"""Turn a raw table into clean classifier inputs ``X``, ``y`` and a readable report.
+
+:func:`prepare_table` is the single validation layer between whatever a user uploads (read
+with :func:`slb.io.read_table`) and the estimators of :mod:`slb`.  It never guesses silently:
+every change it makes to the data is recorded as a :class:`Change` whose ``message`` is a
+self-contained plain-text sentence (no HTML, no Markdown) that a dashboard can show as is, and
+every problem it cannot repair raises a :class:`ValueError` whose message says what is wrong
+and what to do about it.
+
+Choices made here (and why)
+---------------------------
+* **Label.**  Rows whose label is missing (empty, ``None``, ``NaN``, ``"NA"``, ``"?"``, ...)
+  are dropped.  A label with two classes is kept as is; ``positive`` says which class is the
+  positive one (default: ``1``/``True`` for 0/1 or boolean labels, otherwise the smaller class,
+  as the rarer class is usually the one of interest, e.g. a disease or a fault; ties go to the
+  class that sorts last).  A label with more than two classes needs ``positive``: that class
+  keeps its name and all the others are merged into one negative class named
+  ``"not <positive>"`` (then both labels are strings).
+* **Numbers stored as text** (``" 3 "``, ``"1,5"``, ``"1.234,5"``, ``"1,234.5"``) are read as
+  numbers.  A single comma between digits is a decimal comma unless the column also holds
+  numbers with a decimal point and every comma is followed by exactly three digits (then it is
+  a thousands separator).  A text column in which at least 90 % of the filled cells are numbers
+  is numeric; its other cells (e.g. ``"n.a."``, ``"<0.1"``) become missing, with a note.
+* **Other text columns** are dropped (``non_numeric="drop"``), or, with
+  ``non_numeric="encode"``, one-hot encoded when they have at most :data:`MAX_CATEGORIES`
+  categories: a two-category column becomes one 0/1 column, a column with k > 2 categories
+  becomes k 0/1 columns.  One-hot rather than ordinal codes because ordinal codes invent an
+  order and distances between categories that the data do not have.  Columns with more
+  categories look like identifiers or free text and are dropped even then.  Date/time columns
+  are always dropped.  Boolean columns become 0/1.
+* **Missing values and ±inf** (inf is treated as missing).  Feature columns that are more than
+  half empty are dropped first (otherwise they would cost most of the rows, or be mostly
+  invented by imputation).  Then ``missing="drop"`` drops the rows that still have a missing
+  value and ``missing="impute"`` fills them with the column median, computed over all rows
+  without looking at the label.
+* **Constant columns** and **columns identical to an earlier column** carry no information and
+  are dropped.  A numeric column equal to the row numbers 0..n-1 or 1..n (an exported index)
+  is dropped too.
+* **Size limits.**  ``max_rows`` keeps a stratified random sample (fixed seed
+  ``random_state``).  ``max_features`` keeps the features with the largest *communality*: the
+  share of each feature's variance explained by the first ten principal components of the
+  rank-transformed, standardised features.  This criterion is scale free (raw variances depend
+  on the units) and ignores the label, so it does not make cross-validated accuracies
+  optimistic the way a label-based screening would; it favours features that take part in the
+  main patterns of the data over isolated noise.  To choose the features yourself, pass
+  ``features``.
+* **Size checks.**  Each class needs at least :data:`MIN_ROWS_PER_CLASS` rows.  If a class has
+  fewer rows than ``n_folds``, the number of folds is reduced (to at least 2).  More features
+  than rows is allowed, with a warning that results will be noisy.
+
+Everything is deterministic given ``random_state``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "Change",
+    "PreparedData",
+    "prepare_table",
+    "MIN_ROWS_PER_CLASS",
+    "MAX_CATEGORIES",
+    "MISSING_TOKENS",
+]
+
+#: Smallest number of rows each class must have after cleaning.
+MIN_ROWS_PER_CLASS = 5
+#: Largest number of categories a text column may have to be one-hot encoded.
+MAX_CATEGORIES = 10
+#: Feature columns with a larger share of missing cells are dropped before rows are.
+MOSTLY_MISSING_FRACTION = 0.5
+#: Share of filled cells that must be numbers for a text column to count as numeric.
+NUMERIC_TEXT_FRACTION = 0.9
+#: Number of principal components used by the ``max_features`` criterion.
+N_COMPONENTS_FOR_SELECTION = 10
+#: Largest number of rows used to compute the ``max_features`` criterion.
+SELECTION_SAMPLE_ROWS = 2000
+
+#: Cell texts read as "missing" (compared after stripping spaces, case-insensitively).
+#: pandas' default missing-value strings plus a few common ones ("?" is the UCI convention).
+MISSING_TOKENS = frozenset(
+    {
+        "", "na", "n/a", "nan", "-nan", "null", "none", "<na>", "nat", "#n/a", "#n/a n/a",
+        "#na", "?", "-", "--", "missing", "-1.#ind", "1.#ind", "-1.#qnan", "1.#qnan",
+        # error values of spreadsheet formulas
+        "#div/0!", "#name?", "#null!", "#num!", "#ref!", "#value!", "#spill!", "#calc!",
+        "#getting_data", "#field!", "#blocked!", "#connect!", "#busy!", "#unknown!",
+    }
+)
+
+_INFINITIES = {
+    "inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
+    "infinity": math.inf, "+infinity": math.inf, "-infinity": -math.inf,
+}
+_NUM_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_COMMA_DECIMAL_RE = re.compile(r"[+-]?(?:\d+,\d+|,\d+)(?:[eE][+-]?\d+)?")
+_EN_THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_EU_THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})+(?:,\d+)?")
+_SPACE_SEPARATORS = str.maketrans("", "", "\u00a0\u202f\u2009\u2007")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+
+
+# --------------------------------------------------------------------------------------------
+# Public records
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Change:
+    """One change made to the data, with the reason for it.
+
+    Attributes
+    ----------
+    kind : str
+        Machine-readable category, e.g. ``"dropped_constant_columns"``.
+    message : str
+        A self-contained plain-text sentence explaining what was done and why.
+    columns : tuple of str
+        Names of the columns affected (names as in the cleaned table, or as in the input for
+        columns that were dropped).
+    rows : tuple of int
+        0-based positions, in the input frame, of the rows affected (empty when not
+        row-specific).
+    count : int
+        How many things were affected (rows, columns or cells; the message says which).
+    severity : {"info", "warning"}
+        ``"warning"`` for changes that may affect the trustworthiness of results.
+    """
+
+    kind: str
+    message: str
+    columns: tuple[str, ...] = ()
+    rows: tuple[int, ...] = ()
+    count: int = 0
+    severity: str = "info"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class PreparedData:
+    """Clean classifier inputs produced by :func:`prepare_table`.
+
+    Attributes
+    ----------
+    X : pandas.DataFrame
+        Features, ``float64``, finite, with unique string column names and a fresh
+        ``RangeIndex``.
+    y : numpy.ndarray
+        Labels of the rows of ``X``, exactly two distinct values: the original label values
+        (numbers, booleans or strings) when the label had two classes; strings (the positive
+        class name and ``"not <positive>"``) when several classes were merged.
+    positive_label, negative_label : object
+        The two values found in ``y``.
+    report : list of Change
+        Every change made, in the order it was made.
+    class_counts : dict
+        ``{positive_label: n, negative_label: n}`` for ``y``.
+    label : str
+        Name of the label column used.
+    original_class_counts : dict
+        Counts of the label's classes before they were merged into two (after rows with a
+        missing label were dropped).
+    source_rows : numpy.ndarray
+        For each row of ``X``, its 0-based position in the input frame.
+    n_folds : int or None
+        The number of cross-validation folds the data allow (``n_folds`` possibly reduced), or
+        ``None`` if no ``n_folds`` was given.
+    """
+
+    X: pd.DataFrame
+    y: np.ndarray
+    positive_label: Any
+    negative_label: Any
+    report: list[Change]
+    class_counts: dict
+    label: str
+    original_class_counts: dict
+    source_rows: np.ndarray
+    n_folds: int | None = None
+
+    @property
+    def feature_names(self) -> list[str]:
+        """Names of the columns of ``X``."""
+        return [str(c) for c in self.X.columns]
+
+    @property
+    def messages(self) -> list[str]:
+        """The ``message`` of every change, in order."""
+        return [c.message for c in self.report]
+
+    @property
+    def warnings(self) -> list[Change]:
+        """The changes with ``severity == "warning"``."""
+        return [c for c in self.report if c.severity == "warning"]
+
+    @property
+    def y01(self) -> np.ndarray:
+        """``y`` as integers: 1 for the positive class, 0 for the negative class."""
+        return (self.y == self.positive_label).astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting helpers (plain text only)
+# --------------------------------------------------------------------------------------------
+def _n(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count:,} {word if count == 1 else (plural or word + 's')}"
+
+
+def _q(value: Any, limit: int = 40) -> str:
+    """Quote a column name or value for a message, without control characters."""
+    text = _CONTROL_RE.sub(" ", str(value))
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"'{text}'"
+
+
+def _join(items: Sequence[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _names(names: Sequence[Any], limit: int = 8) -> str:
+    names = list(names)
+    quoted = [_q(n) for n in names[:limit]]
+    if len(names) > limit:
+        quoted.append(f"{len(names) - limit:,} more")
+    return _join(quoted)
+
+
+def _row_list(positions: Sequence[int], limit: int = 5) -> str:
+    """Rows as 1-based numbers, e.g. 'rows 3, 8 and 12 more'."""
+    positions = list(positions)
+    shown = [f"{p + 1:,}" for p in positions[:limit]]
+    if len(positions) > limit:
+        shown.append(f"{len(positions) - limit:,} more")
+    return ("row " if len(positions) == 1 else "rows ") + _join(shown)
+
+
+def _native(value: Any) -> Any:
+    """numpy scalar -> Python scalar (for dict keys and messages)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _class_list(counts: dict, limit: int = 20) -> str:
+    parts = [f"{_q(_label_text(k))} ({_n(v, 'row')})" for k, v in list(counts.items())[:limit]]
+    if len(counts) > limit:
+        parts.append(f"{len(counts) - limit:,} more")
+    return _join(parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Scalar helpers
+# --------------------------------------------------------------------------------------------
+def _is_missing_scalar(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return bool(np.isnan(value))
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(value))
+    return False
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def _label_text(value: Any) -> str:
+    """Text form of a label or category value (integral floats without '.0')."""
+    if isinstance(value, (bool, np.bool_)):
+        return "True" if value else "False"
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
+        if abs(value) < 2**63:
+            return str(int(value))
+    if isinstance(value, str):
+        return value.strip()
+    return str(_native(value)).strip()
+
+
+# --------------------------------------------------------------------------------------------
+# Reading numbers stored as text (shared with slb.io)
+# --------------------------------------------------------------------------------------------
+@dataclass
+class NumericParse:
+    """Result of :func:`parse_numeric`: a column of mixed values read as numbers.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        ``float64``; ``NaN`` where the cell is missing or could not be read as a number.
+    n_present : int
+        Cells that are not missing.
+    n_numbers : int
+        Cells read as numbers (booleans included).
+    n_text : int
+        Text cells that were read as numbers.
+    n_bool : int
+        Boolean cells (read as 1/0).
+    bad_values : list of str
+        Up to ten distinct texts that could not be read as numbers.
+    n_bad : int
+        Number of cells that could not be read as numbers.
+    comma : {None, "decimal", "thousands"}
+        How commas inside numbers were read.
+    examples : list of tuple
+        Up to three ``(text, number)`` pairs of text cells that were converted.
+    """
+
+    values: np.ndarray
+    n_present: int = 0
+    n_numbers: int = 0
+    n_text: int = 0
+    n_bool: int = 0
+    bad_values: list[str] = field(default_factory=list)
+    n_bad: int = 0
+    comma: str | None = None
+    examples: list[tuple[str, float]] = field(default_factory=list)
+
+    @property
+    def fraction(self) -> float:
+        """Share of the non-missing cells that are numbers (1.0 for an all-missing column)."""
+        return self.n_numbers / self.n_present if self.n_present else 1.0
+
+
+def _classify_text(text: str) -> tuple[str, Any]:
+    """('missing'|'number'|'comma'|'bad', payload) for one text cell."""
+    s = text.strip()
+    low = s.lower()
+    if low in MISSING_TOKENS:
+        return "missing", None
+    s = s.translate(_SPACE_SEPARATORS)
+    if _NUM_RE.fullmatch(s):
+        return "number", float(s)
+    if low in _INFINITIES:
+        return "number", _INFINITIES[low]
+    if "," in s and (
+        _COMMA_DECIMAL_RE.fullmatch(s)
+        or _EN_THOUSANDS_RE.fullmatch(s)
+        or _EU_THOUSANDS_RE.fullmatch(s)
+    ):
+        return "comma", s
+    if re.fullmatch(r"[+-]?\d{1,3}(?:\.\d{3})+", s):
+        # "1.234.567": dots as thousands separators; only unambiguous with two or more dots
+        return "comma", s
+    return "bad", s
+
+
+def _decide_comma(candidates: list[str], has_point_decimals: bool) -> str:
+    """Decide whether commas inside the numbers of one column are decimal or thousands marks."""
+    for s in candidates:
+        body = s.lstrip("+-")
+        if "," in body and "." in body:
+            return "decimal" if body.rfind(",") > body.rfind(".") else "thousands"
+        if body.count(",") >= 2:
+            return "thousands"
+        if "," not in body and body.count(".") >= 2:
+            return "decimal"  # "1.234.567": dots are thousands marks, so commas are decimal
+    three = all(len(re.sub(r"[eE].*$", "", s).split(",")[-1]) == 3 for s in candidates)
+    if three and has_point_decimals:
+        return "thousands"
+    return "decimal"
+
+
+def _convert_comma(s: str, mode: str) -> float | None:
+    body = s
+    if mode == "decimal":
+        if _COMMA_DECIMAL_RE.fullmatch(s) or _EU_THOUSANDS_RE.fullmatch(s) or (
+            "," not in s and re.fullmatch(r"[+-]?\d{1,3}(?:\.\d{3})+", s)
+        ):
+            body = s.replace(".", "").replace(",", ".")
+            return float(body)
+        return None
+    if _EN_THOUSANDS_RE.fullmatch(s):
+        return float(s.replace(",", ""))
+    return None
+
+
+def parse_numeric(values: Iterable[Any]) -> NumericParse:
+    """Read a column of mixed Python values (numbers, booleans, texts, missing) as numbers.
+
+    Parameters
+    ----------
+    values : iterable
+        The cells of one column.
+
+    Returns
+    -------
+    NumericParse
+        The numbers and counts of what was converted; ``fraction`` tells how numeric the
+        column is.  Nothing is decided here about whether the column *is* numeric.
+    """
+    vals = values if isinstance(values, np.ndarray) else np.asarray(list(values), dtype=object)
+    if vals.dtype != object:
+        vals = vals.astype(object)
+    n = len(vals)
+    fast = _parse_numeric_fast(vals)
+    if fast is not None:
+        return fast
+    out = np.full(n, np.nan)
+    result = NumericParse(values=out)
+    comma_cells: list[tuple[int, str, str]] = []
+    bad_seen: dict[str, None] = {}
+    has_point_decimals = False
+    for i, v in enumerate(vals):
+        if isinstance(v, str):
+            kind, payload = _classify_text(v)
+            if kind == "missing":
+                continue
+            result.n_present += 1
+            if kind == "number":
+                out[i] = payload
+                result.n_numbers += 1
+                result.n_text += 1
+                if len(result.examples) < 3 and v.strip() != _label_text(payload):
+                    result.examples.append((v, payload))
+                if "." in v:
+                    has_point_decimals = True
+            elif kind == "comma":
+                comma_cells.append((i, v, payload))
+            else:
+                result.n_bad += 1
+                if len(bad_seen) < 10:
+                    bad_seen.setdefault(payload[:60], None)
+        elif _is_missing_scalar(v):
+            continue
+        elif isinstance(v, (bool, np.bool_)):
+            result.n_present += 1
+            result.n_numbers += 1
+            result.n_bool += 1
+            out[i] = 1.0 if v else 0.0
+        elif _is_number(v):
+            result.n_present += 1
+            result.n_numbers += 1
+            try:
+                out[i] = float(v)
+            except OverflowError:  # Python ints beyond float range
+                out[i] = math.inf if v > 0 else -math.inf
+        else:
+            result.n_present += 1
+            result.n_bad += 1
+            if len(bad_seen) < 10:
+                bad_seen.setdefault(_CONTROL_RE.sub(" ", str(v))[:60], None)
+    if comma_cells:
+        mode = _decide_comma([c[2] for c in comma_cells], has_point_decimals)
+        result.comma = mode
+        for i, original, s in comma_cells:
+            x = _convert_comma(s, mode)
+            if x is None:
+                result.n_bad += 1
+                if len(bad_seen) < 10:
+                    bad_seen.setdefault(s[:60], None)
+            else:
+                out[i] = x
+                result.n_numbers += 1
+                result.n_text += 1
+                if len(result.examples) < 3:
+                    result.examples.append((original, x))
+    result.bad_values = list(bad_seen)
+    return result
+
+
+def _parse_numeric_fast(vals: np.ndarray) -> NumericParse | None:
+    """Vectorised path for long columns of plain numeric texts; None if it does not apply."""
+    if len(vals) < 2000:
+        return None
+    series = pd.Series(vals, dtype=object)
+    if pd.api.types.infer_dtype(series, skipna=True) != "string":
+        return None
+    text = series.str.strip()
+    missing = series.isna() | text.str.lower().isin(MISSING_TOKENS)
+    present = text[~missing]
+    if present.str.contains(",", regex=False).any():
+        return None
+    try:
+        numbers = pd.to_numeric(present, errors="raise")
+    except (ValueError, TypeError):
+        return None
+    out = np.full(len(vals), np.nan)
+    out[np.flatnonzero(~missing.to_numpy())] = np.asarray(numbers, dtype=np.float64)
+    examples = [(s, float(x)) for s, x in zip(present[:50], numbers[:50]) if s != _label_text(float(x))]
+    return NumericParse(
+        values=out,
+        n_present=len(present),
+        n_numbers=len(present),
+        n_text=len(present),
+        examples=examples[:3],
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Column names
+# --------------------------------------------------------------------------------------------
+def _name_text(name: Any) -> str:
+    if _is_missing_scalar(name):
+        return ""
+    if isinstance(name, tuple):
+        return " / ".join(t for t in (_name_text(p) for p in name) if t)
+    return str(_native(name)).strip()
+
+
+def _unique_names(names: list[str], reserved: Iterable[str] = ()) -> tuple[list[str], list[tuple[str, str]]]:
+    """Make names unique with suffixes _2, _3, ...; returns (names, [(old, new), ...])."""
+    taken = set(reserved)
+    all_names = set(names)
+    out: list[str] = []
+    renamed: list[tuple[str, str]] = []
+    for name in names:
+        if name not in taken:
+            out.append(name)
+            taken.add(name)
+            continue
+        k = 2
+        while f"{name}_{k}" in taken or f"{name}_{k}" in all_names:
+            k += 1
+        new = f"{name}_{k}"
+        out.append(new)
+        taken.add(new)
+        renamed.append((name, new))
+    return out, renamed
+
+
+def _normalise_columns(columns: pd.Index, report: list[Change]) -> list[str]:
+    texts = [_name_text(c) for c in columns]
+    blank = [j for j, t in enumerate(texts) if not t]
+    for j in blank:
+        texts[j] = f"column_{j + 1}"
+    if blank:
+        report.append(
+            Change(
+                "named_blank_columns",
+                f"{_n(len(blank), 'column')} had no name and "
+                f"{'was' if len(blank) == 1 else 'were'} named after {'its' if len(blank) == 1 else 'their'} "
+                f"position: {_names([texts[j] for j in blank])}.",
+                columns=tuple(texts[j] for j in blank),
+                count=len(blank),
+            )
+        )
+    names, renamed = _unique_names(texts)
+    if renamed:
+        pairs = [f"{_q(new)} (a second {_q(old)})" for old, new in renamed[:8]]
+        if len(renamed) > 8:
+            pairs.append(f"{len(renamed) - 8:,} more")
+        report.append(
+            Change(
+                "renamed_duplicate_names",
+                f"Several columns had the same name, so {_n(len(renamed), 'column')} "
+                f"{'was' if len(renamed) == 1 else 'were'} renamed with a number suffix to tell "
+                f"them apart: {_join(pairs)}.",
+                columns=tuple(new for _, new in renamed),
+                count=len(renamed),
+            )
+        )
+    return names
+
+
+def _find_column(
+    wanted: Any, names: list[str], originals: pd.Index, what: str, report: list[Change]
+) -> int:
+    """Position of the column called ``wanted`` (new name, original name, then case-insensitive)."""
+    text = _name_text(wanted)
+    for j, name in enumerate(names):
+        if name == text:
+            hits = [k for k, o in enumerate(originals) if _name_text(o) == text]
+            if len(hits) > 1 and j == hits[0]:
+                report.append(
+                    Change(
+                        f"ambiguous_{what}_name",
+                        f"{_n(len(hits), 'column')} are named {_q(text)}; the first one is used as "
+                        f"the {what} column.",
+                        columns=(name,),
+                        count=len(hits),
+                        severity="warning",
+                    )
+                )
+            return j
+    for j, original in enumerate(originals):
+        try:
+            if original == wanted:
+                return j
+        except Exception:  # noqa: BLE001 - odd objects as column names
+            continue
+    folded = [j for j, name in enumerate(names) if name.casefold() == text.casefold()]
+    if len(folded) == 1:
+        report.append(
+            Change(
+                f"{what}_name_case",
+                f"There is no column named exactly {_q(text)}; the column {_q(names[folded[0]])} "
+                f"(same name up to upper/lower case and spaces) is used as the {what} column.",
+                columns=(names[folded[0]],),
+            )
+        )
+        return folded[0]
+    raise ValueError(
+        f"The {what} column {_q(text)} is not in the table. "
+        f"The table has {_n(len(names), 'column')}: {_names(names, limit=15)}."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Label
+# --------------------------------------------------------------------------------------------
+def _clean_labels(raw: np.ndarray, name: str, report: list[Change]) -> tuple[np.ndarray, np.ndarray]:
+    """Return (kept mask, label values of the kept rows as a numpy array)."""
+    n = len(raw)
+    keep = np.ones(n, dtype=bool)
+    kinds: set[str] = set()
+    for i, v in enumerate(raw):
+        if _is_missing_scalar(v):
+            keep[i] = False
+        elif isinstance(v, str):
+            if v.strip().lower() in MISSING_TOKENS:
+                keep[i] = False
+            else:
+                kinds.add("str")
+        elif isinstance(v, (bool, np.bool_)):
+            kinds.add("bool")
+        elif _is_number(v):
+            if isinstance(v, (float, np.floating)) and not math.isfinite(v):
+                keep[i] = False
+            else:
+                kinds.add("num")
+        else:
+            kinds.add("other")
+    dropped = np.flatnonzero(~keep)
+    if len(dropped):
+        report.append(
+            Change(
+                "dropped_missing_label",
+                f"{_n(len(dropped), 'row')} ({_row_list(dropped)}) had no value in the label "
+                f"column {_q(name)} and {'was' if len(dropped) == 1 else 'were'} removed, "
+                "because a row without a class cannot be used to train or test a classifier.",
+                columns=(name,),
+                rows=tuple(int(i) for i in dropped),
+                count=len(dropped),
+            )
+        )
+    present = raw[keep]
+    if kinds == {"bool"}:
+        return keep, np.array([bool(v) for v in present], dtype=bool)
+    if kinds == {"num"}:
+        floats = np.array([float(v) for v in present], dtype=np.float64)
+        if np.all(np.mod(floats, 1) == 0) and np.all(np.abs(floats) < 2**53):
+            return keep, floats.astype(np.int64)
+        return keep, floats
+    texts = np.empty(len(present), dtype=object)
+    changed = 0
+    for i, v in enumerate(present):
+        t = _label_text(v)
+        texts[i] = t
+        if isinstance(v, str) and t != v:
+            changed += 1
+    if len(kinds) > 1 or "other" in kinds:
+        report.append(
+            Change(
+                "label_as_text",
+                f"The label column {_q(name)} mixes numbers, text or other kinds of values; all "
+                "labels were compared as text (for example 1 and '1' are the same class).",
+                columns=(name,),
+            )
+        )
+    elif changed:
+        report.append(
+            Change(
+                "label_spaces_stripped",
+                f"{_n(changed, 'label')} in {_q(name)} had spaces around the text, which were "
+                "removed so that, for example, 'yes ' and 'yes' are the same class.",
+                columns=(name,),
+                count=changed,
+            )
+        )
+    return keep, texts
+
+
+def _match_class(wanted: Any, classes: list[Any]) -> Any | None:
+    for c in classes:
+        try:
+            same = bool(c == wanted) and type(_native(c)) is type(_native(wanted))
+        except Exception:  # noqa: BLE001
+            same = False
+        if same:
+            return c
+    text = _label_text(wanted)
+    for c in classes:
+        if _label_text(c) == text:
+            return c
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Features
+# --------------------------------------------------------------------------------------------
+@dataclass
+class _Features:
+    names: list[str] = field(default_factory=list)
+    columns: list[np.ndarray] = field(default_factory=list)
+    dropped: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, name: str, values: np.ndarray) -> None:
+        self.names.append(name)
+        self.columns.append(values)
+
+    def drop(self, reason: str, name: str) -> None:
+        self.dropped.setdefault(reason, []).append(name)
+
+
+def _categories(values: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Category texts of the non-missing cells; codes array (-1 for missing)."""
+    codes = np.full(len(values), -1, dtype=np.int64)
+    index: dict[str, int] = {}
+    for i, v in enumerate(values):
+        if _is_missing_scalar(v):
+            continue
+        t = _label_text(v) if not isinstance(v, str) else v.strip()
+        if t.lower() in MISSING_TOKENS:
+            continue
+        codes[i] = index.setdefault(t, len(index))
+    levels = list(index)
+    if not levels:
+        return [], codes
+    order = sorted(range(len(levels)), key=lambda k: levels[k])
+    remap = np.empty(len(levels), dtype=np.int64)
+    remap[order] = np.arange(len(levels))
+    codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+    return [levels[k] for k in order], codes
+
+
+def _convert_features(
+    frame: pd.DataFrame,
+    positions: list[int],
+    names: list[str],
+    rows: np.ndarray,
+    non_numeric: str,
+    report: list[Change],
+) -> _Features:
+    feats = _Features()
+    n_all = len(frame)
+    text_numbers: list[tuple[str, NumericParse]] = []
+    partly: list[tuple[str, NumericParse]] = []
+    booleans: list[str] = []
+    encoded: list[tuple[str, list[str], list[str]]] = []
+    row_numbers: list[str] = []
+    for j in positions:
+        name = names[j]
+        series = frame.iloc[:, j]
+        dtype = series.dtype
+        if pd.api.types.is_bool_dtype(dtype):
+            feats.add(name, series.to_numpy(dtype=np.float64, na_value=np.nan)[rows])
+            booleans.append(name)
+            continue
+        if (
+            pd.api.types.is_datetime64_any_dtype(dtype)
+            or pd.api.types.is_timedelta64_dtype(dtype)
+            or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype))
+        ):
+            feats.drop("datetime", name)
+            continue
+        if pd.api.types.is_complex_dtype(dtype):
+            feats.drop("text", name)
+            continue
+        if pd.api.types.is_numeric_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype):
+            with np.errstate(all="ignore"):
+                values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+            if n_all >= 10 and _is_row_number(values):
+                row_numbers.append(name)
+                continue
+            feats.add(name, values[rows])
+            continue
+        raw = series.to_numpy(dtype=object)[rows]
+        parsed = parse_numeric(raw)
+        if parsed.n_present == 0:
+            feats.add(name, parsed.values)  # all missing: dropped later as empty
+            continue
+        if parsed.fraction >= NUMERIC_TEXT_FRACTION:
+            if parsed.n_bool == parsed.n_numbers:
+                booleans.append(name)
+            elif parsed.n_text:
+                text_numbers.append((name, parsed))
+            if parsed.n_bad:
+                partly.append((name, parsed))
+            feats.add(name, parsed.values)
+            continue
+        if non_numeric == "drop":
+            feats.drop("text", name)
+            continue
+        levels, codes = _categories(raw)
+        if len(levels) <= 1:
+            feats.add(name, np.where(codes >= 0, 0.0, np.nan))  # constant or empty: dropped later
+            continue
+        if len(levels) > MAX_CATEGORIES:
+            feats.drop("many_categories", name)
+            continue
+        used = levels[1:] if len(levels) == 2 else levels
+        new_names = []
+        for level in used:
+            k = levels.index(level)
+            indicator = np.where(codes < 0, np.nan, (codes == k).astype(np.float64))
+            new_name = f"{name}={level}"
+            feats.add(new_name, indicator)
+            new_names.append(new_name)
+        encoded.append((name, levels, new_names))
+
+    if row_numbers:
+        report.append(
+            Change(
+                "dropped_row_numbers",
+                f"{_names(row_numbers)} {'is' if len(row_numbers) == 1 else 'are'} just the row "
+                "numbers (0, 1, 2, ... or 1, 2, 3, ...), probably an index saved with the table, "
+                f"and {'was' if len(row_numbers) == 1 else 'were'} not used as a feature.",
+                columns=tuple(row_numbers),
+                count=len(row_numbers),
+            )
+        )
+    if booleans:
+        report.append(
+            Change(
+                "converted_booleans",
+                f"True/False values in {_names(booleans)} were converted to 1/0.",
+                columns=tuple(booleans),
+                count=len(booleans),
+            )
+        )
+    if text_numbers:
+        cells = sum(p.n_text for _, p in text_numbers)
+        examples = [f"{_q(s)} -> {x:g}" for _, p in text_numbers for s, x in p.examples][:3]
+        commas = sorted({p.comma for _, p in text_numbers if p.comma})
+        comma_text = ""
+        if "decimal" in commas:
+            comma_text = " A comma between digits was read as a decimal comma."
+        if "thousands" in commas:
+            comma_text += " In some columns commas were read as thousands separators."
+        report.append(
+            Change(
+                "converted_text_numbers",
+                f"{_n(len(text_numbers), 'column')} ({_names([n for n, _ in text_numbers])}) "
+                f"stored numbers as text; {_n(cells, 'cell')} were read as numbers"
+                + (f" (for example {_join(examples)})" if examples else "")
+                + "."
+                + comma_text,
+                columns=tuple(n for n, _ in text_numbers),
+                count=cells,
+            )
+        )
+    for name, parsed in partly:
+        report.append(
+            Change(
+                "unreadable_numbers_missing",
+                f"The column {_q(name)} holds numbers, but {_n(parsed.n_bad, 'cell')} could not "
+                f"be read as a number ({_names(parsed.bad_values, limit=5)}); "
+                f"{'it is' if parsed.n_bad == 1 else 'they are'} treated as missing values.",
+                columns=(name,),
+                count=parsed.n_bad,
+                severity="warning",
+            )
+        )
+    for name, levels, new_names in encoded:
+        if len(levels) == 2:
+            how = (
+                f"a single 0/1 column {_q(new_names[0])} (1 means {_q(levels[1])}, "
+                f"0 means {_q(levels[0])})"
+            )
+        else:
+            how = f"{len(new_names)} 0/1 columns, one per category ({_names(new_names, limit=4)})"
+        report.append(
+            Change(
+                "encoded_categories",
+                f"The text column {_q(name)} has {len(levels)} categories "
+                f"({_names(levels, limit=6)}) and was turned into {how}.",
+                columns=tuple(new_names),
+                count=len(new_names),
+            )
+        )
+    if feats.dropped.get("text"):
+        cols = feats.dropped["text"]
+        hint = (
+            " To use text columns with a few categories, choose to encode them "
+            "(non_numeric='encode')."
+            if non_numeric == "drop"
+            else ""
+        )
+        report.append(
+            Change(
+                "dropped_text_columns",
+                f"{_n(len(cols), 'column')} ({_names(cols)}) "
+                f"{'contains' if len(cols) == 1 else 'contain'} text rather than numbers and "
+                f"{'was' if len(cols) == 1 else 'were'} not used as features.{hint}",
+                columns=tuple(cols),
+                count=len(cols),
+            )
+        )
+    if feats.dropped.get("many_categories"):
+        cols = feats.dropped["many_categories"]
+        report.append(
+            Change(
+                "dropped_many_categories",
+                f"{_n(len(cols), 'text column')} ({_names(cols)}) "
+                f"{'has' if len(cols) == 1 else 'have'} more than {MAX_CATEGORIES} different "
+                "values, which looks like identifiers or free text rather than categories, and "
+                f"{'was' if len(cols) == 1 else 'were'} not used as features.",
+                columns=tuple(cols),
+                count=len(cols),
+            )
+        )
+    if feats.dropped.get("datetime"):
+        cols = feats.dropped["datetime"]
+        report.append(
+            Change(
+                "dropped_datetime_columns",
+                f"{_n(len(cols), 'column')} ({_names(cols)}) "
+                f"{'holds' if len(cols) == 1 else 'hold'} dates or times and "
+                f"{'was' if len(cols) == 1 else 'were'} not used as features.",
+                columns=tuple(cols),
+                count=len(cols),
+            )
+        )
+    return feats
+
+
+def _is_row_number(values: np.ndarray) -> bool:
+    n = len(values)
+    if not np.all(np.isfinite(values)):
+        return False
+    start = values[0]
+    if start not in (0.0, 1.0):
+        return False
+    return bool(np.array_equal(values, np.arange(start, start + n, dtype=np.float64)))
+
+
+def _no_features_error(feats: _Features, extra: dict[str, list[str]] | None = None) -> ValueError:
+    reasons = {
+        "text": "contain text",
+        "many_categories": "have too many different text values",
+        "datetime": "hold dates or times",
+        "empty": "are empty",
+        "mostly_missing": "are mostly empty",
+        "constant": "have the same value in every row",
+        "duplicate": "repeat another column",
+        "row_numbers": "are row numbers",
+    }
+    parts = []
+    dropped = {**feats.dropped, **(extra or {})}
+    for key, cols in dropped.items():
+        if cols:
+            parts.append(f"{_names(cols, limit=5)} ({reasons.get(key, key)})")
+    detail = (" Columns set aside: " + "; ".join(parts) + ".") if parts else ""
+    hint = ""
+    if feats.dropped.get("text"):
+        hint = (
+            " If some text columns hold a few categories, choose to encode them "
+            "(non_numeric='encode')."
+        )
+    return ValueError(
+        "No usable feature column is left: a classifier needs at least one column of numbers "
+        f"besides the label.{detail}{hint}"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Sampling and feature selection
+# --------------------------------------------------------------------------------------------
+def _stratified_sample(
+    y: np.ndarray, classes: list[Any], size: int, minimum: int, rng: np.random.Generator
+) -> np.ndarray:
+    counts = np.array([int(np.sum(y == c)) for c in classes])
+    n = int(counts.sum())
+    exact = counts * size / n
+    alloc = np.floor(exact).astype(np.int64)
+    remainder = size - int(alloc.sum())
+    order = np.argsort(-(exact - alloc), kind="stable")
+    alloc[order[:remainder]] += 1
+    floor = np.minimum(counts, minimum)
+    for k in range(len(classes)):
+        while alloc[k] < floor[k]:
+            donor = int(np.argmax(alloc - floor))
+            if alloc[donor] - floor[donor] <= 0:
+                break
+            alloc[donor] -= 1
+            alloc[k] += 1
+    chosen = []
+    for k, c in enumerate(classes):
+        idx = np.flatnonzero(y == c)
+        chosen.append(rng.choice(idx, size=int(alloc[k]), replace=False))
+    return np.sort(np.concatenate(chosen))
+
+
+def _communality(F: np.ndarray, random_state: int | None) -> np.ndarray:
+    """Share of each column's (rank) variance explained by the first principal components."""
+    from scipy.stats import rankdata
+
+    n, d = F.shape
+    rng = np.random.default_rng(random_state)
+    if n > SELECTION_SAMPLE_ROWS:
+        F = F[np.sort(rng.choice(n, SELECTION_SAMPLE_ROWS, replace=False))]
+        n = F.shape[0]
+    R = rankdata(F, axis=0)
+    R -= R.mean(axis=0)
+    sd = R.std(axis=0)
+    sd[sd == 0] = 1.0
+    Z = R / sd
+    k = min(N_COMPONENTS_FOR_SELECTION, n - 1, d)
+    if k < 1:
+        return np.zeros(d)
+    if min(n, d) <= 500:
+        _, s, vt = np.linalg.svd(Z, full_matrices=False)
+        s, vt = s[:k], vt[:k]
+    else:
+        from sklearn.utils.extmath import randomized_svd
+
+        _, s, vt = randomized_svd(Z, k, random_state=random_state if random_state is not None else 0)
+    explained = (s[:, None] ** 2) * vt**2 / n
+    return explained.sum(axis=0)
+
+
+# --------------------------------------------------------------------------------------------
+# The main entry point
+# --------------------------------------------------------------------------------------------
+def prepare_table(
+    frame: pd.DataFrame,
+    label: Hashable,
+    *,
+    positive: Any = None,
+    features: Sequence[Hashable] | None = None,
+    non_numeric: str = "drop",
+    missing: str = "drop",
+    max_rows: int | None = None,
+    max_features: int | None = None,
+    n_folds: int | None = None,
+    random_state: int | None = 0,
+    min_class_size: int = MIN_ROWS_PER_CLASS,
+) -> PreparedData:
+    """Validate a raw table and turn it into a clean two-class problem.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The raw table, e.g. ``slb.io.read_table(...).frame``.  It is not modified.
+    label : hashable
+        Name of the label (class) column.  Matched against the cleaned column names, then the
+        original names, then case-insensitively.
+    positive : object, optional
+        The positive class.  Required when the label has more than two classes (the others are
+        merged into ``"not <positive>"``).  With two classes, defaults to ``1``/``True`` for
+        0/1 or boolean labels, otherwise to the smaller class.  Matched by value, then by text
+        (so ``"1"`` finds the class ``1``).
+    features : sequence of hashable, optional
+        Columns to use as features (default: every column except the label).
+    non_numeric : {"drop", "encode"}
+        What to do with text columns that do not hold numbers: drop them, or one-hot encode
+        those with at most :data:`MAX_CATEGORIES` categories (others are dropped).
+    missing : {"drop", "impute"}
+        What to do with rows that have missing feature values: drop the rows, or fill the gaps
+        with the column median.
+    max_rows : int, optional
+        Keep at most this many rows (stratified random sample, seed ``random_state``).
+    max_features : int, optional
+        Keep at most this many features (largest communality, see the module notes).
+    n_folds : int, optional
+        Number of cross-validation folds planned; reduced (with a note) when the smaller class
+        is too small for it.
+    random_state : int or None
+        Seed for the row sample and the feature-selection SVD.
+    min_class_size : int
+        Smallest number of rows each class must have (default :data:`MIN_ROWS_PER_CLASS`).
+
+    Returns
+    -------
+    PreparedData
+        ``X``, ``y``, the class names and counts, and the report of every change.
+
+    Raises
+    ------
+    ValueError
+        With a plain-language message, when the table cannot be turned into a usable
+        two-class problem (label column missing, one class, too few rows, no usable feature,
+        ...) or an option is invalid.
+    TypeError
+        If ``frame`` is not a pandas DataFrame.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"prepare_table expects a pandas DataFrame, not {type(frame).__name__}.")
+    _check_options(non_numeric, missing, max_rows, max_features, n_folds, min_class_size)
+    report: list[Change] = []
+    if frame.shape[1] == 0:
+        raise ValueError("The table has no columns.")
+    if frame.shape[0] == 0:
+        raise ValueError("The table has no rows: there is nothing to learn from.")
+
+    # 1. column names, label and feature columns ------------------------------------------
+    names = _normalise_columns(frame.columns, report)
+    label_pos = _find_column(label, names, frame.columns, "label", report)
+    label_name = names[label_pos]
+    if features is None:
+        feature_pos = [j for j in range(len(names)) if j != label_pos]
+    else:
+        if isinstance(features, (str, bytes)) or not isinstance(features, Iterable):
+            raise ValueError("features must be a list of column names.")
+        feature_pos = []
+        for f in features:
+            j = _find_column(f, names, frame.columns, "feature", report)
+            if j not in feature_pos:
+                feature_pos.append(j)
+        if label_pos in feature_pos:
+            feature_pos.remove(label_pos)
+            report.append(
+                Change(
+                    "label_not_a_feature",
+                    f"The label column {_q(label_name)} was also listed as a feature; it is "
+                    "used only as the label, since a feature must not reveal the answer.",
+                    columns=(label_name,),
+                )
+            )
+    if not feature_pos:
+        raise ValueError(
+            "No feature columns: besides the label, the table needs at least one column of "
+            "numbers to learn from."
+        )
+
+    # 2. label ----------------------------------------------------------------------------
+    keep, labels = _clean_labels(frame.iloc[:, label_pos].to_numpy(dtype=object), label_name, report)
+    rows = np.flatnonzero(keep)
+    if len(rows) == 0:
+        raise ValueError(f"The label column {_q(label_name)} is empty: no row has a class.")
+    counter = Counter(_native(v) for v in labels)
+    classes = sorted(counter, key=lambda c: (str(type(c)), c))
+    original_counts = {c: counter[c] for c in classes}
+    if len(classes) == 1:
+        raise ValueError(
+            f"The label column {_q(label_name)} has only one class, {_q(_label_text(classes[0]))} "
+            f"({_n(counter[classes[0]], 'row')}); a classifier needs rows of two classes. "
+            "Check that the right column is chosen as the label."
+        )
+    if positive is None and len(classes) > 2:
+        raise ValueError(
+            f"The label column {_q(label_name)} has {len(classes)} classes: "
+            f"{_class_list(original_counts)}. This tool separates two classes: choose the "
+            "positive class, and all the other classes will be merged into one negative class."
+        )
+    if positive is None:
+        if set(classes) == {0, 1}:
+            pos = classes[1]
+            why = "1/True conventionally marks the positive class"
+        else:
+            pos = min(reversed(classes), key=lambda c: counter[c])
+            why = (
+                "it is the smaller class, which is usually the one of interest"
+                if counter[classes[0]] != counter[classes[1]]
+                else "both classes are the same size and it comes last in sorted order"
+            )
+        neg = next(c for c in classes if c is not pos)
+        report.append(
+            Change(
+                "chose_positive_class",
+                f"{_q(_label_text(pos))} ({_n(counter[pos], 'row')}) is treated as the positive "
+                f"class and {_q(_label_text(neg))} ({_n(counter[neg], 'row')}) as the negative "
+                f"class, because {why}. Choose the positive class to change this.",
+                columns=(label_name,),
+            )
+        )
+        y_values = labels
+    else:
+        pos = _match_class(positive, classes)
+        if pos is None:
+            raise ValueError(
+                f"The positive class {_q(_label_text(positive))} does not occur in the label "
+                f"column {_q(label_name)}. Its classes are: {_class_list(original_counts)}."
+            )
+        if len(classes) == 2:
+            neg = classes[0] if classes[1] is pos else classes[1]
+            y_values = labels
+        else:
+            pos_text = _label_text(pos)
+            neg_text = f"not {pos_text}"
+            texts = {_label_text(c) for c in classes}
+            if neg_text in texts:
+                neg_text = f"not {pos_text} (all other classes)"
+            is_pos = np.array([_native(v) == pos for v in labels], dtype=bool)
+            y_values = np.where(is_pos, pos_text, neg_text).astype(object)
+            y_values = np.array([str(v) for v in y_values], dtype=object)
+            others = [c for c in classes if c is not pos]
+            report.append(
+                Change(
+                    "merged_classes",
+                    f"The label column {_q(label_name)} has {len(classes)} classes. "
+                    f"{_q(pos_text)} ({_n(counter[pos], 'row')}) is the positive class; the "
+                    f"other {len(others)} classes ({_names([_label_text(c) for c in others], limit=6)}) "
+                    f"were merged into one negative class named {_q(neg_text)} "
+                    f"({_n(int(np.sum(~is_pos)), 'row')}).",
+                    columns=(label_name,),
+                    count=len(others),
+                )
+            )
+            pos, neg = pos_text, neg_text
+    pos, neg = _native(pos), _native(neg)
+
+    # 3. features ---------------------------------------------------------------------------
+    feats = _convert_features(frame, feature_pos, names, rows, non_numeric, report)
+    if not feats.names:
+        raise _no_features_error(feats)
+    F = np.column_stack(feats.columns).astype(np.float64) if feats.columns else np.empty((len(rows), 0))
+    fnames, _ = _unique_names(list(feats.names), reserved=[label_name])
+
+    # ±inf -> missing
+    infinite = np.isinf(F)
+    if infinite.any():
+        per_col = infinite.sum(axis=0)
+        cols = [fnames[k] for k in np.flatnonzero(per_col)]
+        total = int(per_col.sum())
+        report.append(
+            Change(
+                "infinite_to_missing",
+                f"{_n(total, 'cell')} in {_names(cols)} held an infinite value (inf or -inf, "
+                "often the result of a division by zero); they are treated as missing values.",
+                columns=tuple(cols),
+                count=total,
+                severity="warning",
+            )
+        )
+        F[infinite] = np.nan
+
+    # empty and mostly-empty columns
+    miss_frac = np.isnan(F).mean(axis=0) if len(F) else np.zeros(F.shape[1])
+    empty = miss_frac == 1.0
+    mostly = (miss_frac > MOSTLY_MISSING_FRACTION) & ~empty
+    if empty.any():
+        cols = [fnames[k] for k in np.flatnonzero(empty)]
+        feats.dropped["empty"] = cols
+        report.append(
+            Change(
+                "dropped_empty_columns",
+                f"{_n(len(cols), 'column')} ({_names(cols)}) "
+                f"{'has' if len(cols) == 1 else 'have'} no values and "
+                f"{'was' if len(cols) == 1 else 'were'} removed.",
+                columns=tuple(cols),
+                count=len(cols),
+            )
+        )
+    if mostly.any():
+        cols = [fnames[k] for k in np.flatnonzero(mostly)]
+        feats.dropped["mostly_missing"] = cols
+        pct = ", ".join(f"{_q(fnames[k])}: {miss_frac[k]:.0%}" for k in np.flatnonzero(mostly)[:8])
+        report.append(
+            Change(
+                "dropped_mostly_missing_columns",
+                f"{_n(len(cols), 'column')} ({pct}) "
+                f"{'is' if len(cols) == 1 else 'are'} more than half empty and "
+                f"{'was' if len(cols) == 1 else 'were'} removed, since "
+                f"{'it' if len(cols) == 1 else 'they'} would otherwise cost most of the rows or "
+                "be mostly made-up values.",
+                columns=tuple(cols),
+                count=len(cols),
+                severity="warning",
+            )
+        )
+    keep_cols = ~(empty | mostly)
+    F, fnames = F[:, keep_cols], [n for n, k in zip(fnames, keep_cols) if k]
+    if not fnames:
+        raise _no_features_error(feats)
+
+    # missing values
+    holes = np.isnan(F)
+    if holes.any():
+        per_col = holes.sum(axis=0)
+        col_text = ", ".join(
+            f"{_q(fnames[k])}: {per_col[k]:,}" for k in np.argsort(-per_col, kind="stable")[:6] if per_col[k]
+        )
+        n_cols = int(np.count_nonzero(per_col))
+        if n_cols > 6:
+            col_text += f" and {n_cols - 6:,} more columns"
+        if missing == "drop":
+            bad = holes.any(axis=1)
+            lost = rows[bad]
+            report.append(
+                Change(
+                    "dropped_missing_rows",
+                    f"{_n(int(bad.sum()), 'row')} of {len(rows):,} ({_row_list(lost)}) had missing "
+                    f"values in the features ({col_text} missing cells) and "
+                    f"{'was' if bad.sum() == 1 else 'were'} removed. Choose to fill in missing "
+                    "values (missing='impute') to keep these rows.",
+                    columns=tuple(fnames[k] for k in np.flatnonzero(per_col)),
+                    rows=tuple(int(r) for r in lost),
+                    count=int(bad.sum()),
+                    severity="warning" if bad.mean() > 0.1 else "info",
+                )
+            )
+            F, rows, y_values = F[~bad], rows[~bad], y_values[~bad]
+            if len(rows) == 0:
+                raise ValueError(
+                    "Every row has at least one missing feature value, so no row is left after "
+                    "removing them. Choose to fill in missing values (missing='impute') or "
+                    "select fewer feature columns."
+                )
+        else:
+            medians = np.nanmedian(F, axis=0)
+            F = np.where(holes, medians[None, :], F)
+            report.append(
+                Change(
+                    "imputed_missing",
+                    f"{_n(int(holes.sum()), 'missing value')} ({col_text}) "
+                    f"{'was' if holes.sum() == 1 else 'were'} filled in with the median of "
+                    f"{'its' if holes.sum() == 1 else 'their'} column, computed from all rows "
+                    "without looking at the label.",
+                    columns=tuple(fnames[k] for k in np.flatnonzero(per_col)),
+                    rows=tuple(int(r) for r in rows[holes.any(axis=1)]),
+                    count=int(holes.sum()),
+                    severity="warning" if holes.mean() > 0.05 else "info",
+                )
+            )
+
+    # classes still present after dropping rows?
+    final_classes = [pos, neg]
+    counts = {c: int(np.sum(y_values == c)) for c in final_classes}
+    for c in final_classes:
+        if counts[c] == 0:
+            raise ValueError(
+                f"After removing rows with missing values, no row of the class "
+                f"{_q(_label_text(c))} is left. Choose to fill in missing values "
+                "(missing='impute') instead."
+            )
+
+    # 4. row limit ---------------------------------------------------------------------------
+    if max_rows is not None and len(rows) > max_rows:
+        rng = np.random.default_rng(random_state)
+        minimum = max(min_class_size, n_folds or 0)
+        pick = _stratified_sample(y_values, final_classes, max_rows, minimum, rng)
+        before = dict(counts)
+        F, rows, y_values = F[pick], rows[pick], y_values[pick]
+        counts = {c: int(np.sum(y_values == c)) for c in final_classes}
+        detail = "; ".join(
+            f"{_q(_label_text(c))}: {before[c]:,} -> {counts[c]:,}" for c in final_classes
+        )
+        report.append(
+            Change(
+                "subsampled_rows",
+                f"The table has {sum(before.values()):,} usable rows, more than the limit of "
+                f"{max_rows:,}, so a random sample of {len(rows):,} rows is used, keeping the "
+                f"class proportions ({detail}). The sample is drawn with a fixed seed "
+                f"({random_state}), so it is the same every time, but results describe this sample.",
+                rows=tuple(int(r) for r in rows),
+                count=int(len(rows)),
+                severity="warning",
+            )
+        )
+
+    # 5. constant and duplicate columns -----------------------------------------------------
+    constant = np.all(F == F[:1], axis=0)
+    if constant.any():
+        cols = [fnames[k] for k in np.flatnonzero(constant)]
+        feats.dropped["constant"] = cols
+        report.append(
+            Change(
+                "dropped_constant_columns",
+                f"{_n(len(cols), 'column')} ({_names(cols)}) "
+                f"{'has' if len(cols) == 1 else 'have'} the same value in every row and "
+                f"{'was' if len(cols) == 1 else 'were'} removed, since a value that never "
+                "changes cannot tell the classes apart.",
+                columns=tuple(cols),
+                count=len(cols),
+            )
+        )
+        F, fnames = F[:, ~constant], [n for n, c in zip(fnames, constant) if not c]
+    if not fnames:
+        raise _no_features_error(feats)
+    seen: dict[bytes, str] = {}
+    duplicate = np.zeros(len(fnames), dtype=bool)
+    pairs = []
+    for k in range(len(fnames)):
+        key = np.ascontiguousarray(F[:, k] + 0.0).tobytes()
+        if key in seen:
+            duplicate[k] = True
+            pairs.append((fnames[k], seen[key]))
+        else:
+            seen[key] = fnames[k]
+    if duplicate.any():
+        feats.dropped["duplicate"] = [a for a, _ in pairs]
+        shown = [f"{_q(a)} (same as {_q(b)})" for a, b in pairs[:8]]
+        if len(pairs) > 8:
+            shown.append(f"{len(pairs) - 8:,} more")
+        report.append(
+            Change(
+                "dropped_duplicate_columns",
+                f"{_n(len(pairs), 'column')} repeated an earlier column value for value and "
+                f"{'was' if len(pairs) == 1 else 'were'} removed: {_join(shown)}.",
+                columns=tuple(a for a, _ in pairs),
+                count=len(pairs),
+            )
+        )
+        F, fnames = F[:, ~duplicate], [n for n, d in zip(fnames, duplicate) if not d]
+
+    # 6. feature limit ----------------------------------------------------------------------
+    if max_features is not None and len(fnames) > max_features:
+        score = _communality(F, random_state)
+        order = np.argsort(-score, kind="stable")[:max_features]
+        keep_idx = np.sort(order)
+        d_before = len(fnames)
+        F, fnames = F[:, keep_idx], [fnames[k] for k in keep_idx]
+        report.append(
+            Change(
+                "selected_features",
+                f"The table has {d_before:,} usable features, more than the limit of "
+                f"{max_features:,}. The {max_features:,} features that share the most variation "
+                "with the others were kept (largest share of variance explained by the first "
+                f"{N_COMPONENTS_FOR_SELECTION} principal components of the rank-transformed "
+                "data). This choice ignores the label, so it does not make cross-validated "
+                "results look better than they are. To choose the features yourself, select them "
+                "explicitly.",
+                columns=tuple(fnames),
+                count=d_before - max_features,
+                severity="warning",
+            )
+        )
+
+    # 7. size checks --------------------------------------------------------------------------
+    small = [c for c in final_classes if counts[c] < min_class_size]
+    if small:
+        detail = _join([f"{_q(_label_text(c))} has {_n(counts[c], 'row')}" for c in small])
+        raise ValueError(
+            f"Too few rows: {detail} after cleaning, but each class needs at least "
+            f"{min_class_size} rows to train and test a classifier. Add more rows"
+            + (", or choose to fill in missing values (missing='impute') to keep rows with gaps"
+               if missing == "drop" and any(c.kind == "dropped_missing_rows" for c in report)
+               else "")
+            + "."
+        )
+    folds = n_folds
+    if n_folds is not None:
+        smallest = min(counts.values())
+        if smallest < n_folds:
+            if smallest < 2:
+                raise ValueError(
+                    f"The smaller class has only {_n(smallest, 'row')}; cross-validation needs at "
+                    "least 2 rows of each class."
+                )
+            folds = smallest
+            small_class = min(final_classes, key=lambda c: counts[c])
+            report.append(
+                Change(
+                    "reduced_folds",
+                    f"The class {_q(_label_text(small_class))} has only {_n(smallest, 'row')}, too "
+                    f"few for {n_folds}-fold cross-validation (every fold needs a row of each "
+                    f"class), so {folds} folds will be used instead.",
+                    count=folds,
+                    severity="warning",
+                )
+            )
+    n, d = F.shape
+    if d > n:
+        report.append(
+            Change(
+                "more_features_than_rows",
+                f"There are more features ({d:,}) than rows ({n:,}). This is allowed, but with so "
+                "few rows per feature any classifier can find patterns that are due to chance: "
+                "expect noisy, unstable results.",
+                count=d,
+                severity="warning",
+            )
+        )
+
+    X = pd.DataFrame(np.ascontiguousarray(F, dtype=np.float64), columns=pd.Index(fnames, dtype=object))
+    y = _final_y(y_values)
+    class_counts = {pos: int(np.sum(y == pos)), neg: int(np.sum(y == neg))}
+    return PreparedData(
+        X=X,
+        y=y,
+        positive_label=pos,
+        negative_label=neg,
+        report=report,
+        class_counts=class_counts,
+        label=label_name,
+        original_class_counts=original_counts,
+        source_rows=rows.astype(np.int64),
+        n_folds=folds,
+    )
+
+
+def _final_y(values: np.ndarray) -> np.ndarray:
+    if values.dtype == object:
+        return np.array([_native(v) for v in values], dtype=object)
+    return np.asarray(values).copy()
+
+
+def _check_options(
+    non_numeric: str,
+    missing: str,
+    max_rows: int | None,
+    max_features: int | None,
+    n_folds: int | None,
+    min_class_size: int,
+) -> None:
+    if non_numeric not in ("drop", "encode"):
+        raise ValueError(f"non_numeric must be 'drop' or 'encode', not {non_numeric!r}.")
+    if missing not in ("drop", "impute"):
+        raise ValueError(f"missing must be 'drop' or 'impute', not {missing!r}.")
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+    if not is_int(min_class_size) or min_class_size < 1:
+        raise ValueError(f"min_class_size must be a positive whole number, not {min_class_size!r}.")
+    if max_rows is not None and (not is_int(max_rows) or max_rows < 2 * min_class_size):
+        raise ValueError(
+            f"max_rows must be a whole number of at least {2 * min_class_size} (enough rows for "
+            f"two classes), not {max_rows!r}."
+        )
+    if max_features is not None and (not is_int(max_features) or max_features < 1):
+        raise ValueError(f"max_features must be a positive whole number, not {max_features!r}.")
+    if n_folds is not None and (not is_int(n_folds) or n_folds < 2):
+        raise ValueError(f"n_folds must be a whole number of at least 2, not {n_folds!r}.")
