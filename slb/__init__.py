@@ -15,12 +15,34 @@ from .dependence import DependenceResult, dependence_matrix
 from .evaluation import balanced_error_rate, compare_estimators
 from .features import LogDensityTransformer
 from .naive_bayes import KDENaiveBayes
+from .path import ThresholdPath
+from .synthetic import (
+    BayesNet,
+    SyntheticDataset,
+    bayes_error,
+    gaussian_parameters,
+    log_likelihood_ratio,
+    make_forest_bn,
+    make_general_bn,
+    oracle_coefficients,
+    true_log_density_terms,
+)
 from .tan import TANClassifier
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BUNDLED_DATASETS",
+    "BayesNet",
+    "SyntheticDataset",
+    "ThresholdPath",
+    "bayes_error",
+    "gaussian_parameters",
+    "log_likelihood_ratio",
+    "make_forest_bn",
+    "make_general_bn",
+    "oracle_coefficients",
+    "true_log_density_terms",
     "DependenceResult",
     "ForestDensityClassifier",
     "KDENaiveBayes",
