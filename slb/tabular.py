@@ -89,17 +89,51 @@ SELECTION_SAMPLE_ROWS = 2000
 #: pandas' default missing-value strings plus a few common ones ("?" is the UCI convention).
 MISSING_TOKENS = frozenset(
     {
-        "", "na", "n/a", "nan", "-nan", "null", "none", "<na>", "nat", "#n/a", "#n/a n/a",
-        "#na", "?", "-", "--", "missing", "-1.#ind", "1.#ind", "-1.#qnan", "1.#qnan",
+        "",
+        "na",
+        "n/a",
+        "nan",
+        "-nan",
+        "null",
+        "none",
+        "<na>",
+        "nat",
+        "#n/a",
+        "#n/a n/a",
+        "#na",
+        "?",
+        "-",
+        "--",
+        "missing",
+        "-1.#ind",
+        "1.#ind",
+        "-1.#qnan",
+        "1.#qnan",
         # error values of spreadsheet formulas
-        "#div/0!", "#name?", "#null!", "#num!", "#ref!", "#value!", "#spill!", "#calc!",
-        "#getting_data", "#field!", "#blocked!", "#connect!", "#busy!", "#unknown!",
+        "#div/0!",
+        "#name?",
+        "#null!",
+        "#num!",
+        "#ref!",
+        "#value!",
+        "#spill!",
+        "#calc!",
+        "#getting_data",
+        "#field!",
+        "#blocked!",
+        "#connect!",
+        "#busy!",
+        "#unknown!",
     }
 )
 
 _INFINITIES = {
-    "inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
-    "infinity": math.inf, "+infinity": math.inf, "-infinity": -math.inf,
+    "inf": math.inf,
+    "+inf": math.inf,
+    "-inf": -math.inf,
+    "infinity": math.inf,
+    "+infinity": math.inf,
+    "-infinity": -math.inf,
 }
 _NUM_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _COMMA_DECIMAL_RE = re.compile(r"[+-]?(?:\d+,\d+|,\d+)(?:[eE][+-]?\d+)?")
@@ -284,7 +318,11 @@ def _label_text(value: Any) -> str:
     """Text form of a label or category value (integral floats without '.0')."""
     if isinstance(value, (bool, np.bool_)):
         return "True" if value else "False"
-    if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
+    if (
+        isinstance(value, (float, np.floating))
+        and math.isfinite(value)
+        and float(value).is_integer()
+    ):
         if abs(value) < 2**63:
             return str(int(value))
     if isinstance(value, str):
@@ -348,6 +386,8 @@ def _classify_text(text: str) -> tuple[str, Any]:
         return "number", float(s)
     if low in _INFINITIES:
         return "number", _INFINITIES[low]
+    if low in ("true", "false"):
+        return "bool", 1.0 if low == "true" else 0.0
     if "," in s and (
         _COMMA_DECIMAL_RE.fullmatch(s)
         or _EN_THOUSANDS_RE.fullmatch(s)
@@ -379,8 +419,10 @@ def _decide_comma(candidates: list[str], has_point_decimals: bool) -> str:
 def _convert_comma(s: str, mode: str) -> float | None:
     body = s
     if mode == "decimal":
-        if _COMMA_DECIMAL_RE.fullmatch(s) or _EU_THOUSANDS_RE.fullmatch(s) or (
-            "," not in s and re.fullmatch(r"[+-]?\d{1,3}(?:\.\d{3})+", s)
+        if (
+            _COMMA_DECIMAL_RE.fullmatch(s)
+            or _EU_THOUSANDS_RE.fullmatch(s)
+            or ("," not in s and re.fullmatch(r"[+-]?\d{1,3}(?:\.\d{3})+", s))
         ):
             body = s.replace(".", "").replace(",", ".")
             return float(body)
@@ -430,6 +472,10 @@ def parse_numeric(values: Iterable[Any]) -> NumericParse:
                     result.examples.append((v, payload))
                 if "." in v:
                     has_point_decimals = True
+            elif kind == "bool":
+                out[i] = payload
+                result.n_numbers += 1
+                result.n_bool += 1
             elif kind == "comma":
                 comma_cells.append((i, v, payload))
             else:
@@ -492,7 +538,11 @@ def _parse_numeric_fast(vals: np.ndarray) -> NumericParse | None:
         return None
     out = np.full(len(vals), np.nan)
     out[np.flatnonzero(~missing.to_numpy())] = np.asarray(numbers, dtype=np.float64)
-    examples = [(s, float(x)) for s, x in zip(present[:50], numbers[:50]) if s != _label_text(float(x))]
+    examples = [
+        (s, float(x))
+        for s, x in zip(present[:50], numbers[:50], strict=True)
+        if s != _label_text(float(x))
+    ]
     return NumericParse(
         values=out,
         n_present=len(present),
@@ -513,7 +563,9 @@ def _name_text(name: Any) -> str:
     return str(_native(name)).strip()
 
 
-def _unique_names(names: list[str], reserved: Iterable[str] = ()) -> tuple[list[str], list[tuple[str, str]]]:
+def _unique_names(
+    names: list[str], reserved: Iterable[str] = ()
+) -> tuple[list[str], list[tuple[str, str]]]:
     """Make names unique with suffixes _2, _3, ...; returns (names, [(old, new), ...])."""
     taken = set(reserved)
     all_names = set(names)
@@ -614,7 +666,9 @@ def _find_column(
 # --------------------------------------------------------------------------------------------
 # Label
 # --------------------------------------------------------------------------------------------
-def _clean_labels(raw: np.ndarray, name: str, report: list[Change]) -> tuple[np.ndarray, np.ndarray]:
+def _clean_labels(
+    raw: np.ndarray, name: str, report: list[Change]
+) -> tuple[np.ndarray, np.ndarray]:
     """Return (kept mask, label values of the kept rows as a numpy array)."""
     n = len(raw)
     keep = np.ones(n, dtype=bool)
@@ -897,7 +951,7 @@ def _convert_features(
                 "dropped_text_columns",
                 f"{_n(len(cols), 'column')} ({_names(cols)}) "
                 f"{'contains' if len(cols) == 1 else 'contain'} text rather than numbers and "
-                f"{'was' if len(cols) == 1 else 'were'} not used as features.{hint}",
+                f"{'was not used as a feature' if len(cols) == 1 else 'were not used as features'}.{hint}",
                 columns=tuple(cols),
                 count=len(cols),
             )
@@ -910,7 +964,7 @@ def _convert_features(
                 f"{_n(len(cols), 'text column')} ({_names(cols)}) "
                 f"{'has' if len(cols) == 1 else 'have'} more than {MAX_CATEGORIES} different "
                 "values, which looks like identifiers or free text rather than categories, and "
-                f"{'was' if len(cols) == 1 else 'were'} not used as features.",
+                f"{'was not used as a feature' if len(cols) == 1 else 'were not used as features'}.",
                 columns=tuple(cols),
                 count=len(cols),
             )
@@ -922,7 +976,7 @@ def _convert_features(
                 "dropped_datetime_columns",
                 f"{_n(len(cols), 'column')} ({_names(cols)}) "
                 f"{'holds' if len(cols) == 1 else 'hold'} dates or times and "
-                f"{'was' if len(cols) == 1 else 'were'} not used as features.",
+                f"{'was not used as a feature' if len(cols) == 1 else 'were not used as features'}.",
                 columns=tuple(cols),
                 count=len(cols),
             )
@@ -1020,7 +1074,9 @@ def _communality(F: np.ndarray, random_state: int | None) -> np.ndarray:
     else:
         from sklearn.utils.extmath import randomized_svd
 
-        _, s, vt = randomized_svd(Z, k, random_state=random_state if random_state is not None else 0)
+        _, s, vt = randomized_svd(
+            Z, k, random_state=random_state if random_state is not None else 0
+        )
     explained = (s[:, None] ** 2) * vt**2 / n
     return explained.sum(axis=0)
 
@@ -1130,7 +1186,9 @@ def prepare_table(
         )
 
     # 2. label ----------------------------------------------------------------------------
-    keep, labels = _clean_labels(frame.iloc[:, label_pos].to_numpy(dtype=object), label_name, report)
+    keep, labels = _clean_labels(
+        frame.iloc[:, label_pos].to_numpy(dtype=object), label_name, report
+    )
     rows = np.flatnonzero(keep)
     if len(rows) == 0:
         raise ValueError(f"The label column {_q(label_name)} is empty: no row has a class.")
@@ -1210,7 +1268,11 @@ def prepare_table(
     feats = _convert_features(frame, feature_pos, names, rows, non_numeric, report)
     if not feats.names:
         raise _no_features_error(feats)
-    F = np.column_stack(feats.columns).astype(np.float64) if feats.columns else np.empty((len(rows), 0))
+    F = (
+        np.column_stack(feats.columns).astype(np.float64)
+        if feats.columns
+        else np.empty((len(rows), 0))
+    )
     fnames, _ = _unique_names(list(feats.names), reserved=[label_name])
 
     # ±inf -> missing
@@ -1266,7 +1328,7 @@ def prepare_table(
             )
         )
     keep_cols = ~(empty | mostly)
-    F, fnames = F[:, keep_cols], [n for n, k in zip(fnames, keep_cols) if k]
+    F, fnames = F[:, keep_cols], [n for n, k in zip(fnames, keep_cols, strict=True) if k]
     if not fnames:
         raise _no_features_error(feats)
 
@@ -1275,7 +1337,9 @@ def prepare_table(
     if holes.any():
         per_col = holes.sum(axis=0)
         col_text = ", ".join(
-            f"{_q(fnames[k])}: {per_col[k]:,}" for k in np.argsort(-per_col, kind="stable")[:6] if per_col[k]
+            f"{_q(fnames[k])}: {per_col[k]:,}"
+            for k in np.argsort(-per_col, kind="stable")[:6]
+            if per_col[k]
         )
         n_cols = int(np.count_nonzero(per_col))
         if n_cols > 6:
@@ -1371,7 +1435,7 @@ def prepare_table(
                 count=len(cols),
             )
         )
-        F, fnames = F[:, ~constant], [n for n, c in zip(fnames, constant) if not c]
+        F, fnames = F[:, ~constant], [n for n, c in zip(fnames, constant, strict=True) if not c]
     if not fnames:
         raise _no_features_error(feats)
     seen: dict[bytes, str] = {}
@@ -1398,7 +1462,7 @@ def prepare_table(
                 count=len(pairs),
             )
         )
-        F, fnames = F[:, ~duplicate], [n for n, d in zip(fnames, duplicate) if not d]
+        F, fnames = F[:, ~duplicate], [n for n, d in zip(fnames, duplicate, strict=True) if not d]
 
     # 6. feature limit ----------------------------------------------------------------------
     if max_features is not None and len(fnames) > max_features:
@@ -1430,9 +1494,11 @@ def prepare_table(
         raise ValueError(
             f"Too few rows: {detail} after cleaning, but each class needs at least "
             f"{min_class_size} rows to train and test a classifier. Add more rows"
-            + (", or choose to fill in missing values (missing='impute') to keep rows with gaps"
-               if missing == "drop" and any(c.kind == "dropped_missing_rows" for c in report)
-               else "")
+            + (
+                ", or choose to fill in missing values (missing='impute') to keep rows with gaps"
+                if missing == "drop" and any(c.kind == "dropped_missing_rows" for c in report)
+                else ""
+            )
             + "."
         )
     folds = n_folds
@@ -1469,7 +1535,9 @@ def prepare_table(
             )
         )
 
-    X = pd.DataFrame(np.ascontiguousarray(F, dtype=np.float64), columns=pd.Index(fnames, dtype=object))
+    X = pd.DataFrame(
+        np.ascontiguousarray(F, dtype=np.float64), columns=pd.Index(fnames, dtype=object)
+    )
     y = _final_y(y_values)
     class_counts = {pos: int(np.sum(y == pos)), neg: int(np.sum(y == neg))}
     return PreparedData(

@@ -1,0 +1,1117 @@
+"""Safe reading of uploaded tables (CSV/TSV/text, Excel ``.xlsx``, Parquet).
+
+:func:`read_table` turns the raw bytes of an uploaded file into a :class:`pandas.DataFrame`
+and a list of plain-text notes describing what it had to work out (encoding, separator,
+header position, sheet, ...).  Anything it cannot read raises a :class:`ValueError` whose
+message a non-expert can act on.
+
+Safety
+------
+* Nothing is ever unpickled or evaluated.  Only text, ``.xlsx``/``.xlsm`` (read with openpyxl,
+  formulas are never computed, macros never run; the cached cell values are read) and Parquet
+  (read with pyarrow, which refuses pickle-based extension types since version 14.0.1) are
+  supported; pickle, ``.npy``/``.npz``, HDF5, feather-with-pandas-objects and similar formats
+  are rejected by extension.
+* The content is checked against the extension: images, PDFs, archives, executables and
+  other binary data are recognised by their first bytes and rejected with a clear message.
+* Size limits: ``max_bytes`` for the upload, a limit on the uncompressed size of ``.xlsx``
+  archives (against "zip bombs"), and a limit of :data:`MAX_CELLS` cells.
+
+Text files
+----------
+The encoding is UTF-8 (with or without byte-order mark), UTF-16 with byte-order mark (Excel's
+"Unicode text"), else Windows-1252/Latin-1.  The separator is chosen among ``,`` ``;`` tab and
+``|`` (``csv.Sniffer`` breaks ties), falling back to runs of spaces; it is the one that splits
+the most rows into the same number of fields.  Title lines above the table are skipped: the
+header is the first row that has the table's number of fields, mostly non-empty, and is
+followed by rows of the same shape.  Cells are read as text, missing-value markers
+(``""``, ``NA``, ``?``, ``#N/A``, ...) become missing, and columns whose cells are all numbers
+become numeric, including numbers written with a decimal comma (``1,5``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io as _io
+import math
+import re
+import warnings
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .tabular import MISSING_TOKENS, parse_numeric
+
+__all__ = [
+    "TableRead",
+    "read_table",
+    "list_excel_sheets",
+    "SUPPORTED_EXTENSIONS",
+    "DEFAULT_MAX_BYTES",
+    "MAX_CELLS",
+]
+
+#: Default upload size limit, in bytes.
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+#: Largest number of cells (rows x columns) read from any file.
+MAX_CELLS = 20_000_000
+#: Largest uncompressed size of an Excel archive, as a multiple of ``max_bytes``.
+EXCEL_EXPANSION_LIMIT = 20
+
+TEXT_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".dat", ".data")
+EXCEL_EXTENSIONS = (".xlsx", ".xlsm")
+PARQUET_EXTENSIONS = (".parquet", ".pq")
+#: File-name extensions :func:`read_table` accepts.
+SUPPORTED_EXTENSIONS = TEXT_EXTENSIONS + EXCEL_EXTENSIONS + PARQUET_EXTENSIONS
+
+_SUPPORTED_TEXT = (
+    "CSV or other delimited text (.csv, .tsv, .txt, .tab, .dat, .data), Excel (.xlsx, .xlsm) "
+    "or Parquet (.parquet)"
+)
+_CANDIDATE_DELIMITERS = (",", ";", "\t", "|")
+_DELIMITER_NAMES = {
+    ",": "commas",
+    ";": "semicolons",
+    "\t": "tabs",
+    "|": "'|' characters",
+    " ": "spaces",
+}
+_SAMPLE_CHARS = 200_000
+_SAMPLE_ROWS = 500
+
+
+@dataclass
+class TableRead:
+    """The result of :func:`read_table`.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        The table: unique string column names, a ``RangeIndex``, numeric columns as ``int64``
+        or ``float64``, other columns as text (missing cells are ``NaN``).
+    notes : list of str
+        Plain-text sentences describing what was detected or changed while reading.
+    sheets : list of str or None
+        For Excel files, the names of all worksheets (the caller may offer a choice);
+        ``None`` for other formats.
+    encoding : str or None
+        The text encoding used (``"utf-8"``, ``"utf-8-sig"``, ``"utf-16"``, ``"cp1252"`` or
+        ``"latin-1"``); ``None`` for Excel and Parquet.
+    delimiter : str or None
+        The field separator of a text file (``" "`` means runs of spaces); ``None`` otherwise.
+    sheet : str or None
+        The worksheet that was read (Excel only).
+    header_row : int or None
+        1-based line (text) or row (Excel) number of the header; ``None`` when the file has no
+        header row or for Parquet.
+    format : str
+        ``"text"``, ``"excel"`` or ``"parquet"``.
+    """
+
+    frame: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+    sheets: list[str] | None = None
+    encoding: str | None = None
+    delimiter: str | None = None
+    sheet: str | None = None
+    header_row: int | None = None
+    format: str = "text"
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}".replace(".0 ", " ")
+        n /= 1024
+    return f"{n:,.1f} GB"  # pragma: no cover
+
+
+def _q(value: Any, limit: int = 40) -> str:
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f]+", " ", str(value))
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"'{text}'"
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _names(names: list[str], limit: int = 8) -> str:
+    shown = [_q(n) for n in names[:limit]]
+    if len(names) > limit:
+        shown.append(f"{len(names) - limit:,} more")
+    return _join(shown)
+
+
+def _extension(filename: str) -> str:
+    name = str(filename or "").strip().lower()
+    name = re.split(r"[\\/]", name)[-1]
+    return "." + name.rsplit(".", 1)[-1] if "." in name else ""
+
+
+_SIGNATURES: list[tuple[bytes, str]] = [
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"BZh", "a bzip2-compressed file"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old-style Microsoft Office file (.xls/.doc)"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"\x7fELF", "a program (executable)"),
+    (b"\x93NUMPY", "a NumPy array file"),
+    (b"\x89HDF\r\n\x1a\n", "an HDF5 file"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"ARROW1", "an Arrow/Feather file"),
+]
+
+
+def _sniff_binary(data: bytes) -> str | None:
+    """Describe the kind of a non-table file from its first bytes, or None."""
+    for magic, what in _SIGNATURES:
+        if data.startswith(magic):
+            return what
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "a WebP image"
+    if data[:1] == b"\x80" and len(data) > 1 and 2 <= data[1] <= 5:
+        return "a Python pickle file (never opened, for safety)"
+    return None
+
+
+def _zip_kind(data: bytes) -> str:
+    """'excel', 'ods', 'word', 'powerpoint', 'zip' or 'broken' for a ZIP-based file."""
+    try:
+        with zipfile.ZipFile(_io.BytesIO(data)) as zf:
+            names = set(zf.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return "broken"
+    if "xl/workbook.xml" in names or any(n.startswith("xl/") for n in names):
+        return "excel"
+    if "content.xml" in names and "mimetype" in names:
+        return "ods"
+    if any(n.startswith("word/") for n in names):
+        return "word"
+    if any(n.startswith("ppt/") for n in names):
+        return "powerpoint"
+    return "zip"
+
+
+def _not_a_table(filename: str, what: str, extra: str = "") -> ValueError:
+    return ValueError(
+        f"{_q(filename, 60)} is {what}, not a table.{extra} Please upload {_SUPPORTED_TEXT}."
+    )
+
+
+def _limit_cells(n_rows: int, n_cols: int, filename: str) -> None:
+    if n_rows * n_cols > MAX_CELLS:
+        raise ValueError(
+            f"{_q(filename, 60)} has about {n_rows:,} rows and {n_cols:,} columns, more than the "
+            f"{MAX_CELLS:,} cells this tool can handle. Please upload a smaller table."
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------------------------
+def read_table(
+    data: bytes,
+    filename: str,
+    *,
+    sheet: str | int | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+) -> TableRead:
+    """Read an uploaded table safely.
+
+    Parameters
+    ----------
+    data : bytes
+        The raw content of the file.
+    filename : str
+        The file's name; its extension chooses the reader (see
+        :data:`SUPPORTED_EXTENSIONS`).  Only used for that and in messages.
+    sheet : str or int, optional
+        Excel only: the worksheet to read, by name or 0-based position.  Default: the first
+        worksheet that is not empty.
+    max_bytes : int or None
+        Reject files larger than this (default :data:`DEFAULT_MAX_BYTES`); ``None`` for no
+        limit.
+
+    Returns
+    -------
+    TableRead
+        The table and notes about how it was read.
+
+    Raises
+    ------
+    ValueError
+        With a plain-language message if the file is empty, too large, of an unsupported
+        type, not a table, or unreadable.
+    """
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, bytes):
+        raise TypeError(f"read_table expects the file content as bytes, not {type(data).__name__}.")
+    name = str(filename or "upload")
+    ext = _extension(name)
+    if ext not in SUPPORTED_EXTENSIONS:
+        hint = ""
+        if ext == ".xls":
+            hint = (
+                " The old Excel format .xls is not supported: open the file in Excel or "
+                "LibreOffice and save it as .xlsx or .csv."
+            )
+        elif ext == ".ods":
+            hint = " OpenDocument spreadsheets are not supported: save the file as .xlsx or .csv."
+        elif ext in (".pkl", ".pickle", ".joblib", ".npy", ".npz", ".h5", ".hdf5", ".feather"):
+            hint = " Files of this kind can run code when opened and are never read, for safety."
+        raise ValueError(
+            f"{_q(name, 60)} has "
+            + (f"the extension {_q(ext)}" if ext else "no file extension")
+            + f", which is not supported.{hint} Supported files are {_SUPPORTED_TEXT}."
+        )
+    if len(data) == 0:
+        raise ValueError(f"{_q(name, 60)} is empty (0 bytes): there is no table in it.")
+    if max_bytes is not None and len(data) > max_bytes:
+        raise ValueError(
+            f"{_q(name, 60)} is {_size(len(data))}, larger than the limit of {_size(max_bytes)}. "
+            "Please upload a smaller file, for example with fewer rows or columns."
+        )
+
+    notes: list[str] = []
+    kind = "text" if ext in TEXT_EXTENSIONS else "excel" if ext in EXCEL_EXTENSIONS else "parquet"
+    # Recognise the content from its first bytes, whatever the extension says.
+    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+        zkind = _zip_kind(data)
+        if zkind == "excel":
+            if kind != "excel":
+                notes.append(
+                    f"{_q(name, 60)} is an Excel workbook although its name ends in {ext}; "
+                    "it was read as Excel."
+                )
+            kind = "excel"
+        elif zkind == "ods":
+            raise _not_a_table(
+                name, "an OpenDocument spreadsheet", " Save it as .xlsx or .csv first."
+            )
+        elif zkind == "word":
+            raise _not_a_table(name, "a Word document")
+        elif zkind == "powerpoint":
+            raise _not_a_table(name, "a PowerPoint presentation")
+        elif zkind == "zip":
+            raise _not_a_table(name, "a ZIP archive", " Extract it and upload the table inside.")
+        elif kind == "excel":
+            raise ValueError(
+                f"{_q(name, 60)} could not be read as an Excel workbook: the file is damaged or "
+                "incomplete. Open it in Excel or LibreOffice and save it again as .xlsx, or save it as CSV."
+            )
+    elif data[:4] == b"PAR1":
+        if kind != "parquet":
+            notes.append(
+                f"{_q(name, 60)} is a Parquet file although its name ends in {ext}; it was read as Parquet."
+            )
+        kind = "parquet"
+    else:
+        what = _sniff_binary(data)
+        if what is not None:
+            raise _not_a_table(name, what)
+        if kind == "excel":
+            raise ValueError(
+                f"{_q(name, 60)} is not a valid Excel workbook (.xlsx files are ZIP archives, and "
+                "this one is not). If it is a CSV file, rename it to .csv; otherwise open it in "
+                "Excel or LibreOffice and save it again as .xlsx."
+            )
+        if kind == "parquet":
+            raise ValueError(
+                f"{_q(name, 60)} is not a valid Parquet file (it does not start with the Parquet "
+                "marker). Upload the original file, or save the table as CSV."
+            )
+
+    if kind == "excel":
+        result = _read_excel(data, name, sheet, max_bytes)
+    elif kind == "parquet":
+        result = _read_parquet(data, name)
+    else:
+        result = _read_text(data, name)
+    result.notes[:0] = notes
+    result.frame = _finish_frame(result.frame, result.notes)
+    if result.frame.shape[0] == 0:
+        raise ValueError(
+            f"{_q(name, 60)} has a header row but no data rows: the table is empty."
+            if result.frame.shape[1]
+            else f"{_q(name, 60)} contains no table."
+        )
+    return result
+
+
+def list_excel_sheets(data: bytes) -> list[str]:
+    """Names of the worksheets of an ``.xlsx`` workbook, in order.
+
+    Parameters
+    ----------
+    data : bytes
+        The content of the workbook.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        If the bytes are not a readable Excel workbook.
+    """
+    wb = _open_workbook(data, "workbook", DEFAULT_MAX_BYTES)
+    try:
+        return [ws.title for ws in wb.worksheets]
+    finally:
+        wb.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Text
+# --------------------------------------------------------------------------------------------
+def _decode(data: bytes, name: str, notes: list[str]) -> tuple[str, str]:
+    if data.startswith(b"\xef\xbb\xbf"):
+        try:
+            text = data[3:].decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            notes.append(
+                "The file is UTF-8 text with a byte-order mark (BOM); the mark was ignored."
+            )
+            return text, "utf-8-sig"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) and not data.startswith(b"\xff\xfe\x00\x00"):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{_q(name, 60)} looks like UTF-16 text but could not be decoded ({exc.reason}). "
+                "Save it as CSV (UTF-8) and upload it again."
+            ) from None
+        notes.append("The file is UTF-16 text (as saved by Excel's 'Unicode text' option).")
+        return text, "utf-16"
+    if b"\x00" in data[:65536]:
+        raise _not_a_table(name, "binary data (it contains zero bytes, which text never does)")
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        text, encoding = data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        text, encoding = data.decode("latin-1"), "latin-1"
+    notes.append(
+        "The file is not UTF-8; it was read as Latin-1 (Windows-1252), the usual encoding of "
+        "files saved by older Windows programs. If accented letters look wrong, save the file "
+        "as 'CSV UTF-8' and upload it again."
+    )
+    return text, encoding
+
+
+def _looks_binary(text: str) -> bool:
+    sample = text[:65536]
+    if not sample:
+        return False
+    control = sum(
+        1 for ch in sample if (ord(ch) < 32 and ch not in "\t\n\r\f\v") or 0x7F <= ord(ch) < 0xA0
+    )
+    return control / len(sample) > 0.01
+
+
+@dataclass
+class _Layout:
+    delimiter: str
+    width: int
+    header: int  # index into records
+    consistent: int
+    records: list[tuple[int, list[str]]]  # (first line number, 0-based; fields)
+
+
+def _records(sample: str, delimiter: str) -> list[tuple[int, list[str]]]:
+    out = []
+    if delimiter == " ":
+        for i, line in enumerate(sample.split("\n")[:_SAMPLE_ROWS]):
+            fields = line.split()
+            if fields:
+                out.append((i, fields))
+        return out
+    reader = csv.reader(_io.StringIO(sample), delimiter=delimiter)
+    start = 0
+    try:
+        for fields in reader:
+            if any(f.strip() for f in fields):
+                out.append((start, fields))
+            start = reader.line_num
+            if len(out) >= _SAMPLE_ROWS:
+                break
+    except csv.Error:
+        pass
+    return out
+
+
+def _filled(fields: list[str]) -> int:
+    return sum(1 for f in fields if f.strip())
+
+
+def _layout(sample: str, delimiter: str) -> _Layout | None:
+    records = _records(sample, delimiter)
+    if len(records) < 1:
+        return None
+    counts = [len(f) for _, f in records]
+    tally = Counter(counts)
+    width = max(tally, key=lambda w: (tally[w], w))
+    if width < 2:
+        return None
+    need = max(2, math.ceil(width / 2)) if width >= 3 else 1
+    for h, (_, fields) in enumerate(records):
+        if len(fields) != width or _filled(fields) < need:
+            continue
+        rest = counts[h:]
+        same = sum(1 for c in rest if c == width)
+        fits = sum(1 for c in rest if c <= width)
+        if same / len(rest) >= 0.6 and fits / len(rest) >= 0.8:
+            return _Layout(delimiter, width, h, same, records)
+        break
+    return None
+
+
+def _choose_layout(sample: str) -> _Layout | None:
+    try:
+        sniffed = (
+            csv.Sniffer()
+            .sniff(sample[:50_000], delimiters="".join(_CANDIDATE_DELIMITERS))
+            .delimiter
+        )
+    except csv.Error:
+        sniffed = None
+    order = list(_CANDIDATE_DELIMITERS)
+    if sniffed in order:
+        order.remove(sniffed)
+        order.insert(0, sniffed)
+    best: _Layout | None = None
+    for d in order:
+        lay = _layout(sample, d)
+        if lay is not None and (best is None or lay.consistent > best.consistent):
+            best = lay
+    if best is None:
+        best = _layout(sample, " ")
+    return best
+
+
+def _read_text(data: bytes, name: str) -> TableRead:
+    notes: list[str] = []
+    text, encoding = _decode(data, name, notes)
+    if _looks_binary(text):
+        raise _not_a_table(name, "binary data (it is not readable text)")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise ValueError(f"{_q(name, 60)} contains only blank lines: there is no table in it.")
+    head = text.lstrip()[:200].lower()
+    if head.startswith(("<!doctype html", "<html", "<head", "<body")):
+        raise _not_a_table(
+            name,
+            "a web page (HTML)",
+            " Perhaps the download failed or saved the page around the table.",
+        )
+    if head.startswith("<?xml"):
+        raise _not_a_table(name, "an XML document")
+    if re.match(r"[\[{]\s*[\"{\[]", head):
+        raise _not_a_table(name, "JSON data")
+
+    sample = text[:_SAMPLE_CHARS]
+    if len(text) > _SAMPLE_CHARS and "\n" in sample:
+        sample = sample[: sample.rfind("\n")]
+    layout = _choose_layout(sample)
+    if layout is None:
+        lines = [ln for ln in sample.split("\n") if ln.strip()]
+        if lines and all(not re.search(r"[,;\t|]", ln) for ln in lines) and len(lines) > 1:
+            words = sum(len(ln.split()) for ln in lines) / len(lines)
+            if words <= 1.5:
+                raise ValueError(
+                    f"{_q(name, 60)} has a single column (no commas, semicolons, tabs or '|' "
+                    "separate the values). A classifier needs a label column and at least one "
+                    "feature column."
+                )
+        for d in _CANDIDATE_DELIMITERS:
+            records = _records(sample, d)
+            with_d = [(line, len(f)) for line, f in records if len(f) > 1]
+            if records and len(with_d) >= 0.8 * len(records) and len(records) >= 2:
+                (l1, c1), (l2, c2) = (
+                    with_d[0],
+                    next(((ln, c) for ln, c in with_d if c != with_d[0][1]), with_d[-1]),
+                )
+                raise ValueError(
+                    f"{_q(name, 60)} looks like a table with values separated by "
+                    f"{_DELIMITER_NAMES[d]}, but its rows do not have the same number of values "
+                    f"(for example line {l1 + 1} has {c1} and line {l2 + 1} has {c2}). Check that "
+                    "every row has one value per column and that text containing the separator "
+                    "is in double quotes."
+                )
+        raise ValueError(
+            f"No table was found in {_q(name, 60)}: its lines do not split into the same number "
+            "of columns with any of the usual separators (comma, semicolon, tab, '|' or spaces). "
+            "It looks like running text. Please upload a table with one row per line, for "
+            "example a CSV file saved from a spreadsheet."
+        )
+
+    d = layout.delimiter
+    header_line, header_fields = layout.records[layout.header]
+    # first line after the header record
+    data_start = _line_after(sample, layout, header_line)
+    skipped_lines = header_line
+    if skipped_lines:
+        notes.append(
+            f"The table starts at line {header_line + 1}: "
+            f"{'the line' if skipped_lines == 1 else f'the {skipped_lines} lines'} above it "
+            f"({_line_preview(text, header_line)}) {'does' if skipped_lines == 1 else 'do'} not "
+            "belong to the table (titles or comments) and "
+            f"{'was' if skipped_lines == 1 else 'were'} skipped."
+        )
+    if d != ",":
+        notes.append(f"Columns are separated by {_DELIMITER_NAMES[d]}.")
+
+    header = [h.strip() for h in header_fields]
+    frame, bad_lines = _parse_body(
+        _text_from_line(text, data_start), d, len(header), name, data_start
+    )
+    has_header = not _header_is_data(header, frame)
+    if not has_header:
+        notes.append(_NO_HEADER_NOTE.format(where="file"))
+        header = [""] * layout.width
+        frame, bad_lines = _parse_body(
+            _text_from_line(text, header_line), d, len(header), name, header_line
+        )
+    n_rows = len(frame)
+    if bad_lines:
+        if len(bad_lines) > max(2, 0.2 * (n_rows + len(bad_lines))):
+            raise ValueError(
+                f"{_q(name, 60)} could not be read as a table: {len(bad_lines):,} lines (for "
+                f"example line {bad_lines[0]:,}) have more values than the header row has "
+                f"columns ({len(header)}). Check that the file uses one separator throughout, "
+                "and that text containing the separator is in double quotes."
+            )
+        shown = _join(
+            [f"{n:,}" for n in bad_lines[:5]] + (["others"] if len(bad_lines) > 5 else [])
+        )
+        notes.append(
+            (
+                f"Line {shown} has"
+                if len(bad_lines) == 1
+                else f"{len(bad_lines):,} lines ({shown}) have"
+            )
+            + f" more values than the header row has columns ({len(header)}) and "
+            + ("was" if len(bad_lines) == 1 else "were")
+            + " skipped."
+        )
+    frame.columns = header[: frame.shape[1]] + [""] * max(0, frame.shape[1] - len(header))
+    frame = _convert_cells(frame, notes)
+    return TableRead(
+        frame=frame,
+        notes=notes,
+        encoding=encoding,
+        delimiter=d,
+        header_row=header_line + 1 if has_header else None,
+        format="text",
+    )
+
+
+_NO_HEADER_NOTE = (
+    "The first row holds data, not column names, so the {where} seems to have no header row; "
+    "the columns were named column_1, column_2, ... ."
+)
+
+
+def _header_is_data(header: list[Any], body: pd.DataFrame) -> bool:
+    """True if the candidate header row looks like one more data row.
+
+    That is the case when every column whose data are numbers has a number in the header row,
+    and every other header cell is one of the values of its column (e.g. 'yes' in a yes/no
+    label column).  Real headers ('age', 'label') fail one of these tests.
+    """
+    sample = body.head(200)
+    numeric = 0
+    for j, h in enumerate(header):
+        if j >= sample.shape[1]:
+            return False
+        cells = sample.iloc[:, j].to_numpy(dtype=object)
+        parsed = parse_numeric(cells)
+        blank = h is None or (isinstance(h, str) and not h.strip())
+        if blank:
+            continue
+        h_number = (
+            isinstance(h, (int, float))
+            and not isinstance(h, bool)
+            or (isinstance(h, str) and parse_numeric([h]).n_numbers == 1)
+        )
+        if parsed.n_present and parsed.n_bad == 0:
+            if not h_number:
+                return False
+            numeric += 1
+        else:
+            values = {str(c).strip() for c in cells if c is not None}
+            if str(h).strip() not in values:
+                return False
+    return numeric > 0
+
+
+def _line_after(sample: str, layout: _Layout, header_line: int) -> int:
+    """0-based line number of the first line after the header record."""
+    h = layout.header
+    if h + 1 < len(layout.records):
+        # lines between the header record and the next record are blank or part of the header
+        if layout.delimiter == " ":
+            return header_line + 1
+        reader = csv.reader(
+            _io.StringIO(_text_from_line(sample, header_line)), delimiter=layout.delimiter
+        )
+        next(reader, None)
+        return header_line + reader.line_num
+    return header_line + 1
+
+
+def _text_from_line(text: str, line: int) -> str:
+    pos = 0
+    for _ in range(line):
+        nxt = text.find("\n", pos)
+        if nxt < 0:
+            return ""
+        pos = nxt + 1
+    return text[pos:]
+
+
+def _line_preview(text: str, n_lines: int) -> str:
+    lines = [ln.strip() for ln in text.split("\n", n_lines)[:n_lines] if ln.strip(" ,;\t|")]
+    if not lines:
+        return "blank"
+    first = lines[0].strip(" ,;\t|")
+    return "starting with " + _q(first, 50)
+
+
+def _parse_body(
+    body: str, delimiter: str, width: int, name: str, offset: int
+) -> tuple[pd.DataFrame, list[int]]:
+    if not body.strip():
+        return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(width)}), []
+    kwargs: dict[str, Any] = dict(
+        header=None,
+        names=list(range(width)),
+        dtype=str,
+        keep_default_na=False,
+        na_filter=False,
+        skip_blank_lines=True,
+        on_bad_lines="warn",
+        engine="c",
+        index_col=False,
+    )
+    if delimiter == " ":
+        kwargs["sep"] = r"\s+"
+    else:
+        kwargs["sep"] = delimiter
+    bad: list[int] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            frame = pd.read_csv(_io.StringIO(body), **kwargs)
+        except (pd.errors.ParserError, ValueError, csv.Error) as exc:
+            raise ValueError(
+                f"{_q(name, 60)} could not be read as a table: {str(exc).strip()[:200]}. Check "
+                "that quotation marks are balanced and that every row uses the same separator."
+            ) from None
+    for w in caught:
+        for m in re.finditer(r"Skipping line (\d+)", str(w.message)):
+            bad.append(int(m.group(1)) + offset)
+    return frame, sorted(set(bad))
+
+
+# --------------------------------------------------------------------------------------------
+# Cells -> typed columns (shared by text and Excel)
+# --------------------------------------------------------------------------------------------
+def _convert_cells(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """Turn columns of raw cells (text, numbers, dates) into typed columns."""
+    columns: dict[int, pd.Series] = {}
+    decimal_comma: list[str] = []
+    thousands: list[str] = []
+    for j in range(frame.shape[1]):
+        raw = frame.iloc[:, j].to_numpy(dtype=object)
+        parsed = parse_numeric(raw)
+        if parsed.n_present and parsed.n_bad == 0 and parsed.n_bool == parsed.n_numbers:
+            flags = pd.array(
+                [None if np.isnan(v) else bool(v) for v in parsed.values], dtype="boolean"
+            )
+            columns[j] = pd.Series(flags if pd.isna(flags).any() else flags.to_numpy(dtype=bool))
+            continue
+        if parsed.n_present and parsed.n_bad == 0:
+            values = parsed.values
+            if parsed.comma == "decimal":
+                decimal_comma.append(str(frame.columns[j]))
+            elif parsed.comma == "thousands":
+                thousands.append(str(frame.columns[j]))
+            finite = values[np.isfinite(values)]
+            if (
+                not np.isnan(values).any()
+                and len(finite) == len(values)
+                and np.all(np.mod(finite, 1) == 0)
+                and np.all(np.abs(finite) < 2**53)
+            ):
+                columns[j] = pd.Series(values.astype(np.int64))
+            else:
+                columns[j] = pd.Series(values)
+            continue
+        cells = []
+        for v in raw:
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                cells.append(None)
+            elif isinstance(v, str):
+                s = v.strip()
+                cells.append(None if s.lower() in MISSING_TOKENS else s)
+            else:
+                cells.append(v)
+        present = [c for c in cells if c is not None]
+        if present and all(
+            isinstance(c, (pd.Timestamp, np.datetime64)) or hasattr(c, "isoformat") for c in present
+        ):
+            try:
+                columns[j] = pd.Series(pd.to_datetime(pd.Series(cells, dtype=object)))
+                continue
+            except (ValueError, TypeError, OverflowError):
+                pass
+        columns[j] = pd.Series([None if c is None else str(c) for c in cells], dtype=object).astype(
+            _text_dtype()
+        )
+    out = pd.DataFrame(columns)
+    out.columns = list(frame.columns)
+    if decimal_comma:
+        notes.append(
+            f"Numbers with a decimal comma (such as 1,5) were read as numbers in {_names(decimal_comma)}."
+        )
+    if thousands:
+        notes.append(
+            f"Commas in {_names(thousands)} were read as thousands separators (1,500 = 1500)."
+        )
+    return out
+
+
+def _text_dtype() -> Any:
+    try:
+        return pd.StringDtype(na_value=np.nan)
+    except TypeError:  # pandas < 2.3
+        return object
+
+
+def _finish_frame(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """Unique, non-blank string column names; drop fully empty unnamed columns and empty rows."""
+    names = []
+    for c in frame.columns:
+        if c is None or (isinstance(c, float) and math.isnan(c)):
+            names.append("")
+        else:
+            names.append(str(c).strip())
+    frame = frame.copy()
+    frame.columns = range(frame.shape[1])
+    empty_unnamed = [j for j, n in enumerate(names) if not n and frame.iloc[:, j].isna().all()]
+    if empty_unnamed and len(empty_unnamed) < frame.shape[1]:
+        frame = frame.drop(columns=empty_unnamed)
+        names = [n for j, n in enumerate(names) if j not in set(empty_unnamed)]
+        notes.append(
+            f"{len(empty_unnamed)} empty column{'s' if len(empty_unnamed) > 1 else ''} without a "
+            "name (usually from a separator at the end of each line) "
+            f"{'were' if len(empty_unnamed) > 1 else 'was'} removed."
+        )
+    blank = [j for j, n in enumerate(names) if not n]
+    for j in blank:
+        names[j] = f"column_{j + 1}"
+    if blank and len(blank) < len(names):
+        notes.append(
+            f"{len(blank)} column{'s' if len(blank) > 1 else ''} had no name and "
+            f"{'were' if len(blank) > 1 else 'was'} named after {'their' if len(blank) > 1 else 'its'} "
+            f"position: {_names([names[j] for j in blank])}."
+        )
+    seen: set[str] = set()
+    all_names = set(names)
+    renamed = []
+    for j, n in enumerate(names):
+        if n in seen:
+            k = 2
+            while f"{n}_{k}" in seen or f"{n}_{k}" in all_names:
+                k += 1
+            names[j] = f"{n}_{k}"
+            renamed.append((n, names[j]))
+        seen.add(names[j])
+    if renamed:
+        notes.append(
+            "Several columns had the same name, so "
+            f"{len(renamed)} {'was' if len(renamed) == 1 else 'were'} renamed with a number suffix: "
+            + _join([f"{_q(new)} (a second {_q(old)})" for old, new in renamed[:8]])
+            + (f" and {len(renamed) - 8} more" if len(renamed) > 8 else "")
+            + "."
+        )
+    frame.columns = names
+    if frame.shape[1]:
+        empty_rows = frame.isna().all(axis=1).to_numpy()
+        if empty_rows.any():
+            frame = frame.loc[~empty_rows]
+            notes.append(
+                f"{int(empty_rows.sum()):,} empty row{'s' if empty_rows.sum() > 1 else ''} "
+                f"(every cell blank) {'were' if empty_rows.sum() > 1 else 'was'} removed."
+            )
+    return frame.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Excel
+# --------------------------------------------------------------------------------------------
+def _open_workbook(data: bytes, name: str, max_bytes: int | None):
+    try:
+        import openpyxl
+    except ImportError as exc:  # pragma: no cover - openpyxl is a dependency
+        raise ValueError("Excel files cannot be read because openpyxl is not installed.") from exc
+    limit = EXCEL_EXPANSION_LIMIT * (max_bytes or DEFAULT_MAX_BYTES)
+    try:
+        with zipfile.ZipFile(_io.BytesIO(data)) as zf:
+            total = sum(info.file_size for info in zf.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        raise ValueError(
+            f"{_q(name, 60)} could not be read as an Excel workbook: the file is damaged or not "
+            "an .xlsx file. Open it in Excel or LibreOffice and save it again as .xlsx, or save "
+            "it as CSV."
+        ) from None
+    if total > limit:
+        raise ValueError(
+            f"{_q(name, 60)} would take {_size(total)} once unpacked, more than the "
+            f"{_size(limit)} allowed. Please upload a smaller workbook or a CSV file."
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return openpyxl.load_workbook(
+                _io.BytesIO(data), read_only=True, data_only=True, keep_links=False
+            )
+        except Exception as exc:  # noqa: BLE001 - openpyxl raises many kinds of errors
+            raise ValueError(
+                f"{_q(name, 60)} could not be read as an Excel workbook ({type(exc).__name__}). "
+                "Open it in Excel or LibreOffice and save it again as .xlsx, or save it as CSV."
+            ) from None
+
+
+def _sheet_rows(ws, name: str) -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    cells = 0
+    for row in ws.iter_rows(values_only=True):
+        values = list(row)
+        while values and (
+            values[-1] is None or (isinstance(values[-1], str) and not values[-1].strip())
+        ):
+            values.pop()
+        rows.append(values)
+        cells += len(values)
+        if cells > MAX_CELLS:
+            _limit_cells(len(rows), max(1, cells // max(1, len(rows))) * 2, name)
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows
+
+
+def _read_excel(
+    data: bytes, name: str, sheet: str | int | None, max_bytes: int | None
+) -> TableRead:
+    notes: list[str] = []
+    wb = _open_workbook(data, name, max_bytes)
+    try:
+        worksheets = list(wb.worksheets)
+        titles = [ws.title for ws in worksheets]
+        if not worksheets:
+            raise ValueError(f"{_q(name, 60)} has no worksheets.")
+        if sheet is None:
+            chosen = 0
+            rows = _sheet_rows(worksheets[0], name)
+            if not any(rows):
+                for k in range(1, len(worksheets)):
+                    rows_k = _sheet_rows(worksheets[k], name)
+                    if any(rows_k):
+                        notes.append(
+                            f"The first sheet, {_q(titles[0])}, is empty, so the sheet "
+                            f"{_q(titles[k])} was read."
+                        )
+                        chosen, rows = k, rows_k
+                        break
+        else:
+            if isinstance(sheet, (int, np.integer)) and not isinstance(sheet, bool):
+                if not 0 <= int(sheet) < len(worksheets):
+                    raise ValueError(
+                        f"The workbook has {len(worksheets)} sheet(s) ({_names(titles)}); there is "
+                        f"no sheet number {int(sheet) + 1}."
+                    )
+                chosen = int(sheet)
+            elif str(sheet) in titles:
+                chosen = titles.index(str(sheet))
+            else:
+                raise ValueError(
+                    f"There is no sheet named {_q(sheet)} in {_q(name, 60)}. Its sheets are "
+                    f"{_names(titles, limit=20)}."
+                )
+            rows = _sheet_rows(worksheets[chosen], name)
+    finally:
+        wb.close()
+    if len(titles) > 1:
+        notes.append(
+            f"The workbook has {len(titles)} sheets ({_names(titles)}); the sheet "
+            f"{_q(titles[chosen])} was read. Choose another sheet to read it instead."
+        )
+    if not any(rows):
+        raise ValueError(
+            f"The sheet {_q(titles[chosen])} of {_q(name, 60)} is empty."
+            + (" Choose another sheet." if len(titles) > 1 else "")
+        )
+    frame, header_row = _grid_to_frame(rows, titles[chosen], notes)
+    frame = _convert_cells(frame, notes)
+    return TableRead(
+        frame=frame,
+        notes=notes,
+        sheets=titles,
+        sheet=titles[chosen],
+        header_row=header_row,
+        format="excel",
+    )
+
+
+def _is_blank(v: Any) -> bool:
+    return v is None or (isinstance(v, str) and not v.strip())
+
+
+def _grid_to_frame(
+    rows: list[list[Any]], sheet: str, notes: list[str]
+) -> tuple[pd.DataFrame, int | None]:
+    filled = [sum(1 for v in r if not _is_blank(v)) for r in rows]
+    widths = [len(r) for r in rows]
+    nonblank = [k for k, f in enumerate(filled) if f]
+    tally = Counter(widths[k] for k in nonblank[: _SAMPLE_ROWS * 2])
+    width = max(tally, key=lambda w: (tally[w], w))
+    need = max(2, math.ceil(width / 2)) if width >= 3 else 1
+    header = next((k for k in nonblank if filled[k] >= need and widths[k] >= min(width, 2)), None)
+    if header is None or width < 2:
+        raise ValueError(
+            f"The sheet {_q(sheet)} does not contain a table with at least two columns (a label "
+            "and a feature)."
+        )
+    if header > 0:
+        above = [r for r in rows[:header] if any(not _is_blank(v) for v in r)]
+        what = (
+            "starting with " + _q(next(str(v) for v in above[0] if not _is_blank(v)), 50)
+            if above
+            else "blank"
+        )
+        notes.append(
+            f"The table starts at row {header + 1} of the sheet: the {header} row"
+            f"{'s' if header > 1 else ''} above it ({what}) "
+            f"{'were' if header > 1 else 'was'} skipped as titles or comments."
+        )
+    ncols = max(widths[header:]) if rows[header:] else width
+    head = [rows[header][j] if j < len(rows[header]) else None for j in range(ncols)]
+    head_texts = ["" if _is_blank(h) else str(h).strip() for h in head]
+    probe = [list(r) + [None] * (ncols - len(r)) for r in rows[header + 1 : header + 201]]
+    has_header = not (probe and _header_is_data(head, pd.DataFrame(probe, dtype=object)))
+    body_rows = rows[header + 1 :] if has_header else rows[header:]
+    if not has_header:
+        notes.append(_NO_HEADER_NOTE.format(where="sheet"))
+        head_texts = [""] * ncols
+    grid = [list(r) + [None] * (ncols - len(r)) for r in body_rows]
+    _limit_cells(len(grid), ncols, sheet)
+    frame = (
+        pd.DataFrame(grid, columns=range(ncols), dtype=object)
+        if grid
+        else pd.DataFrame({j: pd.Series([], dtype=object) for j in range(ncols)})
+    )
+    frame.columns = head_texts
+    errors = sum(
+        1
+        for r in body_rows
+        for v in r
+        if isinstance(v, str) and v.strip().startswith("#") and v.strip().lower() in MISSING_TOKENS
+    )
+    if errors:
+        notes.append(
+            f"{errors:,} cell{'s' if errors > 1 else ''} held a formula error such as #DIV/0! or "
+            f"#N/A; {'they are' if errors > 1 else 'it is'} treated as missing."
+        )
+    return frame, (header + 1 if has_header else None)
+
+
+# --------------------------------------------------------------------------------------------
+# Parquet
+# --------------------------------------------------------------------------------------------
+def _read_parquet(data: bytes, name: str) -> TableRead:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:  # pragma: no cover - pyarrow is a dependency
+        raise ValueError("Parquet files cannot be read because pyarrow is not installed.") from exc
+    notes: list[str] = []
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(data))
+        meta = pf.metadata
+        _limit_cells(meta.num_rows, meta.num_columns, name)
+        table = pf.read()
+    except ValueError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several error kinds
+        raise ValueError(
+            f"{_q(name, 60)} could not be read as a Parquet file ({type(exc).__name__}: "
+            f"{str(exc)[:120]}). The file may be damaged; upload it again or save the table as CSV."
+        ) from None
+    nested = [
+        f.name
+        for f in table.schema
+        if pa.types.is_nested(f.type)
+        or pa.types.is_dictionary(f.type)
+        and pa.types.is_nested(f.type.value_type)
+    ]
+    if nested:
+        table = table.drop_columns(nested)
+        notes.append(
+            f"{len(nested)} column{'s' if len(nested) > 1 else ''} ({_names(nested)}) "
+            f"{'hold' if len(nested) > 1 else 'holds'} lists or records instead of single values "
+            f"and {'were' if len(nested) > 1 else 'was'} left out."
+        )
+    try:
+        frame = table.to_pandas()
+    except Exception as exc:  # noqa: BLE001
+        raise ValueError(
+            f"{_q(name, 60)} could not be converted to a table ({type(exc).__name__})."
+        ) from None
+    if not isinstance(frame.index, pd.RangeIndex):
+        index_names = [n for n in frame.index.names if n is not None]
+        frame = frame.reset_index()
+        notes.append(
+            "The file stored a row index"
+            + (f" ({_names(index_names)})" if index_names else "")
+            + "; it was turned into an ordinary column."
+        )
+    for j in range(frame.shape[1]):
+        col = frame.iloc[:, j]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            values = [
+                None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else v
+                for v in col.to_numpy(dtype=object)
+            ]
+            plain = pd.Series(values, dtype=object).infer_objects()
+            if plain.dtype == object:
+                plain = plain.astype(_text_dtype())
+            frame.isetitem(j, plain)
+    frame.columns = [str(c) for c in frame.columns]
+    return TableRead(frame=frame, notes=notes, format="parquet")

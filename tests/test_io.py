@@ -1,0 +1,418 @@
+"""Tests for slb.io.read_table and the corpus of malformed uploads in tests/data/malformed/.
+
+Every corpus file goes through ``read_table`` -> ``prepare_table`` (with the label and options
+listed in ``CASES``) and must end either in a clean result whose notes contain the expected
+phrases, or in a ``ValueError`` raised at the expected stage with the expected phrase.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from slb.io import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, TableRead, list_excel_sheets, read_table
+from slb.tabular import prepare_table
+
+DATA = Path(__file__).resolve().parent / "data"
+CORPUS = DATA / "malformed"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One corpus file, how to read and prepare it, and the expected outcome.
+
+    ``error`` is a phrase of the expected ValueError message (``stage`` says whether
+    read_table or prepare_table raises it); otherwise the run must succeed and every phrase
+    of ``notes`` must occur in the read notes or the prepare_table messages.
+    """
+
+    file: str
+    label: str = "label"
+    read: dict = field(default_factory=dict)
+    prepare: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    error: str | None = None
+    stage: str | None = None
+
+    @property
+    def id(self) -> str:
+        extra = ",".join(f"{k}={v}" for k, v in {**self.read, **self.prepare}.items())
+        return (
+            self.file
+            + (f"[{extra}]" if extra else "")
+            + ("" if self.label == "label" else f"[label={self.label}]")
+        )
+
+
+CASES = [
+    # ---- reading problems ---------------------------------------------------------------------
+    Case("empty.csv", error="is empty (0 bytes)", stage="read"),
+    Case("header_only.csv", error="has a header row but no data rows", stage="read"),
+    Case("blank_lines_only.csv", error="contains only blank lines", stage="read"),
+    Case("semicolon_decimal_comma.csv", notes=("separated by semicolons", "decimal comma")),
+    Case("tab_separated.tsv", notes=("separated by tabs",)),
+    Case("pipe_delimited.txt", notes=("separated by '|'",)),
+    Case("space_separated.dat", notes=("separated by spaces",)),
+    Case("latin1.csv", label="Klasse", notes=("read as Latin-1", "'ort') contains text")),
+    Case("latin1.csv", label="klasse", notes=("same name up to upper/lower case",)),
+    Case("utf8_bom.csv", notes=("byte-order mark",)),
+    Case("utf16_unicode_text.txt", notes=("UTF-16", "separated by tabs")),
+    Case(
+        "title_rows.csv", notes=("table starts at line 4", "'Results of the 2023 field campaign'")
+    ),
+    Case("ragged_rows.csv", notes=("Line 6 has more values than the header row",)),
+    Case("no_header.csv", label="column_4", notes=("no header row",)),
+    Case("index_column.csv", notes=("had no name", "just the row numbers")),
+    Case("single_column.csv", error="has a single column", stage="read"),
+    Case("prose.txt", error="No table was found", stage="read"),
+    Case("html_page.csv", error="is a web page (HTML), not a table", stage="read"),
+    Case("png_renamed.csv", error="is a PNG image, not a table", stage="read"),
+    Case("random_binary.csv", error="is binary data", stage="read"),
+    Case("gzip_compressed.csv", error="is a gzip-compressed file", stage="read"),
+    Case("unknown_extension.json", error="'.json', which is not supported", stage="read"),
+    Case("old_format.xls", error="The old Excel format .xls is not supported", stage="read"),
+    # ---- Excel and Parquet ----------------------------------------------------------------------
+    Case("two_sheets.xlsx", notes=("workbook has 2 sheets", "'measurements' was read")),
+    Case(
+        "two_sheets.xlsx",
+        label="statistic",
+        read={"sheet": "summary"},
+        error="each class needs at least 5 rows",
+        stage="prepare",
+    ),
+    Case("excel_title_row.xlsx", notes=("table starts at row 3 of the sheet",)),
+    Case("excel_formula_errors.xlsx", notes=("formula error", "had missing values")),
+    Case("broken.xlsx", error="could not be read as an Excel workbook", stage="read"),
+    Case("table.parquet", notes=("stored a row index ('sample_id')", "contain text")),
+    Case(
+        "table.parquet",
+        prepare={"non_numeric": "encode"},
+        notes=("'site' has 4 categories", "looks like identifiers"),
+    ),
+    # ---- label problems -----------------------------------------------------------------------
+    Case("five_classes.csv", error="has 5 classes", stage="prepare"),
+    Case(
+        "five_classes.csv",
+        prepare={"positive": "gamma"},
+        notes=("merged into one negative class named 'not gamma'",),
+    ),
+    Case("one_class.csv", error="has only one class, 'yes' (40 rows)", stage="prepare"),
+    Case("odd_labels.csv", notes=("3 rows (rows 3, 6 and 10) had no value in the label",)),
+    Case("boolean_label.csv", notes=("1/True conventionally marks the positive class",)),
+    Case(
+        "tab_separated.tsv",
+        label="diagnosis",
+        error="'diagnosis' is not in the table",
+        stage="prepare",
+    ),
+    # ---- feature problems ---------------------------------------------------------------------
+    Case("text_features.csv", notes=("('patient', 'smoker' and 'blood_group') contain text",)),
+    Case(
+        "text_features.csv",
+        prepare={"non_numeric": "encode"},
+        notes=(
+            "single 0/1 column 'smoker=yes'",
+            "'blood_group' has 4 categories",
+            "'patient') has more than 10",
+        ),
+    ),
+    Case("all_text_features.csv", error="No usable feature column is left", stage="prepare"),
+    Case("missing_values.csv", notes=("4 rows of 40", "were removed")),
+    Case("missing_values.csv", prepare={"missing": "impute"}, notes=("5 missing values", "median")),
+    Case("mostly_missing_column.csv", notes=("'x4': 75%) is more than half empty",)),
+    Case("inf_values.csv", notes=("3 cells in 'x2' and 'x3' held an infinite value",)),
+    Case("constant_column.csv", notes=("('batch') has the same value in every row",)),
+    Case("duplicate_column_names.csv", notes=("'size_2' (a second 'size')",)),
+    Case("duplicate_columns.csv", notes=("'x1_copy' (same as 'x1')",)),
+    Case(
+        "numbers_as_text.csv",
+        notes=("decimal comma", "stored numbers as text", "('<0.01' and 'n.d.')"),
+    ),
+    # ---- size problems ------------------------------------------------------------------------
+    Case("thirty_rows_sixty_features.csv", notes=("more features (60) than rows (30)",)),
+    Case(
+        "thirty_rows_sixty_features.csv",
+        prepare={"max_features": 10},
+        notes=("60 usable features, more than the limit of 10",),
+    ),
+    Case("six_rows.csv", error="'yes' has 3 rows and 'no' has 3 rows", stage="prepare"),
+    Case("small_class_for_folds.csv", prepare={"n_folds": 10}, notes=("so 7 folds will be used",)),
+    Case("many_rows.csv", prepare={"max_rows": 500}, notes=("random sample of 500 rows",)),
+]
+
+
+def _run(case: Case):
+    data = (CORPUS / case.file).read_bytes()
+    read = read_table(data, case.file, **case.read)
+    prepared = prepare_table(read.frame, case.label, **case.prepare)
+    return read, prepared
+
+
+def _check_message(message: str) -> None:
+    assert isinstance(message, str) and message.strip()
+    assert message.rstrip().endswith("."), message
+    assert "Traceback" not in message and "<" not in message.replace("'<0.01'", "")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_corpus_file(case: Case) -> None:
+    if case.error is not None:
+        assert case.stage in ("read", "prepare")
+        data = (CORPUS / case.file).read_bytes()
+        if case.stage == "read":
+            with pytest.raises(ValueError) as info:
+                read_table(data, case.file, **case.read)
+        else:
+            read = read_table(data, case.file, **case.read)
+            with pytest.raises(ValueError) as info:
+                prepare_table(read.frame, case.label, **case.prepare)
+        message = str(info.value)
+        assert case.error in message, message
+        _check_message(message)
+        return
+
+    read, prepared = _run(case)
+    assert isinstance(read, TableRead)
+    texts = list(read.notes) + prepared.messages
+    for text in texts:
+        _check_message(text)
+    joined = "\n".join(texts)
+    for phrase in case.notes:
+        assert phrase in joined, f"{phrase!r} not in:\n{joined}"
+    assert case.notes, "a successful corpus case must expect at least one visible note"
+    X, y = prepared.X, prepared.y
+    assert len(X) == len(y) > 0 and X.shape[1] > 0
+    assert all(dt == np.float64 for dt in X.dtypes)
+    assert np.isfinite(X.to_numpy()).all()
+    assert set(pd.unique(pd.Series(y, dtype=object))) == {
+        prepared.positive_label,
+        prepared.negative_label,
+    }
+    assert sum(prepared.class_counts.values()) == len(y)
+
+
+def test_every_corpus_file_is_tested_and_documented() -> None:
+    files = sorted(p.name for p in CORPUS.iterdir())
+    assert len(files) >= 20
+    readme = (DATA / "README.md").read_text(encoding="utf-8")
+    tested = {c.file for c in CASES}
+    for name in files:
+        assert name in tested, f"{name} has no entry in CASES"
+        assert f"`{name}`" in readme, f"{name} is not described in tests/data/README.md"
+    for name in tested:
+        assert name in files
+    for path in CORPUS.iterdir():
+        assert path.stat().st_size < 50_000
+
+
+# ---- specific read_table behaviour ------------------------------------------------------------
+def test_corpus_details() -> None:
+    read, prepared = _run(Case("utf8_bom.csv"))
+    assert read.encoding == "utf-8-sig" and read.frame.columns[0] == "x1"
+    read = read_table((CORPUS / "latin1.csv").read_bytes(), "latin1.csv")
+    assert read.encoding in ("cp1252", "latin-1")
+    assert list(read.frame.columns[:3]) == ["größe", "gewicht", "länge"]
+    assert "München" in set(read.frame["ort"])
+    read = read_table((CORPUS / "semicolon_decimal_comma.csv").read_bytes(), "s.csv")
+    assert read.delimiter == ";" and read.frame["x1"].dtype == np.float64
+    read = read_table((CORPUS / "two_sheets.xlsx").read_bytes(), "two_sheets.xlsx")
+    assert read.sheets == ["measurements", "summary"] and read.sheet == "measurements"
+    assert read.format == "excel" and read.frame.shape == (40, 4)
+    read = read_table((CORPUS / "title_rows.csv").read_bytes(), "title_rows.csv")
+    assert read.header_row == 4 and list(read.frame.columns) == ["x1", "x2", "x3", "label"]
+    _, prepared = _run(Case("small_class_for_folds.csv", prepare={"n_folds": 10}))
+    assert prepared.n_folds == 7
+    _, prepared = _run(Case("many_rows.csv", prepare={"max_rows": 500}))
+    assert prepared.class_counts == {"yes": 250, "no": 250}
+    _, prepared = _run(Case("boolean_label.csv"))
+    assert prepared.y.dtype == bool and prepared.positive_label is True
+    _, prepared = _run(Case("five_classes.csv", prepare={"positive": "gamma"}))
+    assert prepared.class_counts == {"gamma": 10, "not gamma": 40}
+
+
+def test_list_excel_sheets_and_sheet_choice() -> None:
+    data = (CORPUS / "two_sheets.xlsx").read_bytes()
+    assert list_excel_sheets(data) == ["measurements", "summary"]
+    by_index = read_table(data, "b.xlsx", sheet=1)
+    assert by_index.sheet == "summary" and list(by_index.frame.columns) == [
+        "statistic",
+        "value",
+        "remark",
+    ]
+    with pytest.raises(ValueError, match="no sheet named 'nope'.*'measurements' and 'summary'"):
+        read_table(data, "b.xlsx", sheet="nope")
+    with pytest.raises(ValueError, match="no sheet number 5"):
+        read_table(data, "b.xlsx", sheet=4)
+    with pytest.raises(ValueError, match="could not be read as an Excel workbook"):
+        list_excel_sheets(b"not a workbook")
+
+
+def _xlsx(sheets: dict[str, list[list]]) -> bytes:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    wb.remove(wb.active)
+    for title, rows in sheets.items():
+        ws = wb.create_sheet(title)
+        for row in rows:
+            ws.append(row)
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def test_excel_first_sheet_empty_and_no_header() -> None:
+    rows = [[float(i), float(i % 3), "a" if i % 2 else "b"] for i in range(12)]
+    data = _xlsx({"cover": [], "data": rows})
+    read = read_table(data, "w.xlsx")
+    assert read.sheet == "data"
+    assert any("first sheet, 'cover', is empty" in n for n in read.notes)
+    assert any("no header row" in n for n in read.notes)
+    assert list(read.frame.columns) == ["column_1", "column_2", "column_3"]
+    with pytest.raises(ValueError, match="The sheet 'cover' of 'w.xlsx' is empty"):
+        read_table(data, "w.xlsx", sheet="cover")
+
+
+def test_content_wins_over_extension() -> None:
+    xlsx = (CORPUS / "two_sheets.xlsx").read_bytes()
+    read = read_table(xlsx, "really_excel.csv")
+    assert read.format == "excel" and any("is an Excel workbook although" in n for n in read.notes)
+    parquet = (CORPUS / "table.parquet").read_bytes()
+    read = read_table(parquet, "really_parquet.csv")
+    assert read.format == "parquet"
+    with pytest.raises(ValueError, match="not a valid Excel workbook"):
+        read_table(b"a,b\n1,2\n", "fake.xlsx")
+    with pytest.raises(ValueError, match="not a valid Parquet file"):
+        read_table(b"a,b\n1,2\n", "fake.parquet")
+    import pickle
+
+    with pytest.raises(ValueError, match="pickle"):
+        read_table(pickle.dumps({"a": [1, 2]}), "data.csv")
+    with pytest.raises(ValueError, match="never read, for safety"):
+        read_table(pickle.dumps({"a": [1, 2]}), "data.pkl")
+    buf = io.BytesIO()
+    with __import__("zipfile").ZipFile(buf, "w") as zf:
+        zf.writestr("inner.csv", "a,b\n1,2\n")
+    with pytest.raises(ValueError, match="ZIP archive"):
+        read_table(buf.getvalue(), "archive.csv")
+
+
+def test_size_limit_and_bad_arguments() -> None:
+    data = b"a,b,label\n" + b"1,2,x\n" * 100
+    with pytest.raises(ValueError, match=r"larger than the limit of 100 bytes"):
+        read_table(data, "big.csv", max_bytes=100)
+    assert read_table(data, "big.csv", max_bytes=None).frame.shape == (100, 3)
+    assert DEFAULT_MAX_BYTES >= 10 * 1024 * 1024
+    with pytest.raises(ValueError, match=r"Supported files are .*\.csv.*\.xlsx.*\.parquet"):
+        read_table(data, "table")
+    with pytest.raises(TypeError):
+        read_table("a,b\n1,2\n", "x.csv")  # type: ignore[arg-type]
+    assert ".csv" in SUPPORTED_EXTENSIONS and ".xlsx" in SUPPORTED_EXTENSIONS
+
+
+def test_text_variants() -> None:
+    # CRLF and old-Mac line ends, quoted separators and line breaks inside quotes
+    text = 'name,value,label\r\n"Smith, J.",1.5,a\r\n"two\nlines",2.5,b\r\n'
+    read = read_table(text.encode(), "q.csv")
+    assert list(read.frame["name"]) == ["Smith, J.", "two\nlines"]
+    read = read_table(b"a,b\r1,2\r3,4\r", "mac.csv")
+    assert read.frame.to_dict("list") == {"a": [1, 3], "b": [2, 4]}
+    # thousands separators in quoted cells of a comma file
+    read = read_table(b'a,b\n"1,234.5",1\n"2,000.25",2\n', "t.csv")
+    assert list(read.frame["a"]) == [1234.5, 2000.25]
+    assert any("thousands separators" in n for n in read.notes)
+    # trailing separator, empty rows and missing-value markers
+    read = read_table(b"a,b,\n1,NA,\n,,\n3,?,\n", "t.csv")
+    assert read.frame.shape == (2, 2) and read.frame["b"].isna().all()
+    assert any("empty column without a name" in n for n in read.notes)
+    assert any("empty row" in n for n in read.notes)
+    # TRUE/FALSE text becomes a boolean column
+    read = read_table(b"a,flag\n1,TRUE\n2,false\n", "b.csv")
+    assert read.frame["flag"].dtype == bool
+    # a JSON document is not a table
+    with pytest.raises(ValueError, match="JSON"):
+        read_table(b'{"a": [1, 2, 3]}', "j.txt")
+
+
+def test_many_bad_lines_is_an_error() -> None:
+    text = "a,b,c\n" + "".join("1,2,3\n" if i % 2 else "1,2,3,4,5\n" for i in range(20))
+    with pytest.raises(ValueError, match="rows do not have the same number of values"):
+        read_table(text.encode(), "bad.csv")
+    text = "a,b,c\n" + "".join("1,2,3,4\n" if i in (1, 3) else "1,2,3\n" for i in range(20))
+    read = read_table(text.encode(), "some_bad.csv")
+    assert read.frame.shape == (18, 3)
+    assert "2 lines (3 and 5) have more values than the header row has columns (3)" in read.notes[0]
+
+
+def test_large_csv_is_read_quickly() -> None:
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        rng.normal(size=(20_000, 20)).round(4), columns=[f"f{i}" for i in range(20)]
+    )
+    frame["label"] = np.where(rng.random(20_000) < 0.3, "pos", "neg")
+    data = frame.to_csv(index=False, sep=";", decimal=",").encode()
+    start = time.perf_counter()
+    read = read_table(data, "big.csv")
+    elapsed = time.perf_counter() - start
+    assert read.frame.shape == (20_000, 21)
+    assert np.allclose(read.frame["f0"].to_numpy(), frame["f0"].to_numpy())
+    assert elapsed < 15, elapsed
+
+
+# ---- fuzzing: whatever the bytes, read_table raises ValueError or returns a clean table ---------
+_TOKENS = st.sampled_from(
+    [
+        "1",
+        "2.5",
+        "-3",
+        "1,5",
+        "abc",
+        "",
+        " ",
+        "NA",
+        "?",
+        "inf",
+        '"q,uoted"',
+        '"',
+        "ü",
+        "🙂",
+        "\t",
+        ";",
+        "|",
+        ",",
+        "\n",
+        "\r\n",
+        "#",
+        "x y",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.one_of(
+        st.binary(max_size=600),
+        st.lists(_TOKENS, max_size=120).map(lambda t: "".join(t).encode("utf-8")),
+        st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    ),
+    ext=st.sampled_from(list(SUPPORTED_EXTENSIONS)),
+)
+def test_read_table_fuzz(data: bytes, ext: str) -> None:
+    try:
+        read = read_table(data, "upload" + ext)
+    except ValueError as exc:
+        assert str(exc).strip()
+        return
+    frame = read.frame
+    assert len(frame) > 0 and frame.shape[1] > 0
+    names = list(frame.columns)
+    assert all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names)
+    assert isinstance(frame.index, pd.RangeIndex)
