@@ -38,7 +38,7 @@ class ThresholdPath:
     ----------
     dependence : {"hsic", "pearson", "spearman"}, default="hsic"
     pair_rule : {"either", "both", "per_class"}, default="either"
-    C : float, default=1.0
+    C : float, default=0.03
     class_weight : "balanced", dict or None, default="balanced"
     max_pairs : int or None, default=5000
         Keep at most this many candidate pairs per fold (the most dependent ones), bounding
@@ -60,7 +60,7 @@ class ThresholdPath:
         *,
         dependence="hsic",
         pair_rule="either",
-        C=1.0,
+        C=0.03,
         class_weight="balanced",
         max_pairs=5000,
         **density_params,
