@@ -143,3 +143,22 @@ def resolve_overrides(overrides, names):
             raise ValueError(f"Bandwidth override for {key!r} must be positive, got {value}.")
         out[i] = value
     return out
+
+
+def overrides_by_index(overrides, names):
+    """Bandwidth overrides keyed by feature index (for inner transformers fitted on arrays).
+
+    Parameters
+    ----------
+    overrides : dict or None
+        Feature name or index -> multiplier.
+    names : list of str
+
+    Returns
+    -------
+    overrides : dict or None
+    """
+    arr = resolve_overrides(overrides, names)
+    if arr is None:
+        return None
+    return {i: float(v) for i, v in enumerate(arr) if np.isfinite(v)}

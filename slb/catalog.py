@@ -8,8 +8,8 @@ section 5 (50 trees with sqrt(d) features per split; RBF SVM and 5NN on standard
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.neighbors import KNeighborsClassifier

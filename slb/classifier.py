@@ -31,7 +31,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import all_pairs, check_binary_target, default_feature_names
+from ._utils import all_pairs, check_binary_target, default_feature_names, overrides_by_index
 from .dependence import DEPENDENCE_MEASURES, benjamini_hochberg, dependence_matrix
 from .features import LogDensityTransformer, term_names
 
@@ -120,7 +120,11 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
 
     # Subclasses set which parameters exist; the ones below are shared.
     def _density_params(self):
-        return {k: getattr(self, k) for k in _DENSITY_PARAMS}
+        # Inner transformers see arrays: name-keyed bandwidth overrides become index-keyed.
+        params = {k: getattr(self, k) for k in _DENSITY_PARAMS}
+        names = default_feature_names(self, self.n_features_in_)
+        params["bandwidth_overrides"] = overrides_by_index(self.bandwidth_overrides, names)
+        return params
 
     def _check_common(self):
         if not (np.isscalar(self.C) and np.isfinite(self.C) and self.C > 0):

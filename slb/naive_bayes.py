@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import check_binary_target
+from ._utils import check_binary_target, default_feature_names, overrides_by_index
 from .features import LogDensityTransformer
 
 PRIORS = ("balanced", "empirical")
@@ -131,7 +131,9 @@ class KDENaiveBayes(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
             pairs=[],
             bandwidth=self.bandwidth,
             bandwidth_multiplier=self.bandwidth_multiplier,
-            bandwidth_overrides=self.bandwidth_overrides,
+            bandwidth_overrides=overrides_by_index(
+                self.bandwidth_overrides, default_feature_names(self, X.shape[1])
+            ),
             min_bandwidth=self.min_bandwidth,
             density_floor=self.density_floor,
         ).fit(X, y)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._utils import all_pairs, check_binary_target
+from ._utils import all_pairs, check_binary_target, overrides_by_index
 from .classifier import PAIR_RULES, fit_linear_svm
 from .dependence import DEPENDENCE_MEASURES, dependence_matrix
 from .evaluation import balanced_error_rate
@@ -91,8 +91,15 @@ class ThresholdPath:
         -------
         self : ThresholdPath
         """
+        names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
         X = np.asarray(X, dtype=float)
         y = np.asarray(y)
+        if names is None:
+            names = [f"x{i}" for i in range(X.shape[1])]
+        density_params = dict(self.density_params)
+        density_params["bandwidth_overrides"] = overrides_by_index(
+            density_params.get("bandwidth_overrides"), names
+        )
         self.classes_, y_index = check_binary_target(y)
         self.n_features_in_ = X.shape[1]
         self._y_index = y_index
@@ -112,7 +119,7 @@ class ThresholdPath:
                 keep[:] = False
                 keep[np.argsort(-score, kind="stable")[: self.max_pairs]] = True
             pairs = pairs_all[keep]
-            tf = LogDensityTransformer(pairs=pairs, **self.density_params)
+            tf = LogDensityTransformer(pairs=pairs, **density_params)
             T_train = tf.fit_transform(X[tr], y[tr])
             T_test = tf.transform(X[te])
             self.folds_.append(_Fold(tr, te, stat[:, keep], T_train, T_test))

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import all_pairs, check_binary_target, default_feature_names
+from ._utils import all_pairs, check_binary_target, default_feature_names, overrides_by_index
 from .features import LogDensityTransformer
 from .naive_bayes import _DensityClassifierMixin, _log_priors
 
@@ -109,7 +109,9 @@ class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
             pairs=pairs,
             bandwidth=self.bandwidth,
             bandwidth_multiplier=self.bandwidth_multiplier,
-            bandwidth_overrides=self.bandwidth_overrides,
+            bandwidth_overrides=overrides_by_index(
+                self.bandwidth_overrides, default_feature_names(self, X.shape[1])
+            ),
             min_bandwidth=self.min_bandwidth,
             density_floor=self.density_floor,
             training_features="loo",
