@@ -189,9 +189,12 @@ def load_model(file):
             if sum(i.file_size for i in zf.infolist()) > _MAX_BYTES:
                 raise ValueError("The model file is too large to load safely.")
             doc = json.loads(zf.read("model.json").decode("utf-8"))
-            with np.load(io.BytesIO(zf.read("arrays.npz")), allow_pickle=False) as npz:
-                arrays = {k: npz[k] for k in npz.files}
-    except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError, OSError) as exc:
+            try:
+                with np.load(io.BytesIO(zf.read("arrays.npz")), allow_pickle=False) as npz:
+                    arrays = {k: npz[k] for k in npz.files}
+            except ValueError as exc:  # e.g. an object array, which would need pickle
+                raise ValueError(f"The model file's arrays cannot be read safely ({exc}).") from None
+    except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError, OSError, EOFError) as exc:
         raise ValueError(f"This is not an SLB Explorer model file ({exc}).") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ValueError("This is not an SLB Explorer model file (wrong format tag).")
