@@ -63,7 +63,14 @@ def test_file_holds_only_json_and_npz(pima):
     assert doc["model"]["__estimator__"] == "LUClassifier"
 
 
-def _zip(doc, arrays=b""):
+def _empty_npz():
+    buf = io.BytesIO()
+    np.savez(buf)
+    return buf.getvalue()
+
+
+def _zip(doc, arrays=None):
+    arrays = _empty_npz() if arrays is None else arrays
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("model.json", json.dumps(doc))
