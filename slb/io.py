@@ -650,7 +650,7 @@ def _header_is_data(header: list[Any], body: pd.DataFrame) -> bool:
         if j >= sample.shape[1]:
             return False
         cells = sample.iloc[:, j].to_numpy(dtype=object)
-        parsed = parse_numeric(cells)
+        parsed = parse_numeric(cells, max_bad=0)
         blank = h is None or (isinstance(h, str) and not h.strip())
         if blank:
             continue
@@ -748,8 +748,8 @@ def _convert_cells(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     decimal_comma: list[str] = []
     thousands: list[str] = []
     for j in range(frame.shape[1]):
-        raw = frame.iloc[:, j].to_numpy(dtype=object)
-        parsed = parse_numeric(raw)
+        column = frame.iloc[:, j]
+        parsed = parse_numeric(column, max_bad=0)
         if parsed.n_present and parsed.n_bad == 0 and parsed.n_bool == parsed.n_numbers:
             flags = pd.array(
                 [None if np.isnan(v) else bool(v) for v in parsed.values], dtype="boolean"
@@ -773,6 +773,7 @@ def _convert_cells(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
             else:
                 columns[j] = pd.Series(values)
             continue
+        raw = column.to_numpy(dtype=object)
         cells = []
         for v in raw:
             if v is None or (isinstance(v, float) and math.isnan(v)):

@@ -38,12 +38,14 @@ Choices made here (and why)
   is dropped too.
 * **Size limits.**  ``max_rows`` keeps a stratified random sample (fixed seed
   ``random_state``).  ``max_features`` keeps the features with the largest *communality*: the
-  share of each feature's variance explained by the first ten principal components of the
-  rank-transformed, standardised features.  This criterion is scale free (raw variances depend
-  on the units) and ignores the label, so it does not make cross-validated accuracies
-  optimistic the way a label-based screening would; it favours features that take part in the
-  main patterns of the data over isolated noise.  To choose the features yourself, pass
-  ``features``.
+  share of each feature's variance explained by the principal components of the
+  rank-transformed, standardised features that stand out from noise (eigenvalue of the rank
+  correlation matrix above the Marchenko-Pastur edge ``(1 + sqrt(d/n))**2`` of independent
+  features; at most ten, at least one).  This criterion is scale free (raw variances depend
+  on the units), robust to outliers (ranks), and ignores the label, so it does not make
+  cross-validated accuracies optimistic the way a label-based screening would; it favours
+  features that take part in the main patterns of the data over isolated noise.  To choose
+  the features yourself, pass ``features``.
 * **Size checks.**  Each class needs at least :data:`MIN_ROWS_PER_CLASS` rows.  If a class has
   fewer rows than ``n_folds``, the number of folds is reduced (to at least 2).  More features
   than rows is allowed, with a warning that results will be noisy.
@@ -80,7 +82,7 @@ MAX_CATEGORIES = 10
 MOSTLY_MISSING_FRACTION = 0.5
 #: Share of filled cells that must be numbers for a text column to count as numeric.
 NUMERIC_TEXT_FRACTION = 0.9
-#: Number of principal components used by the ``max_features`` criterion.
+#: Largest number of principal components used by the ``max_features`` criterion.
 N_COMPONENTS_FOR_SELECTION = 10
 #: Largest number of rows used to compute the ``max_features`` criterion.
 SELECTION_SAMPLE_ROWS = 2000
@@ -432,13 +434,16 @@ def _convert_comma(s: str, mode: str) -> float | None:
     return None
 
 
-def parse_numeric(values: Iterable[Any]) -> NumericParse:
+def parse_numeric(values: Iterable[Any], max_bad: int | None = None) -> NumericParse:
     """Read a column of mixed Python values (numbers, booleans, texts, missing) as numbers.
 
     Parameters
     ----------
     values : iterable
         The cells of one column.
+    max_bad : int, optional
+        Stop early once more than this many cells could not be read as numbers (the result is
+        then partial, with ``n_bad == max_bad + 1``); ``None`` reads every cell.
 
     Returns
     -------
@@ -446,13 +451,23 @@ def parse_numeric(values: Iterable[Any]) -> NumericParse:
         The numbers and counts of what was converted; ``fraction`` tells how numeric the
         column is.  Nothing is decided here about whether the column *is* numeric.
     """
-    vals = values if isinstance(values, np.ndarray) else np.asarray(list(values), dtype=object)
-    if vals.dtype != object:
-        vals = vals.astype(object)
+    if isinstance(values, pd.Series):
+        if len(values) >= 2000 and isinstance(values.dtype, pd.StringDtype):
+            fast = _parse_numeric_fast(values.reset_index(drop=True))
+            if fast is not None:
+                return fast
+        vals = values.to_numpy(dtype=object)
+    elif isinstance(values, np.ndarray):
+        vals = values if values.dtype == object else values.astype(object)
+    else:
+        vals = np.asarray(list(values), dtype=object)
     n = len(vals)
-    fast = _parse_numeric_fast(vals)
-    if fast is not None:
-        return fast
+    if n >= 2000:
+        series = pd.Series(vals, dtype=object)
+        if pd.api.types.infer_dtype(series, skipna=True) == "string":
+            fast = _parse_numeric_fast(series)
+            if fast is not None:
+                return fast
     out = np.full(n, np.nan)
     result = NumericParse(values=out)
     comma_cells: list[tuple[int, str, str]] = []
@@ -482,6 +497,8 @@ def parse_numeric(values: Iterable[Any]) -> NumericParse:
                 result.n_bad += 1
                 if len(bad_seen) < 10:
                     bad_seen.setdefault(payload[:60], None)
+                if max_bad is not None and result.n_bad > max_bad:
+                    break
         elif _is_missing_scalar(v):
             continue
         elif isinstance(v, (bool, np.bool_)):
@@ -501,6 +518,8 @@ def parse_numeric(values: Iterable[Any]) -> NumericParse:
             result.n_bad += 1
             if len(bad_seen) < 10:
                 bad_seen.setdefault(_CONTROL_RE.sub(" ", str(v))[:60], None)
+            if max_bad is not None and result.n_bad > max_bad:
+                break
     if comma_cells:
         mode = _decide_comma([c[2] for c in comma_cells], has_point_decimals)
         result.comma = mode
@@ -520,34 +539,42 @@ def parse_numeric(values: Iterable[Any]) -> NumericParse:
     return result
 
 
-def _parse_numeric_fast(vals: np.ndarray) -> NumericParse | None:
-    """Vectorised path for long columns of plain numeric texts; None if it does not apply."""
-    if len(vals) < 2000:
-        return None
-    series = pd.Series(vals, dtype=object)
-    if pd.api.types.infer_dtype(series, skipna=True) != "string":
-        return None
+def _parse_numeric_fast(series: pd.Series) -> NumericParse | None:
+    """Vectorised path for long columns of plain numeric texts; None if it does not apply.
+
+    ``series`` holds only texts and missing values (object or string dtype, RangeIndex).
+    """
     text = series.str.strip()
     missing = series.isna() | text.str.lower().isin(MISSING_TOKENS)
     present = text[~missing]
+    comma = None
     if present.str.contains(",", regex=False).any():
-        return None
+        # only the plain decimal-comma form ("1,5"), in a column without any ".", is fast
+        if (
+            present.str.contains(".", regex=False).any()
+            or not present.str.fullmatch(r"[+-]?(?:\d+(?:,\d+)?|,\d+)(?:[eE][+-]?\d+)?").all()
+        ):
+            return None
+        present = present.str.replace(",", ".", regex=False)
+        comma = "decimal"
     try:
         numbers = pd.to_numeric(present, errors="raise")
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
         return None
-    out = np.full(len(vals), np.nan)
-    out[np.flatnonzero(~missing.to_numpy())] = np.asarray(numbers, dtype=np.float64)
+    out = np.full(len(series), np.nan)
+    out[np.flatnonzero(~missing.to_numpy(dtype=bool))] = np.asarray(numbers, dtype=np.float64)
+    shown = text[~missing]
     examples = [
-        (s, float(x))
-        for s, x in zip(present[:50], numbers[:50], strict=True)
-        if s != _label_text(float(x))
+        (t, float(x))
+        for t, x in zip(shown[:50], numbers[:50], strict=True)
+        if t != _label_text(float(x))
     ]
     return NumericParse(
         values=out,
         n_present=len(present),
         n_numbers=len(present),
         n_text=len(present),
+        comma=comma,
         examples=examples[:3],
     )
 
@@ -808,8 +835,22 @@ def _convert_features(
     booleans: list[str] = []
     encoded: list[tuple[str, list[str], list[str]]] = []
     row_numbers: list[str] = []
+    dtypes = list(frame.dtypes)
+    plain = [j for j in positions if isinstance(dtypes[j], np.dtype) and dtypes[j].kind in "iuf"]
+    block: dict[int, np.ndarray] = {}
+    if plain:
+        with np.errstate(all="ignore"):
+            values = frame.iloc[:, plain].to_numpy(dtype=np.float64)
+        block = {j: values[:, k] for k, j in enumerate(plain)}
     for j in positions:
         name = names[j]
+        if j in block:
+            values = block[j]
+            if n_all >= 10 and _is_row_number(values):
+                row_numbers.append(name)
+            else:
+                feats.add(name, values[rows])
+            continue
         series = frame.iloc[:, j]
         dtype = series.dtype
         if pd.api.types.is_bool_dtype(dtype):
@@ -835,7 +876,10 @@ def _convert_features(
             feats.add(name, values[rows])
             continue
         raw = series.to_numpy(dtype=object)[rows]
-        parsed = parse_numeric(raw)
+        parsed = parse_numeric(
+            series.iloc[rows] if isinstance(dtype, pd.StringDtype) else raw,
+            max_bad=int((1 - NUMERIC_TEXT_FRACTION) * len(raw)),
+        )
         if parsed.n_present == 0:
             feats.add(name, parsed.values)  # all missing: dropped later as empty
             continue
@@ -1052,7 +1096,13 @@ def _stratified_sample(
 
 
 def _communality(F: np.ndarray, random_state: int | None) -> np.ndarray:
-    """Share of each column's (rank) variance explained by the first principal components."""
+    """Share of each column's rank variance explained by the components that exceed noise.
+
+    Components count when their eigenvalue (of the rank correlation matrix) exceeds the
+    Marchenko-Pastur upper edge ``(1 + sqrt(d / n))**2``, the largest eigenvalue expected from
+    ``d`` independent features and ``n`` rows; at most :data:`N_COMPONENTS_FOR_SELECTION`
+    components, and at least one.
+    """
     from scipy.stats import rankdata
 
     n, d = F.shape
@@ -1068,16 +1118,22 @@ def _communality(F: np.ndarray, random_state: int | None) -> np.ndarray:
     k = min(N_COMPONENTS_FOR_SELECTION, n - 1, d)
     if k < 1:
         return np.zeros(d)
-    if min(n, d) <= 500:
-        _, s, vt = np.linalg.svd(Z, full_matrices=False)
-        s, vt = s[:k], vt[:k]
+    # Eigen-decomposition of the smaller Gram matrix (n <= SELECTION_SAMPLE_ROWS rows).
+    if n <= d:
+        w, u = np.linalg.eigh(Z @ Z.T)
+        top = np.argsort(-w, kind="stable")[:k]
+        w = np.clip(w[top], 0.0, None)
+        s = np.sqrt(w)
+        vt = (u[:, top].T @ Z) / np.where(s > 0, s, 1.0)[:, None]
     else:
-        from sklearn.utils.extmath import randomized_svd
-
-        _, s, vt = randomized_svd(
-            Z, k, random_state=random_state if random_state is not None else 0
-        )
-    explained = (s[:, None] ** 2) * vt**2 / n
+        w, v = np.linalg.eigh(Z.T @ Z)
+        top = np.argsort(-w, kind="stable")[:k]
+        w = np.clip(w[top], 0.0, None)
+        vt = v[:, top].T
+    eigenvalues = w / n
+    edge = (1.0 + math.sqrt(d / n)) ** 2
+    k = max(1, int(np.sum(eigenvalues > edge)))
+    explained = eigenvalues[:k, None] * vt[:k] ** 2
     return explained.sum(axis=0)
 
 
@@ -1368,7 +1424,7 @@ def prepare_table(
                     "select fewer feature columns."
                 )
         else:
-            medians = np.nanmedian(F, axis=0)
+            medians = _column_medians(F)
             F = np.where(holes, medians[None, :], F)
             report.append(
                 Change(
@@ -1476,9 +1532,8 @@ def prepare_table(
                 "selected_features",
                 f"The table has {d_before:,} usable features, more than the limit of "
                 f"{max_features:,}. The {max_features:,} features that share the most variation "
-                "with the others were kept (largest share of variance explained by the first "
-                f"{N_COMPONENTS_FOR_SELECTION} principal components of the rank-transformed "
-                "data). This choice ignores the label, so it does not make cross-validated "
+                "with the others were kept (largest share of variance explained by the main "
+                "principal components of the rank-transformed data). This choice ignores the label, so it does not make cross-validated "
                 "results look better than they are. To choose the features yourself, select them "
                 "explicitly.",
                 columns=tuple(fnames),
@@ -1552,6 +1607,15 @@ def prepare_table(
         source_rows=rows.astype(np.int64),
         n_folds=folds,
     )
+
+
+def _column_medians(F: np.ndarray) -> np.ndarray:
+    """Median of each column ignoring NaN, without overflow for values near the float limit."""
+    counts = np.sum(~np.isnan(F), axis=0)
+    ordered = np.sort(F, axis=0)  # NaN sorts last
+    lo = np.take_along_axis(ordered, np.maximum((counts - 1) // 2, 0)[None, :], axis=0)[0]
+    hi = np.take_along_axis(ordered, np.maximum(counts // 2, 0)[None, :], axis=0)[0]
+    return lo / 2 + hi / 2
 
 
 def _final_y(values: np.ndarray) -> np.ndarray:

@@ -416,3 +416,51 @@ def test_read_table_fuzz(data: bytes, ext: str) -> None:
     names = list(frame.columns)
     assert all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names)
     assert isinstance(frame.index, pd.RangeIndex)
+
+
+def test_excel_dates_and_zip_bomb_guard() -> None:
+    import datetime as dt
+    import zipfile
+
+    rows = [["when", "x", "label"]] + [
+        [dt.datetime(2024, 1, 1 + i), float(i % 7), "a" if i % 2 else "b"] for i in range(20)
+    ]
+    data = _xlsx({"s": rows})
+    read = read_table(data, "dates.xlsx")
+    assert pd.api.types.is_datetime64_any_dtype(read.frame["when"])
+    prepared = prepare_table(read.frame, "label")
+    assert "'when'" in next(
+        c.message for c in prepared.report if c.kind == "dropped_datetime_columns"
+    )
+    buf = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(data)) as src,
+        zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
+        for info in src.infolist():
+            dst.writestr(info, src.read(info.filename))
+        dst.writestr("xl/media/padding.bin", bytes(5_000_000))
+    bomb = buf.getvalue()
+    assert len(bomb) < 100_000
+    with pytest.raises(ValueError, match="once unpacked, more than the"):
+        read_table(bomb, "bomb.xlsx", max_bytes=100_000)
+
+
+def test_parquet_nested_columns_left_out() -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {
+            "x": [1.0, 2.0, 3.0],
+            "tags": [[1, 2], [3], []],
+            "label": ["a", "b", "a"],
+        }
+    )
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    read = read_table(buf.getvalue(), "nested.parquet")
+    assert list(read.frame.columns) == ["x", "label"]
+    assert any("('tags') holds lists or records" in n for n in read.notes)
+    with pytest.raises(ValueError, match="could not be read as a Parquet file"):
+        read_table(b"PAR1" + bytes(100) + b"PAR1", "broken.parquet")
