@@ -58,6 +58,36 @@ def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True):
     return classes, y_index.reshape(-1)
 
 
+MAX_ABS_VALUE = 1e100
+
+
+def check_magnitude(X, names=None):
+    """Refuse values so large that differences of them overflow (|x| > 1e100).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Finite values (already checked by ``validate_data``).
+    names : list of str or None
+
+    Raises
+    ------
+    ValueError
+        Naming the first offending feature.
+    """
+    if X.size == 0:
+        return
+    big = np.abs(X).max(axis=0) > MAX_ABS_VALUE
+    if big.any():
+        i = int(np.argmax(big))
+        name = names[i] if names is not None else f"x{i}"
+        raise ValueError(
+            f"Feature {name!r} has values as large as {np.abs(X[:, i]).max():.3g}, beyond what "
+            f"density estimation can handle (|x| <= {MAX_ABS_VALUE:.0e}); rescale it, e.g. "
+            "take its logarithm or change its units."
+        )
+
+
 def default_feature_names(estimator, n_features):
     """The feature names seen in ``fit`` or ``x0, x1, ...`` (scikit-learn's convention)."""
     names = getattr(estimator, "feature_names_in_", None)

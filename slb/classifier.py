@@ -31,7 +31,13 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import all_pairs, check_binary_target, default_feature_names, overrides_by_index
+from ._utils import (
+    all_pairs,
+    check_binary_target,
+    check_magnitude,
+    default_feature_names,
+    overrides_by_index,
+)
 from .dependence import DEPENDENCE_MEASURES, benjamini_hochberg, dependence_matrix
 from .features import LogDensityTransformer, term_names
 
@@ -155,6 +161,7 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, y_index = check_binary_target(y)
         names = default_feature_names(self, X.shape[1])
+        check_magnitude(X, names)
 
         key = _data_key(X, y_index, sorted(self._density_params().items()))
         cache = getattr(self, "_cache", None) if getattr(self, "warm_start", False) else None

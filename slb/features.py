@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._utils import (
     check_binary_target,
+    check_magnitude,
     default_feature_names,
     resolve_overrides,
     resolve_pairs,
@@ -184,6 +185,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, y_index = check_binary_target(y, binary=False)
         names = default_feature_names(self, X.shape[1])
+        check_magnitude(X, names)
         self.pairs_ = resolve_pairs(self.pairs, names)
         ov = resolve_overrides(self.bandwidth_overrides, names)
         kw = dict(
@@ -196,6 +198,10 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         self.pair_bandwidths_ = class_bandwidths(X, y_index, dim=2, **kw)
         scale = np.array([robust_scale(X[:, i]) for i in range(X.shape[1])])
         self.scale_ = np.where(scale > 0, scale, 1.0)
+        # Evaluation points beyond 50 bandwidths of the data have density exactly 0 (floored):
+        # clipping them there changes no value and keeps far outliers from overflowing.
+        reach = 50.0 * np.maximum(self.bandwidths_.max(axis=0), self.pair_bandwidths_.max(axis=0))
+        self._clip = (X.min(axis=0) - reach, X.max(axis=0) + reach)
         self._kde = self._make_kde(X, y_index)
         return X, y_index
 
@@ -208,6 +214,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
 
     def _features(self, kde, E, self_class=None, pairs=None):
         pairs = self.pairs_ if pairs is None else pairs
+        E = np.clip(E, *self._clip)
         lu = kde.log_univariate(E, self_class)  # (n_classes, m, d)
         lb = kde.log_bivariate(E, pairs, self_class)  # (n_classes, m, P)
         order, _ = class_order(self.classes_)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._utils import all_pairs, check_binary_target, overrides_by_index
+from ._utils import all_pairs, check_binary_target, check_magnitude, overrides_by_index
 from .classifier import PAIR_RULES, fit_linear_svm
 from .dependence import DEPENDENCE_MEASURES, dependence_matrix
 from .evaluation import balanced_error_rate
@@ -101,6 +101,7 @@ class ThresholdPath:
             density_params.get("bandwidth_overrides"), names
         )
         self.classes_, y_index = check_binary_target(y)
+        check_magnitude(X, names)
         self.n_features_in_ = X.shape[1]
         self._y_index = y_index
         pairs_all = all_pairs(X.shape[1])

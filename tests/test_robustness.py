@@ -76,3 +76,25 @@ def test_fits_and_predicts_silently(name, case):
     # Not a coin flip on the clean signal (X[:, 0], X[:, 4] carry the class shift).
     if case in ("tied", "duplicated_rows", "scales"):
         assert np.mean(pred == y) > 0.6
+
+
+def test_far_outliers_at_predict_time_are_floored_not_overflowed():
+    from slb import SLBClassifier
+
+    X, y = _base()
+    model = SLBClassifier(threshold=0.0).fit(X, y)
+    far = X[:3].copy()
+    far[:, 0] = [1e90, -1e90, 1e300]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        T = model.log_density_features(far)
+    assert np.all(np.isfinite(T.to_numpy()))
+
+
+def test_absurd_magnitudes_are_refused_with_a_message():
+    from slb import SLBClassifier
+
+    X, y = _base()
+    X[0, 2] = 1e200
+    with pytest.raises(ValueError, match="x2.*rescale"):
+        SLBClassifier().fit(X, y)
