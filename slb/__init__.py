@@ -14,6 +14,7 @@ from .datasets import BUNDLED_DATASETS, load_dataset
 from .dependence import DependenceResult, dependence_matrix
 from .evaluation import balanced_error_rate, compare_estimators
 from .features import LogDensityTransformer
+from .io import TableRead, list_excel_sheets, read_table
 from .naive_bayes import KDENaiveBayes
 from .path import ThresholdPath
 from .synthetic import (
@@ -27,6 +28,7 @@ from .synthetic import (
     oracle_coefficients,
     true_log_density_terms,
 )
+from .tabular import Change, PreparedData, prepare_table
 from .tan import TANClassifier
 
 __version__ = "0.1.0"
@@ -34,6 +36,12 @@ __version__ = "0.1.0"
 __all__ = [
     "BUNDLED_DATASETS",
     "BayesNet",
+    "Change",
+    "PreparedData",
+    "TableRead",
+    "list_excel_sheets",
+    "prepare_table",
+    "read_table",
     "SyntheticDataset",
     "ThresholdPath",
     "bayes_error",
