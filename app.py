@@ -1,0 +1,266 @@
+"""SLB Explorer: the Streamlit entry point (``streamlit run app.py``) and its home page, Data.
+
+This script runs on every interaction, whatever the page: it builds the session's dataset from
+its settings, works out the current λ, draws the sidebar and then runs the selected page
+(``st.navigation``; the other pages are the files in ``pages/``).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import data, shell, state
+from dashboard.safety import escape_markdown as esc
+from slb import BUNDLED_DATASETS
+
+st.set_page_config(page_title="SLB Explorer", page_icon=":material/hub:", layout="wide")
+
+SYN_FAMILIES = {"forest": "Forest Bayesian networks", "bn": "Bayesian networks, 3 parents"}
+SYN_BALANCE = {0.5: "balanced 50/50", 0.75: "imbalanced 75/25"}
+SYN_CPD = {"normal": "normal", "complex": "complex (t₅ / Gaussian mixture)"}
+NON_NUMERIC = {"drop": "drop them", "encode": "one-hot encode (≤ 10 categories)"}
+AUTO = "\x00automatic"  # the "let the library decide" option of a selectbox
+MISSING = {"drop": "drop the rows", "impute": "fill with the column median"}
+
+
+def _source_widgets(c: dict, build: data.BuildResult) -> None:
+    state.bound(
+        st.radio,
+        "Data source",
+        "source",
+        key="data_source",
+        options=list(data.SOURCES),
+        format_func=data.SOURCES.get,
+        horizontal=True,
+    )
+    if c["source"] == "bundled":
+        state.bound(
+            st.selectbox,
+            "Dataset",
+            "bundled_name",
+            key="bundled_name",
+            options=list(BUNDLED_DATASETS),
+            format_func=lambda n: BUNDLED_DATASETS[n][1],
+        )
+    elif c["source"] == "synthetic":
+        state.bound(
+            st.radio,
+            "Design",
+            "syn_family",
+            key="syn_family",
+            options=list(SYN_FAMILIES),
+            format_func=SYN_FAMILIES.get,
+        )
+        a, b = st.columns(2)
+        with a:
+            state.bound(
+                st.slider, "Rows n", "syn_n", key="syn_n", min_value=100, max_value=2000, step=50
+            )
+            state.bound(
+                st.radio,
+                "Class balance",
+                "syn_balance",
+                key="syn_balance",
+                options=list(SYN_BALANCE),
+                format_func=SYN_BALANCE.get,
+            )
+        with b:
+            state.bound(
+                st.slider, "Features d", "syn_d", key="syn_d", min_value=5, max_value=40, step=1
+            )
+            state.bound(
+                st.radio,
+                "Marginals (CPDs)",
+                "syn_cpd",
+                key="syn_cpd",
+                options=list(SYN_CPD),
+                format_func=SYN_CPD.get,
+            )
+        if c["syn_family"] == "bn":
+            state.bound(
+                st.checkbox,
+                "Classes share about a third of their nodes",
+                "syn_shared",
+                key="syn_shared",
+            )
+        state.bound(
+            st.number_input,
+            "Data seed",
+            "syn_seed",
+            key="syn_seed",
+            min_value=0,
+            max_value=2**31 - 1,
+            step=1,
+        )
+    else:
+        st.file_uploader(
+            "Upload a table (CSV, TSV, Excel, Parquet)",
+            type=data.UPLOAD_TYPES,
+            key="upload_file",
+            on_change=data.on_upload,
+            help="At most 50 MB. Text files: the separator and encoding are detected. "
+            "Nothing in the file is ever executed.",
+        )
+        up = st.session_state.get("upload")
+        if up is not None:
+            st.caption(f"Using the uploaded file: {esc(up['name'])}")
+        if build.raw is not None and build.raw.sheets and len(build.raw.sheets) > 1:
+            state.bound_to(
+                st.selectbox,
+                "Worksheet",
+                key="sheet",
+                options=[AUTO, *build.raw.sheets],
+                get=lambda: AUTO if c["sheet"] is None else c["sheet"],
+                put=lambda v: c.__setitem__("sheet", None if v == AUTO else v),
+                format_func=lambda s: "first non-empty sheet" if s == AUTO else str(s),
+            )
+
+
+def _table_widgets(c: dict, build: data.BuildResult) -> None:
+    raw = build.raw
+    if raw is None:
+        return
+    if not raw.label_fixed:
+        state.bound(
+            st.selectbox, "Label column", "label", key="label_column", options=build.label_options
+        )
+    if raw.positive is None and build.class_options:
+        state.bound_to(
+            st.selectbox,
+            "Positive class (+)",
+            key="positive_class",
+            options=[AUTO, *build.class_options],
+            get=lambda: AUTO if c["positive"] is None else c["positive"],
+            put=lambda v: c.__setitem__("positive", None if v == AUTO else v),
+            format_func=lambda v: "automatic (the smaller class)" if v == AUTO else str(v),
+            help="SLB's '+' class. With more than two classes, all the others are merged into "
+            "the negative class.",
+        )
+    opts = build.feature_options
+    used = len(c["features"]) if c["features"] is not None else len(opts)
+    with st.expander(f"Feature columns ({used} of {len(opts)} used)"):
+        state.bound_to(
+            st.multiselect,
+            "Feature columns",
+            key="features",
+            options=opts,
+            get=lambda: list(c["features"]) if c["features"] is not None else list(opts),
+            put=lambda v: c.__setitem__("features", None if set(v) == set(opts) else list(v)),
+        )
+    if raw.source == "upload":
+        with st.expander("Cleaning and size limits"):
+            state.bound(
+                st.radio,
+                "Text columns that are not numbers",
+                "non_numeric",
+                key="non_numeric",
+                options=list(NON_NUMERIC),
+                format_func=NON_NUMERIC.get,
+            )
+            state.bound(
+                st.radio,
+                "Rows with missing values",
+                "missing",
+                key="missing",
+                options=list(MISSING),
+                format_func=MISSING.get,
+            )
+            state.bound(
+                st.number_input,
+                "Keep at most this many rows (stratified sample)",
+                "max_rows",
+                key="max_rows",
+                min_value=50,
+                max_value=20000,
+                step=50,
+            )
+            state.bound(
+                st.number_input,
+                "Keep at most this many features",
+                "max_features",
+                key="max_features",
+                min_value=2,
+                max_value=500,
+                step=1,
+            )
+
+
+def data_page() -> None:
+    c = state.cfg()
+    build: data.BuildResult = st.session_state["data_build"]
+    ds = state.dataset()
+    st.title("SLB Explorer")
+    st.caption(
+        "The Sparse Log-Bivariate density classifier (Tenzer et al., JMLR 2020) and its peers. "
+        "Choose the data here; every page works on it."
+    )
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        _source_widgets(c, build)
+        _table_widgets(c, build)
+        st.subheader("Evaluation")
+        a, b = st.columns(2)
+        with a:
+            state.bound(
+                st.number_input,
+                "Cross-validation folds",
+                "n_folds",
+                key="n_folds",
+                min_value=2,
+                max_value=10,
+                step=1,
+            )
+        with b:
+            state.bound(
+                st.number_input,
+                "Seed (folds, SLB, RF)",
+                "seed",
+                key="seed",
+                min_value=0,
+                max_value=2**31 - 1,
+                step=1,
+            )
+    with right:
+        if build.error:
+            st.error(esc(build.error))
+            st.info(f"Still using the previous data: {esc(ds.name)}.")
+        elif c["source"] == "upload" and st.session_state.get("upload") is None:
+            st.info(f"Upload a file to use it. Still using: {esc(ds.name)}.")
+        st.subheader(esc(ds.name))
+        if ds.description:
+            st.caption(esc(ds.description))
+        m = st.columns(4)
+        m[0].metric("rows n", ds.n)
+        m[1].metric("features d", ds.d)
+        m[2].metric(f"+ {ds.positive_label}"[:40], ds.class_counts[ds.positive_label])
+        m[3].metric(f"− {ds.negative_label}"[:40], ds.class_counts[ds.negative_label])
+        if ds.n_folds != int(c["n_folds"]):
+            st.warning(
+                f"The smaller class is too small for {c['n_folds']} folds: using {ds.n_folds}."
+            )
+        st.markdown("**What was read, dropped or fixed, and why**")
+        notes = data.report_frame(
+            [("info", n) for n in ds.notes] + list(ds.report.itertuples(index=False))
+        )
+        for msg in notes.loc[notes["severity"] == "warning", "change"]:
+            st.warning(esc(msg), icon=":material/warning:")
+        infos = notes.loc[notes["severity"] != "warning", "change"]
+        if len(infos):
+            st.markdown("\n".join(f"- {esc(m)}" for m in infos))
+        elif not len(notes):
+            st.caption("Nothing was dropped or changed.")
+        st.markdown("**Preview** (first 200 rows of the prepared data)")
+        st.dataframe(data.preview(ds), width="stretch", height=320)
+
+
+shell.setup()
+_page = st.navigation(
+    [
+        st.Page(data_page, title="Data", icon=":material/table_view:", default=True),
+        st.Page("pages/dependencies.py", title="Dependencies", icon=":material/hub:"),
+        st.Page("pages/densities.py", title="Densities", icon=":material/area_chart:"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
+        st.Page("pages/explain.py", title="Explain", icon=":material/psychology_alt:"),
+    ]
+)
+shell.run_routed(_page)

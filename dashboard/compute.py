@@ -1,0 +1,402 @@
+"""Cached computations: every number the pages show comes from :mod:`slb` through here.
+
+Caching rules
+-------------
+* Every function takes the dataset as ``_ds`` (not hashed by Streamlit) **and** its content
+  hash ``key`` (hashed), plus exactly the parameters its result depends on.  Results are
+  therefore shared between sessions only when the data are identical, and no session can see
+  another's data.
+* ``st.cache_data`` (results are copied for every caller) for everything small;
+  ``st.cache_resource`` only for :class:`slb.ThresholdPath` (tens of MB of per-fold
+  log-density features), which is only ever *read* (``fold_ber``/``curve`` do not modify it).
+* What λ changes is cheap: SLB's CV BER at a λ is ``ThresholdPath.fold_ber(λ)`` (only the
+  SVMs are refitted), and the full-data SLB fit for the coefficients is cached on λ.
+  TAN, NB and the other classifiers do not depend on λ and are cached on the data, the
+  density settings (for those that use densities) and the folds.
+* Every entry is bounded (``max_entries``) and expires (``ttl``), so a long-running server
+  does not accumulate memory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from slb import (
+    LogDensityTransformer,
+    SLBClassifier,
+    TANClassifier,
+    ThresholdPath,
+    dependence_matrix,
+)
+from slb._utils import all_pairs
+from slb.dependence import benjamini_hochberg
+from slb.evaluation import compare_estimators, stratified_folds, wilcoxon_against_best
+from slb.figures import cluster_order, pair_graph_layout
+
+from . import models
+from .state import density_params
+
+_TTL = 2 * 3600
+
+
+def limit_native_threads() -> None:
+    """Run BLAS single-threaded (``SLB_BLAS_THREADS`` to change), process-wide.
+
+    The dashboard's matrix products are small (SLB's SVM kernels are n x n); on a shared or
+    busy machine OpenBLAS's worker threads spin and make them 10-30 times slower, and a web
+    server gets its parallelism from serving several sessions anyway.  Cheap and idempotent.
+    """
+    from threadpoolctl import threadpool_limits
+
+    n = int(os.environ.get("SLB_BLAS_THREADS", "1"))
+    threadpool_limits(limits=max(n, 1), user_api="blas")
+
+
+LAMBDA_MODES = {
+    "value": "by value",
+    "quantile": "by quantile",
+    "fdr": "by FDR level α",
+    "cv": "by cross-validation",
+}
+PAIR_RULES = {
+    "either": "dependent in either class",
+    "both": "dependent in both classes",
+    "per_class": "per class (each class's own pairs)",
+}
+MEASURES = {"hsic": "HSIC", "pearson": "Pearson |r|", "spearman": "Spearman |ρ|"}
+
+
+# --------------------------------------------------------------------------------------------
+# Dependence screening and λ
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Screening:
+    """All-pairs dependence of one dataset in each class (row 0: negative, 1: positive)."""
+
+    measure: str
+    stat: np.ndarray  # (2, d, d), NaN diagonal
+    pvalue: np.ndarray  # (2, d, d)
+    pairs: np.ndarray  # (P, 2)
+    pair_stat: np.ndarray  # (2, P)
+    pair_pvalue: np.ndarray  # (2, P)
+
+    def scores(self, pair_rule: str) -> np.ndarray:
+        """Screening score of every pair (min over classes for "both", else max)."""
+        if self.pairs.shape[0] == 0:
+            return np.zeros(0)
+        agg = np.min if pair_rule == "both" else np.max
+        return agg(self.pair_stat, axis=0)
+
+
+@st.cache_data(
+    show_spinner="Measuring the dependence of every pair of features…", max_entries=32, ttl=_TTL
+)
+def screening(key: str, _ds, measure: str) -> Screening:
+    X = _ds.X.to_numpy()
+    res = [dependence_matrix(X[_ds.y == c], measure) for c in (0, 1)]
+    stat = np.stack([r.statistic for r in res])
+    pval = np.stack([r.pvalue for r in res])
+    pairs = all_pairs(X.shape[1])
+    return Screening(
+        measure=measure,
+        stat=stat,
+        pvalue=pval,
+        pairs=pairs,
+        pair_stat=stat[:, pairs[:, 0], pairs[:, 1]],
+        pair_pvalue=np.nan_to_num(pval[:, pairs[:, 0], pairs[:, 1]], nan=1.0),
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
+def feature_order(key: str, _ds, measure: str) -> np.ndarray:
+    """Hierarchical-clustering order of the features on the larger of the two classes' matrices."""
+    s = screening(key, _ds, measure)
+    return cluster_order(np.fmax(s.stat[0], s.stat[1]))
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
+def graph_positions(key: str, _ds, measure: str) -> np.ndarray:
+    s = screening(key, _ds, measure)
+    return pair_graph_layout(_ds.d, s.pairs, np.fmax(s.pair_stat[0], s.pair_stat[1]), seed=0)
+
+
+def kept_mask(scr: Screening, lam: float, pair_rule: str) -> np.ndarray:
+    """(2, P) flags: is the pair's term of class (neg, pos) kept at λ (SLB's rule)."""
+    dep = scr.pair_stat >= lam
+    if pair_rule == "per_class":
+        return dep
+    agg = dep.all(axis=0) if pair_rule == "both" else dep.any(axis=0)
+    return np.vstack([agg, agg])
+
+
+def fdr_lambda(scr: Screening, alpha: float, pair_rule: str) -> tuple[float, int]:
+    """λ equivalent to Benjamini-Hochberg at level α, as ``SLBClassifier(threshold="fdr")``.
+
+    All pairs of both classes are tested together; λ is the smallest dependence among the
+    kept (rejected) pair terms.  Returns ``(λ, number of pairs BH keeps)``; λ is +inf when BH
+    rejects nothing.
+    """
+    if scr.pairs.shape[0] == 0:
+        return float("inf"), 0
+    reject = benjamini_hochberg(scr.pair_pvalue.ravel(), alpha).reshape(scr.pair_pvalue.shape)
+    if pair_rule == "per_class":
+        keep_c = reject
+    else:
+        agg = reject.all(axis=0) if pair_rule == "both" else reject.any(axis=0)
+        keep_c = np.vstack([agg, agg])
+    vals = np.where(keep_c, scr.pair_stat, np.inf)
+    lam = float(vals.min()) if np.isfinite(vals).any() else float("inf")
+    return lam, int(keep_c.any(axis=0).sum())
+
+
+@st.cache_data(
+    show_spinner="Choosing λ by cross-validation (SLBClassifier(threshold='cv'))…",
+    max_entries=16,
+    ttl=_TTL,
+)
+def cv_lambda(
+    key: str, _ds, measure: str, pair_rule: str, dens: tuple, n_folds: int, seed: int
+) -> tuple[float, pd.DataFrame]:
+    clf = SLBClassifier(
+        threshold="cv",
+        dependence=measure,
+        pair_rule=pair_rule,
+        cv=n_folds,
+        random_state=seed,
+        **density_params(dens),
+    ).fit(_ds.X, _ds.y)
+    res = pd.DataFrame(clf.cv_results_)
+    return float(clf.threshold_), res
+
+
+@dataclass(frozen=True)
+class LambdaInfo:
+    """The current λ and what it keeps."""
+
+    value: float
+    mode: str
+    n_kept: int
+    n_pairs: int
+    note: str = ""
+
+
+def slider_range(scr: Screening, pair_rule: str) -> tuple[float, float, float, str]:
+    """(max, step, decimals-format) for a λ-by-value slider over the pair scores."""
+    s = scr.scores(pair_rule)
+    top = float(np.nanmax(s)) if s.size and np.isfinite(s).any() else 1.0
+    top = top if top > 0 else 1.0
+    exp = int(np.floor(np.log10(top)))
+    step = 10.0 ** (exp - 3)
+    hi = float(np.ceil(top / step) * step)
+    decimals = max(0, 3 - exp)
+    return 0.0, hi, step, f"%.{decimals}f"
+
+
+def default_lambda(scr: Screening, pair_rule: str, q: float = 0.9) -> float:
+    s = scr.scores(pair_rule)
+    if s.size == 0:
+        return 0.0
+    _, _, step, _ = slider_range(scr, pair_rule)
+    return float(np.round(np.quantile(s, q) / step) * step)
+
+
+def current_lambda(ds, cfg: dict, dens: tuple) -> LambdaInfo:
+    """λ from the session's settings (value, quantile, FDR level or cross-validation)."""
+    scr = screening(ds.key, ds, cfg["measure"])
+    rule = cfg["pair_rule"]
+    mode = cfg["lam_mode"]
+    note = ""
+    if mode == "quantile":
+        s = scr.scores(rule)
+        lam = float(np.quantile(s, cfg["lam_quantile"])) if s.size else 0.0
+    elif mode == "fdr":
+        lam, n_bh = fdr_lambda(scr, cfg["fdr_alpha"], rule)
+        note = f"Benjamini-Hochberg at α = {cfg['fdr_alpha']:g} rejects {n_bh} pairs"
+    elif mode == "cv":
+        lam, _ = cv_lambda(
+            ds.key, ds, cfg["measure"], rule, dens, int(ds.n_folds), int(cfg["seed"])
+        )
+        note = "chosen by SLB's internal cross-validation"
+    else:
+        lam = float(cfg["lam_value"])
+    n_kept = int(kept_mask(scr, lam, rule).any(axis=0).sum())
+    return LambdaInfo(lam, mode, n_kept, int(scr.pairs.shape[0]), note)
+
+
+def kept_pairs_table(ds, scr: Screening, lam: float, pair_rule: str) -> pd.DataFrame:
+    """One row per kept pair: names, dependence and p-value in each class, where dependent."""
+    keep_c = kept_mask(scr, lam, pair_rule)
+    kept = keep_c.any(axis=0)
+    idx = np.flatnonzero(kept)
+    names = np.asarray(ds.feature_names, dtype=object)
+    dep = scr.pair_stat[:, idx] >= lam
+    where = np.where(dep[0] & dep[1], "both", np.where(dep[1], "+ only", "− only"))
+    label = MEASURES[scr.measure]
+    pos, neg = ds.positive_label, ds.negative_label
+    return pd.DataFrame(
+        {
+            "feature a": names[scr.pairs[idx, 0]],
+            "feature b": names[scr.pairs[idx, 1]],
+            f"{label} in + ({pos})": scr.pair_stat[1, idx],
+            f"{label} in − ({neg})": scr.pair_stat[0, idx],
+            f"p-value in + ({pos})": scr.pair_pvalue[1, idx],
+            f"p-value in − ({neg})": scr.pair_pvalue[0, idx],
+            "dependent in": where,
+        }
+    ).sort_values(f"{label} in + ({pos})", ascending=False, ignore_index=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Densities
+# --------------------------------------------------------------------------------------------
+@st.cache_data(show_spinner="Computing the bandwidths…", max_entries=32, ttl=_TTL)
+def bandwidths(key: str, _ds, dens: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Univariate and pair bandwidths ``(2, d)`` of the full data (rows: negative, positive)."""
+    tf = LogDensityTransformer(pairs=[], **density_params(dens)).fit(_ds.X, _ds.y)
+    return tf.bandwidths_, tf.pair_bandwidths_
+
+
+# --------------------------------------------------------------------------------------------
+# Cross-validation
+# --------------------------------------------------------------------------------------------
+@st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
+def folds(key: str, _ds, n_folds: int, seed: int) -> list:
+    return stratified_folds(_ds.y, n_splits=n_folds, random_state=seed)
+
+
+@st.cache_resource(
+    show_spinner="Estimating SLB's densities on every fold (done once)…", max_entries=4, ttl=_TTL
+)
+def threshold_path(
+    key: str, _ds, measure: str, pair_rule: str, dens: tuple, n_folds: int, seed: int
+) -> ThresholdPath:
+    """SLB's per-fold densities and dependence, fitted once (read-only afterwards)."""
+    f = folds(key, _ds, n_folds, seed)
+    params = density_params(dens)
+    return ThresholdPath(dependence=measure, pair_rule=pair_rule, random_state=seed, **params).fit(
+        _ds.X, _ds.y, f
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=512, ttl=_TTL)
+def slb_fold_ber(
+    key: str, _ds, measure: str, pair_rule: str, dens: tuple, n_folds: int, seed: int, lam: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """SLB's BER on each fold at λ, and the kept pairs per fold."""
+    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed)
+    return path.fold_ber(float(lam))
+
+
+@st.cache_data(
+    show_spinner="Tracing SLB's cross-validated BER along λ (done once)…", max_entries=16, ttl=_TTL
+)
+def slb_curve(
+    key: str,
+    _ds,
+    measure: str,
+    pair_rule: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    n_points: int = 16,
+) -> pd.DataFrame:
+    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed)
+    return path.curve(path.candidate_thresholds(n_points))
+
+
+@st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
+def model_fold_ber(
+    key: str, _ds, name: str, dens: tuple | None, n_folds: int, seed: int
+) -> tuple[np.ndarray, float]:
+    """Per-fold BER of one registry classifier (not SLB) on the shared folds, and its seconds.
+
+    ``dens`` is None for classifiers that do not use the densities, so that moving a bandwidth
+    slider does not refit them.
+    """
+    spec = models.CLASSIFIERS[name]
+    est = spec.make(density_params(dens) if dens is not None else {}, seed)
+    f = folds(key, _ds, n_folds, seed)
+    comp = compare_estimators({name: est}, _ds.X, _ds.y, folds=f)
+    return comp.per_fold[name].to_numpy(), float(comp.fit_seconds[name])
+
+
+def comparison(per_fold: pd.DataFrame) -> pd.DataFrame:
+    """The summary table: mean/sd BER (%), Wilcoxon p-values against the best."""
+    s = wilcoxon_against_best(per_fold)
+    out = pd.DataFrame(
+        {
+            "mean BER (%)": 100 * s["mean"],
+            "sd (%)": 100 * s["sd"],
+            "Wilcoxon p vs best": s["p_value"],
+            "p (Bonferroni)": s["p_bonferroni"],
+            "best": s["best"],
+            "tied with best": s["tied_with_best"],
+        }
+    )
+    out.index.name = "classifier"
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Full-data fits
+# --------------------------------------------------------------------------------------------
+@st.cache_data(show_spinner="Fitting SLB on all the data…", max_entries=64, ttl=_TTL)
+def fit_slb(
+    key: str, _ds, lam: float, measure: str, pair_rule: str, dens: tuple, seed: int
+) -> SLBClassifier:
+    return SLBClassifier(
+        threshold=float(lam) if np.isfinite(lam) else 1e300,
+        dependence=measure,
+        pair_rule=pair_rule,
+        random_state=seed,
+        **density_params(dens),
+    ).fit(_ds.X, _ds.y)
+
+
+@st.cache_data(show_spinner="Explaining SLB's decisions…", max_entries=32, ttl=_TTL)
+def slb_contributions(
+    key: str, _ds, lam: float, measure: str, pair_rule: str, dens: tuple, seed: int
+) -> tuple[pd.DataFrame, float, np.ndarray]:
+    clf = fit_slb(key, _ds, lam, measure, pair_rule, dens, seed)
+    contrib, baseline = clf.contributions(_ds.X)
+    return contrib, baseline, clf.decision_function(_ds.X)
+
+
+@st.cache_data(show_spinner="Fitting TAN's trees on all the data…", max_entries=16, ttl=_TTL)
+def fit_tan(key: str, _ds, dens: tuple) -> TANClassifier:
+    return TANClassifier(**density_params(dens)).fit(_ds.X, _ds.y)
+
+
+def coefficient_table(ds, clf: SLBClassifier, oracle: pd.Series | None = None) -> pd.DataFrame:
+    """SLB's weights as a table: term, class, kind, features, weight (and oracle weight)."""
+    names = ds.feature_names
+    pair_of = {f"{names[i]}, {names[j]}": (names[i], names[j]) for i, j in clf.pairs_}
+    rows = []
+    for term, w in clf.coef_.items():
+        sign = "+" if term.startswith("log p+(") else "−"
+        inner = term[7:-1]
+        if inner in pair_of:
+            a, b = pair_of[inner]
+            kind = "bivariate"
+        else:
+            a, b, kind = inner, "", "univariate"
+        rows.append(
+            {
+                "term": term,
+                "class": sign,
+                "class label": ds.positive_label if sign == "+" else ds.negative_label,
+                "kind": kind,
+                "feature a": a,
+                "feature b": b,
+                "weight": float(w),
+            }
+        )
+    out = pd.DataFrame(rows)
+    if oracle is not None and len(out):
+        out["oracle weight (Lemma 1)"] = out["term"].map(oracle).fillna(0.0)
+    return out

@@ -1,0 +1,194 @@
+"""Widget groups shared by several pages (λ, dependence measure, bandwidths).
+
+The same setting can have a widget on several pages (λ on Dependencies and Compare, the
+bandwidth multiplier on Densities and Compare); each page passes its own key ``prefix`` and
+all of them write to the same session setting (see :mod:`dashboard.state`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from slb.bandwidth import BANDWIDTH_RULES
+
+from . import compute, state
+from .safety import escape_markdown
+
+FDR_LEVELS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2]
+BW_RULES = {"scott": "Scott", "silverman": "Silverman", "lcv": "likelihood CV (slower)"}
+LAMBDA_LABEL = "λ (dependence threshold)"
+
+
+def sync_lambda_context() -> None:
+    """On a new dataset or dependence measure, start λ-by-value at the 90 % quantile."""
+    c = state.cfg()
+    ds = state.dataset()
+    ctx = (ds.key, c["measure"])
+    if c["lam_context"] != ctx:
+        scr = compute.screening(ds.key, ds, c["measure"])
+        c["lam_value"] = compute.default_lambda(scr, c["pair_rule"])
+        c["lam_context"] = ctx
+
+
+def format_lambda(lam: float) -> str:
+    return "∞ (no pairs)" if not np.isfinite(lam) else f"{lam:.4g}"
+
+
+def measure_control(prefix: str) -> None:
+    state.bound(
+        st.radio,
+        "Dependence measure",
+        "measure",
+        key=f"{prefix}_measure",
+        options=list(compute.MEASURES),
+        format_func=compute.MEASURES.get,
+        horizontal=True,
+        on_change=sync_lambda_context,
+        help="HSIC sees any dependence; Pearson and Spearman only monotone ones "
+        "(the paper's SLB(Pearson) / SLB(Spearman) variants).",
+    )
+
+
+def pair_rule_control(prefix: str) -> None:
+    state.bound(
+        st.selectbox,
+        "A pair is kept when it is",
+        "pair_rule",
+        key=f"{prefix}_pair_rule",
+        options=list(compute.PAIR_RULES),
+        format_func=compute.PAIR_RULES.get,
+    )
+
+
+def _mode_changed() -> None:
+    # Switching to "by value" starts from the λ in use, so the model does not jump.
+    c = state.cfg()
+    if c["lam_mode"] == "value" and np.isfinite(c.get("lam_last", np.nan)):
+        c["lam_value"] = float(c["lam_last"])
+
+
+def lambda_controls(prefix: str) -> compute.LambdaInfo:
+    """λ mode + the matching control; returns the resulting λ."""
+    c = state.cfg()
+    ds = state.dataset()
+    scr = compute.screening(ds.key, ds, c["measure"])
+    state.bound(
+        st.radio,
+        "Choose λ",
+        "lam_mode",
+        key=f"{prefix}_lam_mode",
+        options=list(compute.LAMBDA_MODES),
+        format_func=compute.LAMBDA_MODES.get,
+        horizontal=True,
+        on_change=_mode_changed,
+    )
+    mode = c["lam_mode"]
+    if mode == "value":
+        lo, hi, step, fmt = compute.slider_range(scr, c["pair_rule"])
+        v = float(c["lam_value"])
+        if not np.isfinite(v) or not lo <= v <= hi:
+            c["lam_value"] = float(min(max(v if np.isfinite(v) else hi, lo), hi))
+        state.bound(
+            st.slider,
+            LAMBDA_LABEL,
+            "lam_value",
+            key=f"{prefix}_lambda",
+            min_value=lo,
+            max_value=hi,
+            step=step,
+            format=fmt,
+            help="A pair enters SLB when its dependence reaches λ. Larger λ keeps fewer pairs.",
+        )
+    elif mode == "quantile":
+        state.bound(
+            st.slider,
+            "λ at this quantile of the pair dependences",
+            "lam_quantile",
+            key=f"{prefix}_lam_quantile",
+            min_value=0.0,
+            max_value=1.0,
+            step=0.01,
+            help="0.9 puts λ at the 90th percentile of the pair scores: about the 10 % most "
+            "dependent pairs are kept.",
+        )
+    elif mode == "fdr":
+        state.bound(
+            st.select_slider,
+            "FDR level α (Benjamini-Hochberg on the p-values)",
+            "fdr_alpha",
+            key=f"{prefix}_fdr_alpha",
+            options=FDR_LEVELS,
+            help="Pairs whose independence test is rejected at false discovery rate α; λ is "
+            "the smallest dependence among them.",
+        )
+    info = compute.current_lambda(ds, c, state.density_key())
+    c["lam_last"] = info.value
+    return info
+
+
+def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool = True) -> None:
+    """Bandwidth rule, global multiplier and (for ``features``) per-feature overrides."""
+    c = state.cfg()
+    col1, col2 = st.columns([1, 2])
+    with col1:
+        state.bound(
+            st.selectbox,
+            "Bandwidth rule",
+            "bw_rule",
+            key=f"{prefix}_bw_rule",
+            options=list(BANDWIDTH_RULES),
+            format_func=BW_RULES.get,
+        )
+    with col2:
+        state.bound(
+            st.slider,
+            "Bandwidth multiplier (all features)",
+            "bw_mult",
+            key=f"{prefix}_bw_mult",
+            min_value=0.2,
+            max_value=3.0,
+            step=0.05,
+            help="Multiplies every KDE bandwidth of every model (SLB, TAN, NB, LU, SLB-).",
+        )
+    if not overrides or not features:
+        return
+    ds = state.dataset()
+    index = {f: i for i, f in enumerate(ds.feature_names)}
+    ov = c["bw_overrides"]
+    cols = st.columns(len(features))
+    for col, f in zip(cols, features, strict=True):
+        i = index[f]
+        with col:
+
+            def put_on(on, f=f):
+                if on:
+                    ov[f] = float(c["bw_mult"])
+                else:
+                    ov.pop(f, None)
+
+            def put_value(v, f=f):
+                ov[f] = float(v)
+
+            on = state.bound_to(
+                st.toggle,
+                f"Own multiplier for {escape_markdown(f)}",
+                key=f"{prefix}_ovon_{i}",
+                get=lambda f=f: f in ov,
+                put=put_on,
+            )
+            state.bound_to(
+                st.slider,
+                f"Multiplier for {escape_markdown(f)}",
+                key=f"{prefix}_ov_{i}",
+                get=lambda f=f: float(ov.get(f, c["bw_mult"])),
+                put=put_value,
+                min_value=0.2,
+                max_value=3.0,
+                step=0.05,
+                disabled=not on,
+            )
+    if ov:
+        shown = ", ".join(f"{escape_markdown(k)} × {v:g}" for k, v in ov.items())
+        st.caption(f"Per-feature overrides in use: {shown}")
+        st.button("Clear all per-feature overrides", key=f"{prefix}_ov_clear", on_click=ov.clear)

@@ -1,0 +1,401 @@
+"""Where the data comes from: bundled datasets, synthetic Bayesian networks, uploaded files.
+
+Every source goes through the same two library steps, so they behave alike:
+
+1. a raw table (:class:`RawTable`): ``slb.load_dataset`` + its label column, a synthetic draw
+   (``slb.make_forest_bn`` / ``slb.make_general_bn``), or ``slb.io.read_table`` on the uploaded
+   bytes;
+2. ``slb.tabular.prepare_table`` chooses the label, the positive class and the features, and
+   reports everything it dropped or fixed.
+
+The result is a :class:`Dataset` (``y`` coded 1 for the positive class, 0 for the negative
+class, so SLB's ``+`` is always the positive class).  :func:`build` runs both steps from the
+session's settings; it never raises for bad input: it returns the reason instead.
+
+Uploads: the file uploader's callback stores ``{"name", "data", "key"}`` under
+``st.session_state["upload"]`` (:func:`make_upload`); everything downstream reads that entry.
+Tests put the same entry into the session state, so they exercise exactly the code path a real
+upload takes (AppTest cannot drive ``st.file_uploader``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from slb import BUNDLED_DATASETS, load_dataset, make_forest_bn, make_general_bn
+from slb.io import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, read_table
+from slb.tabular import prepare_table
+
+from . import state
+
+_LOG = logging.getLogger(__name__)
+
+SOURCES = {"bundled": "Bundled dataset", "synthetic": "Synthetic", "upload": "Upload a file"}
+UPLOAD_TYPES = [e.lstrip(".") for e in SUPPORTED_EXTENSIONS]
+LABEL_GUESSES = ("label", "class", "target", "y", "outcome", "diagnosis", "response")
+MAX_CLASS_OPTIONS = 200
+_CACHE = {"max_entries": 32, "ttl": 4 * 3600}
+
+
+@dataclass(frozen=True)
+class RawTable:
+    """A table before preparation."""
+
+    frame: pd.DataFrame
+    name: str
+    source: str
+    key: str
+    default_label: str
+    label_fixed: bool
+    notes: tuple = ()
+    sheets: tuple | None = None
+    positive: object = None
+    description: str = ""
+    data_seed: int | None = None
+    oracle_coef: pd.Series | None = None
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The prepared two-class data every page works on."""
+
+    name: str
+    source: str
+    X: pd.DataFrame
+    y: np.ndarray  # 1 = positive class, 0 = negative class
+    positive_label: str
+    negative_label: str
+    key: str
+    label: str
+    report: pd.DataFrame  # columns: severity, change
+    class_counts: dict
+    n_folds: int
+    description: str = ""
+    data_seed: int | None = None
+    oracle_coef: pd.Series | None = None
+    notes: tuple = field(default=())
+
+    @property
+    def feature_names(self) -> list[str]:
+        return [str(c) for c in self.X.columns]
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def class_names(self) -> tuple[str, str]:
+        """(negative, positive) names, in the order of ``y`` = 0, 1."""
+        return self.negative_label, self.positive_label
+
+
+@dataclass
+class BuildResult:
+    """What :func:`build` found: a dataset, or the reason there is none, plus the raw table."""
+
+    dataset: Dataset | None
+    error: str | None
+    raw: RawTable | None
+    label_options: list = field(default_factory=list)
+    class_options: list = field(default_factory=list)
+    feature_options: list = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------
+# Uploads
+# --------------------------------------------------------------------------------------------
+def make_upload(name: str, data: bytes) -> dict:
+    """The session entry describing an uploaded file (what the uploader callback stores)."""
+    data = bytes(data)
+    return {
+        "name": str(name),
+        "data": data,
+        "key": hashlib.blake2b(data + str(name).encode(), digest_size=16).hexdigest(),
+    }
+
+
+def on_upload() -> None:
+    """``st.file_uploader`` callback: store the new file (or forget it) and switch to it."""
+    f = st.session_state.get("upload_file")
+    if f is None:
+        return  # keep using the last upload; the user can pick another source
+    st.session_state["upload"] = make_upload(f.name, f.getvalue())
+    state.cfg()["source"] = "upload"
+
+
+# --------------------------------------------------------------------------------------------
+# Raw tables (cached: global, keyed on content)
+# --------------------------------------------------------------------------------------------
+@st.cache_data(show_spinner=False, **_CACHE)
+def _bundled(name: str) -> RawTable:
+    X, y = load_dataset(name)
+    frame = X.assign(label=y.to_numpy())
+    return RawTable(
+        frame=frame,
+        name=name,
+        source="bundled",
+        key=f"bundled:{name}",
+        default_label="label",
+        label_fixed=True,
+        description=BUNDLED_DATASETS[name][1],
+    )
+
+
+@st.cache_data(show_spinner="Drawing the synthetic data…", **_CACHE)
+def _synthetic(
+    family: str, n: int, d: int, balance: float, cpd: str, shared: bool, seed: int
+) -> RawTable:
+    kw = dict(
+        n_train=int(n), n_test=0, d=int(d), cpd=cpd, balance=float(balance), random_state=int(seed)
+    )
+    if family == "forest":
+        syn = make_forest_bn(**kw)
+        what = f"forest Bayesian networks ({syn.design['n_trees']} trees per class)"
+    else:
+        syn = make_general_bn(shared=bool(shared), **kw)
+        what = "Bayesian networks with 3 parents per node" + (
+            ", about a third of the nodes shared" if shared else ", independent classes"
+        )
+    frame = syn.X_train.assign(y=syn.y_train)
+    name = f"synthetic {syn.name}"
+    desc = (
+        f"Synthetic {what}, {cpd} marginals, n = {n}, d = {d}, "
+        f"{round(100 * balance)}% positive, data seed {seed}."
+    )
+    return RawTable(
+        frame=frame,
+        name=name,
+        source="synthetic",
+        key=f"synthetic:{family}:{n}:{d}:{balance}:{cpd}:{shared}:{seed}",
+        default_label="y",
+        label_fixed=True,
+        positive=1,
+        description=desc,
+        data_seed=int(seed),
+        oracle_coef=syn.oracle_coef,
+    )
+
+
+@st.cache_data(show_spinner="Reading the file…", max_entries=8, ttl=3600)
+def _uploaded(key: str, _data: bytes, filename: str, sheet) -> RawTable:
+    tr = read_table(_data, filename, sheet=sheet, max_bytes=DEFAULT_MAX_BYTES)
+    frame = tr.frame
+    guess = next(
+        (c for c in frame.columns if str(c).strip().lower() in LABEL_GUESSES), frame.columns[-1]
+    )
+    return RawTable(
+        frame=frame,
+        name=filename,
+        source="upload",
+        key=f"upload:{key}:{sheet}",
+        default_label=str(guess),
+        label_fixed=False,
+        notes=tuple(tr.notes),
+        sheets=tuple(tr.sheets) if tr.sheets else None,
+        description=f"Uploaded file ({frame.shape[0]} rows × {frame.shape[1]} columns as read).",
+    )
+
+
+@st.cache_data(show_spinner="Preparing the table…", **_CACHE)
+def _prepare(
+    raw_key: str,
+    _raw: RawTable,
+    label: str,
+    positive,
+    features,
+    non_numeric: str,
+    missing: str,
+    max_rows,
+    max_features,
+    n_folds: int,
+    seed: int,
+) -> Dataset:
+    prep = prepare_table(
+        _raw.frame,
+        label,
+        positive=positive,
+        features=list(features) if features else None,
+        non_numeric=non_numeric,
+        missing=missing,
+        max_rows=max_rows,
+        max_features=max_features,
+        n_folds=n_folds,
+        random_state=seed,
+    )
+    X = prep.X.astype(float)
+    y = prep.y01.astype(np.int64)
+    pos, neg = str(prep.positive_label), str(prep.negative_label)
+    h = hashlib.blake2b(digest_size=16)
+    h.update(np.ascontiguousarray(X.to_numpy()).tobytes())
+    h.update("\x1f".join(X.columns).encode())
+    h.update(y.tobytes())
+    h.update(f"{pos}\x1f{neg}".encode())
+    report = pd.DataFrame(
+        {"severity": [c.severity for c in prep.report], "change": [c.message for c in prep.report]}
+    )
+    oracle = None
+    all_cols = [c for c in _raw.frame.columns if str(c) != label]
+    if (
+        _raw.oracle_coef is not None
+        and list(X.columns) == [str(c) for c in all_cols]
+        and len(X) == len(_raw.frame)
+    ):
+        oracle = _raw.oracle_coef
+    return Dataset(
+        name=_raw.name,
+        source=_raw.source,
+        X=X,
+        y=y,
+        positive_label=pos,
+        negative_label=neg,
+        key=h.hexdigest(),
+        label=str(prep.label),
+        report=report,
+        class_counts={pos: int(y.sum()), neg: int((1 - y).sum())},
+        n_folds=int(prep.n_folds or n_folds),
+        description=_raw.description,
+        data_seed=_raw.data_seed,
+        oracle_coef=oracle,
+        notes=_raw.notes,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Building the session's dataset
+# --------------------------------------------------------------------------------------------
+def _raw_from_settings(cfg: dict, upload: dict | None) -> RawTable | None:
+    src = cfg["source"]
+    if src == "bundled":
+        return _bundled(cfg["bundled_name"])
+    if src == "synthetic":
+        return _synthetic(
+            cfg["syn_family"],
+            cfg["syn_n"],
+            cfg["syn_d"],
+            cfg["syn_balance"],
+            cfg["syn_cpd"],
+            cfg["syn_shared"],
+            cfg["syn_seed"],
+        )
+    if upload is None:
+        return None
+    return _uploaded(upload["key"], upload["data"], upload["name"], cfg["sheet"])
+
+
+def _class_options(frame: pd.DataFrame, label: str) -> list[str]:
+    s = frame[label].dropna()
+    vals = pd.unique(s.astype(str).str.strip())
+    vals = [v for v in vals if v != ""]
+    try:
+        vals = sorted(vals, key=lambda v: (0, float(v)))
+    except ValueError:
+        vals = sorted(vals)
+    return vals[:MAX_CLASS_OPTIONS]
+
+
+def build(cfg: dict, upload: dict | None) -> BuildResult:
+    """Raw table + preparation from the settings; errors become a message, never a traceback."""
+    try:
+        raw = _raw_from_settings(cfg, upload)
+    except ValueError as e:
+        return BuildResult(None, str(e), None)
+    except Exception as e:  # a reader bug must not take the app down
+        _LOG.exception("Reading the data failed")
+        return BuildResult(None, f"The file could not be read ({type(e).__name__}: {e}).", None)
+    if raw is None:
+        return BuildResult(None, None, None)
+
+    # A new raw table: forget the choices made for the previous one.
+    if cfg.get("raw_key") != raw.key:
+        if cfg.get("raw_key", "").split(":", 2)[:2] != raw.key.split(":", 2)[:2]:
+            cfg["features"] = None
+        cfg["raw_key"] = raw.key
+        cfg["label"] = None if not raw.label_fixed else raw.default_label
+        cfg["positive"] = None
+        if cfg["features"] is not None:
+            cfg["features"] = [f for f in cfg["features"] if f in map(str, raw.frame.columns)]
+            cfg["features"] = cfg["features"] or None
+    columns = [str(c) for c in raw.frame.columns]
+    label = cfg["label"] if cfg["label"] in columns else raw.default_label
+    cfg["label"] = label
+    class_options = _class_options(raw.frame, label)
+    positive = raw.positive if raw.positive is not None else cfg["positive"]
+    if positive is not None and raw.positive is None and str(positive) not in class_options:
+        positive = cfg["positive"] = None
+    if raw.positive is None and positive is None and 2 < len(class_options) <= 20:
+        positive = cfg["positive"] = class_options[0]  # more than two classes: one vs the rest
+    feature_options = [c for c in columns if c != label]
+    features = cfg["features"]
+    if features is not None:
+        features = [f for f in features if f in feature_options]
+    upload_src = raw.source == "upload"
+    result = BuildResult(None, None, raw, columns, class_options, feature_options)
+    try:
+        ds = _prepare(
+            raw.key,
+            raw,
+            label,
+            positive,
+            tuple(features) if features is not None else None,
+            cfg["non_numeric"] if upload_src else "drop",
+            cfg["missing"] if upload_src else "drop",
+            int(cfg["max_rows"]) if upload_src and cfg["max_rows"] else None,
+            int(cfg["max_features"]) if upload_src and cfg["max_features"] else None,
+            int(cfg["n_folds"]),
+            int(cfg["seed"]),
+        )
+    except ValueError as e:
+        result.error = str(e)
+        return result
+    except Exception as e:
+        _LOG.exception("Preparing the data failed")
+        result.error = f"The table could not be prepared ({type(e).__name__}: {e})."
+        return result
+    result.dataset = ds
+    return result
+
+
+def report_frame(notes) -> pd.DataFrame:
+    """(severity, message) pairs as the table the Data page shows."""
+    rows = [tuple(n) for n in notes]
+    return pd.DataFrame(rows, columns=["severity", "change"])
+
+
+def preview(ds: Dataset, n: int = 200) -> pd.DataFrame:
+    """The first ``n`` prepared rows, with the class as the first column."""
+    X = ds.X.head(n)
+    cls = np.where(ds.y[: len(X)] == 1, f"+ {ds.positive_label}", f"− {ds.negative_label}")
+    out = X.copy()
+    out.insert(0, "class (prepared)", cls)
+    return out
+
+
+def refresh() -> BuildResult:
+    """Build the dataset from the session's settings and make it the current one if valid.
+
+    On failure the previous dataset stays in use (the Data page shows the reason).  On the
+    very first run of a session, a failure falls back to the bundled default.
+    """
+    cfg = state.cfg()
+    result = build(cfg, st.session_state.get("upload"))
+    if result.dataset is not None:
+        old = st.session_state.get("dataset")
+        if old is None or old.key != result.dataset.key:
+            st.session_state["dataset"] = result.dataset
+            if old is not None:
+                cfg["bw_overrides"] = {}
+    elif "dataset" not in st.session_state:
+        fallback = state.DEFAULTS
+        st.session_state["dataset"] = build(dict(fallback), None).dataset
+    st.session_state["data_build"] = result
+    return result

@@ -1,0 +1,44 @@
+"""What every page needs before it draws anything: settings, dataset, λ and the sidebar.
+
+``app.py`` (the ``st.navigation`` entry point) calls :func:`setup` on every run, then marks the
+run as routed while the selected page runs.  A page file calls :func:`ensure` first: inside the
+app it does nothing; run on its own (``streamlit run pages/compare.py``, or AppTest after
+``switch_page``, which runs the page file without the entry point) it does the setup itself,
+so every page always has its data and its sidebar.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from . import compute, controls, data, sidebar, state
+
+ROUTED = "_routed_by_app"
+
+
+def setup() -> compute.LambdaInfo:
+    """Settings, dataset (from the settings), λ, sidebar; returns the current λ."""
+    compute.limit_native_threads()
+    state.init()
+    data.refresh()
+    controls.sync_lambda_context()
+    lam = compute.current_lambda(state.dataset(), state.cfg(), state.density_key())
+    state.cfg()["lam_last"] = lam.value
+    sidebar.render(lam)
+    return lam
+
+
+def ensure() -> None:
+    """Run :func:`setup` unless ``app.py`` already did in this run."""
+    if not st.session_state.get(ROUTED, False):
+        st.set_page_config(page_title="SLB Explorer", layout="wide")
+        setup()
+
+
+def run_routed(page) -> None:
+    """Run the selected ``st.Page``, flagged as set up by the entry point."""
+    st.session_state[ROUTED] = True
+    try:
+        page.run()
+    finally:
+        st.session_state[ROUTED] = False

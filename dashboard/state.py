@@ -1,0 +1,175 @@
+"""Per-session settings of the dashboard, kept in ``st.session_state`` (never at module level).
+
+All settings that outlive one page live in one dict, ``st.session_state["cfg"]`` (see
+:data:`DEFAULTS`).  Widgets are *bound* to an entry with :func:`bound`: before the widget is
+drawn its session-state key is set from the entry, and its ``on_change`` callback writes the new
+value back.  Callbacks run before the script reruns, so the sidebar (drawn before the page)
+always shows the current values, and a value set on one page (say λ on Dependencies) is the one
+every other page sees, even though Streamlit forgets the widgets of pages that are not shown.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+CFG = "cfg"
+
+#: Every persistent setting and its default.
+DEFAULTS: dict[str, Any] = {
+    # --- data --------------------------------------------------------------------------------
+    "source": "bundled",  # "bundled" | "synthetic" | "upload"
+    "bundled_name": "sonar",
+    "syn_family": "forest",  # "forest" | "bn"
+    "syn_n": 400,
+    "syn_d": 20,
+    "syn_balance": 0.5,
+    "syn_cpd": "normal",
+    "syn_shared": False,
+    "syn_seed": 0,
+    "label": None,  # upload: label column (None: guess)
+    "positive": None,  # positive class as text (None: prepare_table's default)
+    "features": None,  # list of feature columns (None: all)
+    "non_numeric": "drop",
+    "missing": "drop",
+    "max_rows": 1000,
+    "max_features": 60,
+    "sheet": None,
+    "n_folds": 5,
+    "seed": 0,  # folds, SLB's internal CV / cross-fitting, RF
+    # --- dependence and λ --------------------------------------------------------------------
+    "measure": "hsic",
+    "pair_rule": "either",
+    "lam_mode": "value",  # "value" | "quantile" | "fdr" | "cv"
+    "lam_value": 0.0,
+    "lam_quantile": 0.9,
+    "fdr_alpha": 0.05,
+    "lam_context": None,  # (data key, measure, pair rule) the λ value was set for
+    "cluster": True,
+    # --- densities ---------------------------------------------------------------------------
+    "bw_rule": "scott",
+    "bw_mult": 1.0,
+    "bw_overrides": {},  # feature name -> multiplier
+    "density_view": "feature",
+    "density_feature": None,
+    "density_pair": None,
+    # --- compare / explain -------------------------------------------------------------------
+    "extra_models": [],
+    "coef_visible": 40,
+    "explain_row": 0,
+    "explain_top": 12,
+}
+
+_MISSING = object()
+
+
+def init() -> dict:
+    """Create the session's settings on its first run; return them."""
+    if CFG not in st.session_state:
+        st.session_state[CFG] = copy.deepcopy(DEFAULTS)
+    cfg = st.session_state[CFG]
+    for k, v in DEFAULTS.items():  # settings added by a newer version of the app
+        cfg.setdefault(k, copy.deepcopy(v))
+    return cfg
+
+
+def cfg() -> dict:
+    """The session's settings (created if needed)."""
+    return init()
+
+
+def bound_to(
+    widget: Callable,
+    label: str,
+    *,
+    key: str,
+    get: Callable[[], Any],
+    put: Callable[[Any], None],
+    **kwargs,
+):
+    """Draw ``widget(label, key=key, **kwargs)`` showing ``get()``; changes call ``put(value)``.
+
+    Before the widget is drawn its session-state key is set to ``get()`` (so a value changed on
+    another page shows up here); the ``on_change`` callback passes the new value to ``put``.
+    Do not pass ``value``/``index``/``default``.
+    """
+    value = get()
+    lo, hi = kwargs.get("min_value"), kwargs.get("max_value")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # A range that shrank (another dataset): show the nearest allowed value.
+        if lo is not None and value < lo:
+            value = lo
+        if hi is not None and value > hi:
+            value = hi
+    if st.session_state.get(key, _MISSING) != value:
+        st.session_state[key] = value
+
+    def _sync():
+        put(st.session_state[key])
+
+    return widget(label, key=key, on_change=_sync, **kwargs)
+
+
+def bound(
+    widget: Callable,
+    label: str,
+    name: str,
+    *,
+    key: str,
+    on_change: Callable[[], None] | None = None,
+    **kwargs,
+):
+    """Draw ``widget(label, key=key, **kwargs)`` bound to the setting ``cfg[name]``.
+
+    Parameters
+    ----------
+    widget : callable
+        A Streamlit widget function (``st.slider``, ``st.selectbox``, ...; also ``st.sidebar.*``
+        or a column's method).  Do not pass ``value``/``index``/``default``: the value comes
+        from the setting.
+    label : str
+    name : str
+        Key of the setting in ``cfg``.
+    key : str
+        The widget's key (unique per page; browser tests and AppTest find widgets by it).
+    on_change : callable or None
+        Extra callback run after the setting is updated.
+
+    Returns
+    -------
+    The widget's return value.
+    """
+
+    def put(v):
+        cfg()[name] = v
+        if on_change is not None:
+            on_change()
+
+    return bound_to(widget, label, key=key, get=lambda: cfg()[name], put=put, **kwargs)
+
+
+def density_key() -> tuple:
+    """Hashable density settings ``(rule, multiplier, ((feature, multiplier), ...))``."""
+    c = cfg()
+    ds = st.session_state.get("dataset")
+    names = set(ds.feature_names) if ds is not None else set()
+    ov = tuple(sorted((str(k), float(v)) for k, v in c["bw_overrides"].items() if k in names))
+    return (str(c["bw_rule"]), float(c["bw_mult"]), ov)
+
+
+def density_params(key: tuple) -> dict:
+    """Keyword arguments of the density estimators for a :func:`density_key`."""
+    rule, mult, ov = key
+    return {
+        "bandwidth": rule,
+        "bandwidth_multiplier": mult,
+        "bandwidth_overrides": dict(ov) or None,
+    }
+
+
+def dataset():
+    """The session's current :class:`dashboard.data.Dataset`."""
+    return st.session_state["dataset"]

@@ -1,0 +1,220 @@
+"""Compare: SLB against TAN, naive Bayes and others on identical folds, live in λ."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import slb
+from dashboard import compute, controls, models, shell, state
+from dashboard.safety import escape_markdown as esc
+from dashboard.safety import safe_csv_bytes
+from slb import figures
+from slb.evaluation import wilcoxon_against_best
+
+shell.ensure()
+
+c = state.cfg()
+ds = state.dataset()
+neg, pos = ds.class_names
+seed, k = int(c["seed"]), int(ds.n_folds)
+
+st.title("Compare")
+st.caption(
+    f"Stratified {k}-fold cross-validation, the same folds for every classifier (seed {seed}); "
+    "balanced error rate (BER). Moving λ only refits SLB's SVMs."
+)
+
+left, right = st.columns(2, gap="large")
+with left:
+    lam = controls.lambda_controls("cmp")
+with right:
+    controls.bandwidth_controls("cmp", overrides=False)
+    state.bound(
+        st.multiselect,
+        "More classifiers",
+        "extra_models",
+        key="cmp_models",
+        options=models.OPTIONAL_MODELS,
+        help="SLB, TAN and NB are always compared; add others here (each is cross-validated "
+        "once and cached).",
+    )
+dens = state.density_key()
+measure, rule = c["measure"], c["pair_rule"]
+names = models.DEFAULT_MODELS + [m for m in c["extra_models"] if m in models.CLASSIFIERS]
+
+# --- cross-validation (cached; only SLB depends on λ) ----------------------------------------
+per_fold, seconds = {}, {}
+bar = st.progress(0.0, text="Cross-validating…")
+slb_ber, slb_pairs = compute.slb_fold_ber(ds.key, ds, measure, rule, dens, k, seed, lam.value)
+per_fold["SLB"] = slb_ber
+for n_done, name in enumerate(names[1:], start=1):
+    bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
+    spec = models.CLASSIFIERS[name]
+    per_fold[name], seconds[name] = compute.model_fold_ber(
+        ds.key, ds, name, dens if spec.uses_density else None, k, seed
+    )
+bar.empty()
+per_fold = pd.DataFrame(per_fold)
+per_fold.index = pd.RangeIndex(1, k + 1, name="fold")
+table = compute.comparison(per_fold)
+table["fit time (s)"] = pd.Series(seconds)
+
+st.subheader("Balanced error rate")
+st.plotly_chart(
+    figures.ber_bars(per_fold, wilcoxon_against_best(per_fold)),
+    key="cmp_ber_bars",
+    config={"displaylogo": False},
+)
+st.dataframe(
+    table,
+    width="stretch",
+    key="cmp_table",
+    column_config={
+        "mean BER (%)": st.column_config.NumberColumn(format="%.1f"),
+        "sd (%)": st.column_config.NumberColumn(format="%.1f"),
+        "Wilcoxon p vs best": st.column_config.NumberColumn(format="%.3g"),
+        "p (Bonferroni)": st.column_config.NumberColumn(format="%.3g"),
+        "fit time (s)": st.column_config.NumberColumn(format="%.2f"),
+    },
+)
+st.caption(
+    f"SLB at λ = {controls.format_lambda(lam.value)} keeps {slb_pairs.mean():.0f} pairs per "
+    "fold on average. Wilcoxon signed-rank tests on the per-fold BERs against the best, "
+    "Bonferroni-corrected (with few folds the smallest possible p-value is large). "
+    "Darker bars: not significantly worse than the best."
+)
+if lam.mode == "cv":
+    st.caption(
+        "λ was chosen by cross-validation on all the data, so SLB's BER here is "
+        "slightly optimistic."
+    )
+
+st.subheader("SLB's BER along λ")
+curve = compute.slb_curve(ds.key, ds, measure, rule, dens, k, seed)
+st.plotly_chart(
+    figures.ber_curve(curve, lam.value, float(slb_ber.mean()), measure=measure),
+    key="cmp_ber_curve",
+    config={"displaylogo": False},
+)
+
+st.subheader("SLB's learned coefficients")
+clf = compute.fit_slb(ds.key, ds, lam.value, measure, rule, dens, seed)
+oracle = None
+if ds.oracle_coef is not None:
+    if st.toggle(
+        "Show the oracle weights of Lemma 1 (true forest structure)", value=True, key="cmp_oracle"
+    ):
+        oracle = ds.oracle_coef
+n_terms = len(clf.coef_)
+if n_terms > 10:
+    state.bound(
+        st.slider,
+        "Terms in view (drag the axis to see the others)",
+        "coef_visible",
+        key="cmp_coef_visible",
+        min_value=10,
+        max_value=min(200, n_terms),
+        step=5,
+    )
+coef_fig = figures.coefficient_figure(
+    clf.coef_,
+    feature_names=ds.feature_names,
+    oracle=oracle,
+    n_visible=min(int(c["coef_visible"]), n_terms),
+    pos_name=pos,
+    neg_name=neg,
+)
+st.plotly_chart(coef_fig, key="cmp_coef", config={"displaylogo": False})
+n_uni = int(sum(figures.term_kind(t, ds.feature_names)[1] == "univariate" for t in clf.coef_.index))
+msg = (
+    f"SLB fitted on all {ds.n} rows at λ = {controls.format_lambda(lam.value)}: "
+    f"{len(clf.coef_)} terms ({n_uni} univariate, {len(clf.coef_) - n_uni} bivariate, "
+    f"{len(clf.pairs_)} pairs). Solid bars: univariate terms; hatched: bivariate."
+)
+if oracle is not None:
+    msg += (
+        f" Learned weights multiplied by the least-squares factor "
+        f"{coef_fig.layout.meta['scale']:.3g} to compare with the integer oracle weights."
+    )
+st.caption(msg)
+
+st.subheader("TAN's trees")
+tan = compute.fit_tan(ds.key, ds, dens)
+t1, t2 = st.columns(2)
+for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
+    with col:
+        st.plotly_chart(
+            figures.tree_graph(
+                ds.feature_names,
+                tan.trees_[label],
+                tan.mutual_info_[label],
+                title=f"Chow-Liu tree of class {'+' if label else '−'} ({figures.escape_text(cname)})",
+                color=figures.COLORS[sym],
+            ),
+            key=f"cmp_tan_{sym}",
+            config={"displaylogo": False},
+        )
+
+with st.expander("About the classifiers"):
+    for name in models.CLASSIFIERS:
+        st.markdown(f"**{name}**: {models.CLASSIFIERS[name].summary}")
+
+st.subheader("Downloads")
+coef_table = compute.coefficient_table(ds, clf, ds.oracle_coef)
+settings = {
+    "slb_version": slb.__version__,
+    "dataset": {
+        "name": ds.name,
+        "source": ds.source,
+        "n": ds.n,
+        "d": ds.d,
+        "label": ds.label,
+        "positive_class": ds.positive_label,
+        "negative_class": ds.negative_label,
+        "features": ds.feature_names,
+        "data_seed": ds.data_seed,
+        "content_hash": ds.key,
+    },
+    "cross_validation": {"n_folds": k, "seed": seed, "stratified": True},
+    "screening": {
+        "measure": measure,
+        "pair_rule": rule,
+        "lambda_mode": lam.mode,
+        "lambda": lam.value if np.isfinite(lam.value) else None,
+        "lambda_quantile": c["lam_quantile"],
+        "fdr_alpha": c["fdr_alpha"],
+        "pairs_kept": lam.n_kept,
+    },
+    "densities": state.density_params(dens),
+    "slb_params": {
+        kk: v
+        for kk, v in clf.get_params().items()
+        if isinstance(v, (int, float, str, bool, type(None), dict))
+    },
+    "classifiers": names,
+}
+d1, d2, d3 = st.columns(3)
+d1.download_button(
+    "Comparison table (CSV)",
+    safe_csv_bytes(table.join(per_fold.T.add_prefix("BER fold ")), index=True),
+    file_name="slb_comparison.csv",
+    mime="text/csv",
+    key="dl_comparison",
+)
+d2.download_button(
+    "Coefficients (CSV)",
+    safe_csv_bytes(coef_table),
+    file_name="slb_coefficients.csv",
+    mime="text/csv",
+    key="dl_coef",
+)
+d3.download_button(
+    "Settings (JSON)",
+    json.dumps(settings, indent=2, default=str),
+    file_name="slb_settings.json",
+    mime="application/json",
+    key="dl_settings",
+)
+st.caption(f"Data: {esc(ds.name)}.")

@@ -1,0 +1,1088 @@
+"""Plotly figure builders for the SLB Explorer dashboard (pure plotly, no streamlit).
+
+Every figure of the dashboard is built here, from numbers computed by the rest of :mod:`slb`,
+so that tests can build and inspect the figures without a browser.  The builders never mutate
+their inputs.
+
+Safety: feature and class names come from user files.  Plotly renders a subset of HTML in
+titles, tick labels, legends and hover labels (``<a href=...>``, ``<b>``, ...), so every
+user-provided string goes through :func:`escape_text` (``&``, ``<`` and ``>`` become HTML
+entities) before it enters a figure.
+
+Colours follow the Okabe-Ito palette (readable with the common colour-vision deficiencies):
+blue for the positive class ``+``, vermillion for the negative class ``-``, purple for pairs
+dependent in both classes.
+
+Each builder stores a small machine-readable summary in ``fig.layout.meta`` (``kind`` and
+counts) that tests and the dashboard can read back.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .kde import kde_pdf_1d, kde_pdf_2d
+
+__all__ = [
+    "COLORS",
+    "escape_text",
+    "cluster_order",
+    "dependence_heatmap",
+    "dependence_histogram",
+    "pair_graph_layout",
+    "pair_graph",
+    "tree_graph",
+    "density_1d",
+    "density_2d",
+    "ber_bars",
+    "ber_curve",
+    "term_kind",
+    "oracle_scale",
+    "coefficient_figure",
+    "contributions_figure",
+]
+
+#: Colours of the positive class, the negative class and "both classes".
+COLORS = {"+": "#0072B2", "-": "#D55E00", "both": "#7B3F9E", "neutral": "#6B7280"}
+_TEMPLATE = "plotly_white"
+_FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
+
+
+def escape_text(text) -> str:
+    """``str(text)`` with ``&``, ``<``, ``>`` (and quotes) as HTML entities, for plotly labels."""
+    return html.escape(str(text), quote=True)
+
+
+def _names(names) -> list[str]:
+    return [escape_text(n) for n in names]
+
+
+def _base_layout(fig: go.Figure, *, title=None, height=None, meta=None) -> go.Figure:
+    fig.update_layout(
+        template=_TEMPLATE,
+        font=_FONT,
+        title={"text": title, "x": 0.0, "xanchor": "left"} if title else None,
+        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        hoverlabel={"align": "left"},
+    )
+    if height is not None:
+        fig.update_layout(height=height)
+    if meta is not None:
+        fig.update_layout(meta=meta)
+    return fig
+
+
+def _measure_label(measure: str) -> str:
+    return {"hsic": "HSIC", "pearson": "|Pearson r|", "spearman": "|Spearman ρ|"}.get(
+        str(measure).lower(), str(measure)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Dependence
+# --------------------------------------------------------------------------------------------
+def cluster_order(matrix) -> np.ndarray:
+    """Feature order from average-linkage hierarchical clustering of a dependence matrix.
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (d, d)
+        Symmetric, non-negative dependence (NaN diagonal allowed).  Strongly dependent features
+        end up next to each other.
+
+    Returns
+    -------
+    order : ndarray of shape (d,)
+        A permutation of ``range(d)`` (the leaves of the dendrogram, optimally ordered).
+    """
+    from scipy.cluster.hierarchy import leaves_list, linkage
+    from scipy.spatial.distance import squareform
+
+    S = np.array(matrix, dtype=float)
+    d = S.shape[0]
+    if d < 3:
+        return np.arange(d)
+    S = np.nan_to_num(S, nan=0.0)
+    S = (S + S.T) / 2.0
+    top = S.max()
+    sim = S / top if top > 0 else S
+    D = 1.0 - sim
+    np.fill_diagonal(D, 0.0)
+    D = np.clip(D, 0.0, None)
+    Z = linkage(squareform(D, checks=False), method="average", optimal_ordering=True)
+    return leaves_list(Z).astype(int)
+
+
+def dependence_heatmap(
+    statistic,
+    pvalue,
+    names: Sequence[str],
+    *,
+    title: str = "",
+    measure: str = "hsic",
+    order=None,
+    zmax: float | None = None,
+    color: str = COLORS["+"],
+    height: int | None = None,
+) -> go.Figure:
+    """Heatmap of one class's all-pairs dependence; hover shows the statistic and p-value.
+
+    Parameters
+    ----------
+    statistic, pvalue : ndarray of shape (d, d)
+        Symmetric matrices (NaN diagonal).
+    names : sequence of str
+        Feature names, in the order of the matrices' rows.
+    title : str
+    measure : {"hsic", "pearson", "spearman"}
+    order : array-like of int or None
+        Display order of the features (e.g. :func:`cluster_order`); None keeps the given one.
+    zmax : float or None
+        Top of the colour scale (share it between classes to compare them).
+    color : str
+        Colour of the strongest dependence.
+    height : int or None
+
+    Returns
+    -------
+    Figure
+        ``x`` and ``y`` are the (escaped) feature names in display order; ``customdata`` holds
+        the p-values.
+    """
+    S = np.asarray(statistic, dtype=float)
+    P = np.asarray(pvalue, dtype=float)
+    d = S.shape[0]
+    order = np.arange(d) if order is None else np.asarray(order, dtype=int)
+    labels = [_names(names)[i] for i in order]
+    S = S[np.ix_(order, order)]
+    P = P[np.ix_(order, order)]
+    label = _measure_label(measure)
+    fig = go.Figure(
+        go.Heatmap(
+            z=S,
+            x=labels,
+            y=labels,
+            customdata=P,
+            zmin=0.0,
+            zmax=zmax if zmax is not None else (np.nanmax(S) if np.isfinite(S).any() else 1.0),
+            colorscale=[[0.0, "#FFFFFF"], [0.15, "#E8EEF6"], [1.0, color]],
+            colorbar={"title": {"text": label}, "thickness": 12},
+            hovertemplate=(
+                "%{y} × %{x}<br>" + label + " = %{z:.4g}<br>p-value = %{customdata:.3g}"
+                "<extra></extra>"
+            ),
+            hoverongaps=False,
+        )
+    )
+    fig.update_xaxes(type="category", showticklabels=d <= 40, tickangle=-60, showgrid=False)
+    fig.update_yaxes(type="category", autorange="reversed", showticklabels=d <= 40, showgrid=False)
+    return _base_layout(
+        fig,
+        title=title,
+        height=height or int(min(620, max(320, 14 * d + 140))),
+        meta={"kind": "dependence_heatmap", "n_features": int(d)},
+    )
+
+
+def dependence_histogram(
+    pos_values,
+    neg_values,
+    threshold: float,
+    *,
+    measure: str = "hsic",
+    pos_name: str = "+",
+    neg_name: str = "-",
+    nbins: int = 60,
+) -> go.Figure:
+    """Overlaid histograms of every pair's dependence in each class, with the threshold line.
+
+    Parameters
+    ----------
+    pos_values, neg_values : array-like
+        Dependence of every pair in the positive and the negative class.
+    threshold : float
+        The current λ (drawn as a vertical line; pairs to its right are dependent).
+    measure, pos_name, neg_name : str
+    nbins : int
+
+    Returns
+    -------
+    Figure
+    """
+    label = _measure_label(measure)
+    pos = np.asarray(pos_values, dtype=float)
+    neg = np.asarray(neg_values, dtype=float)
+    both = np.concatenate([pos, neg])
+    both = both[np.isfinite(both)]
+    hi = float(both.max()) if both.size else 1.0
+    size = hi / nbins if hi > 0 else 1.0
+    fig = go.Figure()
+    for vals, sym, name in ((pos, "+", pos_name), (neg, "-", neg_name)):
+        fig.add_trace(
+            go.Histogram(
+                x=vals,
+                name=f"class {sym} ({escape_text(name)})",
+                marker_color=COLORS[sym],
+                opacity=0.6,
+                xbins={"start": 0.0, "end": hi + size, "size": size},
+                hovertemplate=label + " %{x}<br>%{y} pairs<extra></extra>",
+            )
+        )
+    if np.isfinite(threshold):
+        fig.add_vline(
+            x=float(threshold),
+            line={"color": "#111827", "width": 2, "dash": "dash"},
+            annotation={"text": f"λ = {threshold:.4g}", "showarrow": False},
+            annotation_position="top right",
+        )
+    fig.update_layout(barmode="overlay")
+    fig.update_xaxes(title=label + " of a pair")
+    fig.update_yaxes(title="pairs")
+    return _base_layout(
+        fig, height=300, meta={"kind": "dependence_histogram", "threshold": float(threshold)}
+    )
+
+
+def pair_graph_layout(n_features: int, pairs, weights, *, seed: int = 0) -> np.ndarray:
+    """Node positions for the pair graph: a force layout of the strongest pairs.
+
+    Positions depend on the dependence structure, not on λ, so nodes stay put while the
+    threshold moves.
+
+    Parameters
+    ----------
+    n_features : int
+    pairs : ndarray of shape (P, 2)
+        Candidate pairs (all pairs).
+    weights : ndarray of shape (P,)
+        Their dependence (larger = closer).
+    seed : int
+
+    Returns
+    -------
+    pos : ndarray of shape (n_features, 2)
+    """
+    g = nx.Graph()
+    g.add_nodes_from(range(n_features))
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    w = np.nan_to_num(np.asarray(weights, dtype=float), nan=0.0)
+    if pairs.shape[0]:
+        # Up to 150 features: a force layout of the complete graph, springs as strong as the
+        # squared relative dependence.  Wider data: only the 3 d strongest pairs.
+        k = pairs.shape[0] if n_features <= 150 else min(pairs.shape[0], 3 * n_features)
+        top = np.argsort(-w, kind="stable")[:k]
+        wmax = w[top].max() if w[top].size and w[top].max() > 0 else 1.0
+        for p in top:
+            g.add_edge(int(pairs[p, 0]), int(pairs[p, 1]), weight=float((w[p] / wmax) ** 2) + 1e-4)
+    pos = nx.spring_layout(g, weight="weight", seed=seed, iterations=200)
+    return np.array([pos[i] for i in range(n_features)], dtype=float).reshape(n_features, 2)
+
+
+def _edge_trace(x0, y0, x1, y1, idx, *, color, width, name, group, showlegend):
+    xs, ys = [], []
+    for k in idx:
+        xs += [x0[k], x1[k], None]
+        ys += [y0[k], y1[k], None]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines",
+        line={"color": color, "width": width},
+        hoverinfo="skip",
+        name=name,
+        legendgroup=group,
+        showlegend=showlegend,
+    )
+
+
+def pair_graph(
+    names: Sequence[str],
+    pairs,
+    strength,
+    dependent,
+    positions,
+    *,
+    measure: str = "hsic",
+    pos_name: str = "+",
+    neg_name: str = "-",
+    show_isolated: bool = True,
+    title: str = "",
+) -> go.Figure:
+    """The graph of kept pairs: nodes are features, edges are pairs above the threshold.
+
+    Edge width grows with the pair's dependence (the larger of the two classes); edge colour
+    says in which class the pair is dependent: ``+`` only, ``-`` only, or both.
+
+    Parameters
+    ----------
+    names : sequence of str
+        All feature names.
+    pairs : ndarray of shape (k, 2)
+        The kept pairs (feature indices).
+    strength : ndarray of shape (2, k)
+        Dependence of each kept pair in the negative (row 0) and positive (row 1) class.
+    dependent : ndarray of bool, shape (2, k)
+        Whether the pair is dependent (above λ) in the negative / positive class.
+    positions : ndarray of shape (d, 2)
+        Node positions (see :func:`pair_graph_layout`).
+    measure, pos_name, neg_name, title : str
+    show_isolated : bool
+        Draw features without any kept pair too.
+
+    Returns
+    -------
+    Figure
+        ``layout.meta`` holds ``n_edges`` (= ``k``) and ``n_nodes``; the trace named
+        ``"pair hover"`` has one point per edge.
+    """
+    labels = _names(names)
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    strength = np.asarray(strength, dtype=float).reshape(2, -1)
+    dependent = np.asarray(dependent, dtype=bool).reshape(2, -1)
+    pos = np.asarray(positions, dtype=float)
+    k = pairs.shape[0]
+    x0, y0 = pos[pairs[:, 0], 0], pos[pairs[:, 0], 1]
+    x1, y1 = pos[pairs[:, 1], 0], pos[pairs[:, 1], 1]
+    s = np.nanmax(strength, axis=0) if k else np.zeros(0)
+    cat = np.where(dependent[0] & dependent[1], "both", np.where(dependent[1], "+", "-"))
+    widths = (1.0, 2.2, 3.6, 5.5)
+    if k:
+        edges = np.quantile(s, [0.25, 0.5, 0.75]) if k >= 4 else np.array([np.inf] * 3)
+        wbin = np.searchsorted(edges, s, side="right")
+        wbin = np.clip(wbin, 0, 3) if k >= 4 else np.full(k, 2)
+    else:
+        wbin = np.zeros(0, dtype=int)
+    legend = {
+        "+": f"dependent in + only ({escape_text(pos_name)})",
+        "-": f"dependent in − only ({escape_text(neg_name)})",
+        "both": "dependent in both classes",
+    }
+    fig = go.Figure()
+    for c in ("+", "-", "both"):
+        shown = False
+        for b in range(4):
+            idx = np.flatnonzero((cat == c) & (wbin == b))
+            if idx.size == 0:
+                continue
+            fig.add_trace(
+                _edge_trace(
+                    x0,
+                    y0,
+                    x1,
+                    y1,
+                    idx,
+                    color=COLORS[c],
+                    width=widths[b],
+                    name=legend[c],
+                    group=c,
+                    showlegend=not shown,
+                )
+            )
+            shown = True
+    label = _measure_label(measure)
+    hover = [
+        f"{labels[i]} — {labels[j]}<br>{label} in +: {strength[1, m]:.4g}"
+        f"<br>{label} in −: {strength[0, m]:.4g}"
+        for m, (i, j) in enumerate(pairs)
+    ]
+    fig.add_trace(
+        go.Scatter(
+            x=(x0 + x1) / 2,
+            y=(y0 + y1) / 2,
+            mode="markers",
+            marker={"size": 6, "opacity": 0.0, "color": "#000"},
+            hovertext=hover,
+            hoverinfo="text",
+            name="pair hover",
+            showlegend=False,
+        )
+    )
+    degree = np.bincount(pairs.ravel(), minlength=len(labels)) if k else np.zeros(len(labels), int)
+    nodes = np.arange(len(labels)) if show_isolated else np.flatnonzero(degree > 0)
+    few = len(nodes) <= 40
+    fig.add_trace(
+        go.Scatter(
+            x=pos[nodes, 0],
+            y=pos[nodes, 1],
+            mode="markers+text" if few else "markers",
+            text=[labels[i] for i in nodes],
+            textposition="top center",
+            textfont={"size": 11},
+            marker={
+                "size": 8 + 2.0 * np.sqrt(degree[nodes]),
+                "color": np.where(degree[nodes] > 0, "#374151", "#D1D5DB").tolist(),
+                "line": {"color": "white", "width": 1},
+            },
+            customdata=degree[nodes],
+            hovertemplate="%{text}<br>%{customdata} kept pairs<extra></extra>",
+            name="features",
+            showlegend=False,
+        )
+    )
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    return _base_layout(
+        fig,
+        title=title,
+        height=560,
+        meta={"kind": "pair_graph", "n_edges": int(k), "n_nodes": int(len(nodes))},
+    )
+
+
+def tree_graph(
+    names: Sequence[str],
+    edges,
+    weights=None,
+    *,
+    title: str = "",
+    color: str = COLORS["+"],
+    seed: int = 0,
+) -> go.Figure:
+    """A spanning tree (e.g. one of TAN's Chow-Liu trees) drawn with a Kamada-Kawai layout.
+
+    Parameters
+    ----------
+    names : sequence of str
+    edges : list of (i, j)
+    weights : ndarray of shape (d, d) or None
+        Edge weights shown on hover (e.g. mutual information).
+    title, color : str
+    seed : int
+
+    Returns
+    -------
+    Figure
+        ``layout.meta["n_edges"]`` is ``len(edges)``.
+    """
+    labels = _names(names)
+    d = len(labels)
+    g = nx.Graph()
+    g.add_nodes_from(range(d))
+    g.add_edges_from((int(i), int(j)) for i, j in edges)
+    if d > 1 and nx.is_connected(g):
+        pos = nx.kamada_kawai_layout(g)
+    else:
+        pos = nx.spring_layout(g, seed=seed)
+    P = np.array([pos[i] for i in range(d)], dtype=float).reshape(d, 2)
+    xs, ys, mx, my, hover = [], [], [], [], []
+    for i, j in edges:
+        xs += [P[i, 0], P[j, 0], None]
+        ys += [P[i, 1], P[j, 1], None]
+        mx.append((P[i, 0] + P[j, 0]) / 2)
+        my.append((P[i, 1] + P[j, 1]) / 2)
+        w = "" if weights is None else f"<br>mutual information {float(weights[i][j]):.3g}"
+        hover.append(f"{labels[i]} — {labels[j]}{w}")
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                line={"color": color, "width": 2},
+                hoverinfo="skip",
+                showlegend=False,
+                name="edges",
+            ),
+            go.Scatter(
+                x=mx,
+                y=my,
+                mode="markers",
+                marker={"opacity": 0, "size": 6},
+                hovertext=hover,
+                hoverinfo="text",
+                showlegend=False,
+                name="edge hover",
+            ),
+            go.Scatter(
+                x=P[:, 0],
+                y=P[:, 1],
+                mode="markers+text" if d <= 40 else "markers",
+                text=labels,
+                textposition="top center",
+                textfont={"size": 10},
+                marker={"size": 9, "color": "#374151", "line": {"color": "white", "width": 1}},
+                hovertemplate="%{text}<extra></extra>",
+                showlegend=False,
+                name="features",
+            ),
+        ]
+    )
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    return _base_layout(fig, title=title, height=460, meta={"kind": "tree", "n_edges": len(edges)})
+
+
+# --------------------------------------------------------------------------------------------
+# Densities
+# --------------------------------------------------------------------------------------------
+def _grid(values, n, pad_h):
+    lo, hi = float(np.min(values)), float(np.max(values))
+    pad = max(3.0 * pad_h, 1e-9)
+    return np.linspace(lo - pad, hi + pad, n)
+
+
+def density_1d(
+    x,
+    y01,
+    bandwidths,
+    *,
+    feature: str = "",
+    pos_name: str = "+",
+    neg_name: str = "-",
+    n_grid: int = 256,
+    nbins: int = 30,
+) -> go.Figure:
+    """Per-class univariate KDE curves over normalised histograms, with a rug below.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        The feature's values.
+    y01 : array-like of shape (n,)
+        1 for the positive class, 0 for the negative class.
+    bandwidths : sequence of 2 floats
+        KDE bandwidth of the negative (index 0) and the positive (index 1) class, as used by the
+        models (``LogDensityTransformer.bandwidths_[:, feature]``).
+    feature, pos_name, neg_name : str
+    n_grid, nbins : int
+
+    Returns
+    -------
+    Figure
+        The KDE curves are the traces named ``"KDE +"`` and ``"KDE −"``; ``layout.meta`` holds
+        the bandwidths.
+    """
+    x = np.asarray(x, dtype=float)
+    y01 = np.asarray(y01).astype(int)
+    h = [float(b) for b in bandwidths]
+    grid = _grid(x, n_grid, max(h))
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, row_heights=[0.86, 0.14], vertical_spacing=0.02
+    )
+    lo, hi = float(x.min()), float(x.max())
+    size = (hi - lo) / nbins if hi > lo else 1.0
+    for c, sym, name in ((1, "+", pos_name), (0, "-", neg_name)):
+        xc = x[y01 == c]
+        lab = f"{'+' if c else '−'} ({escape_text(name)})"
+        fig.add_trace(
+            go.Histogram(
+                x=xc,
+                histnorm="probability density",
+                name=f"histogram {lab}",
+                marker_color=COLORS[sym],
+                opacity=0.28,
+                legendgroup=sym,
+                xbins={"start": lo, "end": hi + size, "size": size},
+                hovertemplate="%{x}<br>density %{y:.3g}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+        dens = kde_pdf_1d(xc, grid, h[c]) if xc.size else np.zeros_like(grid)
+        fig.add_trace(
+            go.Scatter(
+                x=grid,
+                y=dens,
+                mode="lines",
+                name=f"KDE {'+' if c else '−'}",
+                line={"color": COLORS[sym], "width": 3},
+                legendgroup=sym,
+                hovertemplate=f"class {lab}<br>x = %{{x:.4g}}<br>density %{{y:.4g}}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=xc,
+                y=np.full(xc.size, c),
+                mode="markers",
+                marker={
+                    "symbol": "line-ns-open",
+                    "size": 12,
+                    "color": COLORS[sym],
+                    "line": {"width": 1},
+                },
+                name=f"rug {lab}",
+                legendgroup=sym,
+                showlegend=False,
+                hovertemplate="%{x}<extra></extra>",
+            ),
+            row=2,
+            col=1,
+        )
+    fig.update_layout(barmode="overlay")
+    fig.update_yaxes(title="density", row=1, col=1)
+    fig.update_yaxes(visible=False, range=[-0.7, 1.7], row=2, col=1)
+    fig.update_xaxes(title=escape_text(feature), row=2, col=1)
+    return _base_layout(
+        fig,
+        height=440,
+        meta={"kind": "density_1d", "bandwidth_neg": h[0], "bandwidth_pos": h[1]},
+    )
+
+
+def density_2d(
+    xa,
+    xb,
+    y01,
+    bandwidths_neg,
+    bandwidths_pos,
+    *,
+    feature_a: str = "",
+    feature_b: str = "",
+    pos_name: str = "+",
+    neg_name: str = "-",
+    n_grid: int = 70,
+) -> go.Figure:
+    """Per-class bivariate KDE contours (product Gaussian kernel) over the scatter plot.
+
+    Parameters
+    ----------
+    xa, xb : array-like of shape (n,)
+        The two features' values.
+    y01 : array-like of shape (n,)
+        1 for the positive class, 0 for the negative class.
+    bandwidths_neg, bandwidths_pos : sequence of 2 floats
+        Per-coordinate pair bandwidths ``(h_a, h_b)`` of each class
+        (``LogDensityTransformer.pair_bandwidths_``).
+    feature_a, feature_b, pos_name, neg_name : str
+    n_grid : int
+
+    Returns
+    -------
+    Figure
+        Contour traces named ``"KDE +"`` and ``"KDE −"`` (``z`` the density on the grid).
+    """
+    xa = np.asarray(xa, dtype=float)
+    xb = np.asarray(xb, dtype=float)
+    y01 = np.asarray(y01).astype(int)
+    hs = {0: np.asarray(bandwidths_neg, float), 1: np.asarray(bandwidths_pos, float)}
+    ga = _grid(xa, n_grid, max(hs[0][0], hs[1][0]))
+    gb = _grid(xb, n_grid, max(hs[0][1], hs[1][1]))
+    A, B = np.meshgrid(ga, gb)
+    E = np.column_stack([A.ravel(), B.ravel()])
+    fig = go.Figure()
+    for c, sym, name in ((1, "+", pos_name), (0, "-", neg_name)):
+        m = y01 == c
+        lab = f"{'+' if c else '−'} ({escape_text(name)})"
+        Z = kde_pdf_2d(np.column_stack([xa[m], xb[m]]), E, hs[c]).reshape(A.shape)
+        fig.add_trace(
+            go.Contour(
+                x=ga,
+                y=gb,
+                z=Z,
+                name=f"KDE {'+' if c else '−'}",
+                contours={"coloring": "lines", "showlabels": False},
+                line={"width": 2},
+                colorscale=[[0, COLORS[sym]], [1, COLORS[sym]]],
+                showscale=False,
+                ncontours=8,
+                legendgroup=sym,
+                showlegend=True,
+                hovertemplate=f"class {lab}<br>density %{{z:.3g}}<extra></extra>",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=xa[m],
+                y=xb[m],
+                mode="markers",
+                name=f"class {lab}",
+                marker={
+                    "color": COLORS[sym],
+                    "size": 6,
+                    "opacity": 0.65,
+                    "symbol": "circle" if c else "diamond",
+                },
+                legendgroup=sym,
+                hovertemplate="(%{x:.4g}, %{y:.4g})<extra></extra>",
+            )
+        )
+    fig.update_xaxes(title=escape_text(feature_a))
+    fig.update_yaxes(title=escape_text(feature_b))
+    return _base_layout(
+        fig,
+        height=520,
+        meta={
+            "kind": "density_2d",
+            "bandwidth_neg": [float(v) for v in hs[0]],
+            "bandwidth_pos": [float(v) for v in hs[1]],
+        },
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison
+# --------------------------------------------------------------------------------------------
+def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.Figure:
+    """Mean balanced error rate per classifier with ±1 sd error bars and per-fold points.
+
+    Parameters
+    ----------
+    per_fold : DataFrame
+        One row per fold, one column per classifier (BER in [0, 1]).
+    summary : DataFrame or None
+        :func:`slb.evaluation.wilcoxon_against_best` output; classifiers tied with the best are
+        drawn darker.  None: no highlighting.
+
+    Returns
+    -------
+    Figure
+        The bar trace (named ``"mean BER"``) has one bar per classifier, sorted by mean BER;
+        values in percent.
+    """
+    mean = per_fold.mean(axis=0) * 100
+    sd = (per_fold.std(axis=0, ddof=1) if len(per_fold) > 1 else per_fold.std(axis=0, ddof=0)) * 100
+    order = mean.sort_values(kind="stable").index.tolist()
+    labels = [escape_text(n) for n in order]
+    tied = {n: True for n in order}
+    if summary is not None and "tied_with_best" in summary:
+        tied = {n: bool(summary.loc[n, "tied_with_best"]) for n in order if n in summary.index}
+    colors = [COLORS["+"] if tied.get(n, True) else "#9DB9D6" for n in order]
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=[mean[n] for n in order],
+            error_y={"type": "data", "array": [sd[n] for n in order], "thickness": 1.5},
+            marker_color=colors,
+            name="mean BER",
+            hovertemplate="%{x}<br>BER %{y:.1f}% ± %{error_y.array:.1f}<extra></extra>",
+        )
+    )
+    rng = np.random.default_rng(0)
+    px_, py_, ht = [], [], []
+    for k, n in enumerate(order):
+        vals = per_fold[n].to_numpy() * 100
+        px_ += list(k + rng.uniform(-0.18, 0.18, vals.size))
+        py_ += list(vals)
+        ht += [f"{labels[k]}, fold {f + 1}: {v:.1f}%" for f, v in enumerate(vals)]
+    fig.add_trace(
+        go.Scatter(
+            x=px_,
+            y=py_,
+            mode="markers",
+            name="per fold",
+            marker={"color": "#111827", "size": 6, "opacity": 0.7},
+            hovertext=ht,
+            hoverinfo="text",
+            xaxis="x2",
+        )
+    )
+    fig.update_layout(
+        xaxis2={"overlaying": "x", "range": [-0.5, len(order) - 0.5], "visible": False},
+        xaxis={"range": [-0.5, len(order) - 0.5]},
+    )
+    fig.update_yaxes(title="balanced error rate (%)", rangemode="tozero")
+    return _base_layout(
+        fig,
+        height=380,
+        meta={"kind": "ber_bars", "classifiers": order, "n_folds": int(len(per_fold))},
+    )
+
+
+def ber_curve(
+    curve: pd.DataFrame,
+    threshold: float,
+    ber_at_threshold: float | None = None,
+    *,
+    measure: str = "hsic",
+) -> go.Figure:
+    """Cross-validated BER of SLB along the threshold path, the current λ marked.
+
+    Parameters
+    ----------
+    curve : DataFrame
+        :meth:`slb.path.ThresholdPath.curve` output (``threshold``, ``mean_ber``, ``sd_ber``,
+        ``mean_pairs``).
+    threshold : float
+        Current λ.
+    ber_at_threshold : float or None
+        Mean CV BER at the current λ (marked with a point).
+    measure : str
+
+    Returns
+    -------
+    Figure
+    """
+    c = curve.sort_values("threshold")
+    t = c["threshold"].to_numpy()
+    m = c["mean_ber"].to_numpy() * 100
+    s = c["sd_ber"].to_numpy() * 100
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=np.concatenate([t, t[::-1]]),
+                y=np.concatenate([m + s, (m - s)[::-1]]),
+                fill="toself",
+                fillcolor="rgba(0,114,178,0.12)",
+                line={"width": 0},
+                hoverinfo="skip",
+                name="± 1 sd",
+            ),
+            go.Scatter(
+                x=t,
+                y=m,
+                mode="lines+markers",
+                name="SLB CV BER",
+                line={"color": COLORS["+"], "width": 2},
+                customdata=np.column_stack([c["mean_pairs"].to_numpy(), s]),
+                hovertemplate=(
+                    "λ = %{x:.4g}<br>BER %{y:.1f}% ± %{customdata[1]:.1f}"
+                    "<br>%{customdata[0]:.0f} pairs kept<extra></extra>"
+                ),
+            ),
+        ]
+    )
+    if np.isfinite(threshold):
+        fig.add_vline(
+            x=float(threshold),
+            line={"color": "#111827", "dash": "dash", "width": 2},
+            annotation={"text": f"current λ = {threshold:.4g}", "showarrow": False},
+            annotation_position="top right",
+        )
+        if ber_at_threshold is not None:
+            fig.add_trace(
+                go.Scatter(
+                    x=[float(threshold)],
+                    y=[100 * float(ber_at_threshold)],
+                    mode="markers",
+                    marker={"size": 13, "color": "#111827", "symbol": "star"},
+                    name="current λ",
+                    hovertemplate="current λ<br>BER %{y:.1f}%<extra></extra>",
+                )
+            )
+    fig.update_xaxes(title=f"λ ({_measure_label(measure)} threshold): larger keeps fewer pairs")
+    fig.update_yaxes(title="CV balanced error rate (%)")
+    return _base_layout(fig, height=360, meta={"kind": "ber_curve", "threshold": float(threshold)})
+
+
+def term_kind(term: str, feature_names: Sequence[str] | None = None) -> tuple[str, str]:
+    """Class sign and kind of a log-density term name such as ``log p+(a)`` or ``log p-(a, b)``.
+
+    Parameters
+    ----------
+    term : str
+    feature_names : sequence of str or None
+        When given, a term is univariate exactly when its argument is a feature name (names
+        that contain ``", "`` are handled); otherwise a top-level ``", "`` means bivariate.
+
+    Returns
+    -------
+    sign : {"+", "-", "?"}
+    kind : {"univariate", "bivariate"}
+    """
+    t = str(term)
+    sign = "+" if t.startswith("log p+(") else "-" if t.startswith("log p-(") else "?"
+    inner = t[7:-1] if sign != "?" and t.endswith(")") else t
+    if feature_names is not None:
+        kind = "univariate" if inner in set(map(str, feature_names)) else "bivariate"
+    else:
+        kind = "bivariate" if ", " in inner else "univariate"
+    return sign, kind
+
+
+def oracle_scale(coef: pd.Series, oracle: pd.Series) -> float:
+    """Least-squares factor ``s`` minimising ``||s * coef - oracle||²`` over the union of terms.
+
+    Terms missing on one side count as 0.  Returns 1.0 when ``coef`` is all zero.
+    """
+    idx = coef.index.union(oracle.index, sort=False)
+    c = coef.reindex(idx).fillna(0.0).to_numpy(dtype=float)
+    o = oracle.reindex(idx).fillna(0.0).to_numpy(dtype=float)
+    den = float(c @ c)
+    return float(c @ o) / den if den > 0 else 1.0
+
+
+def coefficient_figure(
+    coef: pd.Series,
+    *,
+    feature_names: Sequence[str] | None = None,
+    oracle: pd.Series | None = None,
+    n_visible: int = 40,
+    pos_name: str = "+",
+    neg_name: str = "-",
+) -> go.Figure:
+    """SLB's learned weight of every log-density term, sorted by magnitude.
+
+    Horizontal bars, one per term of ``coef`` (all of them; the view opens on the
+    ``n_visible`` largest, drag the axis to scroll).  Colour: class ``+`` (blue) or ``-``
+    (vermillion); univariate terms solid, bivariate terms hatched.  With ``oracle`` (Lemma 1's
+    integer weights on synthetic forest data) the learned weights are multiplied by the
+    least-squares factor of :func:`oracle_scale` and the oracle weights are drawn as black
+    diamonds beside them; oracle terms that SLB did not keep get a diamond at zero-width bars.
+
+    Parameters
+    ----------
+    coef : Series
+        ``SLBClassifier.coef_``.
+    feature_names : sequence of str or None
+        Feature names (to tell univariate from bivariate terms reliably).
+    oracle : Series or None
+        ``SyntheticDataset.oracle_coef``.
+    n_visible : int
+    pos_name, neg_name : str
+
+    Returns
+    -------
+    Figure
+        The four bar traces together have one bar per term of ``coef`` (``layout.meta``:
+        ``n_terms``, ``scale``).
+    """
+    coef = pd.Series(coef, dtype=float)
+    scale = oracle_scale(coef, oracle) if oracle is not None else 1.0
+    shown = coef * scale
+    terms = list(coef.index)
+    if oracle is not None:
+        extra = [t for t in oracle.index if t not in coef.index and oracle[t] != 0]
+        terms += extra
+    mag = pd.Series(
+        [
+            max(abs(shown.get(t, 0.0)), abs(oracle.get(t, 0.0)) if oracle is not None else 0.0)
+            for t in terms
+        ],
+        index=terms,
+    )
+    order = mag.sort_values(ascending=False, kind="stable").index.tolist()
+    labels = {t: escape_text(t) for t in order}
+    kinds = {t: term_kind(t, feature_names) for t in order}
+    fig = go.Figure()
+    what = f"learned × {scale:.3g}" if oracle is not None else "learned weight"
+    for sign, cname in (("+", pos_name), ("-", neg_name)):
+        for kind in ("univariate", "bivariate"):
+            ts = [t for t in order if t in coef.index and kinds[t] == (sign, kind)]
+            if not ts:
+                continue
+            fig.add_trace(
+                go.Bar(
+                    y=[labels[t] for t in ts],
+                    x=[shown[t] for t in ts],
+                    orientation="h",
+                    name=f"{kind} terms of class {'+' if sign == '+' else '−'} "
+                    f"({escape_text(cname)})",
+                    marker={
+                        "color": COLORS[sign],
+                        "pattern": {
+                            "shape": "/" if kind == "bivariate" else "",
+                            "fgcolor": "white",
+                            "solidity": 0.35,
+                        },
+                    },
+                    hovertemplate="%{y}<br>" + what + " %{x:.4g}<extra></extra>",
+                    meta={"role": "coef"},
+                )
+            )
+    if oracle is not None:
+        ot = [t for t in order if t in oracle.index]
+        fig.add_trace(
+            go.Scatter(
+                y=[labels[t] for t in ot],
+                x=[float(oracle[t]) for t in ot],
+                mode="markers",
+                marker={"symbol": "diamond", "size": 10, "color": "#111827"},
+                name="oracle weight (Lemma 1)",
+                hovertemplate="%{y}<br>oracle %{x:+.0f}<extra></extra>",
+            )
+        )
+    n_show = min(max(int(n_visible), 1), len(order))
+    fig.update_layout(bargap=0.25)
+    fig.update_yaxes(
+        type="category",
+        categoryorder="array",
+        categoryarray=[labels[t] for t in order],
+        range=[n_show - 0.5, -0.5],
+        title=None,
+        automargin=True,
+    )
+    fig.update_xaxes(
+        title="weight (log-density units)"
+        + (f", learned × {scale:.3g}" if oracle is not None else ""),
+        zeroline=True,
+        zerolinecolor="#9CA3AF",
+    )
+    fig.update_layout(dragmode="pan")
+    return _base_layout(
+        fig,
+        height=int(min(900, max(320, 20 * n_show + 140))),
+        meta={"kind": "coefficients", "n_terms": int(coef.size), "scale": float(scale)},
+    )
+
+
+def contributions_figure(
+    contributions: pd.Series,
+    *,
+    baseline: float,
+    top: int = 15,
+    pos_name: str = "+",
+    neg_name: str = "-",
+    feature_names: Sequence[str] | None = None,
+) -> go.Figure:
+    """Signed bar chart of the log-density terms that pushed one decision.
+
+    Parameters
+    ----------
+    contributions : Series
+        One sample's row of ``SLBClassifier.contributions(X)[0]`` (term -> coef × (T(x) − mean)).
+    baseline : float
+        The decision value at the training means (``contributions(X)[1]``).
+    top : int
+        Terms shown individually (largest ``|contribution|``); the rest are summed in one bar.
+    pos_name, neg_name : str
+    feature_names : sequence of str or None
+
+    Returns
+    -------
+    Figure
+        Bars from the top down, largest first; positive values push toward ``+``.
+    """
+    c = pd.Series(contributions, dtype=float)
+    order = c.abs().sort_values(ascending=False, kind="stable").index.tolist()
+    head = order[:top]
+    rest = order[top:]
+    labels = [escape_text(t) for t in head]
+    values = [float(c[t]) for t in head]
+    hover = [f"{term_kind(t, feature_names)[1]} term" for t in head]
+    if rest:
+        labels.append(f"{len(rest)} other terms")
+        values.append(float(c[rest].sum()))
+        hover.append("sum of the remaining terms")
+    colors = [COLORS["+"] if v >= 0 else COLORS["-"] for v in values]
+    if rest:
+        colors[-1] = "#9CA3AF"
+    fig = go.Figure(
+        go.Bar(
+            y=labels,
+            x=values,
+            orientation="h",
+            marker_color=colors,
+            customdata=hover,
+            hovertemplate="%{y}<br>%{x:+.3g} (%{customdata})<extra></extra>",
+            name="contribution",
+        )
+    )
+    fig.update_yaxes(type="category", autorange="reversed", automargin=True)
+    fig.update_xaxes(
+        title=f"← pushes toward − ({escape_text(neg_name)})   ·   pushes toward + "
+        f"({escape_text(pos_name)}) →",
+        zeroline=True,
+        zerolinecolor="#111827",
+    )
+    decision = baseline + float(c.sum())
+    return _base_layout(
+        fig,
+        height=int(max(320, 26 * len(labels) + 120)),
+        meta={
+            "kind": "contributions",
+            "baseline": float(baseline),
+            "decision": decision,
+            "n_bars": len(labels),
+        },
+    )

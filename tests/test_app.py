@@ -1,0 +1,427 @@
+"""End-to-end tests of the Streamlit dashboard with streamlit.testing.v1.AppTest.
+
+AppTest cannot drive ``st.file_uploader``; uploads are tested by putting the same session entry
+the uploader's callback stores (``dashboard.data.make_upload``) into the session state, so the
+rest of the upload path (``slb.io.read_table``, ``slb.tabular.prepare_table``) is the real one.
+Streamlit's caches are process-wide, so the first test pays for the Sonar computations and the
+others reuse them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+# Show real error messages in AppTest (the app's config hides them from users).
+os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from dashboard.data import make_upload  # noqa: E402
+from slb import SLBClassifier, load_dataset  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+PAGES = ["pages/dependencies.py", "pages/densities.py", "pages/compare.py", "pages/explain.py"]
+TIMEOUT = 300  # generous: CI machines are slow and the Compare page fits many models
+
+pytestmark = pytest.mark.slow
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------
+def new_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert_ok(at)
+    return at
+
+
+def assert_ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page)
+    at.run()
+    assert_ok(at)
+    return at
+
+
+def chart(at: AppTest, key: str) -> dict:
+    for el in at.get("plotly_chart"):
+        if el.proto.id.endswith("-" + key):
+            return json.loads(el.proto.spec)
+    raise AssertionError(f"no plotly chart with key {key!r}")
+
+
+def metric(at: AppTest, label: str) -> str:
+    for m in at.metric:
+        if m.label == label:
+            return m.value
+    raise AssertionError(f"no metric {label!r}")
+
+
+def sidebar_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def bars(spec: dict) -> list:
+    return [t for t in spec["data"] if t.get("type") == "bar"]
+
+
+def arr(v) -> np.ndarray:
+    """A plotly JSON array: a list, or a typed array ``{"dtype", "bdata"[, "shape"]}``."""
+    if isinstance(v, dict) and "bdata" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        if "shape" in v:
+            a = a.reshape([int(k) for k in str(v["shape"]).split(",")])
+        return a
+    return np.asarray(v)
+
+
+def n_bars(spec: dict) -> int:
+    return sum(len(arr(b["y"])) for b in bars(spec))
+
+
+def csv_upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    """Do what the file uploader's callback does, then pick "Upload a file" as the source."""
+    at.session_state["upload"] = make_upload(name, data)
+    at.radio(key="data_source").set_value("upload").run()
+    assert_ok(at)
+    return at
+
+
+def small_csv(seed=0, n=90) -> bytes:
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=n)
+    y = np.where(rng.random(n) < 0.45, "sick", "healthy")
+    df = pd.DataFrame(
+        {
+            "id": np.arange(n),  # an exported row number: dropped by prepare_table
+            "age": rng.normal(50, 10, n).round(1),
+            "a": a,
+            "b": a + rng.normal(scale=0.5, size=n) + (y == "sick"),
+            "c": rng.normal(size=n),
+            "const": 1.0,  # constant: dropped
+            "comment": rng.choice(["x", "y", "z"], n),  # text: dropped by default
+            "diagnosis": y,
+        }
+    )
+    df.loc[3, "c"] = np.nan  # a missing value: the row is dropped
+    return df.to_csv(sep=";", index=False).encode()
+
+
+# --------------------------------------------------------------------------------------------
+# default dataset
+# --------------------------------------------------------------------------------------------
+def test_every_page_runs_on_the_default_dataset():
+    at = new_app()
+    assert at.title[0].value == "SLB Explorer"
+    assert metric(at, "rows n") == "208" and metric(at, "features d") == "60"
+    text = sidebar_text(at)
+    assert "sonar" in text and "Seed: **0**" in text and "λ = **" in text
+    for page in PAGES:
+        goto(at, page)
+        assert "sonar" in sidebar_text(at)  # the sidebar is on every page
+    # the Explain page explains one sample
+    spec = chart(at, "explain_figure")
+    assert spec["layout"]["meta"]["kind"] == "contributions"
+    at.number_input(key="explain_row").set_value(5).run()
+    assert_ok(at)
+
+
+def test_lambda_changes_kept_pairs_and_pair_graph():
+    at = goto(new_app(), "pages/dependencies.py")
+    n0 = chart(at, "dep_pair_graph")["layout"]["meta"]["n_edges"]
+    kept0 = int(metric(at, "pairs kept").split()[0])
+    assert n0 == kept0 > 0
+    table = at.dataframe[-1].value
+    assert len(table) == kept0
+
+    slider = at.slider(key="dep_lambda")
+    assert slider.label == "λ (dependence threshold)"
+    slider.set_value(round(slider.max * 0.5, 4)).run()
+    assert_ok(at)
+    n1 = chart(at, "dep_pair_graph")["layout"]["meta"]["n_edges"]
+    kept1 = int(metric(at, "pairs kept").split()[0])
+    assert n1 == kept1 < kept0
+    assert len(at.dataframe[-1].value) == kept1
+    assert f"{kept1} / 1770 pairs kept" in sidebar_text(at)
+    hist = chart(at, "dep_histogram")
+    assert hist["layout"]["meta"]["threshold"] == pytest.approx(slider.max * 0.5, abs=1e-3)
+
+    # the heatmaps have the feature names on their axes
+    hm = chart(at, "dep_heatmap_+")["data"][0]
+    names = load_dataset("sonar")[0].columns.tolist()
+    assert sorted(hm["x"]) == sorted(names) and sorted(hm["y"]) == sorted(names)
+    at.checkbox(key="dep_cluster").uncheck().run()
+    assert chart(at, "dep_heatmap_+")["data"][0]["x"] == names
+
+    # λ persists across pages: Compare uses the same value
+    goto(at, "pages/compare.py")
+    assert at.slider(key="cmp_lambda").value == pytest.approx(slider.value)
+
+
+def test_lambda_by_quantile_fdr_and_cv():
+    at = goto(new_app(), "pages/dependencies.py")
+    at.radio(key="dep_lam_mode").set_value("quantile").run()
+    at.slider(key="dep_lam_quantile").set_value(0.99).run()
+    assert_ok(at)
+    assert int(metric(at, "pairs kept").split()[0]) == pytest.approx(18, abs=2)
+    at.radio(key="dep_lam_mode").set_value("fdr").run()
+    assert_ok(at)
+    k_fdr = int(metric(at, "pairs kept").split()[0])
+    assert k_fdr > 0 and any("Benjamini" in c.value for c in at.caption)
+    at.radio(key="dep_lam_mode").set_value("cv").run()
+    assert_ok(at)
+    lam_cv = at.session_state["cfg"]["lam_last"]
+    ref = SLBClassifier(threshold="cv", random_state=0)
+    X, y = load_dataset("sonar")
+    ref.fit(X, (y == "rock").astype(int))
+    assert lam_cv == pytest.approx(ref.threshold_)
+    # back to "by value": the slider starts at the λ in use
+    at.radio(key="dep_lam_mode").set_value("value").run()
+    assert at.slider(key="dep_lambda").value == pytest.approx(lam_cv, abs=1e-3)
+
+
+def test_switching_the_dependence_measure():
+    at = goto(new_app(), "pages/dependencies.py")
+    at.radio(key="dep_measure").set_value("spearman").run()
+    assert_ok(at)
+    s = at.slider(key="dep_lambda")
+    assert 0.5 < s.max <= 1.0  # |rho| scale, λ reset to the 90 % quantile
+    assert "Spearman" in chart(at, "dep_heatmap_+")["data"][0]["hovertemplate"]
+    assert int(metric(at, "pairs kept").split()[0]) == pytest.approx(177, abs=5)
+
+
+def test_bandwidth_multiplier_changes_the_density_figure():
+    at = goto(new_app(), "pages/densities.py")
+
+    def kde_plus():
+        spec = chart(at, "dens_figure")
+        return arr(next(t for t in spec["data"] if t.get("name") == "KDE +")["y"])
+
+    y0 = kde_plus()
+    at.slider(key="dens_bw_mult").set_value(2.0).run()
+    assert_ok(at)
+    assert not np.allclose(kde_plus(), y0)
+    assert "× 2" in sidebar_text(at)
+    # a per-feature override changes it again, and only for that feature
+    y1 = kde_plus()
+    at.toggle(key="dens_ovon_0").set_value(True).run()
+    at.slider(key="dens_ov_0").set_value(0.5).run()
+    assert_ok(at)
+    assert not np.allclose(kde_plus(), y1)
+    assert at.session_state["cfg"]["bw_overrides"] == {"band_1": 0.5}
+    # the pair view draws contours
+    at.radio(key="dens_view").set_value("pair").run()
+    assert_ok(at)
+    spec = chart(at, "dens_figure")
+    assert sum(t.get("type") == "contour" for t in spec["data"]) == 2
+    # the setting is shared: the Compare page's multiplier shows it
+    goto(at, "pages/compare.py")
+    assert at.slider(key="cmp_bw_mult").value == 2.0
+
+
+def test_compare_page_shows_ber_and_coefficients():
+    at = goto(new_app(), "pages/compare.py")
+    table = at.dataframe[0].value
+    assert {"SLB", "TAN", "NB"} <= set(table.index)
+    assert table.loc[["SLB", "TAN", "NB"], "mean BER (%)"].between(0, 60).all()
+    ber = chart(at, "cmp_ber_bars")
+    assert set(ber["layout"]["meta"]["classifiers"]) == {"SLB", "TAN", "NB"}
+    curve = chart(at, "cmp_ber_curve")
+    assert any(t.get("name") == "current λ" for t in curve["data"])
+
+    # one bar per SLB term, exactly SLBClassifier's coef_ at the current λ
+    lam = at.session_state["cfg"]["lam_last"]
+    X, y = load_dataset("sonar")
+    ref = SLBClassifier(threshold=lam, random_state=0).fit(X, (y == "rock").astype(int))
+    spec = chart(at, "cmp_coef")
+    assert n_bars(spec) == len(ref.coef_)
+    assert spec["layout"]["meta"]["n_terms"] == len(ref.coef_)
+    # TAN's two trees
+    for sym in "+-":
+        assert chart(at, f"cmp_tan_{sym}")["layout"]["meta"]["n_edges"] == 59
+    assert {b.label for b in at.get("download_button")} if at.get("download_button") else True
+
+    # live: moving λ changes SLB's model without pressing anything
+    at.slider(key="cmp_lambda").set_value(0.05).run()
+    assert_ok(at)
+    spec2 = chart(at, "cmp_coef")
+    ref2 = SLBClassifier(threshold=0.05, random_state=0).fit(X, (y == "rock").astype(int))
+    assert n_bars(spec2) == len(ref2.coef_) < len(ref.coef_)
+
+    # opt-in classifiers
+    at.multiselect(key="cmp_models").set_value(["Gaussian NB", "5NN"]).run()
+    assert_ok(at)
+    assert {"Gaussian NB", "5NN"} <= set(at.dataframe[0].value.index)
+
+
+def test_synthetic_forest_shows_oracle_weights():
+    at = new_app()
+    at.radio(key="data_source").set_value("synthetic").run()
+    at.slider(key="syn_n").set_value(150).run()
+    at.slider(key="syn_d").set_value(8).run()
+    at.number_input(key="syn_seed").set_value(3).run()
+    assert_ok(at)
+    assert metric(at, "rows n") == "150" and metric(at, "features d") == "8"
+    assert "data seed **3**" in sidebar_text(at)
+    goto(at, "pages/compare.py")
+    spec = chart(at, "cmp_coef")
+    assert any(t.get("name", "").startswith("oracle") for t in spec["data"])
+    assert spec["layout"]["meta"]["scale"] > 0
+
+
+# --------------------------------------------------------------------------------------------
+# uploads
+# --------------------------------------------------------------------------------------------
+def test_uploaded_csv_runs_on_every_page():
+    at = csv_upload(new_app(), "patients.csv", small_csv())
+    assert not at.error
+    assert at.selectbox(key="label_column").value == "diagnosis"
+    assert metric(at, "features d") == "4"  # id, const, comment dropped
+    assert metric(at, "rows n") == "89"  # the row with a missing value dropped
+    report = " ".join(m.value for m in at.markdown)
+    assert "const" in report and "comment" in report
+    assert r"patients\.csv" in sidebar_text(at)
+    for page in PAGES:
+        goto(at, page)
+        assert r"patients\.csv" in sidebar_text(at)
+    # the uploaded data persist across pages and back on the Data page
+    goto(at, "app.py") if False else None
+    at.switch_page("app.py").run()
+    assert_ok(at)
+    assert metric(at, "rows n") == "89"
+
+
+def test_the_file_uploader_widget_itself():
+    at = new_app()
+    at.radio(key="data_source").set_value("upload").run()
+    assert_ok(at)
+    up = at.file_uploader(key="upload_file")
+    assert up.label == "Upload a table (CSV, TSV, Excel, Parquet)"
+    up.set_value(("patients.csv", small_csv(), "text/csv")).run()
+    assert_ok(at)
+    assert not at.error
+    assert metric(at, "rows n") == "89"
+    assert at.session_state["upload"]["name"] == "patients.csv"
+
+
+def test_positive_class_and_feature_choice():
+    rng = np.random.default_rng(1)
+    n = 120
+    df = pd.DataFrame(
+        {
+            "u": rng.normal(size=n),
+            "v": rng.normal(size=n),
+            "w": rng.normal(size=n),
+            "kind": rng.choice(["a", "b", "c"], n),
+        }
+    )
+    at = csv_upload(new_app(), "three.csv", df.to_csv(index=False).encode())
+    assert not at.error
+    pos = at.selectbox(key="positive_class")
+    assert set(pos.options) >= {"a", "b", "c"}
+    pos.set_value("c").run()
+    assert_ok(at)
+    assert metric(at, "+ c") == str((df["kind"] == "c").sum())
+    at.multiselect(key="features").set_value(["u", "w"]).run()
+    assert_ok(at)
+    assert metric(at, "features d") == "2"
+    goto(at, "pages/dependencies.py")
+    assert chart(at, "dep_heatmap_+")["data"][0]["x"] == ["u", "w"]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("picture.csv", b"\x89PNG\r\n\x1a\n" + bytes(200), "PNG"),
+        ("empty.csv", b"", "empty"),
+        ("notes.docx", b"hello", "not supported"),
+        ("one_class.csv", b"x,y,label\n" + b"1,2,a\n" * 30, "one class"),
+    ],
+)
+def test_bad_upload_shows_error_not_traceback(name, data, reason):
+    at = csv_upload(new_app(), name, data)
+    assert at.error, "a bad upload must show st.error"
+    assert reason.lower() in at.error[0].value.lower()
+    assert "Traceback" not in at.error[0].value
+    # the app stays usable on the previous data
+    assert "sonar" in sidebar_text(at)
+    goto(at, "pages/dependencies.py")
+    at.switch_page("app.py").run()
+    at.radio(key="data_source").set_value("bundled").run()
+    assert_ok(at)
+    assert not at.error
+
+
+def test_user_strings_are_never_rendered_as_html_or_links():
+    n = 60
+    rng = np.random.default_rng(2)
+    evil = ["<img src=x onerror=alert(1)>", "[click](http://evil.example)", "=HYPERLINK(1)"]
+    df = pd.DataFrame(
+        {
+            evil[0]: rng.normal(size=n),
+            evil[1]: rng.normal(size=n),
+            evil[2]: rng.normal(size=n),
+            "label": np.where(rng.random(n) < 0.5, "<b>yes</b>", "**no**"),
+        }
+    )
+    at = csv_upload(new_app(), "<script>x</script>.csv", df.to_csv(index=False).encode())
+    assert not at.error, [e.value for e in at.error]
+    for page in ["pages/dependencies.py", "pages/densities.py", "pages/compare.py"]:
+        goto(at, page)
+        texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+        for t in texts:
+            assert not re.search(r"(?<!\\)<", t), t  # every "<" is backslash-escaped
+            assert not re.search(r"(?<!\\)\]\((?!\\)", t), t  # no live Markdown link
+        for el in at.get("plotly_chart"):
+            assert "<img" not in el.proto.spec and "<b>yes" not in el.proto.spec
+
+
+def test_no_unsafe_html_anywhere_in_the_dashboard():
+    files = [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("dashboard/*.py")]
+    assert len(files) >= 8
+    for f in files:
+        src = f.read_text(encoding="utf-8")
+        assert not re.search(r"unsafe_allow_html\s*=", src), f
+        assert "st.html(" not in src and "components.html(" not in src, f
+        assert "pickle" not in src and "eval(" not in src, f
+
+
+# --------------------------------------------------------------------------------------------
+# speed (lenient bounds for slow CI machines; the report lists the measured values)
+# --------------------------------------------------------------------------------------------
+def test_lambda_changes_are_fast():
+    at = goto(new_app(), "pages/dependencies.py")
+    s = at.slider(key="dep_lambda")
+    times = []
+    for v in (0.03, 0.04, 0.025):
+        t0 = time.perf_counter()
+        s.set_value(v).run()
+        times.append(time.perf_counter() - t0)
+    assert_ok(at)
+    goto(at, "pages/compare.py")
+    ctimes = []
+    for v in (0.03, 0.04, 0.025):
+        t0 = time.perf_counter()
+        at.slider(key="cmp_lambda").set_value(v).run()
+        ctimes.append(time.perf_counter() - t0)
+    assert_ok(at)
+    print(
+        f"\nλ change, Dependencies: {[round(t, 2) for t in times]} s; "
+        f"Compare: {[round(t, 2) for t in ctimes]} s"
+    )
+    assert max(times) < 5.0
+    assert max(ctimes) < 20.0
