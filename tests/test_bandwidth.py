@@ -1,0 +1,173 @@
+"""Behaviour tests of slb.bandwidth: the rules' formulas, likelihood cross-validation against a
+grid search written here, multipliers, per-feature overrides and the floor for tied features."""
+
+import numpy as np
+import pytest
+
+from slb import LogDensityTransformer
+from slb.bandwidth import class_bandwidths, robust_scale, rule_bandwidth
+
+
+def loo_loglik(x, h):
+    """Leave-one-out log-likelihood of a univariate Gaussian KDE, by deleting each point."""
+    total = 0.0
+    for k in range(x.size):
+        rest = np.delete(x, k)
+        dens = np.mean(np.exp(-0.5 * ((x[k] - rest) / h) ** 2)) / (np.sqrt(2 * np.pi) * h)
+        total += np.log(dens)
+    return total
+
+
+def iqr_scale(x):
+    q75, q25 = np.percentile(x, [75, 25])
+    return (q75 - q25) / 1.349
+
+
+@pytest.fixture
+def samples():
+    rng = np.random.default_rng(0)
+    return {
+        "normal": rng.normal(2, 3, size=150),
+        "heavy": rng.standard_t(1.5, size=150),  # IQR branch: sd inflated by the tails
+        "bimodal": np.concatenate([rng.normal(-3, 0.5, 75), rng.normal(3, 0.5, 75)]),  # sd branch
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# rules of thumb
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["normal", "heavy", "bimodal"])
+def test_scott(samples, kind):
+    x = samples[kind]
+    n, sd = x.size, np.std(x, ddof=1)
+    assert rule_bandwidth(x, "scott", 1) == pytest.approx(sd * n ** (-1 / 5), rel=1e-12)
+    assert rule_bandwidth(x, "scott", 2) == pytest.approx(sd * n ** (-1 / 6), rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["normal", "heavy", "bimodal"])
+def test_silverman_robust_rule(samples, kind):
+    x = samples[kind]
+    n = x.size
+    scale = min(np.std(x, ddof=1), iqr_scale(x))
+    assert rule_bandwidth(x, "silverman", 1) == pytest.approx(
+        0.9 * scale * n ** (-1 / 5), rel=1e-12
+    )
+    assert rule_bandwidth(x, "silverman", 2) == pytest.approx(scale * n ** (-1 / 6), rel=1e-12)
+    assert robust_scale(x) == pytest.approx(scale, rel=1e-12)
+
+
+def test_silverman_branches_are_exercised(samples):
+    assert iqr_scale(samples["heavy"]) < np.std(samples["heavy"], ddof=1)
+    assert np.std(samples["bimodal"], ddof=1) < iqr_scale(samples["bimodal"])
+
+
+# ---------------------------------------------------------------------------------------------
+# likelihood cross-validation
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["normal", "bimodal"])
+def test_lcv_maximises_leave_one_out_likelihood(samples, kind):
+    x = samples[kind][::2]  # 75 points: the reference loop stays fast
+    n = x.size
+    h0 = 0.9 * robust_scale(x) * n ** (-0.2)
+    grid = np.geomspace(0.1 * h0, 4 * h0, 300)
+    ll = np.array([loo_loglik(x, h) for h in grid])
+    h_grid = grid[np.argmax(ll)]
+    h_lcv = rule_bandwidth(x, "lcv", 1)
+    assert h_lcv == pytest.approx(h_grid, rel=0.02)
+    assert loo_loglik(x, h_lcv) >= ll.max() - 1e-3
+    # Pairs: rescaled from the 1-d rate n^(-1/5) to the 2-d rate n^(-1/6).
+    assert rule_bandwidth(x, "lcv", 2) == pytest.approx(h_lcv * n ** (1 / 5 - 1 / 6), rel=1e-9)
+
+
+def test_lcv_adapts_to_bimodal_data(samples):
+    # The rule of thumb oversmooths two narrow modes; LCV picks a much smaller bandwidth.
+    x = samples["bimodal"]
+    assert rule_bandwidth(x, "lcv", 1) < 0.6 * rule_bandwidth(x, "silverman", 1)
+
+
+def test_unknown_rule_and_dim():
+    x = np.arange(10.0)
+    with pytest.raises(ValueError, match="foo"):
+        rule_bandwidth(x, "foo")
+    with pytest.raises(ValueError, match="dim"):
+        rule_bandwidth(x, "scott", dim=3)
+
+
+# ---------------------------------------------------------------------------------------------
+# per class, multiplier, overrides, floor
+# ---------------------------------------------------------------------------------------------
+def _two_class(seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(120, 3)) * [1.0, 5.0, 0.2]
+    y = np.repeat([0, 1], [50, 70])
+    X[y == 1] *= 2.0
+    return X, y
+
+
+@pytest.mark.parametrize("rule", ["scott", "silverman", "lcv"])
+@pytest.mark.parametrize("dim", [1, 2])
+def test_class_bandwidths_per_class_and_feature(rule, dim):
+    X, y = _two_class()
+    h = class_bandwidths(X, y, rule=rule, dim=dim)
+    assert h.shape == (2, 3)
+    for c in (0, 1):
+        for i in range(3):
+            assert h[c, i] == pytest.approx(rule_bandwidth(X[y == c, i], rule, dim), rel=1e-12)
+
+
+def test_multiplier_and_overrides():
+    X, y = _two_class()
+    base = class_bandwidths(X, y, rule="scott")
+    np.testing.assert_allclose(class_bandwidths(X, y, rule="scott", multiplier=2.5), 2.5 * base)
+    ov = np.array([np.nan, 0.5, np.nan])  # feature 1 replaced, others keep the global 2.0
+    got = class_bandwidths(X, y, rule="scott", multiplier=2.0, overrides=ov)
+    np.testing.assert_allclose(got[:, [0, 2]], 2.0 * base[:, [0, 2]])
+    np.testing.assert_allclose(got[:, 1], 0.5 * base[:, 1])
+
+
+def test_transformer_applies_multiplier_and_named_overrides(pima):
+    X, y = pima
+    X, y = X.iloc[:300], y.iloc[:300]
+    base = LogDensityTransformer(pairs=[]).fit(X, y)
+    t = LogDensityTransformer(
+        pairs=[], bandwidth_multiplier=1.5, bandwidth_overrides={"glucose": 0.5, 5: 3.0}
+    ).fit(X, y)
+    gi = list(X.columns).index("glucose")
+    expected = 1.5 * base.bandwidths_
+    expected[:, gi] = 0.5 * base.bandwidths_[:, gi]
+    expected[:, 5] = 3.0 * base.bandwidths_[:, 5]  # bmi, by index
+    np.testing.assert_allclose(t.bandwidths_, expected)
+    np.testing.assert_allclose(t.pair_bandwidths_[:, gi], 0.5 * base.pair_bandwidths_[:, gi])
+    with pytest.raises(ValueError, match="nosuch"):
+        LogDensityTransformer(bandwidth_overrides={"nosuch": 2.0}).fit(X, y)
+    with pytest.raises(ValueError, match="positive"):
+        LogDensityTransformer(bandwidth_overrides={"glucose": -1.0}).fit(X, y)
+
+
+def test_floor_for_constant_and_tied_features():
+    rng = np.random.default_rng(2)
+    n = 80
+    y = np.repeat([0, 1], n // 2)
+    X = np.column_stack(
+        [
+            np.full(n, 7.0),  # constant everywhere
+            np.where(y == 0, 3.0, rng.normal(size=n)),  # constant within class 0 only
+            np.where(rng.uniform(size=n) < 0.9, 0.0, rng.integers(1, 4, size=n)),  # tied
+            rng.normal(size=n),
+        ]
+    )
+    for rule in ("scott", "silverman", "lcv"):
+        for dim in (1, 2):
+            h = class_bandwidths(X, y, rule=rule, dim=dim, min_bandwidth=1e-3)
+            assert np.all(np.isfinite(h)) and np.all(h > 0), (rule, dim, h)
+            pooled = np.array([robust_scale(X[:, i]) or 1.0 for i in range(4)])
+            assert np.all(h >= 1e-3 * pooled - 1e-15)
+    # a huge min_bandwidth is the binding floor
+    h = class_bandwidths(X, y, rule="scott", min_bandwidth=10.0)
+    np.testing.assert_allclose(h[:, 3], 10.0 * robust_scale(X[:, 3]))
+    # and the log-densities stay finite, at the training rows and far away
+    for rule in ("scott", "silverman", "lcv"):
+        t = LogDensityTransformer(bandwidth=rule).fit(X, y)
+        assert np.all(t.bandwidths_ > 0) and np.all(t.pair_bandwidths_ > 0)
+        assert np.all(np.isfinite(t.fit_transform(X, y)))
+        assert np.all(np.isfinite(t.transform(np.vstack([X[:5], X[:5] + 1e4]))))
