@@ -515,8 +515,13 @@ class SLBClassifier(_LogDensitySVM):
         if isinstance(t, str):
             if t not in ("cv", "fdr"):
                 raise ValueError(f"threshold must be a number, 'cv' or 'fdr', got {t!r}.")
-        elif not (np.isscalar(t) and np.isfinite(t)):
-            raise ValueError(f"threshold must be a finite number, 'cv' or 'fdr', got {t!r}.")
+        elif not (np.isscalar(t) and isinstance(t, (int, float, np.number)) and not np.isnan(t)):
+            # +inf is allowed (no pair kept: LU), and "cv" may choose it.
+            raise ValueError(f"threshold must be a number, 'cv' or 'fdr', got {t!r}.")
+        if self.threshold == "cv" and not (
+            isinstance(self.cv, (int, np.integer)) and not isinstance(self.cv, bool) and self.cv >= 2
+        ):
+            raise ValueError(f"cv must be an integer >= 2 (internal folds), got {self.cv!r}.")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}.")
 
@@ -540,9 +545,13 @@ class SLBClassifier(_LogDensitySVM):
         if self.threshold == "fdr":
             reject = benjamini_hochberg(pval.ravel(), self.alpha).reshape(pval.shape)
             keep_c = self._combine(reject)
-            kept_scores = np.where(keep_c, stat, np.inf)
-            thr = float(kept_scores.min()) if np.isfinite(kept_scores).any() else np.inf
-            self.threshold_ = thr
+            # The threshold that reproduces this choice: the smallest kept screening score
+            # (per class for "per_class", where a class's term is kept on its own statistic).
+            if self.pair_rule == "per_class":
+                kept = stat[keep_c]
+            else:
+                kept = self.pair_scores_[keep_c.any(axis=0)]
+            self.threshold_ = float(kept.min()) if kept.size else np.inf
             return pairs[keep_c.any(axis=0)], ("mask", keep_c[:, keep_c.any(axis=0)])
         if self.threshold == "cv":
             grid = self._threshold_grid()

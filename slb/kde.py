@@ -199,8 +199,8 @@ class ClassConditionalKDE:
     def _apply_loo(p, rows, n_c, self_k):
         if n_c < 2 or not np.any(rows):
             return
-        p[rows] = (n_c * p[rows] - self_k) / (n_c - 1)
-        np.maximum(p[rows], 0.0, out=p[rows])  # rounding can leave -1e-17
+        # Rounding can leave -1e-17 where a point is alone: clip at zero.
+        p[rows] = np.maximum((n_c * p[rows] - self_k) / (n_c - 1), 0.0)
 
     def log_univariate(self, E, self_class=None):
         """Floored log univariate densities, shape (n_classes, m, n_features)."""

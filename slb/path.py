@@ -110,7 +110,8 @@ class ThresholdPath:
             yi = y_index[tr]
             stat = np.stack(
                 [
-                    dependence_matrix(X[tr][yi == c], self.dependence, pvalues=False).statistic
+                    # Same call as SLBClassifier, so both screen on bit-identical statistics.
+                    dependence_matrix(X[tr][yi == c], self.dependence).statistic
                     for c in (0, 1)
                 ]
             )[:, pairs_all[:, 0], pairs_all[:, 1]]

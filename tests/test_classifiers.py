@@ -251,13 +251,6 @@ def test_threshold_fdr_keeps_exactly_the_bh_rejected_pairs():
     assert len(expected) > 2  # alpha = 0.3 lets in some noise pairs: the test discriminates
 
 
-@pytest.mark.xfail(
-    reason="bug: for threshold='fdr' with pair_rule='either', threshold_ is the minimum over "
-    "both classes' dependence of the kept pairs (classifier.py, _candidate_pairs: "
-    "kept_scores = np.where(keep_c, stat, np.inf)), not the smallest kept pair score "
-    "(pair_scores_ = max over classes), so threshold=threshold_ keeps more pairs",
-    strict=True,
-)
 def test_fdr_threshold_is_the_smallest_kept_pair_score():
     X, y = make_two_class(n_per_class=60, d=6, seed=5)
     clf = SLBClassifier(threshold="fdr", alpha=0.3).fit(X, y)
@@ -268,11 +261,6 @@ def test_fdr_threshold_is_the_smallest_kept_pair_score():
     assert edge_set(again.pairs_) == edge_set(clf.pairs_)
 
 
-@pytest.mark.xfail(
-    reason="bug: SLBClassifier(threshold='cv', cv=1) is accepted; _select_terms then skips the "
-    "CV (k < 2), every mean BER is 0 and the sparsest candidate (inf: LU) wins silently",
-    strict=True,
-)
 def test_cv_below_two_folds_rejected(two_class):
     X, y = two_class
     with pytest.raises(ValueError, match="cv"):
@@ -395,11 +383,6 @@ def test_huge_threshold_is_lu(two_class):
     np.testing.assert_allclose(big.decision_function(E), lu.decision_function(E), rtol=1e-9)
 
 
-@pytest.mark.xfail(
-    reason="bug: SLBClassifier._check_common rejects threshold=np.inf ('must be a finite "
-    "number'), although inf means 'no pair' (LU) and threshold='cv' itself can choose inf",
-    strict=True,
-)
 def test_infinite_threshold_is_lu(two_class):
     X, y = two_class
     E = np.random.default_rng(8).normal(size=(30, 5))

@@ -183,11 +183,6 @@ def test_log_densities_are_floored():
     np.testing.assert_allclose(lu[:, :3], np.log(np.maximum(kde.univariate(E[:3]), 1e-4)))
 
 
-@pytest.mark.xfail(
-    reason="bug: ClassConditionalKDE._apply_loo clips with np.maximum(p[rows], 0, out=p[rows]); "
-    "boolean indexing makes a copy, so the clip is lost and LOO densities can be -1e-17",
-    strict=True,
-)
 def test_loo_densities_are_never_negative():
     # An isolated point's LOO density is 0 in exact arithmetic; rounding must not make it < 0.
     x = np.arange(5) * 100.0

@@ -107,13 +107,6 @@ def test_invalid_path_parameters():
         ThresholdPath(pair_rule="foo")
 
 
-@pytest.mark.xfail(
-    reason="bug: ThresholdPath.fit screens with dependence_matrix(..., pvalues=False) while "
-    "SLBClassifier computes it with p-values; the two exact HSIC code paths round differently "
-    "(~1e-16 absolute; at 400 samples per class at least), so at a threshold equal to a pair's score (as "
-    "candidate_thresholds() produces) the path and the classifier keep different pairs",
-    strict=True,
-)
 def test_path_and_slb_screen_identical_hsic_values():
     X, y = make_two_class(n_per_class=420, d=4, seed=1)
     te = np.concatenate([np.flatnonzero(y == "a")[:20], np.flatnonzero(y == "b")[:20]])
