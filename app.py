@@ -95,7 +95,7 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
     else:
         st.file_uploader(
             "Upload a table (CSV, TSV, Excel, Parquet)",
-            type=data.UPLOAD_TYPES,
+            type=list(data.UPLOAD_TYPES),
             key="upload_file",
             on_change=data.on_upload,
             help="At most 50 MB. Text files: the separator and encoding are detected. "
@@ -104,12 +104,15 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
         up = st.session_state.get("upload")
         if up is not None:
             st.caption(f"Using the uploaded file: {esc(up['name'])}")
-        if build.raw is not None and build.raw.sheets and len(build.raw.sheets) > 1:
+        sheets = data.excel_sheets(up)
+        if len(sheets) > 1:
+            if c["sheet"] is not None and c["sheet"] not in sheets:
+                c["sheet"] = None
             state.bound_to(
                 st.selectbox,
                 "Worksheet",
                 key="sheet",
-                options=[AUTO, *build.raw.sheets],
+                options=[AUTO, *sheets],
                 get=lambda: AUTO if c["sheet"] is None else c["sheet"],
                 put=lambda v: c.__setitem__("sheet", None if v == AUTO else v),
                 format_func=lambda s: "first non-empty sheet" if s == AUTO else str(s),
@@ -138,7 +141,7 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
         )
     opts = build.feature_options
     used = len(c["features"]) if c["features"] is not None else len(opts)
-    with st.expander(f"Feature columns ({used} of {len(opts)} used)"):
+    with st.expander(f"Feature columns ({used} of {len(opts)} chosen)"):
         state.bound_to(
             st.multiselect,
             "Feature columns",

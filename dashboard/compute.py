@@ -36,7 +36,7 @@ from slb import (
 from slb._utils import all_pairs
 from slb.dependence import benjamini_hochberg
 from slb.evaluation import compare_estimators, stratified_folds, wilcoxon_against_best
-from slb.figures import cluster_order, pair_graph_layout
+from slb.figures import cluster_order, pair_graph_layout, tree_layout
 
 from . import models
 from .state import density_params
@@ -370,6 +370,13 @@ def slb_contributions(
 @st.cache_data(show_spinner="Fitting TAN's trees on all the data…", max_entries=16, ttl=_TTL)
 def fit_tan(key: str, _ds, dens: tuple) -> TANClassifier:
     return TANClassifier(**density_params(dens)).fit(_ds.X, _ds.y)
+
+
+@st.cache_data(show_spinner=False, max_entries=16, ttl=_TTL)
+def tan_tree_positions(key: str, _ds, dens: tuple) -> dict:
+    """Node positions of TAN's two trees (Kamada-Kawai is slow: computed once)."""
+    tan = fit_tan(key, _ds, dens)
+    return {label: tree_layout(_ds.d, edges) for label, edges in tan.trees_.items()}
 
 
 def coefficient_table(ds, clf: SLBClassifier, oracle: pd.Series | None = None) -> pd.DataFrame:

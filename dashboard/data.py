@@ -29,7 +29,7 @@ import pandas as pd
 import streamlit as st
 
 from slb import BUNDLED_DATASETS, load_dataset, make_forest_bn, make_general_bn
-from slb.io import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, read_table
+from slb.io import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, list_excel_sheets, read_table
 from slb.tabular import prepare_table
 
 from . import state
@@ -37,7 +37,7 @@ from . import state
 _LOG = logging.getLogger(__name__)
 
 SOURCES = {"bundled": "Bundled dataset", "synthetic": "Synthetic", "upload": "Upload a file"}
-UPLOAD_TYPES = [e.lstrip(".") for e in SUPPORTED_EXTENSIONS]
+UPLOAD_TYPES = tuple(e.lstrip(".") for e in SUPPORTED_EXTENSIONS)
 LABEL_GUESSES = ("label", "class", "target", "y", "outcome", "diagnosis", "response")
 MAX_CLASS_OPTIONS = 200
 _CACHE = {"max_entries": 32, "ttl": 4 * 3600}
@@ -204,6 +204,23 @@ def _uploaded(key: str, _data: bytes, filename: str, sheet) -> RawTable:
         sheets=tuple(tr.sheets) if tr.sheets else None,
         description=f"Uploaded file ({frame.shape[0]} rows × {frame.shape[1]} columns as read).",
     )
+
+
+@st.cache_data(show_spinner=False, max_entries=8, ttl=3600)
+def _sheets(key: str, _data: bytes) -> list[str]:
+    if not _data.startswith(b"PK"):
+        return []
+    try:
+        return list_excel_sheets(_data)
+    except Exception:  # not a workbook: read_table will explain
+        return []
+
+
+def excel_sheets(upload: dict | None) -> list[str]:
+    """Worksheet names of an uploaded Excel workbook (empty for other files)."""
+    if upload is None:
+        return []
+    return _sheets(upload["key"], upload["data"])
 
 
 @st.cache_data(show_spinner="Preparing the table…", **_CACHE)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.naive_bayes import GaussianNB
@@ -43,7 +44,7 @@ def _slb_density(cls):
     return lambda dens, seed: cls(random_state=seed, **dens)
 
 
-_BASE: dict[str, ModelSpec] = {
+_BASE = {
     "SLB": ModelSpec(
         None,
         True,
@@ -133,7 +134,7 @@ def _optional_specs() -> dict[str, ModelSpec]:
     return out
 
 
-#: name -> ModelSpec, built once at import time and never modified.
-CLASSIFIERS: dict[str, ModelSpec] = {**_BASE, **_optional_specs()}
-DEFAULT_MODELS = [n for n, s in CLASSIFIERS.items() if s.default]
-OPTIONAL_MODELS = [n for n, s in CLASSIFIERS.items() if not s.default]
+#: name -> ModelSpec, built once at import time; read-only.
+CLASSIFIERS: Mapping[str, ModelSpec] = MappingProxyType({**_BASE, **_optional_specs()})
+DEFAULT_MODELS = tuple(n for n, s in CLASSIFIERS.items() if s.default)
+OPTIONAL_MODELS = tuple(n for n, s in CLASSIFIERS.items() if not s.default)

@@ -36,13 +36,13 @@ with right:
         "More classifiers",
         "extra_models",
         key="cmp_models",
-        options=models.OPTIONAL_MODELS,
+        options=list(models.OPTIONAL_MODELS),
         help="SLB, TAN and NB are always compared; add others here (each is cross-validated "
         "once and cached).",
     )
 dens = state.density_key()
 measure, rule = c["measure"], c["pair_rule"]
-names = models.DEFAULT_MODELS + [m for m in c["extra_models"] if m in models.CLASSIFIERS]
+names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
 
 # --- cross-validation (cached; only SLB depends on λ) ----------------------------------------
 per_fold, seconds = {}, {}
@@ -142,6 +142,7 @@ st.caption(msg)
 
 st.subheader("TAN's trees")
 tan = compute.fit_tan(ds.key, ds, dens)
+tree_pos = compute.tan_tree_positions(ds.key, ds, dens)
 t1, t2 = st.columns(2)
 for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
     with col:
@@ -152,6 +153,7 @@ for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
                 tan.mutual_info_[label],
                 title=f"Chow-Liu tree of class {'+' if label else '−'} ({figures.escape_text(cname)})",
                 color=figures.COLORS[sym],
+                positions=tree_pos[label],
             ),
             key=f"cmp_tan_{sym}",
             config={"displaylogo": False},
@@ -202,6 +204,7 @@ d1.download_button(
     file_name="slb_comparison.csv",
     mime="text/csv",
     key="dl_comparison",
+    on_click="ignore",
 )
 d2.download_button(
     "Coefficients (CSV)",
@@ -209,6 +212,7 @@ d2.download_button(
     file_name="slb_coefficients.csv",
     mime="text/csv",
     key="dl_coef",
+    on_click="ignore",
 )
 d3.download_button(
     "Settings (JSON)",
@@ -216,5 +220,6 @@ d3.download_button(
     file_name="slb_settings.json",
     mime="application/json",
     key="dl_settings",
+    on_click="ignore",
 )
 st.caption(f"Data: {esc(ds.name)}.")

@@ -38,6 +38,7 @@ __all__ = [
     "dependence_histogram",
     "pair_graph_layout",
     "pair_graph",
+    "tree_layout",
     "tree_graph",
     "density_1d",
     "density_2d",
@@ -437,6 +438,29 @@ def pair_graph(
     )
 
 
+def tree_layout(n_features: int, edges, *, seed: int = 0) -> np.ndarray:
+    """Node positions for a spanning tree: Kamada-Kawai (spring layout if disconnected).
+
+    Parameters
+    ----------
+    n_features : int
+    edges : list of (i, j)
+    seed : int
+
+    Returns
+    -------
+    pos : ndarray of shape (n_features, 2)
+    """
+    g = nx.Graph()
+    g.add_nodes_from(range(n_features))
+    g.add_edges_from((int(i), int(j)) for i, j in edges)
+    if n_features > 1 and nx.is_connected(g):
+        pos = nx.kamada_kawai_layout(g)
+    else:
+        pos = nx.spring_layout(g, seed=seed)
+    return np.array([pos[i] for i in range(n_features)], dtype=float).reshape(n_features, 2)
+
+
 def tree_graph(
     names: Sequence[str],
     edges,
@@ -444,9 +468,10 @@ def tree_graph(
     *,
     title: str = "",
     color: str = COLORS["+"],
+    positions=None,
     seed: int = 0,
 ) -> go.Figure:
-    """A spanning tree (e.g. one of TAN's Chow-Liu trees) drawn with a Kamada-Kawai layout.
+    """A spanning tree (e.g. one of TAN's Chow-Liu trees).
 
     Parameters
     ----------
@@ -455,6 +480,9 @@ def tree_graph(
     weights : ndarray of shape (d, d) or None
         Edge weights shown on hover (e.g. mutual information).
     title, color : str
+    positions : ndarray of shape (d, 2) or None
+        Node positions; None: :func:`tree_layout` (Kamada-Kawai, slow for many features, so
+        callers that redraw often pass cached positions).
     seed : int
 
     Returns
@@ -464,14 +492,7 @@ def tree_graph(
     """
     labels = _names(names)
     d = len(labels)
-    g = nx.Graph()
-    g.add_nodes_from(range(d))
-    g.add_edges_from((int(i), int(j)) for i, j in edges)
-    if d > 1 and nx.is_connected(g):
-        pos = nx.kamada_kawai_layout(g)
-    else:
-        pos = nx.spring_layout(g, seed=seed)
-    P = np.array([pos[i] for i in range(d)], dtype=float).reshape(d, 2)
+    P = tree_layout(d, edges, seed=seed) if positions is None else np.asarray(positions, float)
     xs, ys, mx, my, hover = [], [], [], [], []
     for i, j in edges:
         xs += [P[i, 0], P[j, 0], None]
@@ -884,7 +905,12 @@ def term_kind(term: str, feature_names: Sequence[str] | None = None) -> tuple[st
     sign = "+" if t.startswith("log p+(") else "-" if t.startswith("log p-(") else "?"
     inner = t[7:-1] if sign != "?" and t.endswith(")") else t
     if feature_names is not None:
-        kind = "univariate" if inner in set(map(str, feature_names)) else "bivariate"
+        names = (
+            feature_names
+            if isinstance(feature_names, (set, frozenset))
+            else set(map(str, feature_names))
+        )
+        kind = "univariate" if inner in names else "bivariate"
     else:
         kind = "bivariate" if ", " in inner else "univariate"
     return sign, kind
@@ -940,31 +966,28 @@ def coefficient_figure(
     coef = pd.Series(coef, dtype=float)
     scale = oracle_scale(coef, oracle) if oracle is not None else 1.0
     shown = coef * scale
-    terms = list(coef.index)
-    if oracle is not None:
-        extra = [t for t in oracle.index if t not in coef.index and oracle[t] != 0]
-        terms += extra
+    shown_d = {str(t): float(v) for t, v in shown.items()}
+    oracle_d = {str(t): float(v) for t, v in oracle.items()} if oracle is not None else {}
+    terms = list(shown_d)
+    terms += [t for t, v in oracle_d.items() if t not in shown_d and v != 0]
     mag = pd.Series(
-        [
-            max(abs(shown.get(t, 0.0)), abs(oracle.get(t, 0.0)) if oracle is not None else 0.0)
-            for t in terms
-        ],
-        index=terms,
+        [max(abs(shown_d.get(t, 0.0)), abs(oracle_d.get(t, 0.0))) for t in terms], index=terms
     )
     order = mag.sort_values(ascending=False, kind="stable").index.tolist()
     labels = {t: escape_text(t) for t in order}
-    kinds = {t: term_kind(t, feature_names) for t in order}
+    names = set(map(str, feature_names)) if feature_names is not None else None
+    kinds = {t: term_kind(t, names) for t in order}
     fig = go.Figure()
     what = f"learned × {scale:.3g}" if oracle is not None else "learned weight"
     for sign, cname in (("+", pos_name), ("-", neg_name)):
         for kind in ("univariate", "bivariate"):
-            ts = [t for t in order if t in coef.index and kinds[t] == (sign, kind)]
+            ts = [t for t in order if t in shown_d and kinds[t] == (sign, kind)]
             if not ts:
                 continue
             fig.add_trace(
                 go.Bar(
                     y=[labels[t] for t in ts],
-                    x=[shown[t] for t in ts],
+                    x=[shown_d[t] for t in ts],
                     orientation="h",
                     name=f"{kind} terms of class {'+' if sign == '+' else '−'} "
                     f"({escape_text(cname)})",
@@ -981,11 +1004,11 @@ def coefficient_figure(
                 )
             )
     if oracle is not None:
-        ot = [t for t in order if t in oracle.index]
+        ot = [t for t in order if t in oracle_d]
         fig.add_trace(
             go.Scatter(
                 y=[labels[t] for t in ot],
-                x=[float(oracle[t]) for t in ot],
+                x=[oracle_d[t] for t in ot],
                 mode="markers",
                 marker={"symbol": "diamond", "size": 10, "color": "#111827"},
                 name="oracle weight (Lemma 1)",

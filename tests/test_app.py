@@ -318,6 +318,36 @@ def test_the_file_uploader_widget_itself():
     assert at.session_state["upload"]["name"] == "patients.csv"
 
 
+def test_a_single_feature_works_on_every_page():
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"x": rng.normal(size=60), "y": rng.choice(["a", "b"], 60)})
+    at = csv_upload(new_app(), "one.csv", df.to_csv(index=False).encode())
+    assert not at.error and metric(at, "features d") == "1"
+    for page in PAGES:
+        goto(at, page)
+    goto(at, "pages/dependencies.py")
+    assert chart(at, "dep_pair_graph")["layout"]["meta"]["n_edges"] == 0
+
+
+def test_excel_upload_with_a_worksheet_choice():
+    import io
+
+    rng = np.random.default_rng(4)
+    buf = io.BytesIO()
+    with pd.ExcelWriter(buf) as w:
+        pd.DataFrame({"note": ["read me"]}).to_excel(w, sheet_name="readme", index=False)
+        pd.DataFrame(
+            {"u": rng.normal(size=50), "v": rng.normal(size=50), "cls": rng.choice([0, 1], 50)}
+        ).to_excel(w, sheet_name="data", index=False)
+    at = csv_upload(new_app(), "book.xlsx", buf.getvalue())
+    assert at.error  # the first sheet holds no table: the reason is shown
+    sheet = at.selectbox(key="sheet")
+    assert sheet.options[1:] == ["readme", "data"]
+    sheet.set_value("data").run()
+    assert_ok(at)
+    assert not at.error and metric(at, "rows n") == "50"
+
+
 def test_positive_class_and_feature_choice():
     rng = np.random.default_rng(1)
     n = 120
