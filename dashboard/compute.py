@@ -137,8 +137,8 @@ def kept_mask(scr: Screening, lam: float, pair_rule: str) -> np.ndarray:
 def fdr_lambda(scr: Screening, alpha: float, pair_rule: str) -> tuple[float, int]:
     """λ equivalent to Benjamini-Hochberg at level α, as ``SLBClassifier(threshold="fdr")``.
 
-    All pairs of both classes are tested together; λ is the smallest dependence among the
-    kept (rejected) pair terms.  Returns ``(λ, number of pairs BH keeps)``; λ is +inf when BH
+    All pairs of both classes are tested together; λ is the smallest screening score among the
+    kept (rejected) pairs (per class for "per_class"), the library's ``threshold_``.  Returns ``(λ, number of pairs BH keeps)``; λ is +inf when BH
     rejects nothing.
     """
     if scr.pairs.shape[0] == 0:
@@ -146,11 +146,12 @@ def fdr_lambda(scr: Screening, alpha: float, pair_rule: str) -> tuple[float, int
     reject = benjamini_hochberg(scr.pair_pvalue.ravel(), alpha).reshape(scr.pair_pvalue.shape)
     if pair_rule == "per_class":
         keep_c = reject
+        kept = scr.pair_stat[keep_c]
     else:
         agg = reject.all(axis=0) if pair_rule == "both" else reject.any(axis=0)
         keep_c = np.vstack([agg, agg])
-    vals = np.where(keep_c, scr.pair_stat, np.inf)
-    lam = float(vals.min()) if np.isfinite(vals).any() else float("inf")
+        kept = scr.scores(pair_rule)[agg]
+    lam = float(kept.min()) if kept.size else float("inf")
     return lam, int(keep_c.any(axis=0).sum())
 
 
@@ -216,7 +217,11 @@ def current_lambda(ds, cfg: dict, dens: tuple) -> LambdaInfo:
         lam = float(np.quantile(s, cfg["lam_quantile"])) if s.size else 0.0
     elif mode == "fdr":
         lam, n_bh = fdr_lambda(scr, cfg["fdr_alpha"], rule)
-        note = f"Benjamini-Hochberg at α = {cfg['fdr_alpha']:g} rejects {n_bh} pairs"
+        note = (
+            f"Benjamini-Hochberg at α = {cfg['fdr_alpha']:g} rejects {n_bh} pairs; λ is the "
+            "smallest of their scores (SLBClassifier(threshold='fdr').threshold_), so every pair "
+            "at least as dependent is kept too"
+        )
     elif mode == "cv":
         lam, _ = cv_lambda(
             ds.key, ds, cfg["measure"], rule, dens, int(ds.n_folds), int(cfg["seed"])
@@ -350,7 +355,7 @@ def fit_slb(
     key: str, _ds, lam: float, measure: str, pair_rule: str, dens: tuple, seed: int
 ) -> SLBClassifier:
     return SLBClassifier(
-        threshold=float(lam) if np.isfinite(lam) else 1e300,
+        threshold=float(lam),
         dependence=measure,
         pair_rule=pair_rule,
         random_state=seed,

@@ -241,7 +241,7 @@ def _prepare(
         _raw.frame,
         label,
         positive=positive,
-        features=list(features) if features else None,
+        features=list(features) if features is not None else None,
         non_numeric=non_numeric,
         missing=missing,
         max_rows=max_rows,

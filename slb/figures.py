@@ -162,7 +162,8 @@ def dependence_heatmap(
     P = np.asarray(pvalue, dtype=float)
     d = S.shape[0]
     order = np.arange(d) if order is None else np.asarray(order, dtype=int)
-    labels = [_names(names)[i] for i in order]
+    escaped = _names(names)
+    labels = [escaped[i] for i in order]
     S = S[np.ix_(order, order)]
     P = P[np.ix_(order, order)]
     label = _measure_label(measure)

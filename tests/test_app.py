@@ -371,6 +371,12 @@ def test_positive_class_and_feature_choice():
     assert metric(at, "features d") == "2"
     goto(at, "pages/dependencies.py")
     assert chart(at, "dep_heatmap_+")["data"][0]["x"] == ["u", "w"]
+    # no feature at all: a clear error, and the last valid data stay in use
+    at.switch_page("app.py").run()
+    at.multiselect(key="features").set_value([]).run()
+    assert_ok(at)
+    assert at.error and "feature" in at.error[0].value.lower()
+    assert metric(at, "features d") == "2"
 
 
 @pytest.mark.parametrize(
