@@ -52,7 +52,6 @@ __all__ = [
 
 #: Colours of the positive class, the negative class and "both classes".
 COLORS = {"+": "#0072B2", "-": "#D55E00", "both": "#7B3F9E", "neutral": "#6B7280"}
-_TEMPLATE = "plotly_white"
 _FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
 
 
@@ -66,8 +65,9 @@ def _names(names) -> list[str]:
 
 
 def _base_layout(fig: go.Figure, *, title=None, height=None, meta=None) -> go.Figure:
+    # No template: Streamlit's chart theme styles the figures in the app, and copying a plotly
+    # template costs more than building the rest of a figure (it matters when λ moves).
     fig.update_layout(
-        template=_TEMPLATE,
         font=_FONT,
         title={"text": title, "x": 0.0, "xanchor": "left"} if title else None,
         margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
@@ -997,6 +997,7 @@ def coefficient_figure(
                         "pattern": {
                             "shape": "/" if kind == "bivariate" else "",
                             "fgcolor": "white",
+                            "fillmode": "overlay",
                             "solidity": 0.35,
                         },
                     },
