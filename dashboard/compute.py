@@ -33,8 +33,8 @@ from slb import (
     ThresholdPath,
     dependence_matrix,
 )
+from slb import screening as screening_rules
 from slb._utils import all_pairs
-from slb.dependence import benjamini_hochberg
 from slb.evaluation import compare_estimators, stratified_folds, wilcoxon_against_best
 from slb.figures import cluster_order, pair_graph_layout, tree_layout
 
@@ -87,10 +87,7 @@ class Screening:
 
     def scores(self, pair_rule: str) -> np.ndarray:
         """Screening score of every pair (min over classes for "both", else max)."""
-        if self.pairs.shape[0] == 0:
-            return np.zeros(0)
-        agg = np.min if pair_rule == "both" else np.max
-        return agg(self.pair_stat, axis=0)
+        return screening_rules.pair_scores(self.pair_stat, pair_rule)
 
 
 @st.cache_data(
@@ -127,31 +124,17 @@ def graph_positions(key: str, _ds, measure: str) -> np.ndarray:
 
 def kept_mask(scr: Screening, lam: float, pair_rule: str) -> np.ndarray:
     """(2, P) flags: is the pair's term of class (neg, pos) kept at λ (SLB's rule)."""
-    dep = scr.pair_stat >= lam
-    if pair_rule == "per_class":
-        return dep
-    agg = dep.all(axis=0) if pair_rule == "both" else dep.any(axis=0)
-    return np.vstack([agg, agg])
+    return screening_rules.kept_terms(scr.pair_stat, lam, pair_rule)
 
 
 def fdr_lambda(scr: Screening, alpha: float, pair_rule: str) -> tuple[float, int]:
     """λ equivalent to Benjamini-Hochberg at level α, as ``SLBClassifier(threshold="fdr")``.
 
-    All pairs of both classes are tested together; λ is the smallest screening score among the
-    kept (rejected) pairs (per class for "per_class"), the library's ``threshold_``.  Returns ``(λ, number of pairs BH keeps)``; λ is +inf when BH
-    rejects nothing.
+    Returns ``(λ, number of pairs BH keeps)``; λ is +inf when BH rejects nothing.
     """
     if scr.pairs.shape[0] == 0:
         return float("inf"), 0
-    reject = benjamini_hochberg(scr.pair_pvalue.ravel(), alpha).reshape(scr.pair_pvalue.shape)
-    if pair_rule == "per_class":
-        keep_c = reject
-        kept = scr.pair_stat[keep_c]
-    else:
-        agg = reject.all(axis=0) if pair_rule == "both" else reject.any(axis=0)
-        keep_c = np.vstack([agg, agg])
-        kept = scr.scores(pair_rule)[agg]
-    lam = float(kept.min()) if kept.size else float("inf")
+    keep_c, lam = screening_rules.fdr_terms(scr.pair_stat, scr.pair_pvalue, alpha, pair_rule)
     return lam, int(keep_c.any(axis=0).sum())
 
 

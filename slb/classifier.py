@@ -38,10 +38,10 @@ from ._utils import (
     default_feature_names,
     overrides_by_index,
 )
-from .dependence import DEPENDENCE_MEASURES, benjamini_hochberg, dependence_matrix
+from .dependence import DEPENDENCE_MEASURES, dependence_matrix
 from .features import LogDensityTransformer, term_names
+from .screening import check_pair_rule, combine, fdr_terms, pair_scores
 
-PAIR_RULES = ("either", "both", "per_class")
 _DENSITY_PARAMS = (
     "bandwidth",
     "bandwidth_multiplier",
@@ -185,7 +185,9 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
             [mask[: 2 * d], mask[2 * d : 2 * d + n_p][pair_used], mask[2 * d + n_p :][pair_used]]
         )
         all_names = np.asarray(term_names(names, kept_pairs), dtype=object)
-        self.coef_ = pd.Series(coef, index=pd.Index(all_names[self._terms]), name="coef")
+        self.terms_ = _term_table(names, kept_pairs, self.classes_).loc[self._terms]
+        self.terms_.index = pd.Index(all_names[self._terms], name="term")
+        self.coef_ = pd.Series(coef, index=self.terms_.index.copy(), name="coef")
         self.intercept_ = intercept
         self.term_means_ = T[:, mask].mean(axis=0)
         if getattr(self, "warm_start", False):
@@ -303,6 +305,27 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
         return state
 
 
+def _term_table(names, pairs, classes):
+    """One row per column of the feature map: class symbol and label, kind, feature indices."""
+    d = len(names)
+    rows = []
+    for kind, items in (("univariate", [(i, -1) for i in range(d)]), ("bivariate", pairs)):
+        for sign, c in (("+", 1), ("-", 0)):
+            for i, j in items:
+                rows.append(
+                    {
+                        "class": sign,
+                        "label": classes[c],
+                        "kind": kind,
+                        "i": int(i),
+                        "j": int(j),
+                        "feature_i": names[i],
+                        "feature_j": names[j] if j >= 0 else None,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
 def _uni_mask(d, n_p):
     m = np.zeros(2 * d + 2 * n_p, dtype=bool)
     m[: 2 * d] = True
@@ -331,6 +354,10 @@ training_features, n_crossfit_folds, random_state
     classes_ : ndarray of shape (2,)
     coef_ : Series
         One weight per log-density term, indexed by term name.
+    terms_ : DataFrame
+        One row per term (same index as ``coef_``): ``class`` ("+"/"-"), ``label`` (the class
+        label), ``kind`` ("univariate"/"bivariate"), feature indices ``i``, ``j`` (-1 for
+        univariate) and names ``feature_i``, ``feature_j``.
     intercept_ : float
     pairs_ : ndarray of shape (0, 2)
     transformer_ : LogDensityTransformer
@@ -454,6 +481,10 @@ class SLBClassifier(_LogDensitySVM):
     coef_ : Series
         SVM weights in log-density units, indexed by term name (``log p+(a)``,
         ``log p-(a, b)``, ...).
+    terms_ : DataFrame
+        What each term is, without parsing names: ``class`` ("+"/"-"), ``label``, ``kind``
+        ("univariate"/"bivariate"), indices ``i``, ``j`` (-1 for univariate), ``feature_i``,
+        ``feature_j``.
     intercept_ : float
     term_means_ : ndarray
     transformer_ : LogDensityTransformer
@@ -507,10 +538,7 @@ class SLBClassifier(_LogDensitySVM):
                 f"dependence must be one of {', '.join(DEPENDENCE_MEASURES)}, "
                 f"got {self.dependence!r}."
             )
-        if self.pair_rule not in PAIR_RULES:
-            raise ValueError(
-                f"pair_rule must be one of {', '.join(PAIR_RULES)}, got {self.pair_rule!r}."
-            )
+        check_pair_rule(self.pair_rule)
         t = self.threshold
         if isinstance(t, str):
             if t not in ("cv", "fdr"):
@@ -536,39 +564,22 @@ class SLBClassifier(_LogDensitySVM):
         self.hsic_ = self.dependence_
         self.pvalues_ = cache["pval"]
         pairs = all_pairs(X.shape[1])
-        I, J = pairs[:, 0], pairs[:, 1]
-        stat = self.dependence_[:, I, J]  # (2, P)
-        pval = np.nan_to_num(self.pvalues_[:, I, J], nan=1.0)
-        combine = np.min if self.pair_rule == "both" else np.max
-        self.pair_scores_ = combine(stat, axis=0) if pairs.size else np.zeros(0)
+        stat = self.dependence_[:, pairs[:, 0], pairs[:, 1]]  # (2, P)
+        self.pair_scores_ = pair_scores(stat, self.pair_rule)
 
         if self.threshold == "fdr":
-            reject = benjamini_hochberg(pval.ravel(), self.alpha).reshape(pval.shape)
-            keep_c = self._combine(reject)
-            # The threshold that reproduces this choice: the smallest kept screening score
-            # (per class for "per_class", where a class's term is kept on its own statistic).
-            if self.pair_rule == "per_class":
-                kept = stat[keep_c]
-            else:
-                kept = self.pair_scores_[keep_c.any(axis=0)]
-            self.threshold_ = float(kept.min()) if kept.size else np.inf
-            return pairs[keep_c.any(axis=0)], ("mask", keep_c[:, keep_c.any(axis=0)])
+            pval = self.pvalues_[:, pairs[:, 0], pairs[:, 1]]
+            keep_c, self.threshold_ = fdr_terms(stat, pval, self.alpha, self.pair_rule)
+            used = keep_c.any(axis=0)
+            return pairs[used], ("mask", keep_c[:, used])
         if self.threshold == "cv":
             grid = self._threshold_grid()
-            needed = self.pair_scores_ >= grid.min() if pairs.size else np.zeros(0, bool)
+            needed = self.pair_scores_ >= grid.min()
             return pairs[needed], ("cv", grid, stat[:, needed])
-        thr = float(self.threshold)
-        self.threshold_ = thr
-        keep_c = self._combine(stat >= thr)
+        self.threshold_ = float(self.threshold)
+        keep_c = combine(stat >= self.threshold_, self.pair_rule)
         used = keep_c.any(axis=0)
         return pairs[used], ("mask", keep_c[:, used])
-
-    def _combine(self, dep_c):
-        """(2, P) per-class 'dependent' flags -> (2, P) per-class 'term kept' flags."""
-        if self.pair_rule == "per_class":
-            return dep_c
-        agg = dep_c.all(axis=0) if self.pair_rule == "both" else dep_c.any(axis=0)
-        return np.vstack([agg, agg])
 
     def _threshold_grid(self):
         if self.thresholds is not None:
@@ -596,7 +607,7 @@ class SLBClassifier(_LogDensitySVM):
         if state[0] == "mask":
             return self._term_mask(state[1], d)
         _, grid, stat = state
-        masks = [self._term_mask(self._combine(stat >= t), d) for t in grid]
+        masks = [self._term_mask(combine(stat >= t, self.pair_rule), d) for t in grid]
         counts = np.bincount(y_index, minlength=2)
         k = int(min(self.cv, counts.min()))
         scores = np.zeros((len(grid), max(k, 1)))
@@ -617,7 +628,9 @@ class SLBClassifier(_LogDensitySVM):
         self.threshold_ = float(grid[best])
         self.cv_results_ = {
             "thresholds": grid,
-            "n_pairs": np.array([int(self._combine(stat >= t).any(axis=0).sum()) for t in grid]),
+            "n_pairs": np.array(
+                [int(combine(stat >= t, self.pair_rule).any(axis=0).sum()) for t in grid]
+            ),
             "mean_ber": mean,
             "std_ber": scores.std(axis=1, ddof=1) if scores.shape[1] > 1 else np.zeros_like(mean),
         }

@@ -16,10 +16,11 @@ import numpy as np
 import pandas as pd
 
 from ._utils import all_pairs, check_binary_target, check_magnitude, overrides_by_index
-from .classifier import PAIR_RULES, fit_linear_svm
+from .classifier import fit_linear_svm
 from .dependence import DEPENDENCE_MEASURES, dependence_matrix
 from .evaluation import balanced_error_rate
 from .features import LogDensityTransformer
+from .screening import check_pair_rule, kept_terms, pair_scores
 
 
 @dataclass
@@ -67,8 +68,7 @@ class ThresholdPath:
     ):
         if dependence not in DEPENDENCE_MEASURES:
             raise ValueError(f"dependence must be one of {', '.join(DEPENDENCE_MEASURES)}.")
-        if pair_rule not in PAIR_RULES:
-            raise ValueError(f"pair_rule must be one of {', '.join(PAIR_RULES)}.")
+        check_pair_rule(pair_rule)
         self.dependence = dependence
         self.pair_rule = pair_rule
         self.C = C
@@ -130,15 +130,10 @@ class ThresholdPath:
         return self
 
     def _score(self, stat):
-        return stat.min(axis=0) if self.pair_rule == "both" else stat.max(axis=0)
+        return pair_scores(stat, self.pair_rule)
 
     def _mask(self, stat, threshold):
-        dep = stat >= threshold
-        if self.pair_rule == "per_class":
-            keep_c = dep
-        else:
-            agg = dep.all(axis=0) if self.pair_rule == "both" else dep.any(axis=0)
-            keep_c = np.vstack([agg, agg])
+        keep_c = kept_terms(stat, threshold, self.pair_rule)
         d, P = self.n_features_in_, stat.shape[1]
         m = np.zeros(2 * d + 2 * P, dtype=bool)
         m[: 2 * d] = True
