@@ -56,3 +56,17 @@ def two_class_frame(two_class):
     """``two_class`` as a DataFrame with columns ``f0 .. f4`` and a Series of labels."""
     X, y = two_class
     return pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])]), pd.Series(y, name="y")
+
+
+# Property-based tests explore new examples locally but replay a fixed sequence in CI, so a CI
+# run is reproducible (a failure found locally is kept in .hypothesis/ and replayed first).
+try:
+    import os
+
+    from hypothesis import settings as _hyp_settings
+
+    _hyp_settings.register_profile("ci", derandomize=True, print_blob=True)
+    if os.environ.get("CI"):
+        _hyp_settings.load_profile("ci")
+except ImportError:  # pragma: no cover - hypothesis is in requirements-dev.txt
+    pass
