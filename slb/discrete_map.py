@@ -15,54 +15,64 @@ penalty on the number of non-zero weights switches useless features off.
 Method (the paper's sections 4 and 7)
 -------------------------------------
 Pre-processing.  The features are standardised (mean and standard deviation of the training
-data; a choice of ours, the paper does not say how features are scaled), and the entry ``1``
-is appended to every sample so that the offset is one of the weights (the paper's footnote 1:
-"an offset parameter is already included in theta_c and a corresponding entry of 1 is
-appended to x_c").  With ``projection`` set, the augmented vector ``x' = (x_std, 1)`` is mapped
-to ``x = R x'`` with ``R`` a seeded random matrix of i.i.d. N(0, 1) entries ("Random
-Projections", section 4), so every projected coordinate carries its own random offset.  ``D``
-below is the dimension of ``x`` (``d + 1`` without projection).
+data; a choice of ours, the paper does not say how features are scaled).  With ``projection``
+set they are mapped to ``x = R x_std`` with ``R`` a seeded random matrix of i.i.d. N(0, 1)
+entries ("Random Projections", section 4).  ``x`` has ``D`` coordinates, one weight each.
 
-Weights.  Every weight ``theta_i`` takes one of ``B = n_weight_values`` values; we use the
-grid ``{-m, ..., -1, 0, 1, ..., m} / m`` with ``m = B // 2`` (for even ``B`` the value ``+1`` is
-dropped so that 0 stays in).  Its range does not matter: the 0/1 loss is scale invariant.
+Weights.  Every weight takes one of ``B = n_weight_values`` values; we use the grid
+``{-m, ..., -1, 0, 1, ..., m} / m`` with ``m = B // 2`` (for even ``B`` the value ``+1`` is left
+out so that 0 stays in).  Its range does not matter: the 0/1 loss is scale invariant.
 
-Objective (eq. 7), exactly as written::
+Objective (eq. 7), as written::
 
-    min_theta   sum_{c in cliques} sum_{n=1..N} l_c(y_n, f_c(x_n; theta_c))  +  lambda * sum_{i=1..D} 1[theta_i != 0]
+    min_theta  sum_{c in cliques} sum_{n=1..N} l_c(y_n, f_c(x_n; theta_c))  +  lambda * sum_i 1[theta_i != 0]
 
 with the clique predictor ``f_c(x; theta_c) = sign(<x_c, theta_c>)`` (eq. 4) and the clique
 loss ``l_c = (1 - y f_c) / 2`` (eq. 5), ``y`` in {-1, +1} (``+1`` for ``classes_[1]``).  So the
 potential of clique ``c`` is the number of training samples that the linear classifier
-restricted to the features of ``c`` gets wrong; each clique counts all ``N`` samples, and the
-cliques' counts are added (they are not divided by the number of cliques).  It is computed by
-enumerating the ``B^k`` weight configurations of the clique (``k`` = 2 for the chain, 3 for the
-2-chain).  Choices the paper leaves open, made here:
+restricted to the features of ``c`` gets wrong: each clique counts all ``N`` samples, and the
+cliques' counts are added (not averaged over cliques, not weighted by how many cliques share a
+weight).  It is computed by enumerating all configurations of the clique's weights (``B^k``,
+``k`` = 2 for the chain and 3 for the 2-chain, times ``B`` for the offset, see below).  The
+final classifier is the full linear predictor ``sign(<x, theta> + theta_0)`` with the MAP weights.
 
+Choices the paper leaves open, made here:
+
+* Offset.  Footnote 1 says "an offset parameter is already included in theta_c and a
+  corresponding entry of 1 is appended to the vector x_c".  ``offset="shared"`` (default)
+  reads this literally: one offset weight ``theta_0`` (same ``B`` values) is part of every
+  clique, so every clique's classifier has an offset.  The graph is then the chain plus one
+  node joined to all cliques (treewidth one higher), and the MAP stays exact by conditioning
+  on the ``B`` values of ``theta_0`` (one chain DP each).  ``offset="node"`` instead appends the
+  entry 1 to ``x`` as an ordinary coordinate (projected too, when ``projection`` is set), which
+  keeps the paper's O(D B^2) but lets the offset enter only the one or two cliques that the
+  random chain gives it.  Both count ``1[theta_0 != 0]`` in the ``l_0`` term, since the offset is
+  a component of ``theta`` and eq. 6 sums over all of them.
 * ``sign(0) = 0``: a sample on a clique's boundary (e.g. all weights of the clique zero)
   costs 1/2, the literal value of eq. 5 (the clique abstains, like a coin flip).
-* The offset entry is an ordinary weight: it lies in the cliques the random chain gives it
-  (without projection) and its ``l_0`` term is counted like the others, as eq. 6 sums over
-  all ``i``.  ``lambda`` (``l0_penalty``) is in the units of eq. 7: a weight is non-zero only
-  if that saves at least ``lambda`` clique mistakes on the training set.
-* Ties between MAP configurations (frequent: the loss is scale invariant) are broken towards
-  weights of smaller magnitude (0 first, then +v before -v), a deterministic rule.
+* ``lambda`` (``l0_penalty``) is in the units of eq. 7: a weight is non-zero only if that saves
+  at least ``lambda`` clique mistakes on the training set (mistakes of all cliques added).
+* Ties.  Many configurations have the same energy (the loss is scale invariant, and a zero
+  weight splits the chain into pieces whose scales are free).  Among the exact minimisers we
+  take the one with the fewest non-zero weights, then the largest ``sum |theta_i|`` (each free
+  piece uses the full range of the grid), by a lexicographic min-sum DP that stays exact.
+* ``n_chains > 1``: the MAP weights of several random chains (one shared projection) are each
+  scaled to unit Euclidean norm and averaged into one linear classifier (the paper only
+  reports the average accuracy over 20 chains).
 
-Graph and inference.  ``graph="chain"``: a random permutation ``pi`` of the ``D`` weights and the
-cliques ``{pi_t, pi_t+1}``; exact MAP by min-sum dynamic programming (Viterbi).
+Graph and inference.  ``graph="chain"``: a random permutation ``pi`` of the ``D`` coordinates and
+the cliques ``{pi_t, pi_t+1}``; exact MAP by min-sum dynamic programming (Viterbi).
 ``graph="2-chain"``: cliques ``{pi_t, pi_t+1, pi_t+2}`` (a random junction tree), exact MAP by the
-same DP over pairs of consecutive weights.  The classifier is ``sign(<x, theta>)`` with the
-MAP ``theta``.  With ``n_chains > 1`` the MAP weights of several random chains (one shared
-projection) are each scaled to unit Euclidean norm and averaged (our choice; the paper only
-reports the average accuracy over 20 chains).
+same DP over pairs of consecutive weights.
 
-Time complexity (``N`` samples, ``d`` input features, ``D`` weights, ``B`` values per weight):
-the projection costs O(N d D); the potentials cost O(N D B^2) for the chain and O(N D B^3)
-for the 2-chain (enumeration of the ``B^k`` configurations of each of the ``D - k + 1``
-cliques); the MAP costs O(D B^2) for the chain -- "2(D-1) messages are passed, each with
-worst-case runtime O(B^2)" in the paper; we pass the D - 1 forward messages and backtrack --
-and O(D B^3) for the 2-chain ("increases the memory and runtime cost by O(B)"); all times
-``n_chains``.  The run time does not depend on ``lambda``.
+Time complexity (``N`` samples, ``d`` input features, ``D`` coordinates, ``B`` values per weight,
+one chain).  Dynamic programming: O(D B^2) for the chain, as stated in the paper ("2(D-1)
+messages are passed, each with worst-case runtime of O(B^2)"; we pass the D - 1 forward
+messages and backtrack), and O(D B^3) for the 2-chain (the paper: the larger clique
+"increases the memory and runtime cost by O(B)"); ``offset="shared"`` runs it for each of the
+``B`` offset values, O(D B^3) and O(D B^4).  Potentials: O(N D B^k) by enumeration (``k`` = 2 or
+3; ``B^(k+1)`` configurations with the shared offset).  Projection: O(N d D).  Everything is
+multiplied by ``n_chains``; the run time does not depend on ``lambda``.
 """
 
 from __future__ import annotations
@@ -94,7 +104,7 @@ _CHUNK = 2**21  # entries of the (samples x configurations) sign array evaluated
 
 
 def weight_grid(n_values):
-    """The ``B`` allowed weight values, including 0, in tie-breaking order.
+    """The ``B`` allowed values of every weight, including 0.
 
     Parameters
     ----------
@@ -104,15 +114,12 @@ def weight_grid(n_values):
     Returns
     -------
     grid : ndarray of shape (B,)
-        ``0, +1/m, -1/m, +2/m, -2/m, ...`` with ``m = B // 2`` (for even ``B`` the last value
-        ``+1`` is left out).  The dynamic program keeps the first of equal-cost values, so
-        ties go to the smaller magnitude.
+        ``{-m, ..., -1, 0, 1, ..., m} / m`` with ``m = B // 2``, increasing; for even ``B`` the
+        value ``+1`` is left out so that 0 stays in.
     """
     m = n_values // 2
-    vals = [0.0]
-    for k in range(1, m + 1):
-        vals.extend([k / m, -k / m])
-    return np.asarray(vals[:n_values])
+    grid = np.arange(-m, m + 1) / m
+    return grid[:n_values]
 
 
 def clique_loss_table(Xc, y_pm, grid):
@@ -135,22 +142,35 @@ def clique_loss_table(Xc, y_pm, grid):
     """
     N, k = Xc.shape
     B = grid.size
-    # Margins of all configurations: (N, B^k), built as sum_j Xc[:, j] * grid[a_j].
     configs = np.stack(np.meshgrid(*([grid] * k), indexing="ij"), axis=-1).reshape(-1, k)
-    total = np.zeros(configs.shape[0])
-    step = max(1, _CHUNK // configs.shape[0])
+    C = configs.shape[0]
+    # On a symmetric grid, flat index C-1-i is the configuration -theta of index i, whose
+    # predictions are all flipped: loss(-theta) = N - loss(theta).  Only half is computed.
+    symmetric = np.allclose(grid[::-1], -grid)
+    n_eval = C // 2 + 1 if symmetric else C
+    cfg_t = configs[:n_eval].T.copy()
+    total = np.zeros(n_eval)
+    step = max(1, _CHUNK // n_eval)
+    # Elementwise numpy rather than a (multi-threaded) BLAS product: with an inner dimension of
+    # 2 to 4 the product is memory bound, and BLAS threads only oversubscribe shared CPUs.
     for s in range(0, N, step):
-        M = Xc[s : s + step] @ configs.T
-        total += y_pm[s : s + step] @ np.sign(M)
-    n_loss = 0.5 * (N - total)
+        Xs = Xc[s : s + step]
+        M = Xs[:, 0, None] * cfg_t[0]
+        for j in range(1, k):
+            M += Xs[:, j, None] * cfg_t[j]
+        total += np.einsum("n,nc->c", y_pm[s : s + step], np.sign(M, out=M))
+    half = 0.5 * (N - total)
+    n_loss = np.concatenate([half, N - half[: C - n_eval][::-1]]) if symmetric else half
     return n_loss.reshape((B,) * k)
 
 
-def chain_map(tables, unary):
+def chain_map(tables, unary, secondary=None, rtol=1e-9):
     """Exact MAP of a k-chain by min-sum dynamic programming.
 
     The energy is ``sum_t tables[t][theta_t, ..., theta_{t+k-1}] + sum_i unary[i][theta_i]``
-    over the variables ``0..D-1`` in chain order, with ``D = len(tables) + k - 1``.
+    over the variables ``0..D-1`` in chain order, with ``D = len(tables) + k - 1``.  Among the
+    minimisers, the one with the smallest ``sum_i secondary[i][theta_i]`` is returned
+    (lexicographic min-sum, still exact; primary energies within ``rtol`` count as equal).
 
     Parameters
     ----------
@@ -158,11 +178,15 @@ def chain_map(tables, unary):
         Clique potentials of the consecutive windows of ``k`` variables.
     unary : ndarray of shape (D, B)
         Unary potentials.
+    secondary : ndarray of shape (D, B) or None
+        Tie-breaking unary potentials (``None``: ties go to the lowest index).
+    rtol : float
+        Relative tolerance for equal primary energies (floating-point sums).
 
     Returns
     -------
     labels : ndarray of shape (D,)
-        Indices of the minimising values (ties: the lowest index).
+        Indices of the minimising values.
     energy : float
         The minimum energy.
     """
@@ -170,21 +194,34 @@ def chain_map(tables, unary):
     D, B = unary.shape
     if len(tables) != D - k + 1:
         raise ValueError("chain_map: need D - k + 1 clique tables.")
-    # M[s_1..s_{k-1}] = best energy of the variables so far, given the last k - 1 of them.
+    if secondary is None:
+        secondary = np.zeros_like(unary)
+    # M[s_1..s_{k-1}] = best (primary, secondary) energy of the variables so far, given the
+    # last k - 1 of them.
     M = np.zeros((B,) * (k - 1))
+    S = np.zeros((B,) * (k - 1))
     for j in range(k - 1):
         shape = [1] * (k - 1)
         shape[j] = B
         M = M + unary[j].reshape(shape)
+        S = S + secondary[j].reshape(shape)
     back = []
+    new_shape = (1,) * (k - 1) + (B,)
     for t, T in enumerate(tables):
-        # Add the new variable t + k - 1, minimise out variable t (axis 0).
-        full = M[..., None] + T + unary[t + k - 1].reshape((1,) * (k - 1) + (B,))
-        arg = np.argmin(full, axis=0)
+        # Add the new variable t + k - 1 and minimise out variable t (axis 0).
+        full = M[..., None] + T + unary[t + k - 1].reshape(new_shape)
+        full_s = S[..., None] + secondary[t + k - 1].reshape(new_shape)
+        full_s = np.broadcast_to(full_s, full.shape)
+        best = full.min(axis=0, keepdims=True)
+        tied = full <= best + rtol * np.maximum(1.0, np.abs(best))
+        arg = np.argmin(np.where(tied, full_s, np.inf), axis=0)
         back.append(arg)
         M = np.take_along_axis(full, arg[None], axis=0)[0]
-    # Backtrack: best final (k-1)-tuple, then recover each eliminated variable.
-    last = np.unravel_index(int(np.argmin(M)), M.shape)
+        S = np.take_along_axis(full_s, arg[None], axis=0)[0]
+    # Best final (k-1)-tuple, then recover each eliminated variable.
+    best = M.min()
+    tied = M <= best + rtol * max(1.0, abs(best))
+    last = np.unravel_index(int(np.argmin(np.where(tied, S, np.inf))), M.shape)
     energy = float(M[last])
     labels = np.empty(D, dtype=np.int64)
     labels[D - (k - 1) :] = last
@@ -202,6 +239,16 @@ def chain_energy(theta_idx, tables, unary):
     return e
 
 
+def tie_break_potentials(grid, n_weights):
+    """Secondary unary potentials: fewest non-zero weights first, then largest magnitudes.
+
+    ``(n_weights + 1) * 1[theta != 0] - |theta|``: one more non-zero weight always costs more
+    than any gain in total magnitude (which is at most ``n_weights``), so minimising the sum
+    is the lexicographic order (number of non-zeros, then ``-sum |theta_i|``).
+    """
+    return np.tile((n_weights + 1.0) * (grid != 0) - np.abs(grid), (n_weights, 1))
+
+
 class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
     """DISCRETE: discrete weights, clique-wise 0/1 losses, exact MAP on a random chain.
 
@@ -214,12 +261,14 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
         samples and cliques).
     graph : {"chain", "2-chain"}, default="chain"
         Cliques of two consecutive weights of a random chain, or of three (random 2-chain).
+    offset : {"shared", "node"}, default="shared"
+        How the offset enters the cliques (see the module docstring): one offset weight in
+        every clique, or the entry 1 as an ordinary feature of the chain.
     n_chains : int, default=1
         Number of random chains; their normalised MAP weights are averaged.
     projection : None, "auto" or int, default=None
-        Dimension ``D`` of the random Gaussian projection of the (standardised,
-        1-augmented) features; ``"auto"`` keeps the dimension ``d + 1``; ``None`` means no
-        projection.
+        Dimension ``D`` of the random Gaussian projection of the standardised features;
+        ``"auto"`` keeps their number; ``None`` means no projection.
     random_state : int, RandomState instance or None, default=None
         Seeds the projection and the chain orders.
 
@@ -232,16 +281,19 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
         Only when ``X`` has string column names.
     mean_, scale_ : ndarray of shape (n_features_in_,)
         Standardisation of the inputs.
-    projection_matrix_ : ndarray of shape (D, n_features_in_ + 1) or None
+    projection_matrix_ : ndarray of shape (D, n_inputs) or None
+        ``n_inputs`` is ``n_features_in_`` (+1 with ``offset="node"``).
     weight_grid_ : ndarray of shape (B,)
-    weights_ : ndarray of shape (n_chains, D)
-        The MAP weights of every chain (values of ``weight_grid_``).
+    weights_ : ndarray of shape (n_chains, D + 1)
+        The MAP weights of every chain (values of ``weight_grid_``); the last column is the
+        offset weight (0 with ``offset="node"``, where the offset is among the first ``D``).
     chain_orders_ : ndarray of shape (n_chains, D)
-        The random chain order of every chain.
+        The random chain order of the ``D`` weights, for every chain.
     energies_ : ndarray of shape (n_chains,)
         The minimum of eq. 7 for every chain.
-    theta_ : ndarray of shape (D,)
-        The weights of the final classifier (``weights_[0]`` for one chain).
+    theta_ : ndarray of shape (D + 1,)
+        The weights of the final classifier (``weights_[0]`` for one chain, else the mean of
+        the unit-norm rows of ``weights_``).
     coef_ : ndarray of shape (1, n_features_in_)
     intercept_ : ndarray of shape (1,)
         The final classifier in the original feature space:
@@ -251,9 +303,9 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    See the module docstring for the objective, the choices made where the paper is silent,
-    and the time complexity: O(N D B^k) for the potentials plus O(D B^k) for the dynamic
-    program, ``k = 2`` (chain) or 3 (2-chain), per chain.
+    Time: O(N D B^(k+1)) for the potentials plus O(B D B^k) for the dynamic programs with
+    ``offset="shared"`` (O(N D B^k) and O(D B^k) with ``offset="node"``), ``k = 2`` for the
+    chain and 3 for the 2-chain, per chain; see the module docstring.
     """
 
     student_summary: str = _STUDENT_SUMMARY
@@ -263,6 +315,7 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
         n_weight_values=11,
         l0_penalty=0.0,
         graph="chain",
+        offset="shared",
         n_chains=1,
         projection=None,
         random_state=None,
@@ -270,6 +323,7 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
         self.n_weight_values = n_weight_values
         self.l0_penalty = l0_penalty
         self.graph = graph
+        self.offset = offset
         self.n_chains = n_chains
         self.projection = projection
         self.random_state = random_state
@@ -281,28 +335,73 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params(self):
         B = self.n_weight_values
-        if not isinstance(B, numbers.Integral) or B < 2:
+        if not isinstance(B, numbers.Integral) or isinstance(B, bool) or B < 2:
             raise ValueError(f"n_weight_values must be an integer >= 2, got {B!r}.")
         lam = self.l0_penalty
         if not isinstance(lam, numbers.Real) or not np.isfinite(lam) or lam < 0:
             raise ValueError(f"l0_penalty must be a finite number >= 0, got {lam!r}.")
         if self.graph not in ("chain", "2-chain"):
             raise ValueError(f"graph must be 'chain' or '2-chain', got {self.graph!r}.")
-        if not isinstance(self.n_chains, numbers.Integral) or self.n_chains < 1:
-            raise ValueError(f"n_chains must be a positive integer, got {self.n_chains!r}.")
+        if self.offset not in ("shared", "node"):
+            raise ValueError(f"offset must be 'shared' or 'node', got {self.offset!r}.")
+        nc = self.n_chains
+        if not isinstance(nc, numbers.Integral) or isinstance(nc, bool) or nc < 1:
+            raise ValueError(f"n_chains must be a positive integer, got {nc!r}.")
         p = self.projection
         if not (
             p is None
             or (isinstance(p, str) and p == "auto")
-            or (isinstance(p, numbers.Integral) and not isinstance(p, bool) and p >= 2)
+            or (isinstance(p, numbers.Integral) and not isinstance(p, bool) and p >= 1)
         ):
-            raise ValueError(f"projection must be None, 'auto' or an integer >= 2, got {p!r}.")
+            raise ValueError(f"projection must be None, 'auto' or a positive integer, got {p!r}.")
 
     def _transform(self, X):
-        Z = np.column_stack([(X - self.mean_) / self.scale_, np.ones(X.shape[0])])
+        """The features the weights act on: standardised, (1-augmented,) projected."""
+        Z = (X - self.mean_) / self.scale_
+        if self.offset == "node":
+            Z = np.column_stack([Z, np.ones(X.shape[0])])
         if self.projection_matrix_ is not None:
             Z = Z @ self.projection_matrix_.T
         return Z
+
+    def _map_one_chain(self, Z, y_pm, order, grid, k):
+        """Exact MAP weights (D + 1 values, the last one the shared offset) of one chain."""
+        n, D = Z.shape
+        B = grid.size
+        lam = float(self.l0_penalty)
+        shared = self.offset == "shared"
+        n_weights = D + 1 if shared else D
+        unary = np.tile(lam * (grid != 0), (D, 1))
+        secondary = tie_break_potentials(grid, n_weights)
+        windows = [order[t : t + k] for t in range(D - k + 1)]
+        if not shared:
+            tables = [clique_loss_table(Z[:, w], y_pm, grid) for w in windows]
+            labels, energy = chain_map(tables, unary, secondary[:D])
+            theta = np.zeros(D + 1)
+            theta[order] = grid[labels]
+            return theta, energy
+        # Shared offset: the offset weight is the last variable of every clique table.  The
+        # graph is the chain plus one node joined to every clique, so we condition on the
+        # offset value (B exact chain MAPs) and keep the best, ties broken as in chain_map.
+        ones = np.ones((n, 1))
+        tables = [clique_loss_table(np.hstack([Z[:, w], ones]), y_pm, grid) for w in windows]
+        sec_offset = (n_weights + 1.0) * (grid != 0) - np.abs(grid)
+        best = None
+        for b in range(B):
+            labels, energy = chain_map([T[..., b] for T in tables], unary, secondary[:D])
+            energy += lam * (grid[b] != 0)
+            sec = float(secondary[np.arange(D), labels].sum() + sec_offset[b])
+            if (
+                best is None
+                or energy < best[0] - 1e-9 * max(1.0, abs(best[0]))
+                or (energy <= best[0] + 1e-9 * max(1.0, abs(best[0])) and sec < best[1])
+            ):
+                best = (energy, sec, labels, b)
+        energy, _, labels, b = best
+        theta = np.empty(D + 1)
+        theta[order] = grid[labels]
+        theta[D] = grid[b]
+        return theta, energy
 
     def fit(self, X, y):
         """Compute the clique potentials and the exact MAP weights of the random chain(s).
@@ -323,32 +422,27 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y01 = check_binary_target(y)
         y_pm = 2.0 * y01 - 1.0
         rng = check_random_state(self.random_state)
-        n, d = X.shape
+        d = X.shape[1]
 
         self.mean_ = X.mean(axis=0)
         scale = X.std(axis=0)
         self.scale_ = np.where(scale > 1e-12 * np.maximum(1.0, np.abs(self.mean_)), scale, 1.0)
+        n_inputs = d + 1 if self.offset == "node" else d
         if self.projection is None:
             self.projection_matrix_ = None
         else:
-            D = d + 1 if self.projection == "auto" else int(self.projection)
-            self.projection_matrix_ = rng.standard_normal((D, d + 1))
+            D = n_inputs if self.projection == "auto" else int(self.projection)
+            self.projection_matrix_ = rng.standard_normal((D, n_inputs))
         Z = self._transform(X)
         D = Z.shape[1]
         k = min(2 if self.graph == "chain" else 3, D)
 
         grid = weight_grid(self.n_weight_values)
         self.weight_grid_ = grid
-        unary = np.tile(float(self.l0_penalty) * (grid != 0), (D, 1))
         orders, weights, energies = [], [], []
         for _ in range(self.n_chains):
             order = rng.permutation(D)
-            tables = [
-                clique_loss_table(Z[:, order[t : t + k]], y_pm, grid) for t in range(D - k + 1)
-            ]
-            labels, energy = chain_map(tables, unary)
-            theta = np.empty(D)
-            theta[order] = grid[labels]
+            theta, energy = self._map_one_chain(Z, y_pm, order, grid, k)
             orders.append(order)
             weights.append(theta)
             energies.append(energy)
@@ -356,7 +450,7 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
         self.weights_ = np.asarray(weights)
         self.energies_ = np.asarray(energies)
         if self.n_chains == 1:
-            theta = self.weights_[0]
+            theta = self.weights_[0].copy()
         else:
             norms = np.linalg.norm(self.weights_, axis=1, keepdims=True)
             theta = np.mean(self.weights_ / np.where(norms > 0, norms, 1.0), axis=0)
@@ -364,14 +458,15 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
         self.n_nonzero_ = int(np.count_nonzero(theta))
 
         # The same linear function in the original feature space.
-        w_aug = theta if self.projection_matrix_ is None else self.projection_matrix_.T @ theta
-        coef = w_aug[:d] / self.scale_
+        w = theta[:D] if self.projection_matrix_ is None else self.projection_matrix_.T @ theta[:D]
+        coef = w[:d] / self.scale_
+        b = theta[D] + (w[d] if self.offset == "node" else 0.0)
         self.coef_ = coef.reshape(1, -1)
-        self.intercept_ = np.array([w_aug[d] - coef @ self.mean_])
+        self.intercept_ = np.array([b - coef @ self.mean_])
         return self
 
     def decision_function(self, X):
-        """``<x, theta>`` of the (projected) sample; positive means ``classes_[1]``.
+        """``<x, theta> + theta_0`` of the standardised (projected) sample; > 0 means ``classes_[1]``.
 
         Parameters
         ----------
@@ -383,10 +478,10 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._transform(X) @ self.theta_
+        return self._transform(X) @ self.theta_[:-1] + self.theta_[-1]
 
     def predict(self, X):
-        """Predicted labels, ``sign(<x, theta>)`` (ties go to ``classes_[0]``).
+        """Predicted labels, ``sign(<x, theta> + theta_0)`` (a zero score gives ``classes_[0]``).
 
         Parameters
         ----------
