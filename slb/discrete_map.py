@@ -72,7 +72,8 @@ messages and backtrack), and O(D B^3) for the 2-chain (the paper: the larger cli
 "increases the memory and runtime cost by O(B)"); ``offset="shared"`` runs it for each of the
 ``B`` offset values, O(D B^3) and O(D B^4).  Potentials: O(N D B^k) by enumeration (``k`` = 2 or
 3; ``B^(k+1)`` configurations with the shared offset).  Projection: O(N d D).  Everything is
-multiplied by ``n_chains``; the run time does not depend on ``lambda``.
+multiplied by ``n_chains``; the run time does not depend on ``lambda``.  Memory: the clique
+tables, O(D B^(k+1)) numbers (about 12 MB for the 2-chain with the shared offset at D = 100).
 """
 
 from __future__ import annotations
@@ -426,7 +427,8 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
 
         self.mean_ = X.mean(axis=0)
         scale = X.std(axis=0)
-        self.scale_ = np.where(scale > 1e-12 * np.maximum(1.0, np.abs(self.mean_)), scale, 1.0)
+        # Constant columns (std 0, or rounding noise relative to the mean) are left unscaled.
+        self.scale_ = np.where(scale > 1e-10 * np.abs(self.mean_) + 1e-300, scale, 1.0)
         n_inputs = d + 1 if self.offset == "node" else d
         if self.projection is None:
             self.projection_matrix_ = None

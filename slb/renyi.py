@@ -58,8 +58,9 @@ standard Euclidean group lasso instead.  A block ``g`` stays out iff
 ``sum_k |P^(X_g = k, Y = 1) - P^(X_g = k, Y = 0)|``, so ``lam`` lives on a [0, 1] scale and
 ``lam >= 1`` removes every feature.
 
-Cost: building ``W`` is O(n p) with ``p`` the number of blocks (``d``, or ``d(d-1)/2`` pairs); the
-solve is O(min(n, q)^3 + n q min(n, q)) with ``q`` the number of indicator columns.
+Cost: with ``p`` blocks (``d``, or ``d(d-1)/2`` pairs) and ``q`` indicator columns, building ``W`` is
+O(n p), its Gram matrix (``W'W`` or ``WW'``, whichever is smaller) O(n p min(n, p)) and the solve
+O(min(n, q)^3); a group-lasso iteration is O(n p + q log q).
 """
 
 from __future__ import annotations

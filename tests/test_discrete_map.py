@@ -307,3 +307,22 @@ def test_student_summary_is_a_short_plain_text():
 
     assert "For students" in slb.discrete_map.__doc__
     assert "O(D B^2)" in slb.discrete_map.__doc__
+
+
+def test_awkward_data_gives_finite_outputs_without_warnings():
+    rng = np.random.default_rng(6)
+    n = 60
+    X = np.column_stack(
+        [
+            np.full(n, 3.0),  # constant
+            rng.normal(size=n) * 1e12,  # huge scale
+            rng.normal(size=n) * 1e-12,  # tiny scale
+            np.repeat([0.0, 1.0], n // 2),  # binary
+        ]
+    )
+    X = np.vstack([X, X[:10]])  # duplicated rows
+    y = (rng.random(len(X)) < 0.5).astype(int)
+    for params in [{}, {"offset": "node"}, {"projection": "auto"}, {"graph": "2-chain"}]:
+        clf = DiscreteMAPClassifier(random_state=0, **params).fit(X, y)
+        assert np.all(np.isfinite(clf.decision_function(X)))
+        assert np.all(np.isfinite(clf.coef_)) and np.all(np.isfinite(clf.intercept_))

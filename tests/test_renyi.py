@@ -158,24 +158,33 @@ def test_near_bayes_error_on_a_separable_discrete_design():
     p = _posterior(cells)
     assert p.min() >= 0.05 and p.max() <= 0.95
     bayes = np.mean(np.minimum(p, 1 - p))  # exact: the 125 cells are equally likely
+    # The test can fail: a rule that ignores any one feature errs > bayes + 0.008.
+    for drop in range(3):
+        s = sum(_ZETA[i][cells[:, i]] for i in range(3) if i != drop)
+        assert np.mean(np.where(s > 0, 1 - p, p)) > bayes + 0.008
 
     rng = np.random.default_rng(0)
-    lev = rng.integers(0, 5, size=(6000, 3))
-    y = np.where(rng.random(6000) < _posterior(lev), "pos", "neg")
+    lev = rng.integers(0, 5, size=(20000, 3))
+    y = np.where(rng.random(20000) < _posterior(lev), "pos", "neg")
     clf = RenyiClassifier(n_bins=5, alpha=1e-4).fit(lev.astype(float), y)
     assert clf.classes_.tolist() == ["neg", "pos"]
     pred_pos = clf.predict(cells.astype(float)) == "pos"
     err_map = np.mean(np.where(pred_pos, 1 - p, p))  # exact error of the fitted MAP rule
-    assert err_map - bayes < 0.01, (err_map, bayes)
+    assert err_map - bayes < 0.004, (err_map, bayes)
 
     # The fitted posterior is the true one (eq. 11 holds under separability).
-    np.testing.assert_allclose(clf.predict_proba(cells.astype(float))[:, 1], p, atol=0.06)
+    p_fit = clf.predict_proba(cells.astype(float))[:, 1]
+    np.testing.assert_allclose(p_fit, p, atol=0.05)
 
-    # Randomised rule: its exact expected error is at most twice the Bayes error (Theorem 2).
-    p1 = np.clip(0.5 + clf.decision_function(cells.astype(float)), 0, 1)
-    q1 = p1**2 / (p1**2 + (1 - p1) ** 2)
-    err_rand = np.mean(q1 * (1 - p) + (1 - q1) * p)
-    assert bayes < err_rand <= 2 * bayes + 0.01
+    # Randomised rule: its exact expected error matches that of the rule built on the true
+    # posterior, which lies between the Bayes error and twice it (Theorem 2).
+    def randomized_error(p_rule):
+        q1 = p_rule**2 / (p_rule**2 + (1 - p_rule) ** 2)
+        return np.mean(q1 * (1 - p) + (1 - q1) * p)
+
+    err_rand = randomized_error(p_fit)
+    assert abs(err_rand - randomized_error(p)) < 0.004
+    assert bayes < err_rand < 2 * bayes
 
 
 def test_near_bayes_error_with_continuous_features_and_quantile_bins():
@@ -185,16 +194,17 @@ def test_near_bayes_error_with_continuous_features_and_quantile_bins():
     bayes = np.mean(np.minimum(p_cells, 1 - p_cells))
 
     rng = np.random.default_rng(1)
-    X = rng.random((6000, 3))
+    X = rng.random((20000, 3))
     p = _posterior(np.floor(X * 5).astype(int))
-    y = (rng.random(6000) < p).astype(int)
+    y = (rng.random(20000) < p).astype(int)
     clf = RenyiClassifier(n_bins=5, alpha=1e-4).fit(X, y)
 
     X_test = rng.random((200_000, 3))
     p_test = _posterior(np.floor(X_test * 5).astype(int))
     pred = clf.predict(X_test)
     err = np.mean(np.where(pred == 1, 1 - p_test, p_test))  # expected error given X_test
-    assert err - bayes < 0.015, (err, bayes)
+    # 0.005: ignoring any one feature would cost more than 0.008 (see the discrete test).
+    assert err - bayes < 0.005, (err, bayes)
 
 
 def test_randomized_rule_flips_coins_with_the_right_probability_and_is_reproducible():
@@ -234,7 +244,7 @@ def _noise_feature_data(seed=0, n=800):
 @pytest.mark.parametrize("norm", ["linf", "l2"])
 def test_group_lasso_removes_pure_noise_features(norm):
     X, y = _noise_feature_data()
-    lam = 0.15 if norm == "linf" else 0.05
+    lam = 0.12 if norm == "linf" else 0.05  # middle of the windows that keep exactly 0, 3, 6
     clf = RenyiClassifier(n_bins=5, group_lasso=lam, group_norm=norm).fit(X, y)
     assert clf.selected_features_.tolist() == [0, 3, 6]
     assert clf.blocks_.ravel().tolist() == [0, 3, 6]
@@ -351,3 +361,25 @@ def test_student_summary_is_a_short_plain_text():
     import slb.renyi
 
     assert "For students" in slb.renyi.__doc__
+
+
+def test_awkward_data_gives_finite_outputs_without_warnings():
+    rng = np.random.default_rng(6)
+    n = 60
+    X = np.column_stack(
+        [
+            np.full(n, 3.0),  # constant
+            rng.normal(size=n) * 1e12,  # huge scale
+            rng.normal(size=n) * 1e-12,  # tiny scale
+            np.repeat([0.0, 1.0], n // 2),  # binary
+            rng.integers(0, 2, n) * 1e6,  # two far-apart values
+        ]
+    )
+    X = np.vstack([X, X[:10]])  # duplicated rows
+    y = (rng.random(len(X)) < 0.5).astype(int)
+    y[:2] = [0, 1]
+    for params in [{}, {"pairwise": True}, {"group_lasso": 0.05}, {"alpha": 0.0}]:
+        clf = RenyiClassifier(**params).fit(X, y)
+        assert np.all(np.isfinite(clf.decision_function(X)))
+        assert np.all(np.isfinite(clf.predict_proba(X)))
+    assert RenyiClassifier().fit(X, y).n_levels_[0] == 1
