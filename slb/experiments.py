@@ -482,6 +482,7 @@ class TerminalProgress:
         self.every = float(every)
         self.t0 = time.perf_counter()
         self._last_pct = -math.inf
+        self._last_done, self._last_total = 0, None
         try:
             self.tty = bool(self.stream.isatty())
         except (AttributeError, ValueError):
@@ -496,6 +497,11 @@ class TerminalProgress:
 
     def __call__(self, done, total, message=""):
         total = max(int(total), 1)
+        if self._last_total is not None and (done < self._last_done or total != self._last_total):
+            # a new run: start over
+            self.t0 = time.perf_counter()
+            self._last_pct = -math.inf
+        self._last_done, self._last_total = done, total
         frac = min(max(done / total, 0.0), 1.0)
         elapsed = time.perf_counter() - self.t0
         eta = elapsed / frac * (1 - frac) if frac > 0 else float("nan")
