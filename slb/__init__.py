@@ -12,11 +12,13 @@ Every estimator follows scikit-learn's conventions and works in ``Pipeline``,
 from .classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
 from .datasets import BUNDLED_DATASETS, load_dataset
 from .dependence import DependenceResult, dependence_matrix
+from .discrete_map import DiscreteMAPClassifier
 from .evaluation import balanced_error_rate, compare_estimators
 from .features import LogDensityTransformer
 from .io import TableRead, list_excel_sheets, read_table
 from .naive_bayes import KDENaiveBayes
 from .path import ThresholdPath
+from .renyi import RenyiClassifier
 from .synthetic import (
     BayesNet,
     SyntheticDataset,
@@ -38,6 +40,7 @@ __all__ = [
     "BayesNet",
     "Change",
     "PreparedData",
+    "RenyiClassifier",
     "TableRead",
     "list_excel_sheets",
     "prepare_table",
@@ -52,6 +55,7 @@ __all__ = [
     "oracle_coefficients",
     "true_log_density_terms",
     "DependenceResult",
+    "DiscreteMAPClassifier",
     "ForestDensityClassifier",
     "KDENaiveBayes",
     "LUClassifier",

@@ -45,8 +45,8 @@ def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True):
         shown = ", ".join(repr(c) for c in labels[:8]) + (" ..." if len(labels) > 8 else "")
         raise ValueError(
             f"Only binary classification is supported. The label has {len(labels)} classes "
-            f"({shown}): pick a positive class and merge the others into the negative class, "
-            f"e.g. y == {labels[0]!r}."
+            f"({shown}), but SLB Explorer's classifiers are binary: pick a positive class and "
+            f"merge the others into the negative class, e.g. y == {labels[0]!r}."
         )
     small = counts < min_per_class
     if small.any():

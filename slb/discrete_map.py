@@ -85,7 +85,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .renyi import check_binary_target
+from ._utils import check_binary_target
 
 __all__ = ["DiscreteMAPClassifier", "clique_loss_table", "chain_map", "weight_grid"]
 

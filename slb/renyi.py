@@ -73,8 +73,9 @@ import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._utils import check_binary_target
 
 __all__ = ["RenyiClassifier"]
 
@@ -88,51 +89,6 @@ _STUDENT_SUMMARY = (
     "solve), handles discrete and many-valued features, and can select features with a group "
     "lasso."
 )
-
-
-def check_binary_target(y):
-    """Validate a binary classification target (shared by the SLB literature classifiers).
-
-    Parameters
-    ----------
-    y : ndarray of shape (n_samples,)
-        Labels of any type (strings, 0/1, -1/+1, ...).
-
-    Returns
-    -------
-    classes : ndarray of shape (2,)
-        The sorted labels; ``classes[1]`` is the positive class.
-    y01 : ndarray of shape (n_samples,)
-        0 for ``classes[0]`` and 1 for ``classes[1]``.
-
-    Raises
-    ------
-    ValueError
-        Continuous target, a single class, or more than two classes.
-    """
-    check_classification_targets(y)
-    classes, y01 = np.unique(y, return_inverse=True)
-
-    def plain(c):  # 'setosa' rather than np.str_('setosa') in messages
-        return c.item() if isinstance(c, np.generic) else c
-
-    if classes.size < 2:
-        raise ValueError(
-            f"The label has only one class ({plain(classes[0])!r}): a classifier needs examples of "
-            "two classes. Check the label column or the rows you kept."
-        )
-    y_type = type_of_target(y, input_name="y")
-    if classes.size > 2 or y_type != "binary":
-        shown = ", ".join(repr(plain(c)) for c in classes[:8]) + (
-            " ..." if classes.size > 8 else ""
-        )
-        raise ValueError(
-            "Only binary classification is supported. "
-            f"The label has {classes.size} classes ({shown}), but SLB Explorer's classifiers "
-            "are binary. Pick a positive class and merge the others into the negative class, "
-            f"e.g. y == {plain(classes[0])!r}."
-        )
-    return classes, y01.reshape(-1)
 
 
 # --------------------------------------------------------------------------------------------
