@@ -70,6 +70,14 @@ def _svm_rbf(random_state=None, **_):
     return make_pipeline(StandardScaler(), SVC(kernel="rbf", C=1.0, gamma="scale"))
 
 
+def _svm_linear(random_state=None, **_):
+    from sklearn.svm import LinearSVC
+
+    return make_pipeline(
+        StandardScaler(), LinearSVC(C=1.0, max_iter=20000, random_state=random_state)
+    )
+
+
 def _knn(random_state=None, **_):
     return make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=5))
 
@@ -123,6 +131,13 @@ CLASSIFIERS = {
         "SVM(RBF)",
         _svm_rbf,
         "Support vector machine with a Gaussian (RBF) kernel on standardised features.",
+        uses_densities=False,
+    ),
+    "SVM(linear)": ClassifierInfo(
+        "SVM(linear)",
+        _svm_linear,
+        "Linear support vector machine on standardised features: the DISCRETE paper's "
+        "comparator in its label-noise experiment.",
         uses_densities=False,
     ),
     "5NN": ClassifierInfo(
