@@ -1,0 +1,192 @@
+"""Helpers for the real-browser tests: a ``streamlit run app.py`` server on a free port,
+Debian's headless Chromium (never a downloaded browser) and small uploadable tables.
+
+Used by ``tests/test_browser.py`` (issue 3) and ``tests/test_concurrency.py`` (issue 7).
+Artefacts (screenshots, the server's log) go to ``test-artifacts/`` at the repository root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _browser_missing() -> str | None:
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"{CHROMIUM} is not installed (scripts/run-tests.sh installs Debian's chromium)"
+    return None
+
+
+#: Skip marker of the browser tests: only when Debian's Chromium is missing (a missing
+#: playwright package is an error: requirements-dev.txt lists it).
+SKIP_REASON = _browser_missing()
+needs_browser = pytest.mark.skipif(SKIP_REASON is not None, reason=SKIP_REASON or "")
+
+#: Lines of the server log that mean something went wrong in a session.
+LOG_PROBLEM = re.compile(r"Traceback|Error|Exception|CRITICAL", re.IGNORECASE)
+
+
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class StreamlitServer:
+    """``streamlit run app.py`` from the repository root on 127.0.0.1:<free port>.
+
+    Use as a context manager; the server (its whole process group) is stopped on exit, also
+    when the test fails.  stdout and stderr go to ``log_path``.
+    """
+
+    def __init__(self, log_name: str, *, startup_timeout: float = 180.0, env: dict | None = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = artifacts_dir() / log_name
+        self.startup_timeout = startup_timeout
+        self.proc: subprocess.Popen | None = None
+        self._log = None
+        self.extra_env = dict(env or {})
+
+    def start(self) -> StreamlitServer:
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 (closed in stop)
+        env = dict(os.environ)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        env.update(self.extra_env)
+        cmd = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            # another developer may be editing the sources: never rerun on their saves
+            "--server.fileWatcherType",
+            "none",
+        ]
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,  # its own process group, so stop() ends all its children
+        )
+        self.wait_healthy()
+        return self
+
+    def wait_healthy(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"streamlit exited with code {self.proc.returncode}:\n{self.log_text()}"
+                )
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5) as r:
+                    if r.status == 200 and r.read().strip() == b"ok":
+                        return
+            except OSError:
+                pass
+            time.sleep(0.5)
+        raise TimeoutError(f"streamlit did not become healthy in {self.startup_timeout} s")
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=20)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def log_text(self) -> str:
+        if self._log is not None:
+            self._log.flush()
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def log_problems(self) -> list[str]:
+        """Log lines that look like an error (a traceback, an exception, an error message)."""
+        return [ln for ln in self.log_text().splitlines() if LOG_PROBLEM.search(ln)]
+
+    def __enter__(self) -> StreamlitServer:
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# Uploadable tables
+# --------------------------------------------------------------------------------------------
+def synthetic_csv(path: Path, n: int, d: int, seed: int) -> Path:
+    """A two-class CSV with ``n`` rows, ``d`` numeric features and a ``label`` column.
+
+    Classes ``pos``/``neg`` alternate (balanced); ``neg`` has a mean shift and a dependent pair,
+    so every classifier has something to find.  Every feature is continuous and non-constant,
+    so ``prepare_table`` keeps exactly ``n`` rows and ``d`` features.
+    """
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) % 2 == 0, "pos", "neg")
+    X = rng.normal(size=(n, d))
+    neg = y == "neg"
+    X[neg, 0] += 1.0
+    X[neg, 1] = 0.8 * X[neg, 0] + 0.6 * X[neg, 1]
+    frame = pd.DataFrame(X.round(5), columns=[f"s{seed}_f{j + 1}" for j in range(d)])
+    frame["label"] = y
+    frame.to_csv(path, index=False)
+    return path
+
+
+def launch_chromium(playwright):
+    """Debian's Chromium through a (sync or async) Playwright instance."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -1,0 +1,219 @@
+"""The dashboard in a real browser (issue 3): ``streamlit run app.py`` driven by Debian's
+headless Chromium through Playwright.
+
+One user session: open the app, upload a bad file (an error message, no traceback), upload a
+CSV through the real file widget, move λ on Dependencies with the keyboard, visit Densities,
+Compare (wait for the BER chart and table) and Explain.  Every page must show the uploaded
+data's n and d in the sidebar and no exception box.  Screenshots of every page and the server's
+log go to ``test-artifacts/``.
+
+Widget keys relied on (``.st-key-<key>`` classes in the page): ``data_source``,
+``upload_file``, ``dep_lambda``, ``cmp_lambda``, ``cmp_ber_bars``, ``dens_figure``,
+``explain_figure``; page links are found by their titles in the sidebar navigation.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from browser_support import (
+    StreamlitServer,
+    artifacts_dir,
+    launch_chromium,
+    needs_browser,
+    synthetic_csv,
+)
+
+from dashboard.data import SOURCES
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
+
+LONG = 240_000  # ms: Compare fits several classifiers; CI machines are slow and shared
+N, D = 240, 6  # the uploaded table (Sonar, the default, has n = 208, d = 60)
+NAME = "clinic_browser_test.csv"
+
+
+def wait_idle(page, timeout_s: float = 240.0, quiet_s: float = 1.0) -> None:
+    """Wait until Streamlit's "running" indicator has been gone for ``quiet_s`` seconds."""
+    status = page.get_by_test_id("stStatusWidget")
+    deadline = time.monotonic() + timeout_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        if status.count() == 0 or not status.first.is_visible():
+            quiet_since = quiet_since or time.monotonic()
+            if time.monotonic() - quiet_since >= quiet_s:
+                return
+        else:
+            quiet_since = None
+        page.wait_for_timeout(200)
+    raise AssertionError(f"the app kept running for more than {timeout_s} s")
+
+
+def assert_no_exception(page, where: str) -> None:
+    from playwright.sync_api import expect
+
+    expect(page.get_by_test_id("stException"), f"exception box on {where}").to_have_count(0)
+    body = page.get_by_test_id("stMain").inner_text()
+    assert "Traceback" not in body, f"a traceback is shown on {where}"
+
+
+def goto_page(page, title: str) -> None:
+    """Click the page's link in the sidebar navigation (a new URL would start a new session)."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    path = "" if title == "Data" else title.lower()
+    page.wait_for_url(re.compile(r"127\.0\.0\.1:\d+/" + path + r"$"), timeout=LONG)
+
+
+def shot(page, name: str) -> None:
+    """Screenshot of the whole page (Streamlit scrolls inside its main area, not the window)."""
+    size = page.viewport_size
+    height = page.get_by_test_id("stMain").evaluate("e => e.scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": min(max(height, 600), 8000)})
+    page.wait_for_timeout(500)  # let the charts redraw at the new size
+    try:
+        page.screenshot(path=str(artifacts_dir() / name), full_page=True)
+    finally:
+        page.set_viewport_size(size)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with StreamlitServer("browser-server.log") as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch_chromium(p)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
+    from playwright.sync_api import expect
+
+    for old in artifacts_dir().glob("browser-*.png"):
+        old.unlink()
+    csv = synthetic_csv(tmp_path / NAME, N, D, seed=11)
+    bad = tmp_path / "picture.csv"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(300))
+
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.set_default_timeout(LONG)
+    page = ctx.new_page()
+    try:
+        page.goto(server.url)
+        sidebar = page.get_by_test_id("stSidebar")
+        expect(sidebar).to_contain_text("n = 208 rows · d = 60 features", timeout=LONG)
+        wait_idle(page)
+        assert_no_exception(page, "the first page")
+
+        # --- Data: a bad file first (a reason, no traceback), then the CSV ---------------------
+        page.locator(".st-key-data_source").get_by_text(SOURCES["upload"]).click()
+        file_input = page.locator('.st-key-upload_file input[type="file"]')
+        file_input.wait_for(state="attached")
+        file_input.set_input_files(str(bad))
+        error = page.get_by_test_id("stAlertContentError")
+        expect(error).to_contain_text("PNG image", timeout=LONG)
+        expect(sidebar).to_contain_text("n = 208 rows · d = 60 features")  # still Sonar
+        wait_idle(page)
+        assert_no_exception(page, "the Data page after a bad upload")
+        shot(page, "browser-0-data-bad-upload.png")
+
+        # a type the uploader does not accept is refused by the widget itself
+        json_file = tmp_path / "table.json"
+        json_file.write_text('{"x": [1, 2]}')
+        file_input.set_input_files(str(json_file))
+        expect(page.locator(".st-key-upload_file")).to_contain_text("not allowed")
+        expect(sidebar).to_contain_text("n = 208 rows · d = 60 features")
+        assert_no_exception(page, "the Data page after a .json upload")
+
+        file_input.set_input_files(str(csv))
+        expect(sidebar).to_contain_text(f"Data: {NAME}", timeout=LONG)
+        expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
+        expect(error).to_have_count(0)
+        metrics = page.get_by_test_id("stMetric")
+        expect(metrics.filter(has_text="rows n")).to_contain_text(str(N))
+        expect(metrics.filter(has_text="features d")).to_contain_text(str(D))
+        wait_idle(page)
+        assert_no_exception(page, "the Data page")
+        shot(page, "browser-1-data.png")
+
+        # --- Dependencies: move λ with the keyboard --------------------------------------------
+        goto_page(page, "Dependencies")
+        slider = page.locator('.st-key-dep_lambda input[type="range"]')
+        slider.wait_for(state="attached")
+        wait_idle(page)
+        expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
+        lam0 = float(slider.input_value())
+        kept0 = int(re.search(r"(\d+) / \d+ pairs kept", sidebar.inner_text()).group(1))
+        slider.focus()
+        slider.press("PageUp")  # one large step (a tenth of the range)
+        for _ in range(3):
+            slider.press("ArrowRight")  # and three small ones
+        expect(slider).not_to_have_value(str(lam0))
+        wait_idle(page)
+        lam1 = float(slider.input_value())
+        assert lam1 > lam0
+        expect(sidebar).to_contain_text(f"λ = {lam1:.4g} (by value)")
+        kept1 = int(re.search(r"(\d+) / \d+ pairs kept", sidebar.inner_text()).group(1))
+        assert kept1 <= kept0
+        expect(page.get_by_test_id("stMetric").filter(has_text="pairs kept")).to_contain_text(
+            f"{kept1} of {D * (D - 1) // 2}"
+        )
+        page.locator(".st-key-dep_pair_graph .js-plotly-plot").wait_for()
+        assert_no_exception(page, "Dependencies")
+        shot(page, "browser-2-dependencies.png")
+
+        # --- Densities ------------------------------------------------------------------------
+        goto_page(page, "Densities")
+        page.locator(".st-key-dens_figure .js-plotly-plot").wait_for()
+        wait_idle(page)
+        expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
+        assert_no_exception(page, "Densities")
+        shot(page, "browser-3-densities.png")
+
+        # --- Compare: the BER chart and table of SLB, TAN and NB at the λ set above ------------
+        goto_page(page, "Compare")
+        chart = page.locator(".st-key-cmp_ber_bars .js-plotly-plot")
+        chart.wait_for()
+        wait_idle(page)
+        ticks = chart.locator(".xtick text").all_text_contents()
+        assert {"SLB", "TAN", "NB"} <= set(ticks), ticks
+        table = page.get_by_test_id("stDataFrame").filter(has_text="mean BER (%)").first
+        cells = [c.strip() for c in table.locator('[role="gridcell"]').all_text_contents()]
+        assert {"SLB", "TAN", "NB"} <= set(cells), cells
+        cmp_lam = float(page.locator('.st-key-cmp_lambda input[type="range"]').input_value())
+        assert cmp_lam == pytest.approx(lam1)  # λ set on Dependencies is the one compared
+        expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
+        expect(page.get_by_test_id("stMain")).to_contain_text(f"Data: {NAME}.")
+        assert_no_exception(page, "Compare")
+        shot(page, "browser-4-compare.png")
+
+        # --- Explain ---------------------------------------------------------------------------
+        goto_page(page, "Explain")
+        page.locator(".st-key-explain_figure .js-plotly-plot").wait_for()
+        wait_idle(page)
+        expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
+        assert_no_exception(page, "Explain")
+        shot(page, "browser-5-explain.png")
+
+        # --- back on Data: still the uploaded table --------------------------------------------
+        goto_page(page, "Data")
+        expect(metrics.filter(has_text="rows n")).to_contain_text(str(N))
+        assert_no_exception(page, "the Data page (again)")
+    except BaseException:
+        shot(page, "browser-failure.png")
+        raise
+    finally:
+        ctx.close()
+
+    problems = server.log_problems()
+    assert not problems, "server log:\n" + server.log_text()
