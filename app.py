@@ -264,6 +264,7 @@ _page = st.navigation(
         st.Page("pages/densities.py", title="Densities", icon=":material/area_chart:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
         st.Page("pages/explain.py", title="Explain", icon=":material/psychology_alt:"),
+        st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
     ]
 )
 shell.run_routed(_page)

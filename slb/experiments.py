@@ -69,6 +69,7 @@ from .evaluation import (
     stratified_folds,
     wilcoxon_against_best,
 )
+from .figures import learning_curve_figure, noise_figure  # moved there; re-exported here
 from .synthetic import make_forest_bn, make_general_bn
 
 __all__ = [
@@ -1184,112 +1185,6 @@ def _synthetic_summary(long, names, spec, alpha) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------------------------
-# figures
-# ----------------------------------------------------------------------------------------------
-_PALETTE = (
-    "#0072B2",
-    "#D55E00",
-    "#009E73",
-    "#CC79A7",
-    "#E69F00",
-    "#56B4E9",
-    "#000000",
-    "#F0E442",
-    "#999999",
-    "#882255",
-    "#44AA99",
-    "#117733",
-    "#332288",
-)
-
-
-def _colour(name) -> str:
-    names = classifier_names()
-    k = names.index(name) if name in names else abs(hash(name))
-    return _PALETTE[k % len(_PALETTE)]
-
-
-def _esc(text) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure:
-    """BER against the training size, one line per classifier (mean ± standard error bars).
-
-    Parameters
-    ----------
-    long : DataFrame or SyntheticResults
-        Columns ``n``, ``replicate``, ``classifier``, ``ber`` (fractions).
-    paper : DataFrame or None
-        :func:`paper_synthetic` output, drawn as dotted lines in the same colours.
-    bayes : float or None
-        The Bayes error (fraction), drawn as a horizontal line.
-    title : str or None
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        ``layout.meta``: ``{"kind": "learning_curve", "classifiers": [...], "n": [...]}``.
-    """
-    if isinstance(long, SyntheticResults):
-        return long.figure(paper=paper is not False, title=title)
-    fig = go.Figure()
-    order = list(dict.fromkeys(long["classifier"]))
-    grid = sorted(long["n"].unique().tolist())
-    for c in order:
-        g = long[long["classifier"] == c].groupby("n")["ber"]
-        mean, count = g.mean(), g.count()
-        se = (g.std(ddof=1) / np.sqrt(count)).where(count > 1)
-        fig.add_trace(
-            go.Scatter(
-                x=mean.index,
-                y=100 * mean.to_numpy(),
-                mode="lines+markers",
-                name=_esc(c),
-                legendgroup=_esc(c),
-                line={"color": _colour(c)},
-                error_y={"type": "data", "array": (100 * se).fillna(0).to_numpy(), "visible": True},
-                hovertemplate=f"{_esc(c)}<br>n=%{{x}}<br>BER %{{y:.2f}}%<extra></extra>",
-            )
-        )
-        if paper is not None and len(paper):
-            p = paper[paper["classifier"] == c].sort_values("n")
-            if len(p):
-                fig.add_trace(
-                    go.Scatter(
-                        x=p["n"],
-                        y=p["paper_mean"],
-                        mode="lines",
-                        name=f"{_esc(c)} (paper)",
-                        legendgroup=_esc(c),
-                        line={"color": _colour(c), "dash": "dot"},
-                        opacity=0.6,
-                        hovertemplate=f"{_esc(c)} (paper)<br>n=%{{x}}<br>%{{y:.2f}}%"
-                        "<extra></extra>",
-                    )
-                )
-    if bayes is not None and np.isfinite(bayes):
-        fig.add_hline(
-            y=100 * bayes,
-            line_dash="dash",
-            line_color="#555555",
-            annotation_text=f"Bayes error {100 * bayes:.2f}%",
-            annotation_position="top right",
-        )
-    fig.update_layout(
-        title=_esc(title) if title else None,
-        xaxis_title="training size n",
-        yaxis_title="balanced error rate (%)",
-        xaxis={"tickmode": "array", "tickvals": grid},
-        yaxis={"rangemode": "tozero"},
-        template="plotly_white",
-        hovermode="closest",
-        meta={"kind": "learning_curve", "classifiers": order, "n": grid},
-    )
-    return fig
-
-
-# ----------------------------------------------------------------------------------------------
 # label noise (DISCRETE paper, Figure 1)
 # ----------------------------------------------------------------------------------------------
 @dataclass
@@ -1501,58 +1396,6 @@ def run_label_noise(
         "n_train": int(n_train) if source[0] == "synthetic" else None,
     }
     return NoiseResults(long=long, summary=summary, settings=settings)
-
-
-def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
-    """Clean-test accuracy (or BER) against the label-flip probability, one line per
-    classifier, error bars one standard error (as the DISCRETE paper's Figure 1).
-
-    Parameters
-    ----------
-    results : NoiseResults or DataFrame
-        A :class:`NoiseResults` or its ``summary``.
-    metric : {"accuracy", "ber"}
-    title : str or None
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        ``layout.meta``: ``{"kind": "label_noise", "metric": ..., "classifiers": [...]}``.
-    """
-    if metric not in ("accuracy", "ber"):
-        raise ValueError("metric must be 'accuracy' or 'ber'")
-    summary = results.summary if isinstance(results, NoiseResults) else results
-    source = results.settings.get("source") if isinstance(results, NoiseResults) else None
-    fig = go.Figure()
-    order = list(dict.fromkeys(summary["classifier"]))
-    label = "accuracy" if metric == "accuracy" else "balanced error rate"
-    for c in order:
-        s = summary[summary["classifier"] == c].sort_values("p")
-        fig.add_trace(
-            go.Scatter(
-                x=s["p"],
-                y=100 * s[metric],
-                mode="lines+markers",
-                name=_esc(c),
-                line={"color": _colour(c)},
-                error_y={
-                    "type": "data",
-                    "array": (100 * s[f"{metric}_se"]).fillna(0),
-                    "visible": True,
-                },
-                hovertemplate=f"{_esc(c)}<br>p=%{{x}}<br>{label} %{{y:.1f}}%<extra></extra>",
-            )
-        )
-    if title is None:
-        title = f"Label noise: clean-test {label}" + (f" ({source})" if source else "")
-    fig.update_layout(
-        title=_esc(title),
-        xaxis_title="probability of flipping a training label",
-        yaxis_title=f"clean-test {label} (%)",
-        template="plotly_white",
-        meta={"kind": "label_noise", "metric": metric, "classifiers": order},
-    )
-    return fig
 
 
 # ----------------------------------------------------------------------------------------------

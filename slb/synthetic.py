@@ -81,6 +81,7 @@ __all__ = [
     "oracle_coefficients",
     "bayes_error",
     "term_name",
+    "edge_recovery",
 ]
 
 T_DF = 5  # degrees of freedom of the Student t component of the complex CPDs
@@ -853,3 +854,70 @@ def bayes_error(
         return float(ber)
     se = 0.5 * np.sqrt(sum(r * (1 - r) / n for r, n in zip(rates, sizes, strict=True)))
     return float(ber), float(se)
+
+
+def edge_recovery(kept_pairs, graphs: dict, columns) -> dict:
+    """Precision and recall of a set of kept feature pairs against the true edges.
+
+    The truth is the union over the classes of the (undirected) edges of ``graphs``; a kept
+    pair is correct when it is one of them, whatever the direction and the class.
+
+    Parameters
+    ----------
+    kept_pairs : array-like of shape (k, 2)
+        Pairs as column indices (e.g. ``SLBClassifier.pairs_``) or as column names.
+    graphs : dict
+        ``{+1: graph, -1: graph}`` (:attr:`SyntheticDataset.graphs`), networkx graphs over
+        ``columns``.
+    columns : sequence of str
+        Column order, mapping indices to names.
+
+    Returns
+    -------
+    dict
+        ``n_kept``, ``n_true`` (distinct undirected true edges), ``n_true_positive``,
+        ``precision`` (``n_true_positive / n_kept``; NaN when nothing is kept), ``recall``
+        (``n_true_positive / n_true``; NaN when there is no true edge), ``f1`` (NaN when
+        either is NaN or both are 0), and ``true_edges``, ``kept`` (sorted lists of index
+        pairs ``(i, j)`` with ``i < j``).
+    """
+    columns = list(columns)
+    pos = {c: k for k, c in enumerate(columns)}
+
+    def index(v):
+        if isinstance(v, str):
+            if v not in pos:
+                raise ValueError(f"Unknown column {v!r} in the kept pairs.")
+            return pos[v]
+        k = int(v)
+        if not 0 <= k < len(columns):
+            raise ValueError(f"Pair index {k} is out of range for {len(columns)} columns.")
+        return k
+
+    kept = set()
+    for pair in list(kept_pairs if kept_pairs is not None else []):
+        a, b = (index(v) for v in pair)
+        if a != b:
+            kept.add((min(a, b), max(a, b)))
+    true = set()
+    for g in graphs.values():
+        for u, v in g.edges():
+            a, b = pos[u], pos[v]
+            true.add((min(a, b), max(a, b)))
+    tp = len(kept & true)
+    precision = tp / len(kept) if kept else float("nan")
+    recall = tp / len(true) if true else float("nan")
+    if np.isfinite(precision) and np.isfinite(recall) and precision + recall > 0:
+        f1 = 2 * precision * recall / (precision + recall)
+    else:
+        f1 = float("nan")
+    return {
+        "n_kept": len(kept),
+        "n_true": len(true),
+        "n_true_positive": tp,
+        "precision": float(precision),
+        "recall": float(recall),
+        "f1": float(f1),
+        "true_edges": sorted(true),
+        "kept": sorted(kept),
+    }

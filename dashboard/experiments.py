@@ -1,0 +1,176 @@
+"""Cached computations of the Experiments page (synthetic designs, structure recovery, noise).
+
+Everything is computed by :mod:`slb.experiments` / :mod:`slb.synthetic`; these wrappers only
+cache the results with ``st.cache_data`` keyed on the settings.  Runs are long, so the page
+only starts them from a button and re-reads them from this cache afterwards.
+
+A run draws a live ``st.progress`` bar, and Streamlit forbids a cached function to write to
+an element created outside it; so the long runs are not computed *inside* a cached function:
+:func:`_memo` is an ``st.cache_data`` store keyed on the settings (a miss raises, and
+exceptions are never cached), the run happens outside it with the progress callback, and its
+result is then put in the store.  A cache hit does not move the progress bar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from slb.experiments import Design, make_estimator, run_label_noise, run_synthetic
+from slb.figures import pair_graph_layout
+from slb.synthetic import edge_recovery
+
+_TTL = 2 * 3600
+
+
+def design(family: str, cpd: str, balance: float, shared: bool, d: int, n_test: int) -> Design:
+    """The :class:`slb.experiments.Design` of the page's settings (``shared`` only for BNs)."""
+    return Design(
+        family=family,
+        cpd=cpd,
+        balance=float(balance),
+        shared=bool(shared) and family == "bn",
+        d=int(d),
+        n_test=int(n_test),
+    )
+
+
+class _Miss(LookupError):
+    """Not in the store."""
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
+def _memo(kind: str, key: tuple, _value=None):
+    """The stored result of ``(kind, key)``; raises :class:`_Miss` unless ``_value`` is given,
+    which is then stored (``_value`` itself is not part of the cache key)."""
+    if _value is None:
+        raise _Miss(kind)
+    return _value
+
+
+def _cached_run(kind: str, key: tuple, compute):
+    try:
+        return _memo(kind, key)
+    except _Miss:
+        value = compute()
+        _memo(kind, key, _value=value)
+        return value
+
+
+def synthetic_run(
+    design_args: tuple,
+    n_grid: tuple,
+    n_replicates: int,
+    classifiers: tuple,
+    seed: int,
+    bayes_mc: int,
+    dens: tuple,
+    progress=None,
+):
+    """:func:`slb.experiments.run_synthetic` for ``design(*design_args)`` (a
+    ``SyntheticResults``), cached on the settings; ``progress(done, total, message)`` is
+    called during a run (not on a cache hit)."""
+    from .state import density_params
+
+    key = (tuple(design_args), tuple(n_grid), int(n_replicates), tuple(classifiers))
+    key += (int(seed), int(bayes_mc), tuple(dens))
+    return _cached_run(
+        "synthetic",
+        key,
+        lambda: run_synthetic(
+            design(*design_args),
+            n_grid=list(n_grid),
+            n_replicates=int(n_replicates),
+            classifiers=list(classifiers),
+            random_state=int(seed),
+            progress=progress,
+            bayes_mc=int(bayes_mc),
+            density_params=density_params(dens),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class StructureFit:
+    """One SLB fit on a draw of a synthetic design, and what it recovered."""
+
+    design: str
+    seed: int
+    n_train: int
+    columns: list
+    graphs: dict  # {+1: [(i, j), ...], -1: [...]} directed edges, column indices
+    kept_pairs: np.ndarray  # (k, 2) SLB's kept pairs
+    threshold: float
+    coef: pd.Series
+    oracle_coef: pd.Series | None
+    recovery: dict  # slb.synthetic.edge_recovery
+    positions: np.ndarray  # (d, 2) shared node positions
+
+
+@st.cache_data(show_spinner="Fitting SLB on the first replicate…", max_entries=16, ttl=_TTL)
+def structure_fit(design_args: tuple, n_train: int, seed: int, dens: tuple) -> StructureFit:
+    """Draw the design with ``seed`` (the first replicate's), fit the experiments' SLB on its
+    ``n_train`` training rows and compare its kept pairs with the true edges."""
+    from .state import density_params
+
+    spec = design(*design_args)
+    ds = spec.make(int(n_train), int(seed))
+    cols = ds.columns
+    pos = {c: k for k, c in enumerate(cols)}
+    clf = make_estimator("SLB", random_state=int(seed), density_params=density_params(dens))
+    clf.fit(ds.X_train, ds.y_train)
+    graphs = {int(lab): [(pos[u], pos[v]) for u, v in g.edges()] for lab, g in ds.graphs.items()}
+    kept = np.asarray(clf.pairs_, dtype=int).reshape(-1, 2)
+    rec = edge_recovery(kept, ds.graphs, cols)
+    true = np.asarray(rec["true_edges"], dtype=int).reshape(-1, 2)
+    positions = pair_graph_layout(len(cols), true, np.ones(len(true)), seed=0)
+    return StructureFit(
+        design=spec.name,
+        seed=int(seed),
+        n_train=int(n_train),
+        columns=cols,
+        graphs=graphs,
+        kept_pairs=kept,
+        threshold=float(clf.threshold_),
+        coef=clf.coef_.copy(),
+        oracle_coef=None if ds.oracle_coef is None else ds.oracle_coef.copy(),
+        recovery=rec,
+        positions=positions,
+    )
+
+
+def noise_run(
+    source_key: str,
+    data,
+    classifiers: tuple,
+    flip_probs: tuple,
+    n_replicates: int,
+    seed: int,
+    n_train: int,
+    dens: tuple,
+    progress=None,
+):
+    """:func:`slb.experiments.run_label_noise` on ``data`` (``(name, X, y)`` or a Design),
+    cached on ``source_key`` (the dataset's content hash or the design's settings) and the
+    other settings; ``progress`` as in :func:`synthetic_run`."""
+    from .state import density_params
+
+    key = (str(source_key), tuple(classifiers), tuple(float(p) for p in flip_probs))
+    key += (int(n_replicates), int(seed), int(n_train), tuple(dens))
+    return _cached_run(
+        "noise",
+        key,
+        lambda: run_label_noise(
+            data,
+            classifiers=list(classifiers),
+            flip_probs=list(flip_probs),
+            n_replicates=int(n_replicates),
+            random_state=int(seed),
+            progress=progress,
+            n_train=int(n_train),
+            density_params=density_params(dens),
+        ),
+    )

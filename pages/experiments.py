@@ -1,0 +1,344 @@
+"""Experiments: the paper's synthetic designs (structure recovery, oracle weights, learning
+curves) and the label-noise protocol, run live through :mod:`slb.experiments`."""
+
+import numpy as np
+import streamlit as st
+
+from dashboard import experiments as exp
+from dashboard import shell, state
+from dashboard.safety import escape_markdown as esc
+from slb import figures
+from slb.experiments import (
+    DEFAULT_NOISE_CLASSIFIERS,
+    FLIP_PROBS,
+    N_GRID,
+    classifier_names,
+)
+
+shell.ensure()
+
+FAMILIES = {"forest": "Forest Bayesian networks", "bn": "Bayesian networks, 3 parents"}
+CPDS = {"normal": "normal", "complex": "complex (t₅ / Gaussian mixture)"}
+BALANCES = {0.5: "balanced 50/50", 0.75: "imbalanced 75/25"}
+CURVE_CLASSIFIERS = ("SLB", "TAN", "NB", "SLB-")
+NOISE_SOURCES = {"data": "the current dataset (Data page)", "design": "the synthetic design above"}
+CHART = {"displaylogo": False}
+
+
+def _progress_callback(bar):
+    def progress(done, total, message):
+        bar.progress(min(done / max(total, 1), 1.0), text=f"{done}/{total}: {esc(message)}")
+
+    return progress
+
+
+def _pct(v) -> str:
+    return "—" if v is None or not np.isfinite(v) else f"{100 * v:.0f}%"
+
+
+st.title("Experiments")
+st.caption(
+    "The SLB paper's synthetic designs (section 5.1) and the DISCRETE paper's label-noise "
+    "protocol, run live with slb.experiments. Runs are long: nothing starts until you press Run."
+)
+
+# --- settings of the synthetic design ----------------------------------------------------------
+left, mid, right = st.columns(3, gap="large")
+with left:
+    family = st.radio(
+        "Design", list(FAMILIES), format_func=FAMILIES.get, key="exp_family", horizontal=False
+    )
+    cpd = st.radio("Marginals (CPDs)", list(CPDS), format_func=CPDS.get, key="exp_cpd")
+    balance = st.radio(
+        "Training class balance", list(BALANCES), format_func=BALANCES.get, key="exp_balance"
+    )
+    shared = False
+    if family == "bn":
+        shared = st.checkbox(
+            "Classes share about a third of their structure", key="exp_shared", value=False
+        )
+with mid:
+    d = st.slider("Features d", min_value=5, max_value=20, value=20, step=1, key="exp_d")
+    n_train = st.slider(
+        "Training rows n (structure and coefficients)",
+        min_value=200,
+        max_value=1000,
+        value=400,
+        step=100,
+        key="exp_n",
+    )
+    n_grid = st.multiselect(
+        "Training sizes of the learning curve",
+        list(N_GRID),
+        default=[200, 400, 600],
+        key="exp_grid",
+    )
+    n_test = st.select_slider(
+        "Balanced test rows", options=[200, 500, 1000, 2000], value=1000, key="exp_test"
+    )
+with right:
+    reps = st.slider("Replicates", min_value=1, max_value=5, value=1, key="exp_reps")
+    seed = st.number_input(
+        "Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="exp_seed"
+    )
+    curve_models = st.multiselect(
+        "Classifiers of the learning curve",
+        classifier_names(),
+        default=list(CURVE_CLASSIFIERS),
+        key="exp_models",
+    )
+    bayes = st.checkbox(
+        "Bayes error line (Monte Carlo, 20 000 rows per replicate)", value=True, key="exp_bayes"
+    )
+
+dens = state.density_key()
+design_args = (family, cpd, float(balance), bool(shared), int(d), int(n_test))
+settings = {
+    "design_args": design_args,
+    "n_grid": tuple(sorted(int(n) for n in n_grid)),
+    "reps": int(reps),
+    "models": tuple(curve_models),
+    "seed": int(seed),
+    "bayes_mc": 20000 if bayes else 0,
+    "n_train": int(n_train),
+    "dens": dens,
+}
+try:
+    spec = exp.design(*design_args)
+    st.caption(
+        f"Design **{esc(spec.name)}**, d = {int(d)}, seed {int(seed)}; test set of "
+        f"{int(n_test)} balanced rows. Bandwidths follow the sidebar's density settings."
+    )
+except ValueError as err:
+    st.error(f"Invalid design: {esc(err)}")
+    st.stop()
+
+if st.button("Run", type="primary", key="exp_run", icon=":material/play_arrow:"):
+    if not n_grid or not curve_models:
+        st.error("Choose at least one training size and one classifier.")
+    else:
+        bar = st.progress(0.0, text="Running the replicates…")
+        try:
+            exp.synthetic_run(
+                design_args,
+                settings["n_grid"],
+                settings["reps"],
+                settings["models"],
+                settings["seed"],
+                settings["bayes_mc"],
+                dens,
+                progress=_progress_callback(bar),
+            )
+            st.session_state["exp_last"] = settings
+        except Exception as err:  # noqa: BLE001 - shown to the user
+            st.error(f"The run failed: {esc(err)}")
+        bar.empty()
+
+last = st.session_state.get("exp_last")
+if last is None:
+    st.info("Choose a design and press Run.")
+else:
+    if last != settings:
+        st.caption("Showing the last run; the settings above changed since (press Run again).")
+    try:
+        res = exp.synthetic_run(
+            last["design_args"],
+            last["n_grid"],
+            last["reps"],
+            last["models"],
+            last["seed"],
+            last["bayes_mc"],
+            last["dens"],
+        )
+        seed0 = int(res.long.loc[res.long["replicate"] == 0, "seed"].iloc[0])
+        fit = exp.structure_fit(last["design_args"], last["n_train"], seed0, last["dens"])
+    except Exception as err:  # noqa: BLE001
+        st.error(f"The run failed: {esc(err)}")
+        st.stop()
+
+    names = fit.columns
+    st.subheader("True structure and SLB's kept pairs")
+    st.caption(
+        f"First replicate (data seed {seed0}), {fit.n_train} training rows. Left: the two "
+        "classes' true networks; right: the pairs SLB kept (HSIC screening, λ chosen by "
+        "SLB's cross-validation as in the experiments) against the union of the true edges."
+    )
+    g1, g2, g3 = st.columns(3)
+    with g1:
+        st.plotly_chart(
+            figures.network_graph(
+                names,
+                fit.graphs[1],
+                fit.positions,
+                title="True network of class +",
+                color=figures.COLORS["+"],
+            ),
+            key="exp_graph_pos",
+            config=CHART,
+        )
+    with g2:
+        st.plotly_chart(
+            figures.network_graph(
+                names,
+                fit.graphs[-1],
+                fit.positions,
+                title="True network of class −",
+                color=figures.COLORS["-"],
+            ),
+            key="exp_graph_neg",
+            config=CHART,
+        )
+    with g3:
+        st.plotly_chart(
+            figures.recovery_graph(
+                names,
+                fit.kept_pairs,
+                fit.recovery["true_edges"],
+                fit.positions,
+                title=f"SLB's kept pairs (λ = {fit.threshold:.3g})",
+            ),
+            key="exp_graph_kept",
+            config=CHART,
+        )
+    rec = fit.recovery
+    m = st.columns(4)
+    m[0].metric("edge precision", _pct(rec["precision"]))
+    m[1].metric("edge recall", _pct(rec["recall"]))
+    m[2].metric("kept pairs", rec["n_kept"])
+    m[3].metric("true edges (undirected union)", rec["n_true"])
+    st.caption(
+        f"{rec['n_true_positive']} of the {rec['n_kept']} kept pairs are true edges "
+        f"(precision), and they cover {rec['n_true_positive']} of the {rec['n_true']} "
+        "distinct true edges of the two classes (recall); direction and class are ignored."
+    )
+
+    st.subheader("SLB's coefficients against the oracle")
+    if fit.oracle_coef is not None:
+        coef_fig = figures.coefficient_figure(
+            fit.coef, feature_names=names, oracle=fit.oracle_coef, n_visible=40
+        )
+        st.plotly_chart(coef_fig, key="exp_coef", config=CHART)
+        st.caption(
+            "Lemma 1: with forest-structured classes the log-likelihood ratio is a sum of "
+            "log-density terms with integer weights (1 − degree for a feature, ±1 for an edge). "
+            f"Learned weights multiplied by the least-squares factor "
+            f"{coef_fig.layout.meta['scale']:.3g} to compare with them."
+        )
+    else:
+        st.info(
+            "The oracle weights of Lemma 1 exist for forest designs only; choose "
+            "'Forest Bayesian networks' to compare with them."
+        )
+
+    st.subheader("Learning curve")
+    bayes_err = res.bayes["bayes_error"].mean() if len(res.bayes) else None
+    curve = figures.learning_curve_figure(
+        res.long, bayes=bayes_err, title=f"BER against n: {res.design.name}"
+    )
+    st.plotly_chart(curve, key="exp_curve", config=CHART)
+    st.caption(
+        f"Balanced error rate on the test set, mean ± standard error over "
+        f"{res.settings['n_replicates']} replicate(s) (seed {res.settings['random_state']})."
+        + (f" Dashed line: the Bayes error ({100 * bayes_err:.2f}%)." if bayes_err else "")
+    )
+    with st.expander("Table (BER %, mean ± sd)"):
+        st.dataframe(res.table(paper=True, bold=False), width="stretch")
+
+# --- label noise -------------------------------------------------------------------------------
+st.divider()
+st.subheader("Label noise")
+st.caption(
+    "Flip every training label with probability p, train, and score on clean test labels "
+    "(the DISCRETE paper's Figure 1)."
+)
+ds = state.dataset()
+available = classifier_names()
+a, b = st.columns(2, gap="large")
+with a:
+    source = st.radio(
+        "Data", list(NOISE_SOURCES), format_func=NOISE_SOURCES.get, key="noise_source"
+    )
+    noise_models = st.multiselect(
+        "Classifiers",
+        available,
+        default=[c for c in DEFAULT_NOISE_CLASSIFIERS if c in available],
+        key="noise_models",
+    )
+with b:
+    probs = st.multiselect(
+        "Flip probabilities", list(FLIP_PROBS), default=list(FLIP_PROBS), key="noise_probs"
+    )
+    noise_reps = st.slider("Replicates", min_value=1, max_value=5, value=1, key="noise_reps")
+    metric = st.radio(
+        "Score",
+        ["accuracy", "ber"],
+        format_func={"accuracy": "accuracy", "ber": "balanced error rate"}.get,
+        horizontal=True,
+        key="noise_metric",
+    )
+if source == "data":
+    noise_key = f"data:{ds.key}"
+    noise_data = (ds.name, ds.X, ds.y)
+    st.caption(
+        f"On {esc(ds.name)} ({ds.n} rows): stratified 70/30 train/test splits, one per replicate."
+    )
+else:
+    noise_key = f"design:{design_args}"
+    noise_data = spec
+    st.caption(f"On fresh draws of {esc(spec.name)} with n = {int(n_train)} training rows.")
+noise_settings = {
+    "key": noise_key,
+    "models": tuple(noise_models),
+    "probs": tuple(sorted(float(p) for p in probs)),
+    "reps": int(noise_reps),
+    "seed": int(seed),
+    "n_train": int(n_train),
+    "dens": dens,
+}
+if st.button("Run label noise", type="primary", key="noise_run", icon=":material/play_arrow:"):
+    if not noise_models or not probs:
+        st.error("Choose at least one classifier and one flip probability.")
+    else:
+        bar = st.progress(0.0, text="Training on noisy labels…")
+        try:
+            exp.noise_run(
+                noise_key,
+                noise_data,
+                noise_settings["models"],
+                noise_settings["probs"],
+                noise_settings["reps"],
+                noise_settings["seed"],
+                noise_settings["n_train"],
+                dens,
+                progress=_progress_callback(bar),
+            )
+            st.session_state["noise_last"] = (noise_settings, noise_data)
+        except Exception as err:  # noqa: BLE001
+            st.error(f"The label-noise run failed: {esc(err)}")
+        bar.empty()
+
+noise_last = st.session_state.get("noise_last")
+if noise_last is not None:
+    ns, ndata = noise_last
+    if ns != noise_settings:
+        st.caption("Showing the last label-noise run; the settings changed since.")
+    try:
+        nres = exp.noise_run(
+            ns["key"],
+            ndata,
+            ns["models"],
+            ns["probs"],
+            ns["reps"],
+            ns["seed"],
+            ns["n_train"],
+            ns["dens"],
+        )
+        st.plotly_chart(figures.noise_figure(nres, metric=metric), key="noise_fig", config=CHART)
+        st.caption(
+            f"{esc(nres.settings['split'])}; mean ± standard error over "
+            f"{nres.settings['n_replicates']} replicate(s), seed {nres.settings['random_state']}."
+        )
+        with st.expander("Table"):
+            st.dataframe(nres.table(metric), width="stretch")
+    except Exception as err:  # noqa: BLE001
+        st.error(f"The label-noise run failed: {esc(err)}")

@@ -1,0 +1,128 @@
+"""The Experiments page (AppTest, tiny settings) and slb.synthetic.edge_recovery."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import networkx as nx
+import numpy as np
+import pytest
+
+os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from slb.experiments import Design, _seeds, make_estimator  # noqa: E402
+from slb.synthetic import edge_recovery, make_forest_bn  # noqa: E402
+from tests.test_app import APP, arr, assert_ok, chart, metric  # noqa: E402
+
+PAGE = "pages/experiments.py"
+TIMEOUT = 600
+
+
+# --------------------------------------------------------------------------------------------
+# edge_recovery
+# --------------------------------------------------------------------------------------------
+def test_edge_recovery_counts_undirected_union():
+    cols = ["a", "b", "c", "d"]
+    graphs = {1: nx.DiGraph([("a", "b"), ("b", "c")]), -1: nx.DiGraph([("c", "b"), ("c", "d")])}
+    # union (undirected): ab, bc, cd; kept: ba (true), ad (false), by name or index
+    r = edge_recovery([(1, 0), ("a", "d")], graphs, cols)
+    assert r["n_true"] == 3 and r["n_kept"] == 2 and r["n_true_positive"] == 1
+    assert r["precision"] == pytest.approx(0.5)
+    assert r["recall"] == pytest.approx(1 / 3)
+    assert r["f1"] == pytest.approx(0.4)
+    assert r["true_edges"] == [(0, 1), (1, 2), (2, 3)]
+    empty = edge_recovery(np.zeros((0, 2), int), graphs, cols)
+    assert empty["n_kept"] == 0 and math.isnan(empty["precision"]) and empty["recall"] == 0.0
+    with pytest.raises(ValueError):
+        edge_recovery([(0, 9)], graphs, cols)
+
+
+def test_edge_recovery_perfect_on_generator_graphs():
+    ds = make_forest_bn(n_train=50, n_test=10, d=8, random_state=1)
+    pairs = [e for g in ds.graphs.values() for e in g.edges()]
+    r = edge_recovery(pairs, ds.graphs, ds.columns)
+    assert r["precision"] == 1.0 and r["recall"] == 1.0
+
+
+# --------------------------------------------------------------------------------------------
+# the page
+# --------------------------------------------------------------------------------------------
+def _page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert_ok(at)
+    return at
+
+
+@pytest.mark.slow
+def test_experiments_page_runs_and_shows_results():
+    at = _page()
+    assert any("press Run" in i.value for i in at.info)
+    at.slider(key="exp_d").set_value(8)
+    at.slider(key="exp_n").set_value(200)
+    at.multiselect(key="exp_grid").set_value([200])
+    at.select_slider(key="exp_test").set_value(200)
+    at.slider(key="exp_reps").set_value(1)
+    at.run()
+    assert_ok(at)
+    at.button(key="exp_run").click().run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+
+    # the generator's graphs, drawn directly
+    seed0 = _seeds(0, 1)[0]
+    ds = Design("forest", "normal", 0.5, False, d=8, n_test=200).make(200, seed0)
+    for key, lab in (("exp_graph_pos", 1), ("exp_graph_neg", -1)):
+        spec = chart(at, key)
+        assert spec["layout"]["meta"]["n_edges"] == ds.graphs[lab].number_of_edges()
+
+    # precision / recall: the page's numbers are edge_recovery's on the same SLB fit
+    clf = make_estimator("SLB", random_state=seed0).fit(ds.X_train, ds.y_train)
+    rec = edge_recovery(clf.pairs_, ds.graphs, ds.columns)
+    kept = chart(at, "exp_graph_kept")["layout"]["meta"]
+    assert kept["n_kept"] == rec["n_kept"] == len(clf.pairs_)
+    assert kept["n_true"] == rec["n_true"]
+    assert kept["n_true_positive"] == rec["n_true_positive"]
+    for label, key in (("edge precision", "precision"), ("edge recall", "recall")):
+        v = rec[key]
+        if np.isfinite(v):
+            assert 0.0 <= v <= 1.0
+            assert metric(at, label) == f"{100 * v:.0f}%"
+        else:
+            assert metric(at, label) == "—"
+    assert metric(at, "kept pairs") == str(rec["n_kept"])
+
+    # oracle coefficients (forest design)
+    coef = chart(at, "exp_coef")
+    assert coef["layout"]["meta"]["kind"] == "coefficients"
+
+    # learning curve: one line per classifier, the chosen grid, a Bayes line
+    curve = chart(at, "exp_curve")
+    meta = curve["layout"]["meta"]
+    assert meta["kind"] == "learning_curve"
+    assert meta["classifiers"] == ["SLB", "TAN", "NB", "SLB-"]
+    assert meta["n"] == [200]
+    assert meta["bayes"] is not None and 0.0 <= meta["bayes"] <= 0.5
+    lines = [t for t in curve["data"] if t.get("mode") == "lines+markers"]
+    assert len(lines) == 4
+
+    # label noise on the synthetic design, two classifiers, two flip probabilities
+    at.radio(key="noise_source").set_value("design")
+    at.multiselect(key="noise_models").set_value(["NB", "SVM(linear)"])
+    at.multiselect(key="noise_probs").set_value([0.0, 0.2])
+    at.run()
+    at.button(key="noise_run").click().run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    noise = chart(at, "noise_fig")
+    assert noise["layout"]["meta"]["classifiers"] == ["NB", "SVM(linear)"]
+    traces = [t for t in noise["data"] if t.get("mode") == "lines+markers"]
+    assert [t["name"] for t in traces] == ["NB", "SVM(linear)"]
+    assert all(len(arr(t["x"])) == 2 for t in traces)
+    json.dumps(noise)  # plain JSON
