@@ -126,3 +126,44 @@ def test_experiments_page_runs_and_shows_results():
     assert [t["name"] for t in traces] == ["NB", "SVM(linear)"]
     assert all(len(arr(t["x"])) == 2 for t in traces)
     json.dumps(noise)  # plain JSON
+
+
+# --------------------------------------------------------------------------------------------
+# the figure builders the page uses
+# --------------------------------------------------------------------------------------------
+def test_network_and_recovery_figures():
+    from slb import figures
+
+    names = ["a", "<b>", "c", "d"]
+    pos = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float)
+    net = figures.network_graph(names, [(0, 1), (1, 2)], pos, title="t")
+    assert net.layout.meta["n_edges"] == 2 and net.layout.meta["n_nodes"] == 4
+    assert "&lt;b&gt;" in list(net.data[-1].text)  # names are escaped
+    rec = figures.recovery_graph(names, [(1, 0), (0, 3)], [(0, 1), (2, 1)], pos)
+    meta = rec.layout.meta
+    assert (meta["n_kept"], meta["n_true"], meta["n_true_positive"]) == (2, 2, 1)
+    assert (meta["n_false_positive"], meta["n_missed"]) == (1, 1)
+
+
+def test_experiment_figures_reexported():
+    import slb.experiments as e
+    from slb import figures
+
+    assert e.learning_curve_figure is figures.learning_curve_figure
+    assert e.noise_figure is figures.noise_figure
+
+
+@pytest.mark.slow
+def test_label_noise_on_current_dataset():
+    at = _page()  # the default dataset of the Data page (Sonar)
+    at.multiselect(key="noise_models").set_value(["NB"])
+    at.multiselect(key="noise_probs").set_value([0.0, 0.3])
+    at.run()
+    at.button(key="noise_run").click().run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    spec = chart(at, "noise_fig")
+    assert spec["layout"]["meta"]["classifiers"] == ["NB"]
+    assert "sonar" in spec["layout"]["title"]["text"].lower()
+    traces = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
+    assert len(traces) == 1 and len(arr(traces[0]["x"])) == 2
