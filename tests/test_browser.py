@@ -1,15 +1,16 @@
 """The dashboard in a real browser (issue 3): ``streamlit run app.py`` driven by Debian's
 headless Chromium through Playwright.
 
-One user session: open the app, upload a bad file (an error message, no traceback), upload a
-CSV through the real file widget, move λ on Dependencies with the keyboard, visit Densities,
-Compare (wait for the BER chart and table) and Explain.  Every page must show the uploaded
-data's n and d in the sidebar and no exception box.  Screenshots of every page and the server's
+One user session: open the app, upload a bad file (an error message, no traceback) and a .json
+(refused by the widget), upload a CSV through the real file widget, move λ on Dependencies with
+the keyboard, visit Densities, Compare (wait for the BER chart and table), Explain and
+Experiments (without running one).  Every page must show the uploaded data's n and d in the
+sidebar and no exception box.  Screenshots of every page and the server's
 log go to ``test-artifacts/``.
 
 Widget keys relied on (``.st-key-<key>`` classes in the page): ``data_source``,
 ``upload_file``, ``dep_lambda``, ``cmp_lambda``, ``cmp_ber_bars``, ``dens_figure``,
-``explain_figure``; page links are found by their titles in the sidebar navigation.
+``explain_figure``, ``exp_run``; page links are found by their titles in the sidebar navigation.
 """
 
 from __future__ import annotations
@@ -204,6 +205,14 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
         expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
         assert_no_exception(page, "Explain")
         shot(page, "browser-5-explain.png")
+
+        # --- Experiments (nothing runs until "Run" is pressed: only the page is checked) -----
+        goto_page(page, "Experiments")
+        page.locator(".st-key-exp_run button").wait_for()
+        wait_idle(page)
+        expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
+        assert_no_exception(page, "Experiments")
+        shot(page, "browser-6-experiments.png")
 
         # --- back on Data: still the uploaded table --------------------------------------------
         goto_page(page, "Data")
