@@ -407,9 +407,12 @@ def refresh() -> BuildResult:
     result = build(cfg, st.session_state.get("upload"))
     if result.dataset is not None:
         old = st.session_state.get("dataset")
-        if old is None or old.key != result.dataset.key:
+        # The content hash names the data; settings outside it (the number of folds, the
+        # report) still replace the dataset, but only new data resets the bandwidth overrides.
+        new = result.dataset
+        if old is None or (old.key, old.n_folds, old.name) != (new.key, new.n_folds, new.name):
             st.session_state["dataset"] = result.dataset
-            if old is not None:
+            if old is not None and old.key != result.dataset.key:
                 cfg["bw_overrides"] = {}
     elif "dataset" not in st.session_state:
         fallback = state.DEFAULTS

@@ -63,7 +63,6 @@ DEFAULTS: dict[str, Any] = {
     "explain_top": 12,
 }
 
-_MISSING = object()
 
 
 def init() -> dict:
@@ -104,8 +103,9 @@ def bound_to(
             value = lo
         if hi is not None and value > hi:
             value = hi
-    if st.session_state.get(key, _MISSING) != value:
-        st.session_state[key] = value
+    # Set on every run, not only when it differs: a session whose widgets are still being
+    # drawn under load otherwise reports the widget's minimum back as a user change.
+    st.session_state[key] = value
 
     def _sync():
         put(st.session_state[key])

@@ -226,12 +226,7 @@ def test_eight_sessions_each_see_their_own_data(tmp_path):
 
     # Nobody touched the "Cross-validation folds" box, so every session must run 5 folds.
     changed = {i: k for i, k in folds.items() if k != 5}
-    if changed:
-        pytest.xfail(
-            f"dashboard bug (timing-dependent): sessions {changed} (session: folds) ran k-fold "
-            "CV with k = the 'Cross-validation folds' box's minimum, not the setting 5, without "
-            "anyone touching it. Under load the Data page's number inputs first render at their "
-            "min_value; a click in that moment sends that value back as a change. "
-            "dashboard.state.bound_to only sets st.session_state[key] when it differs; setting "
-            "it on every run made this test pass in 2 of 2 runs (without: 4 of 5 runs hit this)."
-        )
+    assert not changed, (
+        f"sessions {changed} (session: folds) ran with a fold count nobody chose: under load "
+        "the Data page's number inputs must not report their minimum back as a change"
+    )

@@ -110,12 +110,7 @@ def expectation(case: Case) -> Expect:
 EXPECTATIONS = [expectation(c) for c in CASES]
 
 #: Dashboard bugs these cases expose (strict: the mark must go when the bug is fixed).
-KNOWN_BUGS = {
-    "small_class_for_folds.csv[n_folds=10]": "dashboard bug: changing 'Cross-validation folds' "
-    "on the Data page keeps the previous Dataset (data.refresh only swaps it when the content "
-    "hash changes, and n_folds is not part of it), so the page says 'too small for 10 folds: "
-    "using 5', CV stays 5-fold and prepare_table's '7 folds will be used' note is not shown",
-}
+KNOWN_BUGS: dict[str, str] = {}  # case id -> reason, for a dashboard bug awaiting its fix
 PARAMS = [
     pytest.param(
         e,
