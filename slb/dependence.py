@@ -193,6 +193,21 @@ def _median_sq_diff_sorted(x, rng):
     return float(np.mean(part[[r1, r2]]))
 
 
+def _squared_differences(Xt):
+    """``(x_k - x_l)^2`` for every row of ``Xt`` and every pair ``k < l``: (d, m (m - 1) / 2).
+
+    Built row block by row block (contiguous slices) instead of gathering the triangle.
+    """
+    d, m = Xt.shape
+    out = np.empty((d, m * (m - 1) // 2))
+    start = 0
+    for k in range(m - 1):
+        stop = start + m - 1 - k
+        np.subtract(Xt[:, k + 1 :], Xt[:, k : k + 1], out=out[:, start:stop])
+        start = stop
+    return np.square(out, out=out)
+
+
 def _median_sigma2_all(Xt):
     """:func:`median_heuristic_sigma2` of every row of ``Xt`` (d, n).
 
@@ -210,10 +225,10 @@ def _median_sigma2_all(Xt):
         return out
     if m <= _MEDIAN_DIRECT_POINTS:
         # Small samples: all squared differences at once, features vectorised.
-        iu = np.triu_indices(m, k=1)
-        step = max(1, int(2**22 // iu[0].size))
+        n_pairs = m * (m - 1) // 2
+        step = max(1, int(2**22 // n_pairs))
         for a in range(0, d, step):
-            D2 = (Xt[a : a + step, iu[0]] - Xt[a : a + step, iu[1]]) ** 2
+            D2 = _squared_differences(Xt[a : a + step])
             pos = D2 > 0
             full = pos.all(axis=1)
             if full.all():
