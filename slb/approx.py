@@ -86,16 +86,21 @@ def one_blas_thread():
 
 
 def resolve_n_jobs(n_jobs):
-    """Worker threads for ``n_jobs``: None means 1; -1 all CPUs; -2 all but one, ...
+    """Worker threads for ``n_jobs``; -1 all CPUs, -2 all but one, ...
 
-    The default is one thread: on the shared two-core machine this library is developed on, two
-    threads (BLAS limited to one each) were 0-40 % *slower* for the HSIC panels than one (the
-    cores are busy with other work and the element-wise kernel evaluations are memory-bound);
-    ``benchmarks/speed.py`` measures it.  Pass 2 or -1 on a dedicated multi-core machine.
+    None (the default) means ``min(2, CPUs)`` when the one-minute load average leaves a CPU
+    free, else 1: on the busy shared two-core machine this library is developed on, two threads
+    (BLAS limited to one each) were 0-60 % *slower* than one for the HSIC panels, while on the
+    same machine idle they were ~1.4x faster (``benchmarks/speed.py`` prints both).  Results do
+    not depend on the number of threads (the work is split the same way).
     """
     cpus = os.cpu_count() or 1
     if n_jobs is None:
-        return 1
+        try:
+            busy = os.getloadavg()[0] > cpus - 1
+        except (AttributeError, OSError):  # pragma: no cover - platforms without loadavg
+            busy = True
+        return 1 if busy else max(1, min(2, cpus))
     n_jobs = int(n_jobs)
     if n_jobs == 0:
         raise ValueError("n_jobs == 0 has no meaning; use None, a positive number or -1.")

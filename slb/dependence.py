@@ -91,7 +91,8 @@ _MEDIAN_MAX_POINTS = 1000  # dHSIC also subsamples large inputs for the median h
 _MEDIAN_DIRECT_POINTS = 300  # up to here the median takes all squared differences at once
 _MIN_PANEL = 16  # smallest panel side, whatever the memory budget
 _MAX_PANEL = 256  # panels of at most 256 x 256 sample pairs keep the element-wise work in cache
-_MIN_PARALLEL_WORK = 4_000_000  # d n^2 below which worker threads are not worth starting
+_MIN_PARALLEL_WORK = 10_000_000  # d n^2 below which worker threads are not worth starting
+_PANEL_GROUPS = 8  # tasks the panels are dealt into
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,34 @@ def _median_sq_diff_sorted(x, rng):
     return float(np.mean(part[[r1, r2]]))
 
 
+def _median_positive_rows(D2):
+    """``np.median(row[row > 0])`` of every row of ``D2`` (entries >= 0), bit for bit; 2.0 for
+    a row without positive entry (so that half of it is the constant-feature value 1.0).
+
+    The zeros sort first, so the median of the positive entries is found at ranks shifted by
+    their number, without compacting the row.  Non-negative doubles order like their bit
+    patterns read as integers, and integer selection is faster than floating-point selection
+    (which must order NaNs).
+    """
+    d, n = D2.shape
+    out = np.full(d, 2.0)
+    if not np.all(np.isfinite(D2)):  # never for finite data; keep numpy's NaN semantics
+        for k in range(d):
+            v = D2[k][D2[k] > 0]
+            out[k] = float(np.median(v)) if v.size else 2.0
+        return out
+    zeros = (D2 <= 0).sum(axis=1)
+    as_int = D2.view(np.int64)
+    for k in range(d):
+        m = n - zeros[k]
+        if m == 0:
+            continue
+        r1, r2 = zeros[k] + (m - 1) // 2, zeros[k] + m // 2
+        part = np.partition(as_int[k], [r1, r2] if r2 != r1 else r1).view(np.float64)
+        out[k] = (part[r1] + part[r2]) / 2.0
+    return out
+
+
 def _squared_differences(Xt):
     """``(x_k - x_l)^2`` for every row of ``Xt`` and every pair ``k < l``: (d, m (m - 1) / 2).
 
@@ -208,7 +237,20 @@ def _squared_differences(Xt):
     return np.square(out, out=out)
 
 
-def _median_sigma2_all(Xt):
+def _median_sigma2_all(Xt, n_jobs=1):
+    """:func:`median_heuristic_sigma2` of every row of ``Xt``, rows split over threads."""
+    Xt = np.asarray(Xt, float)
+    if n_jobs > 1 and Xt.shape[0] > 1 and Xt.shape[0] * min(Xt.shape[1], 1000) ** 2 >= 1e7:
+        groups = _chunk(list(range(Xt.shape[0])), n_jobs)
+        parts = run_tasks([(_median_rows, (Xt[g],)) for g in groups], n_jobs)
+        out = np.empty(Xt.shape[0])
+        for g, part in zip(groups, parts, strict=True):
+            out[g] = part
+        return out
+    return _median_rows(Xt)
+
+
+def _median_rows(Xt):
     """:func:`median_heuristic_sigma2` of every row of ``Xt`` (d, n).
 
     The median of the ``m (m - 1) / 2`` squared differences is selected exactly from the sorted
@@ -229,15 +271,7 @@ def _median_sigma2_all(Xt):
         step = max(1, int(2**22 // n_pairs))
         for a in range(0, d, step):
             D2 = _squared_differences(Xt[a : a + step])
-            pos = D2 > 0
-            full = pos.all(axis=1)
-            if full.all():
-                out[a : a + step] = np.median(D2, axis=1, overwrite_input=True) / 2.0
-            elif full.any():
-                out[a : a + step][full] = np.median(D2[full], axis=1, overwrite_input=True) / 2.0
-            for k in np.flatnonzero(~full):
-                v = D2[k][pos[k]]
-                out[a + k] = float(np.median(v)) / 2.0 if v.size else 1.0
+            out[a : a + step] = _median_positive_rows(D2) / 2.0
         return out
     xs = np.sort(Xt, axis=1)
     for i in range(d):
@@ -354,7 +388,9 @@ def _hsic_exact(Xt, two_s2, pvalues, memory_budget, n_jobs):
     d, n = Xt.shape
     side = _panel_side(n, d, memory_budget, n_jobs)
     panels = _panels(n, side)
-    groups = _chunk(panels, 4 * n_jobs if n_jobs > 1 else 1)
+    # A fixed grouping (not n_jobs-dependent) keeps the summation order, hence the result,
+    # bit-identical whatever the number of threads.
+    groups = _chunk(panels, _PANEL_GROUPS)
     if not pvalues:
         parts = run_tasks([(_raw_task, (Xt, g, two_s2)) for g in groups], n_jobs)
         raw = sum(p[0] for p in parts)
@@ -476,8 +512,9 @@ def hsic_all_pairs(
     method : {"auto", "exact", "approx"}
         See the module docstring; "auto" is exact below ``approx_min_samples`` samples.
     n_jobs : int or None
-        Worker threads over panels (exact) or features (approximate); -1: all CPUs.  None: one
-        (see :func:`slb.approx.resolve_n_jobs` for why).
+        Worker threads over panels (exact), features (approximate) and the median heuristic;
+        -1: all CPUs.  None: two when the load average leaves a CPU free, else one (see
+        :func:`slb.approx.resolve_n_jobs`).  The result does not depend on it.
     approx_min_samples : int or None
         Threshold of ``method="auto"``; None: :data:`HSIC_APPROX_MIN_SAMPLES`.
     approx_tol : float or None
@@ -518,7 +555,7 @@ def hsic_all_pairs(
     max_error = 0.0
     moments = None
     with one_blas_thread():  # BLAS threads contend with ours (and each other) here
-        sigma2 = _median_sigma2_all(Xt)
+        sigma2 = _median_sigma2_all(Xt, n_jobs)
         two_s2 = (2.0 * sigma2)[:, None, None]
         if n < 2:
             S = np.zeros((d, d))
