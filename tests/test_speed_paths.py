@@ -373,3 +373,12 @@ def test_warm_cache_refit_equals_cold_fit():
     np.testing.assert_array_equal(warm.pairs_, cold.pairs_)
     np.testing.assert_allclose(warm.coef_.to_numpy(), cold.coef_.to_numpy(), rtol=1e-10)
     np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), rtol=1e-10)
+
+
+def test_results_do_not_depend_on_threads():
+    X = dependent_sample(300, seed=15)
+    for method in ("exact", "approx"):
+        one = hsic_all_pairs(X, method=method, n_jobs=1, memory_budget=8 * 7 * 64 * 64)
+        two = hsic_all_pairs(X, method=method, n_jobs=2, memory_budget=8 * 7 * 64 * 64)
+        np.testing.assert_array_equal(one.statistic, two.statistic)
+        np.testing.assert_array_equal(one.pvalue, two.pvalue)
