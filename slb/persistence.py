@@ -75,6 +75,26 @@ class _Encoder:
                     "name": self(obj.name),
                 }
             }
+        if isinstance(obj, pd.DataFrame):
+            return {
+                "__frame__": {
+                    "index": [self(v) for v in obj.index.tolist()],
+                    "index_name": self(obj.index.name),
+                    "columns": [
+                        [
+                            self(c),
+                            self(
+                                obj[c].to_numpy(
+                                    dtype=object
+                                    if obj[c].dtype == object or obj[c].dtype.kind not in "biuf"
+                                    else None
+                                )
+                            ),
+                        ]
+                        for c in obj.columns
+                    ],
+                }
+            }
         if isinstance(obj, (list, tuple)):
             return {"__list__" if isinstance(obj, list) else "__tuple__": [self(v) for v in obj]}
         if isinstance(obj, dict):
@@ -120,6 +140,14 @@ def _decode(obj, arrays):
             _decode(s["values"], arrays),
             index=pd.Index([_decode(v, arrays) for v in s["index"]]),
             name=_decode(s["name"], arrays),
+        )
+    if "__frame__" in obj:
+        f = obj["__frame__"]
+        return pd.DataFrame(
+            {_decode(c, arrays): _decode(v, arrays) for c, v in f["columns"]},
+            index=pd.Index(
+                [_decode(v, arrays) for v in f["index"]], name=_decode(f["index_name"], arrays)
+            ),
         )
     if "__list__" in obj:
         return [_decode(v, arrays) for v in obj["__list__"]]
@@ -193,7 +221,9 @@ def load_model(file):
                 with np.load(io.BytesIO(zf.read("arrays.npz")), allow_pickle=False) as npz:
                     arrays = {k: npz[k] for k in npz.files}
             except ValueError as exc:  # e.g. an object array, which would need pickle
-                raise ValueError(f"The model file's arrays cannot be read safely ({exc}).") from None
+                raise ValueError(
+                    f"The model file's arrays cannot be read safely ({exc})."
+                ) from None
     except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError, OSError, EOFError) as exc:
         raise ValueError(f"This is not an SLB Explorer model file ({exc}).") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -233,5 +263,9 @@ def model_settings(model):
         out["classes"] = [c.item() if hasattr(c, "item") else c for c in model.classes_]
     if hasattr(model, "coef_") and isinstance(model.coef_, pd.Series):
         out["n_terms"] = int(model.coef_.size)
-        out["pairs"] = [t[len("log p+(") : -1] for t in model.coef_.index if ", " in t and t.startswith("log p+")]
+        out["pairs"] = [
+            t[len("log p+(") : -1]
+            for t in model.coef_.index
+            if ", " in t and t.startswith("log p+")
+        ]
     return out
