@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .approx import BinnedPairs, Grid, binned_pdf_1d, one_blas_thread
+from .approx import BinnedPairs, Grid, binned_pdf_1d, one_blas_thread, resolve_n_jobs, run_tasks
 
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 _CHUNK_BYTES = 64 * 2**20  # working memory per evaluation chunk
@@ -142,6 +142,9 @@ class ClassConditionalKDE:
     grid_ratio : float or None, default=None
         Grid nodes per bandwidth of the binned pair densities (twice as many for univariate
         ones); None: :data:`KDE_GRID_RATIO`.
+    n_jobs : int or None, default=None
+        Threads over the binned pairs (see :func:`slb.approx.resolve_n_jobs`: None uses two
+        when the load average leaves a CPU free).  The result does not depend on it.
     """
 
     def __init__(
@@ -156,6 +159,7 @@ class ClassConditionalKDE:
         method="auto",
         binned_min_samples=None,
         grid_ratio=None,
+        n_jobs=None,
     ):
         if method not in KDE_METHODS:
             raise ValueError(f"method must be one of {', '.join(KDE_METHODS)}, got {method!r}.")
@@ -167,6 +171,7 @@ class ClassConditionalKDE:
         self.method = method
         self.binned_min_samples = binned_min_samples
         self.grid_ratio = grid_ratio
+        self.n_jobs = n_jobs
 
     def binned(self, c):
         """Whether class ``c``'s densities are evaluated on the binned path."""
@@ -295,12 +300,23 @@ class ClassConditionalKDE:
                 if ok.any():
                     with one_blas_thread():  # many small products
                         bp = BinnedPairs(self.X[c], grids, E, rows)
-                        for k in np.flatnonzero(ok):
-                            out[c, :, k] = bp.pdf(int(pairs[k, 0]), int(pairs[k, 1]))
+                        idx = np.flatnonzero(ok)
+                        n_jobs = resolve_n_jobs(getattr(self, "n_jobs", None))
+                        n_jobs = min(n_jobs, max(1, idx.size // 8))
+                        groups = [idx[g::n_jobs] for g in range(n_jobs)]
+                        # pairs are independent: the result does not depend on the threads
+                        run_tasks(
+                            [(self._binned_pairs, (bp, pairs, g, out[c])) for g in groups], n_jobs
+                        )
                 todo = np.flatnonzero(~ok)
             if todo.size:
                 out[c][:, todo] = self._exact_bivariate(c, E, pairs[todo], rows)
         return out
+
+    @staticmethod
+    def _binned_pairs(bp, pairs, idx, out):
+        for k in idx:
+            out[:, k] = bp.pdf(int(pairs[k, 0]), int(pairs[k, 1]))
 
     def _exact_bivariate(self, c, E, pairs, rows):
         feats, local = np.unique(pairs, return_inverse=True)
