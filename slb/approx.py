@@ -88,8 +88,8 @@ def one_blas_thread():
 def resolve_n_jobs(n_jobs):
     """Worker threads for ``n_jobs``; -1 all CPUs, -2 all but one, ...
 
-    None (the default) means ``min(2, CPUs)`` when the one-minute load average leaves a CPU
-    free, else 1: on the busy shared two-core machine this library is developed on, two threads
+    None (the default) means ``min(2, CPUs)`` when the one-minute load average (which counts
+    this process too) is below ``CPUs - 0.5``, i.e. nobody else is busy, else 1: on the busy shared two-core machine this library is developed on, two threads
     (BLAS limited to one each) were 0-60 % *slower* than one for the HSIC panels, while on the
     same machine idle they were ~1.4x faster (``benchmarks/speed.py`` prints both).  Results do
     not depend on the number of threads (the work is split the same way).
@@ -97,7 +97,7 @@ def resolve_n_jobs(n_jobs):
     cpus = os.cpu_count() or 1
     if n_jobs is None:
         try:
-            busy = os.getloadavg()[0] > cpus - 1
+            busy = os.getloadavg()[0] > cpus - 0.5
         except (AttributeError, OSError):  # pragma: no cover - platforms without loadavg
             busy = True
         return 1 if busy else max(1, min(2, cpus))
