@@ -28,6 +28,20 @@ def _log_priors(priors, y_index):
 class _DensityClassifierMixin:
     """Posterior probabilities from a log-likelihood-ratio decision function."""
 
+    def _density_transformer(self, X, pairs):
+        """The feature map on this model's bandwidth settings (overrides keyed by index)."""
+        return LogDensityTransformer(
+            pairs=pairs,
+            bandwidth=self.bandwidth,
+            bandwidth_multiplier=self.bandwidth_multiplier,
+            bandwidth_overrides=overrides_by_index(
+                self.bandwidth_overrides, default_feature_names(self, X.shape[1])
+            ),
+            min_bandwidth=self.min_bandwidth,
+            density_floor=self.density_floor,
+            training_features="loo",
+        )
+
     def predict(self, X):
         """Predicted labels (the larger posterior).
 
@@ -127,16 +141,7 @@ class KDENaiveBayes(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, y_index = check_binary_target(y)
         self.class_log_prior_ = _log_priors(self.priors, y_index)
-        self.transformer_ = LogDensityTransformer(
-            pairs=[],
-            bandwidth=self.bandwidth,
-            bandwidth_multiplier=self.bandwidth_multiplier,
-            bandwidth_overrides=overrides_by_index(
-                self.bandwidth_overrides, default_feature_names(self, X.shape[1])
-            ),
-            min_bandwidth=self.min_bandwidth,
-            density_floor=self.density_floor,
-        ).fit(X, y)
+        self.transformer_ = self._density_transformer(X, pairs=[]).fit(X, y)
         return self
 
     def joint_log_likelihood(self, X):

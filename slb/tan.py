@@ -19,8 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import all_pairs, check_binary_target, default_feature_names, overrides_by_index
-from .features import LogDensityTransformer
+from ._utils import all_pairs, check_binary_target, default_feature_names
 from .naive_bayes import _DensityClassifierMixin, _log_priors
 
 
@@ -105,17 +104,7 @@ class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         self.class_log_prior_ = _log_priors(self.priors, y_index)
         d = X.shape[1]
         pairs = all_pairs(d)
-        tr = LogDensityTransformer(
-            pairs=pairs,
-            bandwidth=self.bandwidth,
-            bandwidth_multiplier=self.bandwidth_multiplier,
-            bandwidth_overrides=overrides_by_index(
-                self.bandwidth_overrides, default_feature_names(self, X.shape[1])
-            ),
-            min_bandwidth=self.min_bandwidth,
-            density_floor=self.density_floor,
-            training_features="loo",
-        )
+        tr = self._density_transformer(X, pairs)
         T = tr.fit_transform(X, y)
         P = pairs.shape[0]
         self.mutual_info_ = np.zeros((2, d, d))
