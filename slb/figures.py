@@ -1286,6 +1286,26 @@ def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
     return fig
 
 
+def _add_feature_nodes(fig, P, labels):
+    """Labelled feature nodes at positions ``P`` on equal, hidden axes (the network figures)."""
+    fig.add_trace(
+        go.Scatter(
+            x=P[:, 0],
+            y=P[:, 1],
+            mode="markers+text",
+            text=labels,
+            textposition="top center",
+            textfont={"size": 11},
+            marker={"size": 10, "color": "#374151", "line": {"color": "white", "width": 1}},
+            hovertemplate="%{text}<extra></extra>",
+            name="features",
+            showlegend=False,
+        )
+    )
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+
+
 def network_graph(
     names: Sequence[str],
     edges,
@@ -1346,22 +1366,7 @@ def network_graph(
             showlegend=False,
         )
     )
-    fig.add_trace(
-        go.Scatter(
-            x=P[:, 0],
-            y=P[:, 1],
-            mode="markers+text",
-            text=labels,
-            textposition="top center",
-            textfont={"size": 11},
-            marker={"size": 10, "color": "#374151", "line": {"color": "white", "width": 1}},
-            hovertemplate="%{text}<extra></extra>",
-            name="features",
-            showlegend=False,
-        )
-    )
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    _add_feature_nodes(fig, P, labels)
     return _base_layout(
         fig,
         title=title,
@@ -1434,22 +1439,7 @@ def recovery_graph(
                 name=f"{name} ({len(es)})",
             )
         )
-    fig.add_trace(
-        go.Scatter(
-            x=P[:, 0],
-            y=P[:, 1],
-            mode="markers+text",
-            text=labels,
-            textposition="top center",
-            textfont={"size": 11},
-            marker={"size": 10, "color": "#374151", "line": {"color": "white", "width": 1}},
-            hovertemplate="%{text}<extra></extra>",
-            name="features",
-            showlegend=False,
-        )
-    )
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    _add_feature_nodes(fig, P, labels)
     n_tp = len(groups["kept, true edge"][0])
     return _base_layout(
         fig,
