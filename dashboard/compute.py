@@ -369,29 +369,19 @@ def tan_tree_positions(key: str, _ds, dens: tuple) -> dict:
 
 def coefficient_table(ds, clf: SLBClassifier, oracle: pd.Series | None = None) -> pd.DataFrame:
     """SLB's weights as a table: term, class, kind, features, weight (and oracle weight)."""
-    names = ds.feature_names
-    pair_of = {f"{names[i]}, {names[j]}": (names[i], names[j]) for i, j in clf.pairs_}
-    rows = []
-    for term, w in clf.coef_.items():
-        sign = "+" if term.startswith("log p+(") else "−"
-        inner = term[7:-1]
-        if inner in pair_of:
-            a, b = pair_of[inner]
-            kind = "bivariate"
-        else:
-            a, b, kind = inner, "", "univariate"
-        rows.append(
-            {
-                "term": term,
-                "class": sign,
-                "class label": ds.positive_label if sign == "+" else ds.negative_label,
-                "kind": kind,
-                "feature a": a,
-                "feature b": b,
-                "weight": float(w),
-            }
-        )
-    out = pd.DataFrame(rows)
+    t = clf.terms_
+    pos = t["class"].to_numpy() == "+"
+    out = pd.DataFrame(
+        {
+            "term": t.index.to_numpy(dtype=object),
+            "class": np.where(pos, "+", "−"),
+            "class label": np.where(pos, ds.positive_label, ds.negative_label),
+            "kind": t["kind"].to_numpy(dtype=object),
+            "feature a": t["feature_i"].to_numpy(dtype=object),
+            "feature b": t["feature_j"].fillna("").to_numpy(dtype=object),
+            "weight": clf.coef_.to_numpy(dtype=float),
+        }
+    )
     if oracle is not None and len(out):
         out["oracle weight (Lemma 1)"] = out["term"].map(oracle).fillna(0.0)
     return out

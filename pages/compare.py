@@ -127,7 +127,7 @@ coef_fig = figures.coefficient_figure(
     neg_name=neg,
 )
 st.plotly_chart(coef_fig, key="cmp_coef", config={"displaylogo": False})
-n_uni = int(sum(figures.term_kind(t, ds.feature_names)[1] == "univariate" for t in clf.coef_.index))
+n_uni = int((clf.terms_["kind"] == "univariate").sum())
 msg = (
     f"SLB fitted on all {ds.n} rows at λ = {controls.format_lambda(lam.value)}: "
     f"{len(clf.coef_)} terms ({n_uni} univariate, {len(clf.coef_) - n_uni} bivariate, "
