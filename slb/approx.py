@@ -109,6 +109,17 @@ def resolve_n_jobs(n_jobs):
     return n_jobs
 
 
+def check_n_jobs(n_jobs):
+    """Raise a ValueError unless ``n_jobs`` is None or a non-zero integer."""
+    ok = n_jobs is None or (
+        isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs != 0
+    )
+    if not ok:
+        raise ValueError(
+            f"n_jobs must be None, a positive number of threads or -1 (all CPUs), got {n_jobs!r}."
+        )
+
+
 def run_tasks(tasks, n_jobs):
     """Run ``(function, args)`` tasks, in ``n_jobs`` threads (BLAS limited to one meanwhile)."""
     if n_jobs <= 1 or len(tasks) <= 1:

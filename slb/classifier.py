@@ -9,8 +9,9 @@ only in which pairs enter it:
 * :class:`ForestDensityClassifier` (SLB-) keeps every pair;
 * :class:`LUClassifier` keeps none (Fan et al. 2016, with an SVM).
 
-The SVM sees standardised log-densities (``StandardScaler`` then ``LinearSVC``, class weights
-"balanced" by default because the metric is the balanced error rate).  ``coef_`` is reported in
+The SVM sees standardised log-densities, class weights "balanced" by default because the metric
+is the balanced error rate; it is e1071's hinge-loss SVM with an unpenalised intercept at every
+sample size (:mod:`slb.svm`).  ``coef_`` is reported in
 the units of the log-densities themselves, so ``decision_function(X) = T(X) @ coef_ +
 intercept_``, and on forest-structured data it can be compared with the integer oracle weights
 of the paper's Lemma 1 (up to a positive factor).
@@ -19,16 +20,11 @@ of the paper's Lemma 1 (up to a positive factor).
 from __future__ import annotations
 
 import hashlib
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import StratifiedKFold
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._utils import (
@@ -38,10 +34,11 @@ from ._utils import (
     default_feature_names,
     overrides_by_index,
 )
-from .approx import one_blas_thread
+from .approx import check_n_jobs, resolve_n_jobs, run_tasks
 from .dependence import DEPENDENCE_MEASURES, dependence_matrix
 from .features import LogDensityTransformer, term_names
 from .screening import check_pair_rule, combine, fdr_terms, pair_scores
+from .svm import fit_linear_svm, index_class_weight, nested_mask_predictions
 
 _DENSITY_PARAMS = (
     "bandwidth",
@@ -55,106 +52,28 @@ _DENSITY_PARAMS = (
 )
 
 
-_GRAM_MAX_SAMPLES = 3000
-
-
-def fit_linear_svm(T, y_index, *, C=1.0, class_weight="balanced", max_iter=20000):
-    """Standardise ``T`` and fit a linear (hinge-loss) SVM; return weights in ``T``'s units.
-
-    Up to 3000 samples the SVM is solved by libsvm on the precomputed linear kernel
-    ``Z Z^T`` of the standardised features ``Z`` (``sklearn.svm.SVC(kernel="precomputed")``):
-    SLB's feature maps have far more columns than rows, and the n x n kernel makes each fit a
-    few milliseconds where liblinear's primal-size iterations take a hundred times longer.  It is
-    the formulation of the R package e1071 used by the paper (unpenalised intercept).  Larger
-    samples use liblinear (``LinearSVC(loss="hinge")``).
-
-    Parameters
-    ----------
-    T : ndarray of shape (n_samples, n_terms)
-    y_index : ndarray of shape (n_samples,)
-        0/1 class indices.
-    C : float
-    class_weight : "balanced", dict or None
-    max_iter : int
-
-    Returns
-    -------
-    coef : ndarray of shape (n_terms,)
-    intercept : float
-        ``T @ coef + intercept`` is the SVM's decision function.
-    """
-    if T.shape[1] == 0:
-        # No feature at all: a constant decision (the first class).
-        return np.zeros(0), 0.0
-    scaler = StandardScaler().fit(T)
-    Z = scaler.transform(T)
-    # One BLAS thread: on shared machines two-thread products of these sizes were 2-5x slower.
-    with warnings.catch_warnings(), one_blas_thread():
-        # On nearly separable high-dimensional maps the margin is settled long before the
-        # solver's tolerance; a ConvergenceWarning would only alarm users.
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        if Z.shape[0] <= _GRAM_MAX_SAMPLES:
-            svm = SVC(kernel="precomputed", C=C, class_weight=class_weight, max_iter=-1)
-            svm.fit(Z @ Z.T, y_index)
-            w_std = (svm.dual_coef_ @ Z[svm.support_]).ravel()
-            b_std = float(svm.intercept_[0])
-        else:
-            svm = LinearSVC(
-                C=C, loss="hinge", dual=True, class_weight=class_weight,
-                intercept_scaling=10.0, max_iter=max_iter,
-            )
-            svm.fit(Z, y_index)
-            w_std, b_std = svm.coef_.ravel(), float(svm.intercept_[0])
-    w = w_std / scaler.scale_
-    b = float(b_std - w @ scaler.mean_)
-    return w, b
+#: Internal-CV folds run in threads when their training rows exceed this (the working-set SVM
+#: path of :mod:`slb.svm`, ~0.1-0.2 s per fold and threshold).  Smaller folds, on the
+#: full-kernel path, gained little from threads (Hill-valley: 1.96 vs 1.91 s per fit) while
+#: per-thread allocator arenas doubled the peak memory of a 5-fold CV (432 -> 877 MB).
+_THREADED_CV_MIN_ROWS = 3000
 
 
 def _ber(y_true, y_pred):
-    return 1.0 - balanced_accuracy_score(y_true, y_pred)
+    # balanced_accuracy_score without its validation (called once per fold and threshold)
+    return 1.0 - float(np.mean([np.mean(y_pred[y_true == c] == c) for c in np.unique(y_true)]))
 
 
-def _nested_kernel_predictions(T, y_index, tr, te, masks, C, class_weight):
-    """Test predictions of ``fit_linear_svm`` on ``T[tr][:, m]`` for nested masks ``m``.
-
-    The same precomputed-kernel SVM as :func:`fit_linear_svm` (columns standardised on the
-    training rows), but the kernels of nested masks are accumulated column group by column
-    group, so one split costs one pass over the columns instead of one per mask.
-
-    Returns
-    -------
-    preds : list of ndarray
-        0/1 predictions of the rows ``te``, one per mask, in the order of ``masks``.
-    """
-    with one_blas_thread():
-        return _nested_kernel_predictions_(T, y_index, tr, te, masks, C, class_weight)
-
-
-def _nested_kernel_predictions_(T, y_index, tr, te, masks, C, class_weight):
-    scaler = StandardScaler().fit(T[tr])
-    Ztr, Zte = scaler.transform(T[tr]), scaler.transform(T[te])
-    y_tr = y_index[tr]
-    K_tr = np.zeros((tr.size, tr.size))
-    K_te = np.zeros((te.size, tr.size))
-    have = np.zeros(T.shape[1], dtype=bool)
-    preds = [None] * len(masks)
-    for g in np.argsort([int(m.sum()) for m in masks], kind="stable"):
-        new = masks[g] & ~have
-        if new.any():
-            A = Ztr[:, new]
-            K_tr += A @ A.T  # symmetric rank-k update (syrk)
-            K_te += Zte[:, new] @ A.T
-            have |= new
-        if not masks[g].any():
-            preds[g] = np.zeros(te.size, dtype=int)  # no feature: the first class
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            svm = SVC(kernel="precomputed", C=C, class_weight=class_weight, max_iter=-1)
-            svm.fit(K_tr, y_tr)
-        dec = K_te[:, svm.support_] @ svm.dual_coef_.ravel() + float(svm.intercept_[0])
-        preds[g] = (dec > 0).astype(int)
-    return preds
+def _cv_fold_bers(T, y_index, tr, te, masks, C, class_weight, nested):
+    """BER on the rows ``te`` of the SVM fitted on ``tr`` for each column mask."""
+    if nested:
+        preds = nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight)
+    else:
+        preds = []
+        for m in masks:
+            w, b = fit_linear_svm(T[tr][:, m], y_index[tr], C=C, class_weight=class_weight)
+            preds.append((T[te][:, m] @ w + b > 0).astype(int))
+    return [_ber(y_index[te], p) for p in preds]
 
 
 def _data_key(X, y_index, params):
@@ -180,6 +99,10 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
     def _check_common(self):
         if not (np.isscalar(self.C) and np.isfinite(self.C) and self.C > 0):
             raise ValueError(f"C must be a positive number, got {self.C!r}.")
+        check_n_jobs(self.n_jobs)
+
+    def _class_weight_index(self):
+        return index_class_weight(self.class_weight, self.classes_)
 
     def _candidate_pairs(self, X, y_index, names):
         """Pairs whose features must be computed, and the state needed to select among them."""
@@ -205,6 +128,7 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
         self._check_common()
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, y_index = check_binary_target(y)
+        self._class_weight_index()  # a bad class_weight fails before any work
         names = default_feature_names(self, X.shape[1])
         check_magnitude(X, names)
 
@@ -216,7 +140,7 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
         transformer, T = self._candidate_features(X, y, y_index, pairs, cache)
         mask = self._select_terms(T, y_index, state)
         coef, intercept = fit_linear_svm(
-            T[:, mask], y_index, C=self.C, class_weight=self.class_weight
+            T[:, mask], y_index, C=self.C, class_weight=self._class_weight_index()
         )
 
         # Keep only the pairs that carry a selected term for prediction.
@@ -251,7 +175,9 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
             cols = np.concatenate([np.arange(2 * d), 2 * d + idx, 2 * d + P + idx])
             transformer = cache["transformer"]
             return transformer, cache["T"][:, cols]
-        transformer = LogDensityTransformer(pairs=pairs, **self._density_params())
+        transformer = LogDensityTransformer(
+            pairs=pairs, n_jobs=self.n_jobs, **self._density_params()
+        )
         T = transformer.fit_transform(X, y)
         cache.update(
             T=T,
@@ -393,6 +319,11 @@ training_features, n_crossfit_folds, random_state
         As in :class:`slb.features.LogDensityTransformer`.
     warm_start : bool, default=False
         Reuse the previous fit's densities when the data and density settings are unchanged.
+    n_jobs : int or None, default=None
+        Threads for the binned densities (SLB: also the dependence matrices and the internal
+        CV folds).
+        None: two when the one-minute load average leaves a CPU free, else one
+        (:func:`slb.approx.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it.
 
     Attributes
     ----------
@@ -426,6 +357,7 @@ training_features, n_crossfit_folds, random_state
         n_crossfit_folds=5,
         random_state=None,
         warm_start=False,
+        n_jobs=None,
     ):
         self.C = C
         self.class_weight = class_weight
@@ -438,6 +370,7 @@ training_features, n_crossfit_folds, random_state
         self.n_crossfit_folds = n_crossfit_folds
         self.random_state = random_state
         self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     def _candidate_pairs(self, X, y_index, names, cache):
         return np.zeros((0, 2), dtype=int), None
@@ -505,6 +438,10 @@ class SLBClassifier(_LogDensitySVM):
         Reuse the previous fit's dependence matrices and densities when the data and density
         settings are unchanged, so that ``set_params(threshold=...)`` or ``set_params(C=...)``
         followed by ``fit`` refits only the SVM.
+    n_jobs : int or None, default=None
+        Threads for the dependence matrices, the binned densities and the internal CV folds.
+        None: two when the one-minute load average leaves a CPU free, else one
+        (:func:`slb.approx.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it.
 
     Attributes
     ----------
@@ -557,6 +494,7 @@ class SLBClassifier(_LogDensitySVM):
         n_crossfit_folds=5,
         random_state=None,
         warm_start=False,
+        n_jobs=None,
     ):
         self.threshold = threshold
         self.dependence = dependence
@@ -575,6 +513,7 @@ class SLBClassifier(_LogDensitySVM):
         self.n_crossfit_folds = n_crossfit_folds
         self.random_state = random_state
         self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     def _check_common(self):
         super()._check_common()
@@ -601,7 +540,10 @@ class SLBClassifier(_LogDensitySVM):
     # -- screening ----------------------------------------------------------------------------
     def _candidate_pairs(self, X, y_index, names, cache):
         if cache.get("dep_measure") != self.dependence:
-            res = [dependence_matrix(X[y_index == c], self.dependence) for c in (0, 1)]
+            res = [
+                dependence_matrix(X[y_index == c], self.dependence, n_jobs=self.n_jobs)
+                for c in (0, 1)
+            ]
             cache["dep_measure"] = self.dependence
             cache["dep"] = np.stack([r.statistic for r in res])
             cache["pval"] = np.stack([r.pvalue for r in res])
@@ -663,24 +605,22 @@ class SLBClassifier(_LogDensitySVM):
                 not (masks[a] & ~masks[b]).any()
                 for a, b in zip(order[:-1], order[1:], strict=True)
             )
-            for f, (tr, te) in enumerate(folds.split(T, y_index)):
-                if np.unique(y_index[tr]).size < 2:
-                    continue
-                if nested and tr.size <= _GRAM_MAX_SAMPLES:
-                    # Speed only: the kernels of the nested masks are accumulated once.
-                    preds = _nested_kernel_predictions(
-                        T, y_index, tr, te, masks, self.C, self.class_weight
-                    )
-                    for g, pred in enumerate(preds):
-                        scores[g, f] = _ber(y_index[te], pred)
-                    continue
-                T_tr, T_te = T[tr], T[te]
-                for g, m in enumerate(masks):
-                    w, b = fit_linear_svm(
-                        T_tr[:, m], y_index[tr], C=self.C, class_weight=self.class_weight
-                    )
-                    pred = (T_te[:, m] @ w + b > 0).astype(int)
-                    scores[g, f] = _ber(y_index[te], pred)
+            splits = [
+                (f, tr, te)
+                for f, (tr, te) in enumerate(folds.split(T, y_index))
+                if np.unique(y_index[tr]).size == 2
+            ]
+            class_weight = self._class_weight_index()
+            tasks = [
+                (_cv_fold_bers, (T, y_index, tr, te, masks, self.C, class_weight, nested))
+                for _, tr, te in splits
+            ]
+            # Folds in threads when they are big enough to repay it (libsvm and BLAS release
+            # the GIL; libsvm draws no random numbers, so the result does not depend on it).
+            big = min(tr.size for _, tr, _ in splits) > _THREADED_CV_MIN_ROWS if splits else False
+            n_jobs = resolve_n_jobs(self.n_jobs) if big else 1
+            for (f, _, _), bers in zip(splits, run_tasks(tasks, n_jobs), strict=True):
+                scores[:, f] = bers
         mean = scores.mean(axis=1)
         # Ties (within 1e-9) go to the largest threshold, i.e. the sparsest model.
         best = int(np.flatnonzero(mean <= mean.min() + 1e-9).max())

@@ -39,6 +39,7 @@ from ._utils import (
     resolve_overrides,
     resolve_pairs,
 )
+from .approx import check_n_jobs
 from .bandwidth import BANDWIDTH_RULES, class_bandwidths, robust_scale
 from .kde import ClassConditionalKDE
 
@@ -110,6 +111,10 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         Folds for ``training_features="kfold"``.
     random_state : int, RandomState instance or None, default=None
         Seeds the cross-fitting folds.
+    n_jobs : int or None, default=None
+        Threads over the binned pair densities.  None: two when the one-minute load average
+        leaves a CPU free, else one (:func:`slb.approx.resolve_n_jobs`); -1: all CPUs.  The
+        features do not depend on it.
 
     Attributes
     ----------
@@ -138,6 +143,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         training_features="loo",
         n_crossfit_folds=5,
         random_state=None,
+        n_jobs=None,
     ):
         self.pairs = pairs
         self.bandwidth = bandwidth
@@ -148,6 +154,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         self.training_features = training_features
         self.n_crossfit_folds = n_crossfit_folds
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         if self.bandwidth not in BANDWIDTH_RULES:
@@ -163,6 +170,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
             v = getattr(self, name)
             if not (np.isscalar(v) and np.isfinite(v) and v > 0):
                 raise ValueError(f"{name} must be a positive number, got {v!r}.")
+        check_n_jobs(self.n_jobs)
 
     def fit(self, X, y):
         """Estimate the bandwidths and store the per-class training data.
@@ -209,7 +217,8 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         floor1 = self.density_floor / self.scale_
         floor2 = self.density_floor / np.outer(self.scale_, self.scale_)
         return ClassConditionalKDE(
-            X, y_index, self.bandwidths_, self.pair_bandwidths_, floor1, floor2
+            X, y_index, self.bandwidths_, self.pair_bandwidths_, floor1, floor2,
+            n_jobs=getattr(self, "n_jobs", None),  # transformers saved before the option: None
         )
 
     def _features(self, kde, E, self_class=None, pairs=None):

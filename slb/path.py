@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 
 from ._utils import all_pairs, check_binary_target, check_magnitude, overrides_by_index
-from .classifier import fit_linear_svm
 from .dependence import DEPENDENCE_MEASURES, dependence_matrix
 from .evaluation import balanced_error_rate
 from .features import LogDensityTransformer
 from .screening import check_pair_rule, kept_terms, pair_scores
+from .svm import fit_linear_svm, index_class_weight
 
 
 @dataclass
@@ -158,7 +158,10 @@ class ThresholdPath:
             m, k = self._mask(f.stat, threshold)
             yi_tr, yi_te = self._y_index[f.train], self._y_index[f.test]
             w, b = fit_linear_svm(
-                f.T_train[:, m], yi_tr, C=self.C, class_weight=self.class_weight
+                f.T_train[:, m],
+                yi_tr,
+                C=self.C,
+                class_weight=index_class_weight(self.class_weight, self.classes_),
             )
             pred = (f.T_test[:, m] @ w + b > 0).astype(int)
             ber.append(balanced_error_rate(yi_te, pred))

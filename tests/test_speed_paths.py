@@ -329,7 +329,7 @@ def test_nested_kernel_cv_equals_one_svm_per_threshold(monkeypatch):
             out.append((T[te][:, m] @ w + b > 0).astype(int))
         return out
 
-    monkeypatch.setattr(classifier_module, "_nested_kernel_predictions", one_fit_per_mask)
+    monkeypatch.setattr(classifier_module, "nested_mask_predictions", one_fit_per_mask)
     slow = SLBClassifier(random_state=0).fit(X, y)
     assert fast.threshold_ == slow.threshold_
     np.testing.assert_allclose(fast.cv_results_["mean_ber"], slow.cv_results_["mean_ber"])

@@ -1,0 +1,371 @@
+"""The linear SVM on the log-density feature map, one formulation at every sample size.
+
+SLB, SLB- and LU train the hinge-loss SVM of the R package e1071 (libsvm's C-SVC with a linear
+kernel and an *unpenalised* intercept) on standardised log-density features:
+
+    min_{w, b}  1/2 |w|^2 + sum_i C_i max(0, 1 - s_i (z_i . w + b)),   s_i = +-1,
+
+with ``C_i = C * weight(class of i)``.  The feature maps have many columns (hundreds to
+thousands) and the solution has few support vectors, so the problem is solved in its dual, on
+the linear kernel ``Z Z^T``, by libsvm:
+
+* up to :data:`GRAM_MAX_SAMPLES` rows: on the full precomputed kernel;
+* above, by **working-set decomposition** (chunking; Osuna, Freund & Girosi 1997): libsvm
+  solves the problem restricted to a working set of rows, the margins of *all* rows are computed
+  (one matrix-vector product), and the rows outside the set that violate the optimality
+  conditions (``s_i f(z_i) < 1 - tol``: a row outside has zero dual weight, which is optimal
+  only on or beyond the margin) join the set, until none does.  The rows inside satisfy the
+  conditions by libsvm's solution and the rows outside by the check, so the final solution
+  solves the *full* problem to libsvm's tolerance: it is the same estimator, not an
+  approximation (tested against libsvm on the full kernel).  Its kernel is only that of the
+  working set (a few hundred to a few thousand rows: the support vectors and their neighbours),
+  grown incrementally.  Should the set outgrow :data:`WORKING_SET_MAX_SAMPLES` rows (very noisy
+  classes have many support vectors), liblinear's dual coordinate descent
+  (``LinearSVC(loss="hinge")``, which penalises the intercept slightly) finishes the job in
+  bounded memory.
+
+Why by hand: scikit-learn's ``SVC`` needs the whole ``n x n`` kernel (180 MB and 0.6 s to build
+at n = 4700 with 400 columns, before the solver starts), and ``LinearSVC`` has no unpenalised
+intercept, no warm start, and is 2-4x slower here (its coordinate descent needs hundreds of
+passes over all rows; measured in ``benchmarks/speed.py``).  The decomposition reuses libsvm for
+every subproblem, so the numerical core is still the well-kept solver.
+
+:func:`nested_mask_predictions` evaluates many nested column subsets (the candidate thresholds
+of SLB's internal cross-validation) on one split, growing one kernel column group by column
+group instead of rebuilding it per subset.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+
+import numpy as np
+from sklearn import config_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
+
+from .approx import one_blas_thread
+
+#: Up to this many rows the SVM is solved on the full precomputed kernel.
+GRAM_MAX_SAMPLES = 3000
+#: Largest working set of the decomposition (its kernel: 8 * 4000^2 bytes = 128 MB) before
+#: falling back to liblinear.
+WORKING_SET_MAX_SAMPLES = 4000
+#: libsvm's stopping tolerance (scikit-learn's default), also the optimality-check tolerance.
+TOL = 1e-3
+_INITIAL_ROWS = 1000
+_INITIAL_MARGIN = 0.1
+_MIN_ADDED_ROWS = 256
+
+# liblinear draws its coordinate order from one process-wide generator: concurrent fits in
+# threads would interleave its draws and make results depend on timing.  libsvm (C-SVC) draws
+# nothing, so only the fallback is serialised.
+_LIBLINEAR_LOCK = threading.Lock()
+
+
+def index_class_weight(class_weight, classes):
+    """Translate an estimator's ``class_weight`` to the 0/1 class indices the solvers use.
+
+    Parameters
+    ----------
+    class_weight : "balanced", dict or None
+        A dict is keyed by class label (``classes`` entries); missing labels weigh 1.
+    classes : ndarray of shape (2,)
+        The estimator's ``classes_``.
+
+    Returns
+    -------
+    class_weight : "balanced", dict keyed 0/1, or None
+
+    Raises
+    ------
+    ValueError
+        Anything else, or a dict with a key that is not a class label or a weight that is not
+        a positive number.
+    """
+    if class_weight is None or (isinstance(class_weight, str) and class_weight == "balanced"):
+        return class_weight
+    if not isinstance(class_weight, dict):
+        raise ValueError(
+            f"class_weight must be 'balanced', None or a dict label -> weight, got {class_weight!r}."
+        )
+    labels = list(np.asarray(classes).tolist())
+    unknown = [k for k in class_weight if k not in labels]
+    if unknown:
+        raise ValueError(
+            f"class_weight has keys that are not class labels: {unknown!r}; the classes are "
+            f"{labels!r}."
+        )
+    out = {}
+    for idx, label in enumerate(labels):
+        v = class_weight.get(label, 1.0)
+        if not (
+            np.isscalar(v) and isinstance(v, (int, float, np.number)) and np.isfinite(v) and v > 0
+        ):
+            raise ValueError(f"class_weight[{label!r}] must be a positive number, got {v!r}.")
+        out[idx] = float(v)
+    return out
+
+
+def class_weights(class_weight, y_index):
+    """Per-class weights (index 0 and 1) of the SVM cost, as scikit-learn computes them.
+
+    Parameters
+    ----------
+    class_weight : "balanced", dict or None
+        A dict must be keyed by class index (0, 1); the estimators translate labels first.
+    y_index : ndarray of shape (n_samples,)
+        0/1 class indices.
+
+    Returns
+    -------
+    weights : ndarray of shape (2,)
+    """
+    if class_weight is None:
+        return np.ones(2)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(
+                f"class_weight must be 'balanced', a dict or None, got {class_weight!r}."
+            )
+        counts = np.bincount(y_index, minlength=2).astype(float)
+        return y_index.size / (2.0 * np.maximum(counts, 1.0))
+    return np.array([float(class_weight.get(k, 1.0)) for k in (0, 1)])
+
+
+def _svc(C, weights, tol=TOL):
+    return SVC(
+        kernel="precomputed",
+        C=C,
+        class_weight={0: weights[0], 1: weights[1]},
+        tol=tol,
+        max_iter=-1,
+    )
+
+
+def _fit_kernel(K, y, C, weights, tol=TOL):
+    """libsvm on a precomputed kernel: (dual coefficients, support indices, intercept)."""
+    with warnings.catch_warnings(), config_context(assume_finite=True):
+        # The kernel is built here from finite standardised features: no need to scan it.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm = _svc(C, weights, tol).fit(K, y)
+    return svm.dual_coef_.ravel(), svm.support_, float(svm.intercept_[0])
+
+
+def _fit_liblinear(Z, y, C, weights, max_iter=20000):
+    svm = LinearSVC(
+        C=C,
+        loss="hinge",
+        dual=True,
+        class_weight={0: weights[0], 1: weights[1]},
+        intercept_scaling=10.0,
+        max_iter=max_iter,
+        random_state=0,
+    )
+    with warnings.catch_warnings(), _LIBLINEAR_LOCK:
+        # On nearly separable high-dimensional maps the margin is settled long before the
+        # solver's tolerance; a ConvergenceWarning would only alarm users.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(Z, y)
+    return svm.coef_.ravel(), float(svm.intercept_[0])
+
+
+class WorkingSetSVM:
+    """The hinge-loss SVM on many rows by working-set decomposition (see the module docstring).
+
+    The columns can be switched (:meth:`use_columns`); when the new columns contain the old
+    ones, the working set and its kernel carry over (only the new columns' part is added), which
+    makes a sequence of nested column subsets cheap.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_columns)
+        Standardised features (all candidate columns).
+    y : ndarray of shape (n_samples,)
+        0/1 class indices.
+    C : float
+    weights : ndarray of shape (2,)
+        Class weights of the cost (see :func:`class_weights`).
+    tol : float
+    max_rows : int
+        Largest working set before falling back to liblinear.
+    """
+
+    def __init__(self, Z, y, C, weights, *, tol=TOL, max_rows=None):
+        self.Z, self.y, self.C, self.weights, self.tol = Z, y, C, weights, tol
+        self.max_rows = WORKING_SET_MAX_SAMPLES if max_rows is None else max_rows
+        self.sign = np.where(y == 1, 1.0, -1.0)
+        self.rows = None  # working set (row indices) and its kernel on the current columns
+        self.K = None
+        self.cols = np.ones(Z.shape[1], dtype=bool)
+        self.n_rounds_ = 0
+
+    def _initial_rows(self, Zc):
+        # A guess of the support vectors: the support vectors of the SVM on a stratified
+        # subsample, plus every row on the wrong side of (or within) that SVM's margin.  Any
+        # start gives the same final solution; a good one saves rounds.
+        y = self.y
+        k = _INITIAL_ROWS // 2
+        rng = np.random.default_rng(0)  # a fixed choice of rows: fits are reproducible
+        sub = np.sort(np.concatenate([rng.permutation(np.flatnonzero(y == c))[:k] for c in (0, 1)]))
+        A = Zc[sub]
+        dual, support, b = _fit_kernel(A @ A.T, y[sub], self.C, self.weights, self.tol)
+        w = dual @ A[support]
+        margin = self.sign * (Zc @ w + b)
+        guess = margin < 1.0 + _INITIAL_MARGIN
+        guess[sub[support]] = True
+        return np.flatnonzero(guess)
+
+    def use_columns(self, cols):
+        """Switch to the column mask ``cols`` (boolean over ``Z``'s columns)."""
+        cols = np.asarray(cols, dtype=bool)
+        if self.rows is not None and not (self.cols & ~cols).any():
+            new = cols & ~self.cols
+            if new.any():
+                A = self.Z[np.ix_(self.rows, np.flatnonzero(new))]
+                self.K += A @ A.T
+        else:
+            self.rows, self.K = None, None
+        self.cols = cols
+
+    def fit(self):
+        """Solve on the current columns: (w over the current columns, b)."""
+        Zc = self.Z[:, self.cols]
+        if self.rows is None:
+            self.rows = self._initial_rows(Zc)
+            if self.rows.size > self.max_rows:
+                self.rows = None  # many support vectors: bounded memory instead
+                return _fit_liblinear(Zc, self.y, self.C, self.weights)
+            A = Zc[self.rows]
+            self.K = A @ A.T
+        n = self.y.size
+        in_set = np.zeros(n, dtype=bool)
+        in_set[self.rows] = True
+        self.n_rounds_ = 0
+        while True:
+            self.n_rounds_ += 1
+            dual, support, b = _fit_kernel(
+                self.K, self.y[self.rows], self.C, self.weights, self.tol
+            )
+            w = dual @ Zc[self.rows[support]]
+            margin = self.sign * (Zc @ w + b)
+            violators = np.flatnonzero(~in_set & (margin < 1.0 - self.tol))
+            if violators.size == 0:
+                return w, b
+            room = self.max_rows - self.rows.size
+            if violators.size > room:
+                # Take the worst half of what fits; when little fits, the support vectors are
+                # too many for a small kernel: bounded memory instead.
+                if room // 2 < _MIN_ADDED_ROWS:
+                    self.rows, self.K = None, None
+                    return _fit_liblinear(Zc, self.y, self.C, self.weights)
+                violators = violators[np.argsort(margin[violators], kind="stable")[: room // 2]]
+            add = np.sort(violators)
+            A_old, A_new = Zc[self.rows], Zc[add]
+            cross = A_old @ A_new.T
+            self.K = np.block([[self.K, cross], [cross.T, A_new @ A_new.T]])
+            self.rows = np.concatenate([self.rows, add])
+            in_set[add] = True
+
+
+def _solve_standardised(Z, y, C, weights):
+    """(w, b) of the SVM on standardised features ``Z`` (any number of rows)."""
+    if Z.shape[0] <= GRAM_MAX_SAMPLES:
+        dual, support, b = _fit_kernel(Z @ Z.T, y, C, weights)
+        return dual @ Z[support], b
+    return WorkingSetSVM(Z, y, C, weights).fit()
+
+
+def fit_linear_svm(T, y_index, *, C=1.0, class_weight="balanced"):
+    """Standardise ``T`` and fit the hinge-loss linear SVM; return weights in ``T``'s units.
+
+    Parameters
+    ----------
+    T : ndarray of shape (n_samples, n_terms)
+    y_index : ndarray of shape (n_samples,)
+        0/1 class indices.
+    C : float
+    class_weight : "balanced", dict (keyed 0/1) or None
+
+    Returns
+    -------
+    coef : ndarray of shape (n_terms,)
+    intercept : float
+        ``T @ coef + intercept`` is the SVM's decision function.
+    """
+    if T.shape[1] == 0:
+        # No feature at all: a constant decision (the first class).
+        return np.zeros(0), 0.0
+    scaler = StandardScaler().fit(T)
+    Z = scaler.transform(T)
+    # One BLAS thread: on shared machines two-thread products of these sizes were 2-5x slower.
+    with one_blas_thread():
+        w_std, b_std = _solve_standardised(Z, y_index, C, class_weights(class_weight, y_index))
+    w = w_std / scaler.scale_
+    return w, float(b_std - w @ scaler.mean_)
+
+
+def nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
+    """Test predictions of :func:`fit_linear_svm` on ``T[tr][:, m]`` for nested masks ``m``.
+
+    The same SVM as :func:`fit_linear_svm` on each mask (columns standardised on the training
+    rows), but the kernel is grown mask by mask, in order of size: one split costs one pass over
+    the columns instead of one per mask.
+
+    Parameters
+    ----------
+    T : ndarray of shape (n_samples, n_terms)
+    y_index : ndarray of shape (n_samples,)
+    tr, te : ndarray of int
+        Training and test rows.
+    masks : list of ndarray of bool
+        Column masks, nested (each contains the smaller ones).
+    C : float
+    class_weight : "balanced", dict (keyed 0/1) or None
+
+    Returns
+    -------
+    preds : list of ndarray
+        0/1 predictions of the rows ``te``, one per mask, in the order of ``masks``.
+    """
+    with one_blas_thread():
+        return _nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight)
+
+
+def _nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
+    # Standardised in place of the row copies: the feature map can be large (Hill-valley:
+    # 10,000 columns), and two folds may run at once.
+    Ztr, Zte = T[tr], T[te]
+    scaler = StandardScaler().fit(Ztr)
+    for Z in (Ztr, Zte):
+        Z -= scaler.mean_
+        Z /= scaler.scale_
+    y_tr = y_index[tr]
+    weights = class_weights(class_weight, y_tr)
+    preds = [None] * len(masks)
+    small = tr.size <= GRAM_MAX_SAMPLES
+    if small:
+        K_tr = np.zeros((tr.size, tr.size))
+        have = np.zeros(T.shape[1], dtype=bool)
+    else:
+        ws = WorkingSetSVM(Ztr, y_tr, C, weights)
+    for g in np.argsort([int(m.sum()) for m in masks], kind="stable"):
+        m = masks[g]
+        if not m.any():
+            preds[g] = np.zeros(te.size, dtype=int)  # no feature: the first class
+            continue
+        if small:
+            new = m & ~have
+            if new.any():
+                A = Ztr[:, new]
+                K_tr += A @ A.T  # symmetric rank-k update
+                have |= new
+            dual, support, b = _fit_kernel(K_tr, y_tr, C, weights)
+            w = dual @ Ztr[support][:, m]
+        else:
+            ws.use_columns(m)
+            w, b = ws.fit()
+        preds[g] = (Zte[:, m] @ w + b > 0).astype(int)
+    return preds
