@@ -189,15 +189,10 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
         return transformer, T
 
     def _terms_of(self, X):
-        T_all = self.transformer_.transform(X)
-        # transformer_ may hold more pairs than kept ones (warm cache): pick the kept columns.
-        d = self.n_features_in_
-        tp = self.transformer_.pairs_
-        col = {tuple(p): k for k, p in enumerate(tp)}
-        idx = np.array([col[tuple(p)] for p in self.pairs_], dtype=int)
-        P = tp.shape[0]
-        cols = np.concatenate([np.arange(2 * d), 2 * d + idx, 2 * d + P + idx])
-        return T_all[:, cols][:, self._terms]
+        # Densities of the kept pairs only: transformer_ may hold more candidate pairs (the
+        # threshold CV's, or a warm cache's), and the pair densities are most of the cost.
+        tf = self.transformer_
+        return tf._features(tf._kde, X, pairs=self.pairs_)[:, self._terms]
 
     def log_density_features(self, X):
         """The feature map the SVM uses (selected terms only), as a DataFrame.
