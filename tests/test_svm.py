@@ -166,3 +166,17 @@ def test_threaded_internal_cv_gives_the_same_choice(monkeypatch, small_threshold
     np.testing.assert_array_equal(one.cv_results_["mean_ber"], two.cv_results_["mean_ber"])
     assert one.threshold_ == two.threshold_
     np.testing.assert_array_equal(one.coef_.to_numpy(), two.coef_.to_numpy())
+
+
+def test_slb_above_the_kernel_threshold_matches_the_full_kernel(monkeypatch):
+    # real sizes, default thresholds: 3400 rows take the working-set path in the final fit and
+    # in the threshold CV (2720-row internal folds stay on the full kernel)
+    X, y = make_data(3400, 4, 1.0, seed=13)
+    X[y == 1, 3] += 0.7 * X[y == 1, 2] ** 2
+    fast = SLBClassifier(threshold=0.0, random_state=0).fit(X, y)
+    monkeypatch.setattr(svm, "GRAM_MAX_SAMPLES", 10_000)
+    full = SLBClassifier(threshold=0.0, random_state=0).fit(X, y)
+    w, w_ref = fast.coef_.to_numpy(), full.coef_.to_numpy()
+    np.testing.assert_allclose(w, w_ref, atol=2e-3 * np.abs(w_ref).max())
+    E = make_data(400, 4, 1.0, seed=14)[0]
+    assert np.mean(fast.predict(E) == full.predict(E)) >= 0.995
