@@ -26,8 +26,9 @@ the linear kernel ``Z Z^T``, by libsvm:
 
 Why by hand: scikit-learn's ``SVC`` needs the whole ``n x n`` kernel (180 MB and 0.6 s to build
 at n = 4700 with 400 columns, before the solver starts), and ``LinearSVC`` has no unpenalised
-intercept, no warm start, and is 2-4x slower here (its coordinate descent needs hundreds of
-passes over all rows; measured in ``benchmarks/speed.py``).  The decomposition reuses libsvm for
+intercept, no warm start, and is slower here (its coordinate descent needs hundreds of passes
+over all rows): 1.9x for one fit and 3.5-5x for SLB's threshold CV at 5920 rows and 420 columns
+(``benchmarks/speed.py``, section 6).  The decomposition reuses libsvm for
 every subproblem, so the numerical core is still the well-kept solver.
 
 :func:`nested_mask_predictions` evaluates many nested column subsets (the candidate thresholds
