@@ -19,10 +19,11 @@ the linear kernel ``Z Z^T``, by libsvm:
   solves the *full* problem to libsvm's tolerance: it is the same estimator, not an
   approximation (tested against libsvm on the full kernel).  Its kernel is only that of the
   working set (a few hundred to a few thousand rows: the support vectors and their neighbours),
-  grown incrementally.  Should the set outgrow :data:`WORKING_SET_MAX_SAMPLES` rows (very noisy
-  classes have many support vectors), liblinear's dual coordinate descent
-  (``LinearSVC(loss="hinge")``, which penalises the intercept slightly) finishes the job in
-  bounded memory.
+  grown incrementally.  Should the set outgrow half the rows (at most
+  :data:`WORKING_SET_MAX_SAMPLES`; noisy classes have many support vectors), the problem is
+  solved without it: on the full kernel when it is wide and not too tall (the same libsvm
+  solution), else by liblinear's dual coordinate descent (``LinearSVC(loss="hinge")``, which
+  penalises the intercept slightly), in bounded memory.
 
 Why by hand: scikit-learn's ``SVC`` needs the whole ``n x n`` kernel (180 MB and 0.6 s to build
 at n = 4700 with 400 columns, before the solver starts), and ``LinearSVC`` has no unpenalised
@@ -54,6 +55,12 @@ GRAM_MAX_SAMPLES = 3000
 #: Largest working set of the decomposition (its kernel: 8 * 4000^2 bytes = 128 MB) before
 #: falling back to liblinear.
 WORKING_SET_MAX_SAMPLES = 4000
+#: When the working set outgrows its cap, feature maps with at least this many columns and at
+#: most ``FALLBACK_KERNEL_MAX_SAMPLES`` rows are solved on the full kernel (288 MB at 6000
+#: rows), the others by liblinear.  Measured at 4000-6000 rows (one thread): full kernel plus
+#: libsvm 1.0-2.7 s vs liblinear 2.5-5.4 s at 420 columns, but 1.0 vs 0.5 s at 200 columns.
+FALLBACK_KERNEL_MIN_COLUMNS = 300
+FALLBACK_KERNEL_MAX_SAMPLES = 6000
 #: libsvm's stopping tolerance (scikit-learn's default), also the optimality-check tolerance.
 TOL = 1e-3
 _INITIAL_ROWS = 1000
@@ -155,6 +162,14 @@ def _fit_kernel(K, y, C, weights, tol=TOL):
     return svm.dual_coef_.ravel(), svm.support_, float(svm.intercept_[0])
 
 
+def _fit_fallback(Z, y, C, weights):
+    """The SVM without a working set: full-kernel libsvm or liblinear (see the constants)."""
+    if Z.shape[0] <= FALLBACK_KERNEL_MAX_SAMPLES and Z.shape[1] >= FALLBACK_KERNEL_MIN_COLUMNS:
+        dual, support, b = _fit_kernel(Z @ Z.T, y, C, weights)
+        return dual @ Z[support], b
+    return _fit_liblinear(Z, y, C, weights)
+
+
 def _fit_liblinear(Z, y, C, weights, max_iter=20000):
     svm = LinearSVC(
         C=C,
@@ -190,13 +205,19 @@ class WorkingSetSVM:
     weights : ndarray of shape (2,)
         Class weights of the cost (see :func:`class_weights`).
     tol : float
-    max_rows : int
-        Largest working set before falling back to liblinear.
+    max_rows : int or None
+        Largest working set before falling back to liblinear.  None: half the rows, at most
+        :data:`WORKING_SET_MAX_SAMPLES` (a working set of more than half the rows saves little
+        kernel and costs libsvm more than liblinear: measured 3x slower on noisy data).  Once
+        a fit has fallen back, the later ones (other column sets) use liblinear directly.
     """
 
     def __init__(self, Z, y, C, weights, *, tol=TOL, max_rows=None):
         self.Z, self.y, self.C, self.weights, self.tol = Z, y, C, weights, tol
-        self.max_rows = WORKING_SET_MAX_SAMPLES if max_rows is None else max_rows
+        if max_rows is None:
+            max_rows = min(WORKING_SET_MAX_SAMPLES, y.size // 2)
+        self.max_rows = max_rows
+        self.gave_up = False
         self.sign = np.where(y == 1, 1.0, -1.0)
         self.rows = None  # working set (row indices) and its kernel on the current columns
         self.K = None
@@ -231,20 +252,26 @@ class WorkingSetSVM:
             self.rows, self.K = None, None
         self.cols = cols
 
+    def _give_up(self, Zc):
+        # Too many support vectors for a small kernel: solve without a working set.
+        self.rows, self.K, self.gave_up = None, None, True
+        return _fit_fallback(Zc, self.y, self.C, self.weights)
+
     def fit(self):
         """Solve on the current columns: (w over the current columns, b)."""
         Zc = self.Z[:, self.cols]
+        self.n_rounds_ = 0
+        if self.gave_up:
+            return _fit_fallback(Zc, self.y, self.C, self.weights)
         if self.rows is None:
             self.rows = self._initial_rows(Zc)
             if self.rows.size > self.max_rows:
-                self.rows = None  # many support vectors: bounded memory instead
-                return _fit_liblinear(Zc, self.y, self.C, self.weights)
+                return self._give_up(Zc)
             A = Zc[self.rows]
             self.K = A @ A.T
         n = self.y.size
         in_set = np.zeros(n, dtype=bool)
         in_set[self.rows] = True
-        self.n_rounds_ = 0
         while True:
             self.n_rounds_ += 1
             dual, support, b = _fit_kernel(
@@ -260,8 +287,7 @@ class WorkingSetSVM:
                 # Take the worst half of what fits; when little fits, the support vectors are
                 # too many for a small kernel: bounded memory instead.
                 if room // 2 < _MIN_ADDED_ROWS:
-                    self.rows, self.K = None, None
-                    return _fit_liblinear(Zc, self.y, self.C, self.weights)
+                    return self._give_up(Zc)
                 violators = violators[np.argsort(margin[violators], kind="stable")[: room // 2]]
             add = np.sort(violators)
             A_old, A_new = Zc[self.rows], Zc[add]

@@ -58,7 +58,7 @@ def test_working_set_solves_the_full_problem(small_thresholds, sep, C):
     y[:50] = 1  # unequal classes: the class weights matter
     Z = StandardScaler().fit_transform(X)
     weights = class_weights("balanced", y)
-    ws = WorkingSetSVM(Z, y, C, weights, tol=1e-6)
+    ws = WorkingSetSVM(Z, y, C, weights, tol=1e-6, max_rows=550)  # default: half the rows
     w, b = ws.fit()
     assert ws.rows is not None and ws.rows.size < Z.shape[0]  # it did decompose
     w_ref, b_ref = reference(Z, y, C, weights)
@@ -89,11 +89,38 @@ def test_too_many_support_vectors_fall_back_to_liblinear(small_thresholds):
     weights = class_weights("balanced", y)
     ws = WorkingSetSVM(Z, y, 0.03, weights, max_rows=150)
     w, b = ws.fit()
-    assert ws.rows is None  # the decomposition gave up
+    assert ws.rows is None and ws.gave_up  # the decomposition gave up
     w_ref, b_ref = reference(Z, y, 0.03, weights)
     # liblinear penalises the intercept (slightly): close to, not equal to, the optimum
     f, f_ref = primal(Z, y, w, b, 0.03, weights), primal(Z, y, w_ref, b_ref, 0.03, weights)
     assert f_ref <= f <= f_ref * 1.01
+    # and stays given up for the next column set, without trying a working set again
+    ws.use_columns(np.arange(6) < 3)
+    w3, b3 = ws.fit()
+    assert ws.rows is None and ws.n_rounds_ == 0
+    w_ref, b_ref = reference(Z[:, :3], y, 0.03, weights)
+    f3 = primal(Z[:, :3], y, w3, b3, 0.03, weights)
+    assert primal(Z[:, :3], y, w_ref, b_ref, 0.03, weights) <= f3 * (1 + 1e-9)
+    assert f3 <= 1.01 * primal(Z[:, :3], y, w_ref, b_ref, 0.03, weights)
+    # by default a working set may hold half the rows
+    assert WorkingSetSVM(Z, y, 0.03, weights).max_rows == 300
+
+
+def test_wide_maps_fall_back_to_the_full_kernel(small_thresholds, monkeypatch):
+    monkeypatch.setattr(svm, "FALLBACK_KERNEL_MIN_COLUMNS", 5)
+    X, y = make_data(600, 6, 0.2, seed=5)
+    Z = StandardScaler().fit_transform(X)
+    weights = class_weights("balanced", y)
+    ws = WorkingSetSVM(Z, y, 0.03, weights, max_rows=150)
+    w, b = ws.fit()
+    assert ws.gave_up
+    w_ref, b_ref = reference(Z, y, 0.03, weights)
+    # libsvm on the full kernel: the optimum itself, not liblinear's approximation of it
+    f, f_ref = primal(Z, y, w, b, 0.03, weights), primal(Z, y, w_ref, b_ref, 0.03, weights)
+    assert f == pytest.approx(f_ref, rel=1e-5)
+    monkeypatch.setattr(svm, "FALLBACK_KERNEL_MAX_SAMPLES", 500)  # too tall: liblinear
+    w2, b2 = WorkingSetSVM(Z, y, 0.03, weights, max_rows=150).fit()
+    assert not np.allclose(w2, w, rtol=1e-6)
 
 
 def test_nested_columns_reuse_the_working_set(small_thresholds):
