@@ -503,8 +503,8 @@ def svm_solvers(quick):
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC, LinearSVC
 
-    from slb.classifier import SLBClassifier, _ber
-    from slb.evaluation import stratified_folds
+    from slb.classifier import SLBClassifier
+    from slb.evaluation import balanced_error_rate, stratified_folds
     from slb.features import LogDensityTransformer
     from slb.svm import class_weights, fit_linear_svm, nested_mask_predictions
 
@@ -569,7 +569,10 @@ def svm_solvers(quick):
 
     def slb_cv():
         return [
-            [_ber(y[te], p) for p in nested_mask_predictions(T, y, tr_, te, masks, C, "balanced")]
+            [
+                balanced_error_rate(y[te], p)
+                for p in nested_mask_predictions(T, y, tr_, te, masks, C, "balanced")
+            ]
             for tr_, te in folds
         ]
 
@@ -581,7 +584,7 @@ def svm_solvers(quick):
             row = []
             for m in masks:
                 wm, bm = liblinear(Ztr[:, m], y[tr_])
-                row.append(_ber(y[te], (Zte[:, m] @ wm + bm > 0).astype(int)))
+                row.append(balanced_error_rate(y[te], (Zte[:, m] @ wm + bm > 0).astype(int)))
             out.append(row)
         return out
 

@@ -36,6 +36,7 @@ from ._utils import (
 )
 from .approx import check_n_jobs, resolve_n_jobs, run_tasks
 from .dependence import DEPENDENCE_MEASURES, dependence_matrix
+from .evaluation import balanced_error_rate
 from .features import LogDensityTransformer, term_names
 from .screening import check_pair_rule, combine, fdr_terms, pair_scores
 from .svm import fit_linear_svm, index_class_weight, nested_mask_predictions
@@ -59,21 +60,10 @@ _DENSITY_PARAMS = (
 _THREADED_CV_MIN_ROWS = 3000
 
 
-def _ber(y_true, y_pred):
-    # balanced_accuracy_score without its validation (called once per fold and threshold)
-    return 1.0 - float(np.mean([np.mean(y_pred[y_true == c] == c) for c in np.unique(y_true)]))
-
-
-def _cv_fold_bers(T, y_index, tr, te, masks, C, class_weight, nested):
+def _cv_fold_bers(T, y_index, tr, te, masks, C, class_weight):
     """BER on the rows ``te`` of the SVM fitted on ``tr`` for each column mask."""
-    if nested:
-        preds = nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight)
-    else:
-        preds = []
-        for m in masks:
-            w, b = fit_linear_svm(T[tr][:, m], y_index[tr], C=C, class_weight=class_weight)
-            preds.append((T[te][:, m] @ w + b > 0).astype(int))
-    return [_ber(y_index[te], p) for p in preds]
+    preds = nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight)
+    return [balanced_error_rate(y_index[te], p) for p in preds]
 
 
 def _data_key(X, y_index, params):
@@ -595,11 +585,6 @@ class SLBClassifier(_LogDensitySVM):
         scores = np.zeros((len(grid), max(k, 1)))
         if k >= 2:
             folds = StratifiedKFold(k, shuffle=True, random_state=self.random_state)
-            order = np.argsort([int(m.sum()) for m in masks], kind="stable")
-            nested = all(
-                not (masks[a] & ~masks[b]).any()
-                for a, b in zip(order[:-1], order[1:], strict=True)
-            )
             splits = [
                 (f, tr, te)
                 for f, (tr, te) in enumerate(folds.split(T, y_index))
@@ -607,7 +592,7 @@ class SLBClassifier(_LogDensitySVM):
             ]
             class_weight = self._class_weight_index()
             tasks = [
-                (_cv_fold_bers, (T, y_index, tr, te, masks, self.C, class_weight, nested))
+                (_cv_fold_bers, (T, y_index, tr, te, masks, self.C, class_weight))
                 for _, tr, te in splits
             ]
             # Folds in threads when they are big enough to repay it (libsvm and BLAS release

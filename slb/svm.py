@@ -9,7 +9,8 @@ with ``C_i = C * weight(class of i)``.  The feature maps have many columns (hund
 thousands) and the solution has few support vectors, so the problem is solved in its dual, on
 the linear kernel ``Z Z^T``, by libsvm:
 
-* up to :data:`GRAM_MAX_SAMPLES` rows: on the full precomputed kernel;
+* up to :data:`GRAM_MAX_SAMPLES` rows: on the full precomputed kernel (the working set below,
+  holding every row);
 * above, by **working-set decomposition** (chunking; Osuna, Freund & Girosi 1997): libsvm
   solves the problem restricted to a working set of rows, the margins of *all* rows are computed
   (one matrix-vector product), and the rows outside the set that violate the optimality
@@ -47,6 +48,7 @@ from sklearn import config_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
+from sklearn.utils.class_weight import compute_class_weight
 
 from .approx import one_blas_thread
 
@@ -131,16 +133,7 @@ def class_weights(class_weight, y_index):
     -------
     weights : ndarray of shape (2,)
     """
-    if class_weight is None:
-        return np.ones(2)
-    if isinstance(class_weight, str):
-        if class_weight != "balanced":
-            raise ValueError(
-                f"class_weight must be 'balanced', a dict or None, got {class_weight!r}."
-            )
-        counts = np.bincount(y_index, minlength=2).astype(float)
-        return y_index.size / (2.0 * np.maximum(counts, 1.0))
-    return np.array([float(class_weight.get(k, 1.0)) for k in (0, 1)])
+    return compute_class_weight(class_weight, classes=np.array([0, 1]), y=y_index)
 
 
 def _svc(C, weights, tol=TOL):
@@ -206,16 +199,19 @@ class WorkingSetSVM:
         Class weights of the cost (see :func:`class_weights`).
     tol : float
     max_rows : int or None
-        Largest working set before falling back to liblinear.  None: half the rows, at most
+        Largest working set before solving without one (:func:`_fit_fallback`).  None: every
+        row up to :data:`GRAM_MAX_SAMPLES` rows (the full kernel), else half the rows, at most
         :data:`WORKING_SET_MAX_SAMPLES` (a working set of more than half the rows saves little
         kernel and costs libsvm more than liblinear: measured 3x slower on noisy data).  Once
-        a fit has fallen back, the later ones (other column sets) use liblinear directly.
+        a fit has fallen back, the later ones (other column sets) skip the working set.
     """
 
     def __init__(self, Z, y, C, weights, *, tol=TOL, max_rows=None):
         self.Z, self.y, self.C, self.weights, self.tol = Z, y, C, weights, tol
         if max_rows is None:
-            max_rows = min(WORKING_SET_MAX_SAMPLES, y.size // 2)
+            # Up to GRAM_MAX_SAMPLES rows the working set is every row: the full kernel.
+            small = y.size <= GRAM_MAX_SAMPLES
+            max_rows = y.size if small else min(WORKING_SET_MAX_SAMPLES, y.size // 2)
         self.max_rows = max_rows
         self.gave_up = False
         self.sign = np.where(y == 1, 1.0, -1.0)
@@ -224,19 +220,38 @@ class WorkingSetSVM:
         self.cols = np.ones(Z.shape[1], dtype=bool)
         self.n_rounds_ = 0
 
-    def _initial_rows(self, Zc):
+    def _block(self, rows, cols=None):
+        """``Z[rows][:, cols]`` (default: the current columns) in one copy."""
+        cols = np.flatnonzero(self.cols if cols is None else cols)
+        if rows.size == self.y.size:  # every row (the full kernel): a column gather only
+            return self.Z[:, cols]
+        return self.Z[np.ix_(rows, cols)]
+
+    def _weights(self, dual, support):
+        """``w = sum_i dual_i z_i`` over the current columns, as one product with all of Z."""
+        d = np.zeros(self.y.size)
+        d[self.rows[support]] = dual
+        return (d @ self.Z)[self.cols]
+
+    def _margins(self, w, b):
+        """``s_i (z_i . w + b)`` of every row, ``w`` over the current columns."""
+        w_all = np.zeros(self.Z.shape[1])
+        w_all[self.cols] = w  # a product with zeros instead of a copy of the columns
+        return self.sign * (self.Z @ w_all + b)
+
+    def _initial_rows(self):
         # A guess of the support vectors: the support vectors of the SVM on a stratified
         # subsample, plus every row on the wrong side of (or within) that SVM's margin.  Any
         # start gives the same final solution; a good one saves rounds.
         y = self.y
+        if self.max_rows >= y.size:
+            return np.arange(y.size)
         k = _INITIAL_ROWS // 2
         rng = np.random.default_rng(0)  # a fixed choice of rows: fits are reproducible
         sub = np.sort(np.concatenate([rng.permutation(np.flatnonzero(y == c))[:k] for c in (0, 1)]))
-        A = Zc[sub]
+        A = self._block(sub)
         dual, support, b = _fit_kernel(A @ A.T, y[sub], self.C, self.weights, self.tol)
-        w = dual @ A[support]
-        margin = self.sign * (Zc @ w + b)
-        guess = margin < 1.0 + _INITIAL_MARGIN
+        guess = self._margins(dual @ A[support], b) < 1.0 + _INITIAL_MARGIN
         guess[sub[support]] = True
         return np.flatnonzero(guess)
 
@@ -246,39 +261,39 @@ class WorkingSetSVM:
         if self.rows is not None and not (self.cols & ~cols).any():
             new = cols & ~self.cols
             if new.any():
-                A = self.Z[np.ix_(self.rows, np.flatnonzero(new))]
+                A = self._block(self.rows, new)
                 self.K += A @ A.T
         else:
             self.rows, self.K = None, None
         self.cols = cols
 
-    def _give_up(self, Zc):
+    def _give_up(self):
         # Too many support vectors for a small kernel: solve without a working set.
         self.rows, self.K, self.gave_up = None, None, True
-        return _fit_fallback(Zc, self.y, self.C, self.weights)
+        return _fit_fallback(self.Z[:, self.cols], self.y, self.C, self.weights)
 
     def fit(self):
         """Solve on the current columns: (w over the current columns, b)."""
-        Zc = self.Z[:, self.cols]
         self.n_rounds_ = 0
         if self.gave_up:
-            return _fit_fallback(Zc, self.y, self.C, self.weights)
+            return _fit_fallback(self.Z[:, self.cols], self.y, self.C, self.weights)
         if self.rows is None:
-            self.rows = self._initial_rows(Zc)
+            self.rows = self._initial_rows()
             if self.rows.size > self.max_rows:
-                return self._give_up(Zc)
-            A = Zc[self.rows]
+                return self._give_up()
+            A = self._block(self.rows)
             self.K = A @ A.T
-        n = self.y.size
-        in_set = np.zeros(n, dtype=bool)
+        in_set = np.zeros(self.y.size, dtype=bool)
         in_set[self.rows] = True
         while True:
             self.n_rounds_ += 1
             dual, support, b = _fit_kernel(
                 self.K, self.y[self.rows], self.C, self.weights, self.tol
             )
-            w = dual @ Zc[self.rows[support]]
-            margin = self.sign * (Zc @ w + b)
+            w = self._weights(dual, support)
+            if in_set.all():
+                return w, b  # the full kernel: libsvm's solution as it is
+            margin = self._margins(w, b)
             violators = np.flatnonzero(~in_set & (margin < 1.0 - self.tol))
             if violators.size == 0:
                 return w, b
@@ -287,22 +302,14 @@ class WorkingSetSVM:
                 # Take the worst half of what fits; when little fits, the support vectors are
                 # too many for a small kernel: bounded memory instead.
                 if room // 2 < _MIN_ADDED_ROWS:
-                    return self._give_up(Zc)
+                    return self._give_up()
                 violators = violators[np.argsort(margin[violators], kind="stable")[: room // 2]]
             add = np.sort(violators)
-            A_old, A_new = Zc[self.rows], Zc[add]
+            A_old, A_new = self._block(self.rows), self._block(add)
             cross = A_old @ A_new.T
             self.K = np.block([[self.K, cross], [cross.T, A_new @ A_new.T]])
             self.rows = np.concatenate([self.rows, add])
             in_set[add] = True
-
-
-def _solve_standardised(Z, y, C, weights):
-    """(w, b) of the SVM on standardised features ``Z`` (any number of rows)."""
-    if Z.shape[0] <= GRAM_MAX_SAMPLES:
-        dual, support, b = _fit_kernel(Z @ Z.T, y, C, weights)
-        return dual @ Z[support], b
-    return WorkingSetSVM(Z, y, C, weights).fit()
 
 
 def fit_linear_svm(T, y_index, *, C=1.0, class_weight="balanced"):
@@ -329,17 +336,18 @@ def fit_linear_svm(T, y_index, *, C=1.0, class_weight="balanced"):
     Z = scaler.transform(T)
     # One BLAS thread: on shared machines two-thread products of these sizes were 2-5x slower.
     with one_blas_thread():
-        w_std, b_std = _solve_standardised(Z, y_index, C, class_weights(class_weight, y_index))
+        w_std, b_std = WorkingSetSVM(Z, y_index, C, class_weights(class_weight, y_index)).fit()
     w = w_std / scaler.scale_
     return w, float(b_std - w @ scaler.mean_)
 
 
 def nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
-    """Test predictions of :func:`fit_linear_svm` on ``T[tr][:, m]`` for nested masks ``m``.
+    """Test predictions of :func:`fit_linear_svm` on ``T[tr][:, m]`` for column masks ``m``.
 
     The same SVM as :func:`fit_linear_svm` on each mask (columns standardised on the training
-    rows), but the kernel is grown mask by mask, in order of size: one split costs one pass over
-    the columns instead of one per mask.
+    rows).  Nested masks (SLB's candidate thresholds) share the work: the kernel and the working
+    set are grown mask by mask, in order of size, so one split costs one pass over the columns
+    instead of one per mask.
 
     Parameters
     ----------
@@ -348,7 +356,7 @@ def nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
     tr, te : ndarray of int
         Training and test rows.
     masks : list of ndarray of bool
-        Column masks, nested (each contains the smaller ones).
+        Column masks; fastest when nested (each contains the smaller ones).
     C : float
     class_weight : "balanced", dict (keyed 0/1) or None
 
@@ -370,29 +378,15 @@ def _nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
         Z -= scaler.mean_
         Z /= scaler.scale_
     y_tr = y_index[tr]
-    weights = class_weights(class_weight, y_tr)
+    ws = WorkingSetSVM(Ztr, y_tr, C, class_weights(class_weight, y_tr))
     preds = [None] * len(masks)
-    small = tr.size <= GRAM_MAX_SAMPLES
-    if small:
-        K_tr = np.zeros((tr.size, tr.size))
-        have = np.zeros(T.shape[1], dtype=bool)
-    else:
-        ws = WorkingSetSVM(Ztr, y_tr, C, weights)
+    # Smallest mask first: with nested masks each step only adds columns to the kernel.
     for g in np.argsort([int(m.sum()) for m in masks], kind="stable"):
         m = masks[g]
         if not m.any():
             preds[g] = np.zeros(te.size, dtype=int)  # no feature: the first class
             continue
-        if small:
-            new = m & ~have
-            if new.any():
-                A = Ztr[:, new]
-                K_tr += A @ A.T  # symmetric rank-k update
-                have |= new
-            dual, support, b = _fit_kernel(K_tr, y_tr, C, weights)
-            w = dual @ Ztr[support][:, m]
-        else:
-            ws.use_columns(m)
-            w, b = ws.fit()
+        ws.use_columns(m)
+        w, b = ws.fit()
         preds[g] = (Zte[:, m] @ w + b > 0).astype(int)
     return preds
