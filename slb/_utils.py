@@ -192,3 +192,22 @@ def overrides_by_index(overrides, names):
     if arr is None:
         return None
     return {i: float(v) for i, v in enumerate(arr) if np.isfinite(v)}
+
+
+class SignPredictMixin:
+    """``predict`` of a binary classifier from the sign of its ``decision_function``."""
+
+    def predict(self, X):
+        """Predicted labels: ``classes_[1]`` where the decision function is positive, else
+        ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)  # first: it checks that the model is fitted
+        return self.classes_[(scores > 0).astype(int)]

@@ -28,6 +28,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._utils import (
+    SignPredictMixin,
     all_pairs,
     check_binary_target,
     check_magnitude,
@@ -75,7 +76,7 @@ def _data_key(X, y_index, params):
     return h.hexdigest()
 
 
-class _LogDensitySVM(ClassifierMixin, BaseEstimator):
+class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
     """Shared machinery: feature map on a set of pairs + linear SVM."""
 
     # Subclasses set which parameters exist; the ones below are shared.
@@ -215,19 +216,6 @@ class _LogDensitySVM(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._terms_of(X) @ self.coef_.to_numpy() + self.intercept_
 
-    def predict(self, X):
-        """Predicted labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
 
     def contributions(self, X):
         """How much each log-density term pushed each decision, relative to the training mean.

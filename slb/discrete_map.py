@@ -85,7 +85,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import check_binary_target
+from ._utils import SignPredictMixin, check_binary_target
 
 __all__ = ["DiscreteMAPClassifier", "clique_loss_table", "chain_map", "weight_grid"]
 
@@ -250,7 +250,7 @@ def tie_break_potentials(grid, n_weights):
     return np.tile((n_weights + 1.0) * (grid != 0) - np.abs(grid), (n_weights, 1))
 
 
-class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
+class DiscreteMAPClassifier(SignPredictMixin, ClassifierMixin, BaseEstimator):
     """DISCRETE: discrete weights, clique-wise 0/1 losses, exact MAP on a random chain.
 
     Parameters
@@ -481,17 +481,3 @@ class DiscreteMAPClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._transform(X) @ self.theta_[:-1] + self.theta_[-1]
-
-    def predict(self, X):
-        """Predicted labels, ``sign(<x, theta> + theta_0)`` (a zero score gives ``classes_[0]``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]

@@ -11,7 +11,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import check_binary_target, default_feature_names, overrides_by_index
+from ._utils import (
+    SignPredictMixin,
+    check_binary_target,
+    default_feature_names,
+    overrides_by_index,
+)
 from .features import LogDensityTransformer
 
 PRIORS = ("balanced", "empirical")
@@ -25,8 +30,8 @@ def _log_priors(priors, y_index):
     raise ValueError(f"priors must be one of {', '.join(PRIORS)}, got {priors!r}.")
 
 
-class _DensityClassifierMixin:
-    """Posterior probabilities from a log-likelihood-ratio decision function."""
+class _DensityClassifierMixin(SignPredictMixin):
+    """Decision function, labels and posterior probabilities from ``joint_log_likelihood``."""
 
     def _density_transformer(self, X, pairs):
         """The feature map on this model's bandwidth settings (overrides keyed by index)."""
@@ -42,8 +47,8 @@ class _DensityClassifierMixin:
             training_features="loo",
         )
 
-    def predict(self, X):
-        """Predicted labels (the larger posterior).
+    def decision_function(self, X):
+        """Log posterior odds of ``classes_[1]`` against ``classes_[0]``.
 
         Parameters
         ----------
@@ -51,10 +56,10 @@ class _DensityClassifierMixin:
 
         Returns
         -------
-        y : ndarray of shape (n_samples,)
+        scores : ndarray of shape (n_samples,)
         """
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
+        jll = self.joint_log_likelihood(X)
+        return jll[:, 1] - jll[:, 0]
 
     def predict_log_proba(self, X):
         """Log posterior probabilities of ``classes_[0]`` and ``classes_[1]``.
@@ -161,17 +166,3 @@ class KDENaiveBayes(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         d = self.n_features_in_
         ll = np.column_stack([T[:, d : 2 * d].sum(axis=1), T[:, :d].sum(axis=1)])
         return ll + self.class_log_prior_
-
-    def decision_function(self, X):
-        """Log posterior odds of ``classes_[1]`` against ``classes_[0]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        jll = self.joint_log_likelihood(X)
-        return jll[:, 1] - jll[:, 0]

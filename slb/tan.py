@@ -159,17 +159,3 @@ class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
                 ll += (T[:, b0 + e] - uni[:, pe[:, 0]] - uni[:, pe[:, 1]]).sum(axis=1)
             out[:, c] = ll
         return out + self.class_log_prior_
-
-    def decision_function(self, X):
-        """Log posterior odds of ``classes_[1]`` against ``classes_[0]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        jll = self.joint_log_likelihood(X)
-        return jll[:, 1] - jll[:, 0]
