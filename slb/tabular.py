@@ -16,10 +16,12 @@ Choices made here (and why)
   class that sorts last).  A label with more than two classes needs ``positive``: that class
   keeps its name and all the others are merged into one negative class named
   ``"not <positive>"`` (then both labels are strings).
-* **Numbers stored as text** (``" 3 "``, ``"1,5"``, ``"1.234,5"``, ``"1,234.5"``) are read as
-  numbers.  A single comma between digits is a decimal comma unless the column also holds
-  numbers with a decimal point and every comma is followed by exactly three digits (then it is
-  a thousands separator).  A text column in which at least 90 % of the filled cells are numbers
+* **Numbers stored as text** (``" 3 "``, ``"1,5"``, ``"1.234,5"``, ``"1,234.5"``, ``"12%"``)
+  are read as numbers; percentages become fractions (``"12%"`` -> 0.12).  A comma is a decimal
+  comma only if that reading is the one consistent with every value of the column (``"1,5"``,
+  ``"0,125"``); when every comma is followed by groups of exactly three digits (``"2,928"``,
+  ``"1,517"``, beside ``"718"``) the commas are thousands separators, and a column where both
+  readings fit gets a note.  A text column in which at least 90 % of the filled cells are numbers
   is numeric; its other cells (e.g. ``"n.a."``, ``"<0.1"``) become missing, with a note.
 * **Other text columns** are dropped (``non_numeric="drop"``), or, with
   ``non_numeric="encode"``, one-hot encoded when they have at most :data:`MAX_CATEGORIES`
@@ -27,7 +29,7 @@ Choices made here (and why)
   becomes k 0/1 columns.  One-hot rather than ordinal codes because ordinal codes invent an
   order and distances between categories that the data do not have.  Columns with more
   categories look like identifiers or free text and are dropped even then.  Date/time columns
-  are always dropped.  Boolean columns become 0/1.
+  become numbers (days since 1970-01-01), with a note.  Boolean columns become 0/1.
 * **Missing values and ±inf** (inf is treated as missing).  Feature columns that are more than
   half empty are dropped first (otherwise they would cost most of the rows, or be mostly
   invented by imputation).  Then ``missing="drop"`` drops the rows that still have a missing
@@ -35,7 +37,15 @@ Choices made here (and why)
   without looking at the label.
 * **Constant columns** and **columns identical to an earlier column** carry no information and
   are dropped.  A numeric column equal to the row numbers 0..n-1 or 1..n (an exported index)
-  is dropped too.
+  is dropped too, and so are likely **identifiers** (``keep_identifiers=False``): integer
+  columns whose values are all different and that increase (or decrease) down the file, at
+  least 95 % of the steps, and integer columns named like an identifier (``id``,
+  ``patient_id``, ``index``, ``key``, ``number``, ``no``) whose values are all different.  Such
+  a column tells the rows apart, not the classes; when the file is sorted by class it predicts
+  the class perfectly and makes results meaningless.
+* **Stray classes.**  When no positive class is given and the label has more than two classes,
+  classes with fewer than ``max(3, 1 %)`` of the rows (a repeated header line, a "Total" row, a
+  typo) are dropped with a warning if exactly two classes remain.
 * **Size limits.**  ``max_rows`` keeps a stratified random sample (fixed seed
   ``random_state``).  ``max_features`` keeps the features with the largest *communality*: the
   share of each feature's variance explained by the principal components of the
@@ -72,6 +82,7 @@ __all__ = [
     "MIN_ROWS_PER_CLASS",
     "MAX_CATEGORIES",
     "MISSING_TOKENS",
+    "stray_classes",
 ]
 
 #: Smallest number of rows each class must have after cleaning.
@@ -140,6 +151,9 @@ _INFINITIES = {
 _NUM_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _COMMA_DECIMAL_RE = re.compile(r"[+-]?(?:\d+,\d+|,\d+)(?:[eE][+-]?\d+)?")
 _EN_THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+#: "1,517", "12,345,678": a leading group of 1-3 digits (not starting with 0) and groups of 3.
+_GROUPED_RE = re.compile(r"[+-]?[1-9]\d{0,2}(?:,\d{3})+")
+_PERCENT_RE = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)\s*%")
 _EU_THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})+(?:,\d+)?")
 _SPACE_SEPARATORS = str.maketrans("", "", "\u00a0\u202f\u2009\u2007")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
@@ -357,6 +371,11 @@ class NumericParse:
         Number of cells that could not be read as numbers.
     comma : {None, "decimal", "thousands"}
         How commas inside numbers were read.
+    comma_ambiguous : bool
+        True when every comma could be read either way (e.g. ``"1,517"`` alone): the
+        thousands reading was used unless ``comma_hint`` said otherwise.
+    n_percent : int
+        Text cells written as percentages (``"12%"``), read as fractions (0.12).
     examples : list of tuple
         Up to three ``(text, number)`` pairs of text cells that were converted.
     """
@@ -370,6 +389,8 @@ class NumericParse:
     n_bad: int = 0
     comma: str | None = None
     examples: list[tuple[str, float]] = field(default_factory=list)
+    comma_ambiguous: bool = False
+    n_percent: int = 0
 
     @property
     def fraction(self) -> float:
@@ -390,6 +411,8 @@ def _classify_text(text: str) -> tuple[str, Any]:
         return "number", _INFINITIES[low]
     if low in ("true", "false"):
         return "bool", 1.0 if low == "true" else 0.0
+    if s.endswith("%") and _PERCENT_RE.fullmatch(s):
+        return "percent", float(s[:-1].strip().replace(",", ".")) / 100.0
     if "," in s and (
         _COMMA_DECIMAL_RE.fullmatch(s)
         or _EN_THOUSANDS_RE.fullmatch(s)
@@ -402,20 +425,38 @@ def _classify_text(text: str) -> tuple[str, Any]:
     return "bad", s
 
 
-def _decide_comma(candidates: list[str], has_point_decimals: bool) -> str:
-    """Decide whether commas inside the numbers of one column are decimal or thousands marks."""
+def _decide_comma(
+    candidates: list[str],
+    has_point_decimals: bool,
+    plain_ints: list[float],
+    hint: str | None = None,
+) -> tuple[str, bool]:
+    """Decide whether the commas inside the numbers of one column are decimal or thousands marks.
+
+    Returns ``(mode, ambiguous)``.  The decimal-comma reading is chosen only when it is the
+    one consistent with every value: a comma followed by anything but groups of exactly three
+    digits ("1,5", "0,125") can only be a decimal comma.  When every comma is followed by groups
+    of three digits with a leading group that does not start with 0 ("2,928", "1,517"), the
+    commas are thousands separators; this is certain when the column also holds numbers with a
+    decimal point, and consistent when its numbers written without a comma are all below 1000
+    (e.g. "718"); otherwise it is ambiguous and ``hint`` (the reading of the file's other
+    columns) decides, else thousands.
+    """
     for s in candidates:
         body = s.lstrip("+-")
         if "," in body and "." in body:
-            return "decimal" if body.rfind(",") > body.rfind(".") else "thousands"
+            return ("decimal" if body.rfind(",") > body.rfind(".") else "thousands"), False
         if body.count(",") >= 2:
-            return "thousands"
+            return "thousands", False
         if "," not in body and body.count(".") >= 2:
-            return "decimal"  # "1.234.567": dots are thousands marks, so commas are decimal
-    three = all(len(re.sub(r"[eE].*$", "", s).split(",")[-1]) == 3 for s in candidates)
-    if three and has_point_decimals:
-        return "thousands"
-    return "decimal"
+            return "decimal", False  # "1.234.567": dots are thousands marks, so commas are decimal
+    if not all(_GROUPED_RE.fullmatch(s) for s in candidates):
+        return "decimal", False
+    if has_point_decimals:
+        return "thousands", False
+    if plain_ints and max(abs(v) for v in plain_ints) < 1000:
+        return "thousands", False
+    return (hint if hint in ("decimal", "thousands") else "thousands"), True
 
 
 def _convert_comma(s: str, mode: str) -> float | None:
@@ -434,7 +475,9 @@ def _convert_comma(s: str, mode: str) -> float | None:
     return None
 
 
-def parse_numeric(values: Iterable[Any], max_bad: int | None = None) -> NumericParse:
+def parse_numeric(
+    values: Iterable[Any], max_bad: int | None = None, comma_hint: str | None = None
+) -> NumericParse:
     """Read a column of mixed Python values (numbers, booleans, texts, missing) as numbers.
 
     Parameters
@@ -444,6 +487,9 @@ def parse_numeric(values: Iterable[Any], max_bad: int | None = None) -> NumericP
     max_bad : int, optional
         Stop early once more than this many cells could not be read as numbers (the result is
         then partial, with ``n_bad == max_bad + 1``); ``None`` reads every cell.
+    comma_hint : {None, "decimal", "thousands"}
+        How to read commas when the column alone cannot tell ("1,517" could be either);
+        e.g. the reading found in the other columns of the same file.
 
     Returns
     -------
@@ -473,6 +519,7 @@ def parse_numeric(values: Iterable[Any], max_bad: int | None = None) -> NumericP
     comma_cells: list[tuple[int, str, str]] = []
     bad_seen: dict[str, None] = {}
     has_point_decimals = False
+    plain_ints: list[float] = []
     for i, v in enumerate(vals):
         if isinstance(v, str):
             kind, payload = _classify_text(v)
@@ -487,6 +534,15 @@ def parse_numeric(values: Iterable[Any], max_bad: int | None = None) -> NumericP
                     result.examples.append((v, payload))
                 if "." in v:
                     has_point_decimals = True
+                elif math.isfinite(payload) and len(plain_ints) < 10_000:
+                    plain_ints.append(payload)
+            elif kind == "percent":
+                out[i] = payload
+                result.n_numbers += 1
+                result.n_text += 1
+                result.n_percent += 1
+                if len(result.examples) < 3:
+                    result.examples.append((v, payload))
             elif kind == "bool":
                 out[i] = payload
                 result.n_numbers += 1
@@ -521,7 +577,9 @@ def parse_numeric(values: Iterable[Any], max_bad: int | None = None) -> NumericP
             if max_bad is not None and result.n_bad > max_bad:
                 break
     if comma_cells:
-        mode = _decide_comma([c[2] for c in comma_cells], has_point_decimals)
+        mode, result.comma_ambiguous = _decide_comma(
+            [c[2] for c in comma_cells], has_point_decimals, plain_ints, comma_hint
+        )
         result.comma = mode
         for i, original, s in comma_cells:
             x = _convert_comma(s, mode)
@@ -555,6 +613,9 @@ def _parse_numeric_fast(series: pd.Series) -> NumericParse | None:
             or not present.str.fullmatch(r"[+-]?(?:\d+(?:,\d+)?|,\d+)(?:[eE][+-]?\d+)?").all()
         ):
             return None
+        with_comma = present[present.str.contains(",", regex=False)]
+        if with_comma.str.fullmatch(_GROUPED_RE.pattern).all():
+            return None  # "1,517": possibly thousands separators; the careful path decides
         present = present.str.replace(",", ".", regex=False)
         comma = "decimal"
     try:
@@ -827,6 +888,7 @@ def _convert_features(
     rows: np.ndarray,
     non_numeric: str,
     report: list[Change],
+    keep_identifiers: bool = False,
 ) -> _Features:
     feats = _Features()
     n_all = len(frame)
@@ -835,6 +897,8 @@ def _convert_features(
     booleans: list[str] = []
     encoded: list[tuple[str, list[str], list[str]]] = []
     row_numbers: list[str] = []
+    identifiers: list[tuple[str, str]] = []
+    dates: list[str] = []
     dtypes = list(frame.dtypes)
     plain = [j for j in positions if isinstance(dtypes[j], np.dtype) and dtypes[j].kind in "iuf"]
     block: dict[int, np.ndarray] = {}
@@ -848,6 +912,9 @@ def _convert_features(
             values = block[j]
             if n_all >= 10 and _is_row_number(values):
                 row_numbers.append(name)
+            elif not keep_identifiers and (why := _identifier_reason(name, values)):
+                identifiers.append((name, why))
+                feats.drop("identifier", name)
             else:
                 feats.add(name, values[rows])
             continue
@@ -857,11 +924,13 @@ def _convert_features(
             feats.add(name, series.to_numpy(dtype=np.float64, na_value=np.nan)[rows])
             booleans.append(name)
             continue
-        if (
-            pd.api.types.is_datetime64_any_dtype(dtype)
-            or pd.api.types.is_timedelta64_dtype(dtype)
-            or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype))
+        if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(
+            dtype
         ):
+            feats.add(name, _days(series)[rows])
+            dates.append(name)
+            continue
+        if isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
             feats.drop("datetime", name)
             continue
         if pd.api.types.is_complex_dtype(dtype):
@@ -872,6 +941,10 @@ def _convert_features(
                 values = series.to_numpy(dtype=np.float64, na_value=np.nan)
             if n_all >= 10 and _is_row_number(values):
                 row_numbers.append(name)
+                continue
+            if not keep_identifiers and (why := _identifier_reason(name, values)):
+                identifiers.append((name, why))
+                feats.drop("identifier", name)
                 continue
             feats.add(name, values[rows])
             continue
@@ -923,6 +996,42 @@ def _convert_features(
                 count=len(row_numbers),
             )
         )
+    if identifiers:
+        cols = [n for n, _ in identifiers]
+        whys = {
+            "monotone": "all different whole numbers that rise (or fall) down the file",
+            "name": "all different whole numbers in a column named like an identifier",
+        }
+        detail = "; ".join(
+            f"{_names([n for n, w in identifiers if w == key])}: {text}"
+            for key, text in whys.items()
+            if any(w == key for _, w in identifiers)
+        )
+        report.append(
+            Change(
+                "dropped_identifiers",
+                f"{_n(len(cols), 'column')} ({detail}) {'looks' if len(cols) == 1 else 'look'} "
+                "like an identifier (row, sample or patient numbers) and "
+                f"{'was not used as a feature' if len(cols) == 1 else 'were not used as features'}"
+                ": an identifier tells the rows apart, not the classes, and in a file sorted by "
+                "class it would predict the class by its position alone. To use "
+                f"{'it' if len(cols) == 1 else 'them'} anyway, choose to keep identifier "
+                "columns (keep_identifiers=True).",
+                columns=tuple(cols),
+                count=len(cols),
+                severity="warning",
+            )
+        )
+    if dates:
+        report.append(
+            Change(
+                "converted_dates",
+                f"Dates and times in {_names(dates)} were converted to numbers: days since "
+                "1970-01-01 (a time of day is a fraction of a day).",
+                columns=tuple(dates),
+                count=len(dates),
+            )
+        )
     if booleans:
         report.append(
             Change(
@@ -941,6 +1050,20 @@ def _convert_features(
             comma_text = " A comma between digits was read as a decimal comma."
         if "thousands" in commas:
             comma_text += " In some columns commas were read as thousands separators."
+        unsure = [n for n, p in text_numbers if p.comma_ambiguous]
+        unsure_mode = next((p.comma for _, p in text_numbers if p.comma_ambiguous), None)
+        if unsure:
+            comma_text += (
+                f" In {_names(unsure)} every comma is followed by three digits, so it could be a "
+                f"decimal comma or a thousands separator; it was read as a "
+                f"{'decimal comma' if unsure_mode == 'decimal' else 'thousands separator'}"
+                ": check these values."
+            )
+        percent = [n for n, p in text_numbers if p.n_percent]
+        if percent:
+            comma_text += (
+                f" Percentages in {_names(percent)} were read as fractions (12% -> 0.12)."
+            )
         report.append(
             Change(
                 "converted_text_numbers",
@@ -1028,6 +1151,17 @@ def _convert_features(
     return feats
 
 
+def _days(series: pd.Series) -> np.ndarray:
+    """Dates as days since 1970-01-01 (time zones: UTC); durations as days; NaT -> NaN."""
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        if getattr(series.dt, "tz", None) is not None:
+            series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+        delta = series - pd.Timestamp("1970-01-01")
+    else:
+        delta = series
+    return (delta / pd.Timedelta(days=1)).to_numpy(dtype=np.float64, na_value=np.nan)
+
+
 def _is_row_number(values: np.ndarray) -> bool:
     n = len(values)
     if not np.all(np.isfinite(values)):
@@ -1036,6 +1170,35 @@ def _is_row_number(values: np.ndarray) -> bool:
     if start not in (0.0, 1.0):
         return False
     return bool(np.array_equal(values, np.arange(start, start + n, dtype=np.float64)))
+
+
+_ID_NAME_RE = re.compile(r"(?:^|_)(?:id|ids|idx|index|key|number|num|nr|no)(?:_|$)")
+
+
+def _identifier_name(name: str) -> bool:
+    """True for names like 'id', 'patient_id', 'PatientID', 'sample no', 'Index'."""
+    snake = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", str(name)).replace("ID", "_id")
+    snake = re.sub(r"[^0-9a-z]+", "_", snake.lower()).strip("_")
+    return bool(_ID_NAME_RE.search(snake))
+
+
+def _identifier_reason(name: str, values: np.ndarray) -> str | None:
+    """Why a numeric column looks like an identifier (row ids, patient numbers), or None.
+
+    ``values`` are the column's values over all rows of the file, in file order.
+    """
+    n = len(values)
+    if n < 10 or not np.all(np.isfinite(values)) or not np.all(np.mod(values, 1) == 0):
+        return None
+    if len(np.unique(values)) != n:
+        return None
+    steps = np.diff(values)
+    up = float(np.mean(steps > 0))
+    if max(up, 1.0 - up) >= 0.95:
+        return "monotone"
+    if _identifier_name(name):
+        return "name"
+    return None
 
 
 def _no_features_error(feats: _Features, extra: dict[str, list[str]] | None = None) -> ValueError:
@@ -1048,6 +1211,7 @@ def _no_features_error(feats: _Features, extra: dict[str, list[str]] | None = No
         "constant": "have the same value in every row",
         "duplicate": "repeat another column",
         "row_numbers": "are row numbers",
+        "identifier": "look like identifiers",
     }
     parts = []
     dropped = {**feats.dropped, **(extra or {})}
@@ -1153,6 +1317,7 @@ def prepare_table(
     n_folds: int | None = None,
     random_state: int | None = 0,
     min_class_size: int = MIN_ROWS_PER_CLASS,
+    keep_identifiers: bool = False,
 ) -> PreparedData:
     """Validate a raw table and turn it into a clean two-class problem.
 
@@ -1187,6 +1352,11 @@ def prepare_table(
         Seed for the row sample and the feature-selection SVD.
     min_class_size : int
         Smallest number of rows each class must have (default :data:`MIN_ROWS_PER_CLASS`).
+    keep_identifiers : bool
+        Keep numeric columns that look like identifiers (all-different whole numbers rising down
+        the file, or named like ``id``/``index``/``key``/``number``/``no``) as features.  By
+        default they are dropped with a note; exact row numbers 0..n-1 / 1..n are always
+        dropped.
 
     Returns
     -------
@@ -1251,6 +1421,31 @@ def prepare_table(
     counter = Counter(_native(v) for v in labels)
     classes = sorted(counter, key=lambda c: (str(type(c)), c))
     original_counts = {c: counter[c] for c in classes}
+    strays = stray_classes(original_counts) if positive is None else []
+    if strays:
+        is_stray = np.array([_native(v) in set(strays) for v in labels], dtype=bool)
+        lost = rows[is_stray]
+        report.append(
+            Change(
+                "dropped_stray_classes",
+                f"The label column {_q(label_name)} has {len(classes)} classes, but "
+                f"{_class_list({c: counter[c] for c in strays})} "
+                f"{'has' if len(strays) == 1 else 'have'} fewer than "
+                f"{_stray_threshold(len(labels)):,} rows (max(3, 1% of the rows)), which looks "
+                "like a stray value (a repeated header, a total row or a typo) rather than a "
+                f"class; {_n(len(lost), 'row')} ({_row_list(lost)}) "
+                f"{'was' if len(lost) == 1 else 'were'} removed and the two remaining classes "
+                "are used. Choose a positive class to keep every class (one against the rest).",
+                columns=(label_name,),
+                rows=tuple(int(r) for r in lost),
+                count=len(lost),
+                severity="warning",
+            )
+        )
+        keep[lost] = False
+        rows, labels = rows[~is_stray], labels[~is_stray]
+        counter = Counter(_native(v) for v in labels)
+        classes = [c for c in classes if c not in set(strays)]
     if len(classes) == 1:
         raise ValueError(
             f"The label column {_q(label_name)} has only one class, {_q(_label_text(classes[0]))} "
@@ -1321,7 +1516,9 @@ def prepare_table(
     pos, neg = _native(pos), _native(neg)
 
     # 3. features ---------------------------------------------------------------------------
-    feats = _convert_features(frame, feature_pos, names, rows, non_numeric, report)
+    feats = _convert_features(
+        frame, feature_pos, names, rows, non_numeric, report, keep_identifiers
+    )
     if not feats.names:
         raise _no_features_error(feats)
     F = (
@@ -1607,6 +1804,31 @@ def prepare_table(
         source_rows=rows.astype(np.int64),
         n_folds=folds,
     )
+
+
+def _stray_threshold(n_rows: int) -> int:
+    return max(3, math.ceil(0.01 * n_rows))
+
+
+def stray_classes(counts: dict) -> list:
+    """Classes too small to be real when a two-class label is expected.
+
+    Parameters
+    ----------
+    counts : dict
+        ``{class: number of rows}`` of a label column (rows without a label left out).
+
+    Returns
+    -------
+    list
+        The classes with fewer than ``max(3, 1 % of the rows)`` rows, if the label has more
+        than two classes and removing them leaves exactly two; otherwise an empty list.
+    """
+    if len(counts) <= 2:
+        return []
+    limit = _stray_threshold(sum(counts.values()))
+    small = [c for c, k in counts.items() if k < limit]
+    return small if len(counts) - len(small) == 2 else []
 
 
 def _column_medians(F: np.ndarray) -> np.ndarray:

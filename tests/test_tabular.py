@@ -306,16 +306,19 @@ def test_mostly_missing_column_dropped() -> None:
     assert len(result.y) == 40
 
 
-def test_row_numbers_datetime_and_empty_columns_dropped() -> None:
+def test_row_numbers_and_empty_columns_dropped_dates_become_days() -> None:
     frame = table()
     frame.insert(0, "index", np.arange(40))
     frame["when"] = pd.date_range("2024-01-01", periods=40)
     frame["nothing"] = np.nan
     result = prepare_table(frame, "label")
     assert "'index' is just the row numbers" in message(result, "dropped_row_numbers")
-    assert "'when'" in message(result, "dropped_datetime_columns")
+    assert "days since 1970-01-01" in message(result, "converted_dates")
     assert "'nothing'" in message(result, "dropped_empty_columns")
-    assert result.feature_names == ["x1", "x2", "x3"]
+    assert result.feature_names == ["x1", "x2", "x3", "when"]
+    # 2024-01-01 is day 19723 after 1970-01-01 (54 years with 13 leap days: 54*365 + 13)
+    assert result.X["when"].iloc[0] == 54 * 365 + 13
+    assert np.array_equal(np.diff(result.X["when"].to_numpy()), np.ones(39))
 
 
 def test_features_argument() -> None:
@@ -685,3 +688,88 @@ def test_prepare_table_survives_hostile_frames(record_property) -> None:
     )
     assert stats["examples"] >= N_HOSTILE * 0.9
     assert stats["ok"] > 0 and stats["value_error"] > 0
+
+
+# ---- issue 15: thousands separators, identifiers, stray classes, percentages -------------------
+def test_thousands_separators_are_not_decimal_commas() -> None:
+    # the issue's column: integers written with thousands separators beside small ones
+    rng = np.random.default_rng(3)
+    truth = rng.integers(100, 5000, size=120)
+    texts = [f"{v:,}" for v in truth]  # Python's own thousands formatting: the reference
+    parsed = parse_numeric(texts)
+    assert parsed.comma == "thousands" and not parsed.comma_ambiguous
+    np.testing.assert_array_equal(parsed.values, truth.astype(float))
+    # the same through the vectorised path (long string column)
+    long = pd.Series(texts * 20, dtype="string")
+    np.testing.assert_array_equal(parse_numeric(long).values, np.tile(truth, 20).astype(float))
+    # decimal commas: one value that is not a group of three digits decides
+    parsed = parse_numeric(["2,928", "1,5", "0,25"])
+    assert parsed.comma == "decimal"
+    np.testing.assert_array_equal(parsed.values, [2.928, 1.5, 0.25])
+    assert parse_numeric(["0,125", "1,250"]).comma == "decimal"  # a group never starts with 0
+    # both readings fit: thousands, flagged as ambiguous, unless the file says otherwise
+    both = parse_numeric(["2,928", "1,517", "4,000"])
+    assert both.comma == "thousands" and both.comma_ambiguous
+    hinted = parse_numeric(["2,928", "1,517"], comma_hint="decimal")
+    np.testing.assert_array_equal(hinted.values, [2.928, 1.517])
+
+
+def test_thousands_separators_in_prepare_table_note_ambiguity() -> None:
+    frame = table(n=40)
+    frame["count"] = [f"{1000 + 7 * i:,}" for i in range(40)]  # every value 1,xxx
+    result = prepare_table(frame, "label")
+    assert result.X["count"].tolist() == [1000.0 + 7 * i for i in range(40)]
+    assert "could be a decimal comma or a thousands separator" in message(
+        result, "converted_text_numbers"
+    )
+
+
+def test_percentages_are_fractions() -> None:
+    frame = table(n=40)
+    frame["rate"] = [f"{i}%" for i in range(40)]
+    frame["rate"] = frame["rate"].sample(frac=1, random_state=1).to_numpy()
+    result = prepare_table(frame, "label")
+    expected = np.array([int(t[:-1]) / 100 for t in frame["rate"]])
+    np.testing.assert_allclose(result.X["rate"].to_numpy(), expected)
+    assert "read as fractions (12% -> 0.12)" in message(result, "converted_text_numbers")
+
+
+def test_identifier_columns_dropped_unless_kept() -> None:
+    frame = table(n=60, seed=4).sort_values("label", kind="stable").reset_index(drop=True)
+    frame.insert(0, "patient_id", np.arange(1001, 1061))  # rising, sorted by class
+    rng = np.random.default_rng(5)
+    frame.insert(1, "Sample No", rng.permutation(np.arange(500, 560)))  # shuffled, but the name
+    frame.insert(2, "visits", rng.integers(0, 5, 60))  # repeated values: a real feature
+    frame.insert(3, "code", rng.permutation(np.arange(60)) * 3 + 7)  # unique, unordered, plain name
+    result = prepare_table(frame, "label")
+    assert result.feature_names == ["visits", "code", "x1", "x2", "x3"]
+    text = message(result, "dropped_identifiers")
+    assert "'patient_id': all different whole numbers that rise" in text
+    assert "'Sample No': all different whole numbers in a column named like" in text
+    kept = prepare_table(frame, "label", keep_identifiers=True)
+    assert kept.feature_names[:2] == ["patient_id", "Sample No"]
+    assert "dropped_identifiers" not in kinds(kept)
+    # nearly monotone (2 of 59 steps go down) is still an identifier
+    ids = np.arange(60) * 2
+    ids[[10, 30]] = ids[[11, 31]] + 1
+    frame2 = table(n=60, seed=6)
+    frame2["rid"] = ids
+    assert "dropped_identifiers" in kinds(prepare_table(frame2, "label"))
+
+
+def test_stray_classes_dropped_when_two_remain() -> None:
+    frame = table(n=300, seed=7).astype({"label": object})
+    frame.loc[[10, 200], "label"] = "label"  # a repeated header line
+    frame.loc[250, "label"] = "Total"
+    result = prepare_table(frame, "label")
+    assert set(result.class_counts) == {"a", "b"}
+    assert sorted(set(range(300)) - set(result.source_rows)) == [10, 200, 250]
+    text = message(result, "dropped_stray_classes")
+    assert "fewer than 3 rows" in text and "'Total' (1 row)" in text
+    # three real classes of 100: still the three-class error, nothing dropped
+    three = table(n=300, seed=7, labels=("a", "b", "c"))
+    with pytest.raises(ValueError, match="has 3 classes"):
+        prepare_table(three, "label")
+    # with a positive class given, nothing is dropped: one against the rest
+    merged = prepare_table(frame, "label", positive="a")
+    assert len(merged.y) == 300
