@@ -14,19 +14,38 @@ Safety
   are rejected by extension.
 * The content is checked against the extension: images, PDFs, archives, executables and
   other binary data are recognised by their first bytes and rejected with a clear message.
-* Size limits: ``max_bytes`` for the upload, a limit on the uncompressed size of ``.xlsx``
-  archives (against "zip bombs"), and a limit of :data:`MAX_CELLS` cells.
+* Size limits, all checked from what the file declares *before* it is parsed, so that a small
+  file cannot expand into gigabytes ("decompression bombs"):
+
+  - ``max_bytes`` for the upload (default :data:`DEFAULT_MAX_BYTES`, the dashboard's
+    ``server.maxUploadSize`` of ``.streamlit/config.toml``, :data:`MAX_UPLOAD_MB` megabytes);
+  - at most :data:`MAX_COLUMNS` columns, :data:`MAX_ROWS` rows and :data:`MAX_CELLS` cells:
+    for text, from a cheap scan (number of lines x number of separators of the header line);
+    for Parquet, from the file's metadata (row count, and the uncompressed size of the column
+    chunks, at most :data:`MAX_UNPACKED_BYTES`); for Excel, from each sheet's declared
+    ``<dimension>`` and the uncompressed sizes of the archive members;
+  - while reading, Excel sheets are streamed (openpyxl's read-only mode) and stop after
+    :data:`MAX_EXCEL_CELLS` cell positions (empty styled cells included), so a sheet whose
+    dimension lies cannot get round the limit; Parquet text columns are read as dictionaries
+    and their expanded size is checked before they are expanded.
+
+  Every error of a parser (pyarrow, openpyxl, zipfile, csv, decoding, memory) ends as a
+  ``ValueError`` with a plain message.
 
 Text files
 ----------
 The encoding is UTF-8 (with or without byte-order mark), UTF-16 with byte-order mark (Excel's
-"Unicode text"), else Windows-1252/Latin-1.  The separator is chosen among ``,`` ``;`` tab and
+"Unicode text") or without one (recognised by its zero bytes at every other position), else
+Windows-1252/Latin-1.  The separator is chosen among ``,`` ``;`` tab and
 ``|`` (``csv.Sniffer`` breaks ties), falling back to runs of spaces; it is the one that splits
 the most rows into the same number of fields.  Title lines above the table are skipped: the
 header is the first row that has the table's number of fields, mostly non-empty, and is
 followed by rows of the same shape.  Cells are read as text, missing-value markers
 (``""``, ``NA``, ``?``, ``#N/A``, ...) become missing, and columns whose cells are all numbers
-become numeric, including numbers written with a decimal comma (``1,5``).
+become numeric, including numbers written with a decimal comma (``1,5``), thousands separators
+(``2,928``: see :func:`slb.tabular.parse_numeric`) or a percent sign (``12%`` -> 0.12).  Columns
+of ISO dates (``2024-01-31``, optionally with a time) become dates.  Lines inside the data
+that repeat the header row, and "Total"/"Sum" rows, are removed with a note.
 """
 
 from __future__ import annotations
@@ -52,14 +71,35 @@ __all__ = [
     "list_excel_sheets",
     "SUPPORTED_EXTENSIONS",
     "DEFAULT_MAX_BYTES",
+    "MAX_UPLOAD_MB",
     "MAX_CELLS",
+    "MAX_ROWS",
+    "MAX_COLUMNS",
+    "MAX_EXCEL_CELLS",
+    "MAX_UNPACKED_BYTES",
 ]
 
-#: Default upload size limit, in bytes.
-DEFAULT_MAX_BYTES = 50 * 1024 * 1024
-#: Largest number of cells (rows x columns) read from any file.
-MAX_CELLS = 20_000_000
-#: Largest uncompressed size of an Excel archive, as a multiple of ``max_bytes``.
+#: Upload size limit in megabytes: the same number as ``server.maxUploadSize`` in the
+#: dashboard's ``.streamlit/config.toml`` (a test checks that they agree).
+MAX_UPLOAD_MB = 50
+#: Default upload size limit, in bytes.  The browser's uploader counts a megabyte as
+#: 1,000,000 bytes (1,048,576 on Windows); the smaller reading is used so that the library, the
+#: dashboard and every browser refuse the same files.
+DEFAULT_MAX_BYTES = MAX_UPLOAD_MB * 1000 * 1000
+#: Largest number of cells (rows x columns) read from any file (about 1 GB of memory at most
+#: once the cells are text).
+MAX_CELLS = 10_000_000
+#: Largest number of data rows read from any file.
+MAX_ROWS = 1_000_000
+#: Largest number of columns read from any file.
+MAX_COLUMNS = 10_000
+#: Largest number of cell positions streamed from an Excel sheet (empty styled cells count:
+#: they cost as much to parse as filled ones).
+MAX_EXCEL_CELLS = 1_000_000
+#: Largest uncompressed size of an Excel archive or of the data of a Parquet file.
+MAX_UNPACKED_BYTES = 400 * 1000 * 1000
+#: Largest uncompressed size of an Excel archive, as a multiple of ``max_bytes`` (the smaller
+#: of this and :data:`MAX_UNPACKED_BYTES` applies).
 EXCEL_EXPANSION_LIMIT = 20
 
 TEXT_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".dat", ".data")
@@ -126,10 +166,11 @@ class TableRead:
 # Helpers
 # --------------------------------------------------------------------------------------------
 def _size(n: float) -> str:
+    """Human-readable size in SI units (1 MB = 1,000,000 bytes, as the browser's uploader)."""
     for unit in ("bytes", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
+        if n < 1000 or unit == "GB":
             return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}".replace(".0 ", " ")
-        n /= 1024
+        n /= 1000
     return f"{n:,.1f} GB"  # pragma: no cover
 
 
@@ -218,6 +259,17 @@ def _not_a_table(filename: str, what: str, extra: str = "") -> ValueError:
 
 
 def _limit_cells(n_rows: int, n_cols: int, filename: str) -> None:
+    """Refuse a table that has (or declares) too many rows, columns or cells."""
+    if n_cols > MAX_COLUMNS:
+        raise ValueError(
+            f"{_q(filename, 60)} has {n_cols:,} columns, more than the {MAX_COLUMNS:,} this tool "
+            "can handle. Please upload a table with fewer columns (one column per feature)."
+        )
+    if n_rows > MAX_ROWS:
+        raise ValueError(
+            f"{_q(filename, 60)} has about {n_rows:,} rows, more than the {MAX_ROWS:,} this tool "
+            "can handle. Please upload a sample of the rows."
+        )
     if n_rows * n_cols > MAX_CELLS:
         raise ValueError(
             f"{_q(filename, 60)} has about {n_rows:,} rows and {n_cols:,} columns, more than the "
@@ -341,14 +393,28 @@ def read_table(
                 "marker). Upload the original file, or save the table as CSV."
             )
 
-    if kind == "excel":
-        result = _read_excel(data, name, sheet, max_bytes)
-    elif kind == "parquet":
-        result = _read_parquet(data, name)
-    else:
-        result = _read_text(data, name)
-    result.notes[:0] = notes
-    result.frame = _finish_frame(result.frame, result.notes)
+    try:
+        if kind == "excel":
+            result = _read_excel(data, name, sheet, max_bytes)
+        elif kind == "parquet":
+            result = _read_parquet(data, name)
+        else:
+            result = _read_text(data, name)
+        result.notes[:0] = notes
+        result.frame = _finish_frame(result.frame, result.notes)
+    except ValueError:
+        raise
+    except MemoryError:
+        raise ValueError(
+            f"{_q(name, 60)} needs more memory to read than this tool has. Please upload a "
+            "smaller table (fewer rows or columns)."
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - any parser error must reach the user as a message
+        raise ValueError(
+            f"{_q(name, 60)} could not be read ({type(exc).__name__}: "
+            f"{_q(str(exc), 120)}). The file may be damaged: save the table again as CSV "
+            "(UTF-8) and upload that."
+        ) from None
     if result.frame.shape[0] == 0:
         raise ValueError(
             f"{_q(name, 60)} has a header row but no data rows: the table is empty."
@@ -407,6 +473,18 @@ def _decode(data: bytes, name: str, notes: list[str]) -> tuple[str, str]:
         notes.append("The file is UTF-16 text (as saved by Excel's 'Unicode text' option).")
         return text, "utf-16"
     if b"\x00" in data[:65536]:
+        utf16 = _utf16_without_bom(data)
+        if utf16 is not None:
+            try:
+                text = data.decode(utf16)
+            except UnicodeDecodeError:
+                pass
+            else:
+                notes.append(
+                    f"The file is UTF-16 text without a byte-order mark ({utf16.upper()}); it was "
+                    "recognised by the zero byte beside every plain letter."
+                )
+                return text, utf16
         raise _not_a_table(name, "binary data (it contains zero bytes, which text never does)")
     try:
         return data.decode("utf-8"), "utf-8"
@@ -422,6 +500,26 @@ def _decode(data: bytes, name: str, notes: list[str]) -> tuple[str, str]:
         "as 'CSV UTF-8' and upload it again."
     )
     return text, encoding
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """'utf-16-le' or 'utf-16-be' if the bytes look like UTF-16 text without a byte-order mark.
+
+    Text in UTF-16 stores every ASCII character (digits, separators, line ends) as that byte
+    next to a zero byte: little-endian puts the zeros at odd positions, big-endian at even
+    ones.  Binary data does not show that pattern.
+    """
+    sample = data[: 65536 - (65536 % 2)]
+    if len(sample) < 4:
+        return None
+    half = len(sample) // 2
+    odd = sample[1::2].count(0) / half
+    even = sample[0::2].count(0) / half
+    if odd >= 0.6 and even <= 0.05:
+        return "utf-16-le"
+    if even >= 0.6 and odd <= 0.05:
+        return "utf-16-be"
+    return None
 
 
 def _looks_binary(text: str) -> bool:
@@ -534,6 +632,7 @@ def _read_text(data: bytes, name: str) -> TableRead:
     if re.match(r"[\[{]\s*[\"{\[]", head):
         raise _not_a_table(name, "JSON data")
 
+    _limit_columns_before_parsing(text, name)
     sample = text[:_SAMPLE_CHARS]
     if len(text) > _SAMPLE_CHARS and "\n" in sample:
         sample = sample[: sample.rfind("\n")]
@@ -587,6 +686,8 @@ def _read_text(data: bytes, name: str) -> TableRead:
         notes.append(f"Columns are separated by {_DELIMITER_NAMES[d]}.")
 
     header = [h.strip() for h in header_fields]
+    # cheap bound before pandas parses: lines below the header x columns of the header
+    _limit_cells(_lines_from(text, data_start), layout.width, name)
     frame, bad_lines = _parse_body(
         _text_from_line(text, data_start), d, len(header), name, data_start
     )
@@ -620,7 +721,9 @@ def _read_text(data: bytes, name: str) -> TableRead:
             + " skipped."
         )
     frame.columns = header[: frame.shape[1]] + [""] * max(0, frame.shape[1] - len(header))
-    frame = _convert_cells(frame, notes)
+    if has_header:
+        frame = _drop_junk_rows(frame, notes, "data row", 1)
+    frame = _convert_cells(frame, notes, comma_hint="decimal" if d == ";" else None)
     return TableRead(
         frame=frame,
         notes=notes,
@@ -629,6 +732,79 @@ def _read_text(data: bytes, name: str) -> TableRead:
         header_row=header_line + 1 if has_header else None,
         format="text",
     )
+
+
+def _limit_columns_before_parsing(text: str, name: str) -> None:
+    """Refuse text whose first lines have more than MAX_COLUMNS fields, before any parsing.
+
+    A single very long line (megabytes of separators) would otherwise take minutes to sniff,
+    parse and type.  The count of separators over-estimates the fields of quoted text, which
+    only makes the check stricter for absurd files.
+    """
+    head = text[: 4 * _SAMPLE_CHARS]
+    for line in head.split("\n", 5)[:5]:
+        widest = max(line.count(d) for d in _CANDIDATE_DELIMITERS) + 1
+        if widest > MAX_COLUMNS:
+            raise ValueError(
+                f"{_q(name, 60)} has a line with {widest:,} or more values, more than the "
+                f"{MAX_COLUMNS:,} columns this tool can handle. Please upload a table with one "
+                "row per line and fewer columns."
+            )
+    if len(text) > len(head) and "\n" not in head:
+        raise ValueError(
+            f"{_q(name, 60)} has a first line longer than {len(head):,} characters; a table "
+            "has one row per line. Please upload a table with fewer columns."
+        )
+
+
+_JUNK_ROW_WORDS = frozenset(
+    {"total", "totals", "grand total", "sum", "subtotal", "sub-total", "summe", "gesamt", "total:"}
+)
+
+
+def _drop_junk_rows(frame: pd.DataFrame, notes: list[str], unit: str, first: int) -> pd.DataFrame:
+    """Drop rows that repeat the header and "Total"/"Sum" rows (cells still raw).
+
+    ``frame`` has the header texts as column names; ``first`` is the 1-based line (or sheet
+    row) number of its first row, for the note.
+    """
+    if frame.empty:
+        return frame
+    header = [str(c).strip().casefold() for c in frame.columns]
+    named = [j for j, h in enumerate(header) if h]
+    if len(named) < 2:
+        return frame
+    texts = frame.astype(str).apply(lambda c: c.str.strip().str.casefold())
+    texts = texts.where(frame.notna(), "")
+    same = np.zeros(len(frame), dtype=int)
+    filled = np.zeros(len(frame), dtype=int)
+    for j in named:
+        col = texts.iloc[:, j].to_numpy()
+        same += col == header[j]
+        filled += col != ""
+    repeated = (same >= np.maximum(2, 0.8 * filled)) & (filled > 0)
+    total = np.zeros(len(frame), dtype=bool)
+    for j in range(frame.shape[1]):
+        col = texts.iloc[:, j]
+        hit = col.isin(_JUNK_ROW_WORDS).to_numpy()
+        if hit.any() and hit.sum() <= 3 and hit.sum() < 0.05 * len(frame) + 1:
+            total |= hit
+    total &= ~repeated
+    for mask, what in (
+        (repeated, "the header row again (as when tables are pasted together)"),
+        (total, "a total ('Total', 'Sum', ...) rather than data"),
+    ):
+        if mask.any():
+            k = int(mask.sum())
+            where = [f"{first + int(i):,}" for i in np.flatnonzero(mask)[:5]]
+            if k > 5:
+                where.append("others")
+            notes.append(
+                f"{k:,} {unit}{'s' if k > 1 else ''} ({_join(where)}) held {what} and "
+                f"{'were' if k > 1 else 'was'} removed."
+            )
+    drop = repeated | total
+    return frame.loc[~drop].reset_index(drop=True) if drop.any() else frame
 
 
 _NO_HEADER_NOTE = (
@@ -683,6 +859,17 @@ def _line_after(sample: str, layout: _Layout, header_line: int) -> int:
         next(reader, None)
         return header_line + reader.line_num
     return header_line + 1
+
+
+def _lines_from(text: str, line: int) -> int:
+    """Number of lines from 0-based line ``line`` to the end (without copying the text)."""
+    pos = 0
+    for _ in range(line):
+        nxt = text.find("\n", pos)
+        if nxt < 0:
+            return 0
+        pos = nxt + 1
+    return text.count("\n", pos) + 1
 
 
 def _text_from_line(text: str, line: int) -> str:
@@ -742,14 +929,34 @@ def _parse_body(
 # --------------------------------------------------------------------------------------------
 # Cells -> typed columns (shared by text and Excel)
 # --------------------------------------------------------------------------------------------
-def _convert_cells(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """Turn columns of raw cells (text, numbers, dates) into typed columns."""
+_ISO_DATE_RE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+
+
+def _convert_cells(
+    frame: pd.DataFrame, notes: list[str], comma_hint: str | None = None
+) -> pd.DataFrame:
+    """Turn columns of raw cells (text, numbers, dates) into typed columns.
+
+    ``comma_hint`` says how to read commas in columns where both readings fit ("1,517"):
+    "decimal" for files separated by semicolons (the convention where the comma is the decimal
+    mark); otherwise the reading of the file's other, unambiguous columns decides.
+    """
+    parses = {}
+    for j in range(frame.shape[1]):
+        parses[j] = parse_numeric(frame.iloc[:, j], max_bad=0)
+    sure = {p.comma for p in parses.values() if p.comma and not p.comma_ambiguous and not p.n_bad}
+    hint = comma_hint or (next(iter(sure)) if len(sure) == 1 else None)
     columns: dict[int, pd.Series] = {}
     decimal_comma: list[str] = []
     thousands: list[str] = []
+    ambiguous: list[str] = []
+    percent: list[str] = []
+    dates: list[str] = []
     for j in range(frame.shape[1]):
         column = frame.iloc[:, j]
-        parsed = parse_numeric(column, max_bad=0)
+        parsed = parses[j]
+        if parsed.comma_ambiguous and hint == "decimal":
+            parsed = parse_numeric(column, max_bad=0, comma_hint=hint)
         if parsed.n_present and parsed.n_bad == 0 and parsed.n_bool == parsed.n_numbers:
             flags = pd.array(
                 [None if np.isnan(v) else bool(v) for v in parsed.values], dtype="boolean"
@@ -762,6 +969,10 @@ def _convert_cells(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
                 decimal_comma.append(str(frame.columns[j]))
             elif parsed.comma == "thousands":
                 thousands.append(str(frame.columns[j]))
+            if parsed.comma_ambiguous:
+                ambiguous.append(str(frame.columns[j]))
+            if parsed.n_percent:
+                percent.append(str(frame.columns[j]))
             finite = values[np.isfinite(values)]
             if (
                 not np.isnan(values).any()
@@ -784,6 +995,17 @@ def _convert_cells(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
             else:
                 cells.append(v)
         present = [c for c in cells if c is not None]
+        if (
+            present
+            and all(isinstance(c, str) for c in present)
+            and pd.Series(present, dtype=object).str.fullmatch(_ISO_DATE_RE).all()
+        ):
+            try:
+                columns[j] = pd.Series(pd.to_datetime(pd.Series(cells, dtype=object)))
+                dates.append(str(frame.columns[j]))
+                continue
+            except (ValueError, TypeError, OverflowError):
+                pass
         if present and all(
             isinstance(c, (pd.Timestamp, np.datetime64)) or hasattr(c, "isoformat") for c in present
         ):
@@ -804,6 +1026,24 @@ def _convert_cells(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     if thousands:
         notes.append(
             f"Commas in {_names(thousands)} were read as thousands separators (1,500 = 1500)."
+        )
+    if ambiguous:
+        notes.append(
+            f"In {_names(ambiguous)} every comma is followed by exactly three digits, so it could "
+            "be a decimal comma or a thousands separator; "
+            + (
+                "it was read like the decimal commas of the rest of the file"
+                if hint == "decimal"
+                else "it was read as a thousands separator"
+            )
+            + ". Check these values."
+        )
+    if percent:
+        notes.append(f"Percentages in {_names(percent)} were read as fractions (12% = 0.12).")
+    if dates:
+        notes.append(
+            f"{_names(dates)} {'holds' if len(dates) == 1 else 'hold'} dates (year-month-day) "
+            f"and {'was' if len(dates) == 1 else 'were'} read as dates."
         )
     return out
 
@@ -882,9 +1122,11 @@ def _open_workbook(data: bytes, name: str, max_bytes: int | None):
         import openpyxl
     except ImportError as exc:  # pragma: no cover - openpyxl is a dependency
         raise ValueError("Excel files cannot be read because openpyxl is not installed.") from exc
-    limit = EXCEL_EXPANSION_LIMIT * (max_bytes or DEFAULT_MAX_BYTES)
+    limit = min(EXCEL_EXPANSION_LIMIT * (max_bytes or DEFAULT_MAX_BYTES), MAX_UNPACKED_BYTES)
     try:
         with zipfile.ZipFile(_io.BytesIO(data)) as zf:
+            # the sizes the archive declares; zipfile also stops reading a member that
+            # unpacks to more than it declared, so a lying entry cannot get round this
             total = sum(info.file_size for info in zf.infolist())
     except (zipfile.BadZipFile, OSError, ValueError, EOFError):
         raise ValueError(
@@ -910,22 +1152,89 @@ def _open_workbook(data: bytes, name: str, max_bytes: int | None):
             ) from None
 
 
+def _check_dimension(ws, name: str) -> None:
+    """Refuse a sheet whose declared size (``<dimension ref="A1:T1000121"/>``) is too large."""
+    rows, cols = ws.max_row, ws.max_column
+    if rows is None or cols is None:
+        return
+    if rows * cols > MAX_EXCEL_CELLS or rows > MAX_ROWS or cols > MAX_COLUMNS:
+        raise ValueError(
+            f"The sheet {_q(ws.title)} of {_q(name, 60)} declares {rows:,} rows and {cols:,} "
+            f"columns ({rows * cols:,} cells, counting empty cells that only carry formatting), "
+            f"more than the {MAX_EXCEL_CELLS:,} cells this tool reads from a workbook. Delete the "
+            "unused rows and columns in Excel (select them, right-click, Delete), or save the "
+            "table as CSV and upload that."
+        )
+
+
 def _sheet_rows(ws, name: str) -> list[list[Any]]:
+    """The values of a sheet, streamed, with trailing blanks removed.
+
+    The declared dimension has been checked; it is then ignored (``reset_dimensions``) so
+    that openpyxl neither pads rows to a made-up width nor cuts rows beyond a dimension that
+    is too small, and the stream stops after :data:`MAX_EXCEL_CELLS` cell positions whatever the
+    dimension said.
+    """
+    _check_dimension(ws, name)
+    ws.reset_dimensions()
     rows: list[list[Any]] = []
-    cells = 0
+    positions = 0
     for row in ws.iter_rows(values_only=True):
+        positions += max(1, len(row))
+        if positions > MAX_EXCEL_CELLS:
+            raise ValueError(
+                f"The sheet {_q(ws.title)} of {_q(name, 60)} holds more than {MAX_EXCEL_CELLS:,} "
+                f"cells (after {len(rows):,} rows; empty cells that only carry formatting count "
+                "too), more than this tool reads from a workbook. Delete the unused rows and "
+                "columns in Excel, or save the table as CSV and upload that."
+            )
         values = list(row)
         while values and (
             values[-1] is None or (isinstance(values[-1], str) and not values[-1].strip())
         ):
             values.pop()
         rows.append(values)
-        cells += len(values)
-        if cells > MAX_CELLS:
-            _limit_cells(len(rows), max(1, cells // max(1, len(rows))) * 2, name)
     while rows and not rows[-1]:
         rows.pop()
     return rows
+
+
+_SHEET_XML_LIMIT = 50 * 1000 * 1000
+
+
+def _sheet_xml(data: bytes, ws) -> bytes:
+    """The XML of a worksheet (empty if it is too large to scan cheaply or unreadable)."""
+    path = getattr(ws, "_worksheet_path", None)
+    if not path:
+        return b""
+    try:
+        with zipfile.ZipFile(_io.BytesIO(data)) as zf:
+            info = zf.getinfo(path.lstrip("/"))
+            if info.file_size > _SHEET_XML_LIMIT:
+                return b""
+            return zf.read(info)
+    except (KeyError, zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return b""
+
+
+def _unsaved_formulas(xml: bytes) -> int:
+    """Cells that hold a formula but no saved (cached) value."""
+    count = 0
+    for body in re.findall(rb"<c\b[^>]*>(.*?)</c>", xml, flags=re.S):
+        if b"<f" in body and not re.search(rb"<v>[^<]", body):
+            count += 1
+    return count
+
+
+def _merged_title_rows(xml: bytes) -> set[int]:
+    """0-based rows where a merged range spanning several columns starts."""
+    out: set[int] = set()
+    for a_col, a_row, b_col, _ in re.findall(
+        rb'<mergeCell ref="([A-Z]+)(\d+):([A-Z]+)(\d+)"', xml
+    ):
+        if a_col != b_col:
+            out.add(int(a_row) - 1)
+    return out
 
 
 def _read_excel(
@@ -938,15 +1247,17 @@ def _read_excel(
         titles = [ws.title for ws in worksheets]
         if not worksheets:
             raise ValueError(f"{_q(name, 60)} has no worksheets.")
+        hidden = [k for k, ws in enumerate(worksheets) if ws.sheet_state != "visible"]
         if sheet is None:
-            chosen = 0
-            rows = _sheet_rows(worksheets[0], name)
+            order = [k for k in range(len(worksheets)) if k not in hidden] or [0]
+            chosen = order[0]
+            rows = _sheet_rows(worksheets[chosen], name)
             if not any(rows):
-                for k in range(1, len(worksheets)):
+                for k in order[1:]:
                     rows_k = _sheet_rows(worksheets[k], name)
                     if any(rows_k):
                         notes.append(
-                            f"The first sheet, {_q(titles[0])}, is empty, so the sheet "
+                            f"The first sheet, {_q(titles[chosen])}, is empty, so the sheet "
                             f"{_q(titles[k])} was read."
                         )
                         chosen, rows = k, rows_k
@@ -967,6 +1278,7 @@ def _read_excel(
                     f"{_names(titles, limit=20)}."
                 )
             rows = _sheet_rows(worksheets[chosen], name)
+        xml = _sheet_xml(data, worksheets[chosen])
     finally:
         wb.close()
     if len(titles) > 1:
@@ -974,12 +1286,35 @@ def _read_excel(
             f"The workbook has {len(titles)} sheets ({_names(titles)}); the sheet "
             f"{_q(titles[chosen])} was read. Choose another sheet to read it instead."
         )
+    if hidden:
+        shown = [titles[k] for k in hidden]
+        notes.append(
+            f"The sheet{'s' if len(shown) > 1 else ''} {_names(shown)} "
+            f"{'are' if len(shown) > 1 else 'is'} hidden in Excel"
+            + (" and was read because it was chosen" if chosen in hidden else " and not read")
+            + "."
+        )
+    unsaved = _unsaved_formulas(xml) if xml else 0
+    formula_hint = (
+        f"The sheet {_q(titles[chosen])} has {unsaved:,} cell{'s' if unsaved > 1 else ''} with "
+        "formulas without saved values (the workbook was written by a program that does not "
+        "compute formulas), and this tool never computes formulas. Open the file in Excel or "
+        "LibreOffice and save it (this stores the values), or export the sheet as CSV."
+    )
     if not any(rows):
+        if unsaved:
+            raise ValueError(formula_hint)
         raise ValueError(
             f"The sheet {_q(titles[chosen])} of {_q(name, 60)} is empty."
             + (" Choose another sheet." if len(titles) > 1 else "")
         )
-    frame, header_row = _grid_to_frame(rows, titles[chosen], notes)
+    frame, header_row = _grid_to_frame(rows, titles[chosen], notes, _merged_title_rows(xml))
+    if unsaved:
+        if frame.dropna(how="all").empty:
+            raise ValueError(formula_hint)
+        notes.append(formula_hint.replace(", and this tool", "; they are missing, as this tool"))
+    if header_row is not None:
+        frame = _drop_junk_rows(frame, notes, "sheet row", header_row + 1)
     frame = _convert_cells(frame, notes)
     return TableRead(
         frame=frame,
@@ -996,15 +1331,24 @@ def _is_blank(v: Any) -> bool:
 
 
 def _grid_to_frame(
-    rows: list[list[Any]], sheet: str, notes: list[str]
+    rows: list[list[Any]], sheet: str, notes: list[str], merged_rows: set[int] | None = None
 ) -> tuple[pd.DataFrame, int | None]:
     filled = [sum(1 for v in r if not _is_blank(v)) for r in rows]
+    # a title: one filled cell over a merged range (e.g. "Blood tests" across A1:D1)
+    titles = {k for k in (merged_rows or set()) if k < len(rows) and filled[k] == 1}
     widths = [len(r) for r in rows]
     nonblank = [k for k, f in enumerate(filled) if f]
     tally = Counter(widths[k] for k in nonblank[: _SAMPLE_ROWS * 2])
     width = max(tally, key=lambda w: (tally[w], w))
     need = max(2, math.ceil(width / 2)) if width >= 3 else 1
-    header = next((k for k in nonblank if filled[k] >= need and widths[k] >= min(width, 2)), None)
+    header = next(
+        (
+            k
+            for k in nonblank
+            if filled[k] >= need and widths[k] >= min(width, 2) and k not in titles
+        ),
+        None,
+    )
     if header is None or width < 2:
         raise ValueError(
             f"The sheet {_q(sheet)} does not contain a table with at least two columns (a label "
@@ -1017,10 +1361,12 @@ def _grid_to_frame(
             if above
             else "blank"
         )
+        merged = any(k in titles for k in range(header))
         notes.append(
             f"The table starts at row {header + 1} of the sheet: the {header} row"
-            f"{'s' if header > 1 else ''} above it ({what}) "
-            f"{'were' if header > 1 else 'was'} skipped as titles or comments."
+            f"{'s' if header > 1 else ''} above it ({what}"
+            + (", a title over merged cells" if merged else "")
+            + f") {'were' if header > 1 else 'was'} skipped as titles or comments."
         )
     ncols = max(widths[header:]) if rows[header:] else width
     head = [rows[header][j] if j < len(rows[header]) else None for j in range(ncols)]
@@ -1056,9 +1402,25 @@ def _grid_to_frame(
 # --------------------------------------------------------------------------------------------
 # Parquet
 # --------------------------------------------------------------------------------------------
+def _parquet_error(name: str, exc: BaseException) -> ValueError:
+    return ValueError(
+        f"{_q(name, 60)} could not be read as a Parquet file ({type(exc).__name__}: "
+        f"{_q(str(exc), 120)}). The file may be damaged; upload it again or save the table as CSV."
+    )
+
+
+def _parquet_too_big(name: str, size: int) -> ValueError:
+    return ValueError(
+        f"{_q(name, 60)} would take {_size(size)} once unpacked (its data are stored "
+        f"compressed), more than the {_size(MAX_UNPACKED_BYTES)} this tool reads. Please upload "
+        "fewer rows or columns, or shorter text values."
+    )
+
+
 def _read_parquet(data: bytes, name: str) -> TableRead:
     try:
         import pyarrow as pa
+        import pyarrow.compute as pc
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - pyarrow is a dependency
         raise ValueError("Parquet files cannot be read because pyarrow is not installed.") from exc
@@ -1066,15 +1428,57 @@ def _read_parquet(data: bytes, name: str) -> TableRead:
     try:
         pf = pq.ParquetFile(pa.BufferReader(data))
         meta = pf.metadata
-        _limit_cells(meta.num_rows, meta.num_columns, name)
-        table = pf.read()
-    except ValueError:
-        raise
+        schema = pf.schema_arrow
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several error kinds
-        raise ValueError(
-            f"{_q(name, 60)} could not be read as a Parquet file ({type(exc).__name__}: "
-            f"{str(exc)[:120]}). The file may be damaged; upload it again or save the table as CSV."
-        ) from None
+        raise _parquet_error(name, exc) from None
+    _limit_cells(meta.num_rows, meta.num_columns, name)
+    unpacked = sum(
+        meta.row_group(g).column(c).total_uncompressed_size
+        for g in range(meta.num_row_groups)
+        for c in range(meta.row_group(g).num_columns)
+    )
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise _parquet_too_big(name, unpacked)
+    # Text and binary columns are read as dictionaries (one copy of each distinct value plus
+    # small indices), so that a few long values repeated millions of times stay small; their
+    # expanded size is checked below before they are expanded.
+    texts = [
+        f.name
+        for f in schema
+        if pa.types.is_string(f.type)
+        or pa.types.is_large_string(f.type)
+        or pa.types.is_binary(f.type)
+        or pa.types.is_large_binary(f.type)
+    ]
+    try:
+        table = pq.ParquetFile(pa.BufferReader(data), read_dictionary=texts or None).read()
+    except Exception as exc:  # noqa: BLE001
+        raise _parquet_error(name, exc) from None
+    expanded = 0
+    for col in table.columns:
+        for chunk in col.chunks:
+            if pa.types.is_dictionary(chunk.type) and len(chunk):
+                lengths = pc.binary_length(chunk.dictionary).fill_null(0).to_numpy(
+                    zero_copy_only=False
+                )
+                idx = chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)
+                expanded += int(lengths[idx].sum(dtype=np.int64)) + 60 * len(chunk)
+            else:
+                expanded += chunk.nbytes
+    if expanded > MAX_UNPACKED_BYTES:
+        raise _parquet_too_big(name, expanded)
+    decimals = [f.name for f in table.schema if pa.types.is_decimal(f.type)]
+    for col_name in decimals:
+        i = table.schema.get_field_index(col_name)
+        try:
+            table = table.set_column(i, col_name, pc.cast(table.column(i), pa.float64()))
+        except Exception:  # noqa: BLE001 - e.g. decimal256 beyond float range
+            continue
+    if decimals:
+        notes.append(
+            f"{_names(decimals)} {'holds' if len(decimals) == 1 else 'hold'} exact decimal "
+            "numbers, which were converted to ordinary (floating-point) numbers."
+        )
     nested = [
         f.name
         for f in table.schema
