@@ -61,7 +61,8 @@ def main(argv=None):
         print(lines[-1], f"  [{time.perf_counter() - t0:.0f} s]", flush=True)
     print()
     print(f"BER % (mean ± sd over {args.repeats} x 5 folds, seed {args.seed}); paper's Table 4 in "
-          "parentheses; bold = best or tied with it (two-sided Wilcoxon, Bonferroni, alpha 0.05).")
+          "parentheses; bold = best or tied with it (Nadeau-Bengio corrected resampled t-test "
+          "against the best, Holm-adjusted, alpha 0.05).")
     print("\n".join(lines))
     print(f"\nwall time: {time.perf_counter() - t_all:.0f} s")
 

@@ -867,7 +867,9 @@ def run_real(
         def report(done, total, message, _name=name):
             tracker.step(f"{_name}: {message}")
 
-        comp = compare_estimators(estimators, X, y, folds=folds[name], alpha=alpha, progress=report)
+        comp = compare_estimators(  # the paper's protocol: Wilcoxon + Bonferroni
+            estimators, X, y, folds=folds[name], alpha=alpha, test="wilcoxon", progress=report
+        )
         pf = comp.per_fold.reset_index(drop=True)
         k = np.arange(len(pf))
         long = pf.assign(dataset=name, repeat=k // n_splits, fold=k % n_splits).melt(
