@@ -235,8 +235,8 @@ def data_page() -> None:
         m = st.columns(4)
         m[0].metric("rows n", ds.n)
         m[1].metric("features d", ds.d)
-        m[2].metric(f"+ {ds.positive_label}"[:40], ds.class_counts[ds.positive_label])
-        m[3].metric(f"− {ds.negative_label}"[:40], ds.class_counts[ds.negative_label])
+        m[2].metric(esc(f"+ {ds.positive_label}"[:40]), ds.class_counts[ds.positive_label])
+        m[3].metric(esc(f"− {ds.negative_label}"[:40]), ds.class_counts[ds.negative_label])
         if ds.n_folds != int(c["n_folds"]):
             st.warning(
                 f"The smaller class is too small for {c['n_folds']} folds: using {ds.n_folds}."

@@ -62,8 +62,8 @@ i = int(c["explain_row"])
 truth = pos if ds.y[i] == 1 else neg
 guess = pos if pred[i] == 1 else neg
 m = st.columns(4)
-m[0].metric("true class", f"{'+' if ds.y[i] else '−'} {truth}"[:40])
-m[1].metric("SLB predicts", f"{'+' if pred[i] else '−'} {guess}"[:40])
+m[0].metric("true class", esc(f"{'+' if ds.y[i] else '−'} {truth}"[:40]))
+m[1].metric("SLB predicts", esc(f"{'+' if pred[i] else '−'} {guess}"[:40]))
 m[2].metric("decision value", f"{decision[i]:+.3f}")
 m[3].metric("baseline (at the training means)", f"{baseline:+.3f}")
 

@@ -365,7 +365,7 @@ def test_positive_class_and_feature_choice():
     assert set(pos.options) >= {"a", "b", "c"}
     pos.set_value("c").run()
     assert_ok(at)
-    assert metric(at, "+ c") == str((df["kind"] == "c").sum())
+    assert metric(at, r"\+ c") == str((df["kind"] == "c").sum())
     at.multiselect(key="features").set_value(["u", "w"]).run()
     assert_ok(at)
     assert metric(at, "features d") == "2"
