@@ -25,7 +25,6 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from dashboard.data import make_upload  # noqa: E402
 from dashboard.safety import escape_markdown  # noqa: E402
 
-
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 300
 IMG_LABEL = "![p](http://127.0.0.1:9/x.png)"
@@ -43,7 +42,15 @@ PAGES = [
 # Fields whose text Streamlit shows verbatim (no Markdown): selectbox / multiselect options,
 # widget values, ids, and the data of dataframes and charts (checked separately for HTML).
 _VERBATIM = {
-    "id", "form_id", "options", "default", "value", "raw_value", "raw_values", "data", "arrow_data"
+    "id",
+    "form_id",
+    "options",
+    "default",
+    "value",
+    "raw_value",
+    "raw_values",
+    "data",
+    "arrow_data",
 }
 _MD_LINK = re.compile(r"(?<!\\)\]\((?!\\)")  # "](" not escaped: a live Markdown link / image
 _RAW_TAG = re.compile(r"(?<!\\)<(img|a|script)\b", re.I)
