@@ -35,7 +35,12 @@ from slb import (
 )
 from slb import screening as screening_rules
 from slb._utils import all_pairs
-from slb.evaluation import compare_estimators, stratified_folds, wilcoxon_against_best
+from slb.evaluation import (
+    compare_estimators,
+    corrected_t_against_best,
+    holdout_ratio,
+    stratified_folds,
+)
 from slb.figures import cluster_order, pair_graph_layout, tree_layout
 
 from . import models
@@ -252,19 +257,39 @@ def bandwidths(key: str, _ds, dens: tuple) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------------------------
 # Cross-validation
 # --------------------------------------------------------------------------------------------
+#: Cost budget of the Compare page's repeated CV, in units of rows² x features x repeats.
+#: Measured (2 cores, HSIC, 5 folds, one repeat): Sonar (208 x 60) ~3 s for SLB's path and
+#: curve; 1000 x 60 ~55 s for SLB plus ~20 s for TAN and NB.  The budget allows 5 repeats up to
+#: about 300 x 60 (about a minute on a first visit) and falls to 1 repeat near 550 x 60.
+CV_BUDGET = 5 * 300**2 * 60
+
+
+def affordable_repeats(n: int, d: int, wanted: int) -> int:
+    """How many repeats of the K-fold CV the Compare page runs: ``wanted``, fewer when the cost
+    (about rows² x features per repeat) exceeds :data:`CV_BUDGET`; at least 1."""
+    return int(max(1, min(int(wanted), CV_BUDGET // max(1, int(n) ** 2 * int(d)))))
+
+
 @st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
-def folds(key: str, _ds, n_folds: int, seed: int) -> list:
-    return stratified_folds(_ds.y, n_splits=n_folds, random_state=seed)
+def folds(key: str, _ds, n_folds: int, seed: int, n_repeats: int = 1) -> list:
+    return stratified_folds(_ds.y, n_splits=n_folds, n_repeats=n_repeats, random_state=seed)
 
 
 @st.cache_resource(
     show_spinner="Estimating SLB's densities on every fold (done once)…", max_entries=4, ttl=_TTL
 )
 def threshold_path(
-    key: str, _ds, measure: str, pair_rule: str, dens: tuple, n_folds: int, seed: int
+    key: str,
+    _ds,
+    measure: str,
+    pair_rule: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    n_repeats: int = 1,
 ) -> ThresholdPath:
     """SLB's per-fold densities and dependence, fitted once (read-only afterwards)."""
-    f = folds(key, _ds, n_folds, seed)
+    f = folds(key, _ds, n_folds, seed, n_repeats)
     params = density_params(dens)
     return ThresholdPath(dependence=measure, pair_rule=pair_rule, random_state=seed, **params).fit(
         _ds.X, _ds.y, f
@@ -273,10 +298,18 @@ def threshold_path(
 
 @st.cache_data(show_spinner=False, max_entries=512, ttl=_TTL)
 def slb_fold_ber(
-    key: str, _ds, measure: str, pair_rule: str, dens: tuple, n_folds: int, seed: int, lam: float
+    key: str,
+    _ds,
+    measure: str,
+    pair_rule: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    lam: float,
+    n_repeats: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """SLB's BER on each fold at λ, and the kept pairs per fold."""
-    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed)
+    """SLB's BER on each fold (all repeats) at λ, and the kept pairs per fold."""
+    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
     return path.fold_ber(float(lam))
 
 
@@ -292,14 +325,15 @@ def slb_curve(
     n_folds: int,
     seed: int,
     n_points: int = 16,
+    n_repeats: int = 1,
 ) -> pd.DataFrame:
-    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed)
+    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
     return path.curve(path.candidate_thresholds(n_points))
 
 
 @st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
 def model_fold_ber(
-    key: str, _ds, name: str, dens: tuple | None, n_folds: int, seed: int
+    key: str, _ds, name: str, dens: tuple | None, n_folds: int, seed: int, n_repeats: int = 1
 ) -> tuple[np.ndarray, float]:
     """Per-fold BER of one registry classifier (not SLB) on the shared folds, and its seconds.
 
@@ -308,25 +342,64 @@ def model_fold_ber(
     """
     spec = models.CLASSIFIERS[name]
     est = spec.make(density_params(dens) if dens is not None else {}, seed)
-    f = folds(key, _ds, n_folds, seed)
+    f = folds(key, _ds, n_folds, seed, n_repeats)
     comp = compare_estimators({name: est}, _ds.X, _ds.y, folds=f)
     return comp.per_fold[name].to_numpy(), float(comp.fit_seconds[name])
 
 
-def comparison(per_fold: pd.DataFrame) -> pd.DataFrame:
-    """The summary table: mean/sd BER (%), Wilcoxon p-values against the best."""
-    s = wilcoxon_against_best(per_fold)
+def comparison(per_fold: pd.DataFrame, folds: list, alpha: float = 0.05) -> pd.DataFrame:
+    """The summary table (numbers; NaN where a value does not apply): mean/sd BER (%) and the
+    Nadeau–Bengio corrected resampled t-test against the best, Holm-adjusted.
+
+    ``table.attrs["test"]`` names the test.
+    """
+    s = corrected_t_against_best(per_fold, holdout_ratio(folds), alpha)
     out = pd.DataFrame(
         {
             "mean BER (%)": 100 * s["mean"],
             "sd (%)": 100 * s["sd"],
-            "Wilcoxon p vs best": s["p_value"],
-            "p (Bonferroni)": s["p_bonferroni"],
+            "t vs best": s["t"],
+            "p vs best": s["p_value"],
+            "p (Holm)": s["p_adjusted"],
             "best": s["best"],
             "tied with best": s["tied_with_best"],
         }
     )
     out.index.name = "classifier"
+    out.attrs.update(s.attrs)
+    return out
+
+
+DASH = "—"
+
+
+def _fmt(v: float, spec: str) -> str:
+    """A number as text, "—" when it does not apply (NaN)."""
+    return DASH if v is None or not np.isfinite(v) else format(v, spec)
+
+
+def _verdict(best: bool, tied: bool, p_adjusted: float) -> str:
+    if best:
+        return "best"
+    if not np.isfinite(p_adjusted):
+        return "tied with best (no test: same BER on every fold)"
+    return "tied with best" if tied else "significantly worse"
+
+
+def comparison_display(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`comparison` (plus ``fit time (s)``) for the page: the numbers that may not apply
+    (tests against the best, SLB's fit time) as text with "—", and a verdict column."""
+    out = table[["mean BER (%)", "sd (%)"]].copy()
+    for col, spec in (("t vs best", ".2f"), ("p vs best", ".3g"), ("p (Holm)", ".3g")):
+        out[col] = [_fmt(v, spec) for v in table[col]]
+    out["vs best"] = [
+        _verdict(b, tied, p)
+        for b, tied, p in zip(
+            table["best"], table["tied with best"], table["p (Holm)"], strict=True
+        )
+    ]
+    if "fit time (s)" in table:
+        out["fit time (s)"] = [_fmt(v, ".2f") for v in table["fit time (s)"]]
     return out
 
 

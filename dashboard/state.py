@@ -39,6 +39,7 @@ DEFAULTS: dict[str, Any] = {
     "max_features": 60,
     "sheet": None,
     "n_folds": 5,
+    "cv_repeats": 5,  # Compare page: repeats of the K-fold CV (fewer when too costly)
     "seed": 0,  # folds, SLB's internal CV / cross-fitting, RF
     # --- dependence and λ --------------------------------------------------------------------
     "measure": "hsic",
@@ -62,7 +63,6 @@ DEFAULTS: dict[str, Any] = {
     "explain_row": 0,
     "explain_top": 12,
 }
-
 
 
 def init() -> dict:

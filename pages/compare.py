@@ -11,7 +11,6 @@ from dashboard import compute, controls, models, shell, state
 from dashboard.safety import escape_markdown as esc
 from dashboard.safety import safe_csv_bytes
 from slb import figures
-from slb.evaluation import wilcoxon_against_best
 
 shell.ensure()
 
@@ -21,10 +20,6 @@ neg, pos = ds.class_names
 seed, k = int(c["seed"]), int(ds.n_folds)
 
 st.title("Compare")
-st.caption(
-    f"Stratified {k}-fold cross-validation, the same folds for every classifier (seed {seed}); "
-    "balanced error rate (BER). Moving λ only refits SLB's SVMs."
-)
 
 left, right = st.columns(2, gap="large")
 with left:
@@ -40,50 +35,78 @@ with right:
         help="SLB, TAN and NB are always compared; add others here (each is cross-validated "
         "once and cached).",
     )
+    state.bound(
+        st.number_input,
+        "Repeats of the K-fold cross-validation",
+        "cv_repeats",
+        key="cmp_repeats",
+        min_value=1,
+        max_value=10,
+        step=1,
+        help="The K-fold CV is repeated on new random stratified splits; more repeats give a "
+        "more stable estimate and a more powerful test. Large data sets get fewer repeats.",
+    )
 dens = state.density_key()
 measure, rule = c["measure"], c["pair_rule"]
 names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
+wanted = int(c["cv_repeats"])
+reps = compute.affordable_repeats(ds.n, ds.d, wanted)
+cv_text = f"stratified {k}-fold CV" + (f" repeated {reps} times" if reps > 1 else "")
 
 # --- cross-validation (cached; only SLB depends on λ) ----------------------------------------
 per_fold, seconds = {}, {}
 bar = st.progress(0.0, text="Cross-validating…")
-slb_ber, slb_pairs = compute.slb_fold_ber(ds.key, ds, measure, rule, dens, k, seed, lam.value)
+slb_ber, slb_pairs = compute.slb_fold_ber(
+    ds.key, ds, measure, rule, dens, k, seed, lam.value, n_repeats=reps
+)
 per_fold["SLB"] = slb_ber
 for n_done, name in enumerate(names[1:], start=1):
     bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
     spec = models.CLASSIFIERS[name]
     per_fold[name], seconds[name] = compute.model_fold_ber(
-        ds.key, ds, name, dens if spec.uses_density else None, k, seed
+        ds.key, ds, name, dens if spec.uses_density else None, k, seed, n_repeats=reps
     )
 bar.empty()
 per_fold = pd.DataFrame(per_fold)
-per_fold.index = pd.RangeIndex(1, k + 1, name="fold")
-table = compute.comparison(per_fold)
+per_fold.index = pd.RangeIndex(1, len(per_fold) + 1, name="fold")
+table = compute.comparison(per_fold, compute.folds(ds.key, ds, k, seed, reps))
 table["fit time (s)"] = pd.Series(seconds)
 
 st.subheader("Balanced error rate")
+st.caption(
+    f"Balanced error rate (BER) by {cv_text}, seed {seed}; significance: "
+    f"{table.attrs['test']} (α = 0.05). All {len(per_fold)} folds are the same for every "
+    "classifier. Moving λ only refits SLB's SVMs."
+)
+if reps < wanted:
+    st.caption(
+        f"{reps} repeat{'s' if reps > 1 else ''} instead of the {wanted} asked for: with "
+        f"{ds.n} rows and {ds.d} features each repeat costs about "
+        f"{ds.n**2 * ds.d / 1e6:.0f} M rows² × features, and the page runs at most "
+        f"{compute.CV_BUDGET / 1e6:.0f} M per visit so that it answers in about a minute."
+    )
 st.plotly_chart(
-    figures.ber_bars(per_fold, wilcoxon_against_best(per_fold)),
+    figures.ber_bars(per_fold, table.rename(columns={"tied with best": "tied_with_best"})),
     key="cmp_ber_bars",
     config={"displaylogo": False},
 )
 st.dataframe(
-    table,
+    compute.comparison_display(table),
     width="stretch",
     key="cmp_table",
     column_config={
         "mean BER (%)": st.column_config.NumberColumn(format="%.1f"),
         "sd (%)": st.column_config.NumberColumn(format="%.1f"),
-        "Wilcoxon p vs best": st.column_config.NumberColumn(format="%.3g"),
-        "p (Bonferroni)": st.column_config.NumberColumn(format="%.3g"),
-        "fit time (s)": st.column_config.NumberColumn(format="%.2f"),
     },
 )
 st.caption(
     f"SLB at λ = {controls.format_lambda(lam.value)} keeps {slb_pairs.mean():.0f} pairs per "
-    "fold on average. Wilcoxon signed-rank tests on the per-fold BERs against the best, "
-    "Bonferroni-corrected (with few folds the smallest possible p-value is large). "
-    "Darker bars: not significantly worse than the best."
+    "fold on average. Each classifier is compared with the best (lowest mean BER) by a t-test "
+    "on the per-fold differences whose variance is inflated by `1/J + n_test/n_train` (`J` folds), "
+    "because overlapping training sets make the folds correlated; the p-values are "
+    'Holm-adjusted over the comparisons. "tied with best" only where the test does not '
+    'reject; darker bars: tied with the best. "—": does not apply (the best itself; no test '
+    "possible; SLB's time, whose folds share one density fit across λ)."
 )
 if lam.mode == "cv":
     st.caption(
@@ -92,7 +115,7 @@ if lam.mode == "cv":
     )
 
 st.subheader("SLB's BER along λ")
-curve = compute.slb_curve(ds.key, ds, measure, rule, dens, k, seed)
+curve = compute.slb_curve(ds.key, ds, measure, rule, dens, k, seed, n_repeats=reps)
 st.plotly_chart(
     figures.ber_curve(curve, lam.value, float(slb_ber.mean()), measure=measure),
     key="cmp_ber_curve",
@@ -179,7 +202,15 @@ settings = {
         "data_seed": ds.data_seed,
         "content_hash": ds.key,
     },
-    "cross_validation": {"n_folds": k, "seed": seed, "stratified": True},
+    "cross_validation": {
+        "n_folds": k,
+        "n_repeats": reps,
+        "n_repeats_requested": wanted,
+        "seed": seed,
+        "stratified": True,
+        "significance": table.attrs["test"],
+        "alpha": 0.05,
+    },
     "screening": {
         "measure": measure,
         "pair_rule": rule,

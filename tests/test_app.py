@@ -240,6 +240,8 @@ def test_compare_page_shows_ber_and_coefficients():
     assert table.loc[["SLB", "TAN", "NB"], "mean BER (%)"].between(0, 60).all()
     ber = chart(at, "cmp_ber_bars")
     assert set(ber["layout"]["meta"]["classifiers"]) == {"SLB", "TAN", "NB"}
+    assert ber["layout"]["meta"]["n_folds"] == 25  # 5 x 5 repeated CV by default on Sonar
+    _check_significance_display(at, table)
     curve = chart(at, "cmp_ber_curve")
     assert any(t.get("name") == "current λ" for t in curve["data"])
 
@@ -266,6 +268,64 @@ def test_compare_page_shows_ber_and_coefficients():
     at.multiselect(key="cmp_models").set_value(["Gaussian NB", "5NN"]).run()
     assert_ok(at)
     assert {"Gaussian NB", "5NN"} <= set(at.dataframe[0].value.index)
+
+
+def _check_significance_display(
+    at: AppTest, table: pd.DataFrame, cv: str = "stratified 5-fold CV repeated 5 times"
+) -> None:
+    """The caption says how the numbers were obtained; "—" (never None/nan) where a value does
+    not apply; "tied with best" exactly where the Holm-adjusted corrected t-test does not
+    reject."""
+    captions = " ".join(c.value for c in at.caption)
+    assert (
+        f"{cv}, seed 0; significance: Nadeau–Bengio corrected resampled t-test against the "
+        "best, Holm-adjusted" in captions
+    )
+    assert "Wilcoxon" not in captions
+    text = table.drop(columns=["mean BER (%)", "sd (%)"]).astype(str)
+    assert not text.isin(["None", "nan", "NaN", "<NA>"]).any().any(), text
+    assert table.loc["SLB", "fit time (s)"] == "—"  # SLB's folds share one density fit
+    best = table.index[table["vs best"] == "best"]
+    assert len(best) == 1 and table.loc[best[0], "mean BER (%)"] == table["mean BER (%)"].min()
+    assert (table.loc[best[0], ["t vs best", "p vs best", "p (Holm)"]] == "—").all()
+    for name in table.index.drop(best):
+        p = table.loc[name, "p (Holm)"]
+        verdict = table.loc[name, "vs best"]
+        if p == "—":
+            assert verdict.startswith("tied with best (no test")
+        else:
+            assert verdict == ("tied with best" if float(p) >= 0.05 else "significantly worse")
+            assert float(table.loc[name, "t vs best"]) > 0  # worse than the best
+
+
+def test_compare_page_repeats_fall_back_on_big_data(monkeypatch):
+    from dashboard import compute
+
+    assert compute.affordable_repeats(208, 60, 5) == 5  # Sonar
+    assert compute.affordable_repeats(1000, 60, 5) == 1  # the largest default upload
+    n = 450  # n^2 * d * r <= budget: 2 repeats at 450 x 60
+    assert compute.affordable_repeats(n, 60, 5) == compute.CV_BUDGET // (n**2 * 60) == 2
+    assert compute.affordable_repeats(10, 2, 3) == 3  # never more than asked
+    # a budget of 2 repeats at 150 x 8 (AppTest runs the page in this process)
+    monkeypatch.setattr(compute, "CV_BUDGET", 2 * 150**2 * 8 + 1)
+    at = new_app()
+    at.radio(key="data_source").set_value("synthetic").run()
+    at.slider(key="syn_n").set_value(150).run()
+    at.slider(key="syn_d").set_value(8).run()
+    goto(at, "pages/compare.py")
+    captions = " ".join(c.value for c in at.caption)
+    assert "stratified 5-fold CV repeated 2 times, seed 0; significance" in captions
+    assert "2 repeats instead of the 5 asked for: with 150 rows and 8 features" in captions
+    assert chart(at, "cmp_ber_bars")["layout"]["meta"]["n_folds"] == 10
+    _check_significance_display(at, at.dataframe[0].value, "stratified 5-fold CV repeated 2 times")
+    # the control: one repeat is plain 5-fold CV, and no excuse is needed
+    at.number_input(key="cmp_repeats").set_value(1).run()
+    assert_ok(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "stratified 5-fold CV, seed 0; significance" in captions
+    assert "instead of" not in captions
+    assert chart(at, "cmp_ber_bars")["layout"]["meta"]["n_folds"] == 5
+    assert at.session_state["cfg"]["cv_repeats"] == 1
 
 
 def test_synthetic_forest_shows_oracle_weights():
