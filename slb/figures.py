@@ -757,8 +757,8 @@ def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.
     per_fold : DataFrame
         One row per fold, one column per classifier (BER in [0, 1]).
     summary : DataFrame or None
-        :func:`slb.evaluation.wilcoxon_against_best` output; classifiers tied with the best are
-        drawn darker.  None: no highlighting.
+        :func:`slb.evaluation.corrected_t_against_best` (or ``wilcoxon_against_best``) output;
+        classifiers tied with the best are drawn darker.  None: no highlighting.
 
     Returns
     -------
