@@ -11,7 +11,8 @@ only in which pairs enter it:
 
 The SVM sees standardised log-densities, class weights "balanced" by default because the metric
 is the balanced error rate; it is e1071's hinge-loss SVM with an unpenalised intercept at every
-sample size (:mod:`slb.svm`).  ``coef_`` is reported in
+sample size (:mod:`slb.svm`).  Its cost ``C`` (and SLB's ``lambda``) are selected by nested
+inner cross-validation by default (see :class:`SLBClassifier`).  ``coef_`` is reported in
 the units of the log-densities themselves, so ``decision_function(X) = T(X) @ coef_ +
 intercept_``, and on forest-structured data it can be compared with the integer oracle weights
 of the paper's Lemma 1 (up to a positive factor).
@@ -25,22 +26,36 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._utils import (
     SignPredictMixin,
-    all_pairs,
     check_binary_target,
     check_magnitude,
     default_feature_names,
     overrides_by_index,
 )
-from .approx import check_n_jobs, resolve_n_jobs, run_tasks
-from .dependence import DEPENDENCE_MEASURES, dependence_matrix
-from .evaluation import balanced_error_rate
+from .approx import check_n_jobs
+from .dependence import DEPENDENCE_MEASURES
 from .features import LogDensityTransformer, term_names
-from .screening import check_pair_rule, combine, fdr_terms, pair_scores
-from .svm import fit_linear_svm, index_class_weight, nested_mask_predictions
+from .path import (
+    ThresholdPath,
+    column_mask,
+    fdr_selector,
+    fixed_selector,
+    fraction_selector,
+    screen_pairs,
+    threshold_selector,
+)
+from .screening import (
+    check_pair_rule,
+    check_screening_score,
+    fdr_terms,
+    pair_scores,
+    top_fraction_threshold,
+)
+from .svm import fit_linear_svm, index_class_weight
 
 _DENSITY_PARAMS = (
     "bandwidth",
@@ -50,21 +65,13 @@ _DENSITY_PARAMS = (
     "density_floor",
     "training_features",
     "n_crossfit_folds",
-    "random_state",
 )
 
+#: Default grid of SVM costs searched by ``C="cv"``: 0.01 ... 10, log-spaced (7 values).
+DEFAULT_CS = np.logspace(-2, 1, 7)
 
-#: Internal-CV folds run in threads when their training rows exceed this (the working-set SVM
-#: path of :mod:`slb.svm`, ~0.1-0.2 s per fold and threshold).  Smaller folds, on the
-#: full-kernel path, gained little from threads (Hill-valley: 1.96 vs 1.91 s per fit) while
-#: per-thread allocator arenas doubled the peak memory of a 5-fold CV (432 -> 877 MB).
-_THREADED_CV_MIN_ROWS = 3000
-
-
-def _cv_fold_bers(T, y_index, tr, te, masks, C, class_weight):
-    """BER on the rows ``te`` of the SVM fitted on ``tr`` for each column mask."""
-    preds = nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight)
-    return [balanced_error_rate(y_index[te], p) for p in preds]
+#: Default grid of ``threshold="cv"``: the fraction of all pairs kept, sparsest first (0: LU).
+DEFAULT_FRACTIONS = np.array([0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0])
 
 
 def _data_key(X, y_index, params):
@@ -76,35 +83,70 @@ def _data_key(X, y_index, params):
     return h.hexdigest()
 
 
+def _inner_folds(cv, smallest_class):
+    """Inner folds: at most ``cv``, leaving every inner training set 2 rows of each class."""
+    k = int(min(cv, smallest_class))
+    while k >= 2 and smallest_class - -(-smallest_class // k) < 2:
+        k -= 1
+    return k
+
+
+def _select_best(mean):
+    """(selector, C) index of the lowest mean BER; ties go to the sparser, then the smaller C."""
+    best = np.nanmin(mean)
+    i, j = np.argwhere(mean <= best + 1e-9)[0]  # row-major: sparsest selector, then smallest C
+    return int(i), int(j)
+
+
 class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
     """Shared machinery: feature map on a set of pairs + linear SVM."""
 
-    # Subclasses set which parameters exist; the ones below are shared.
-    def _density_params(self):
+    # -- what the subclasses decide ---------------------------------------------------------------
+    def _path_params(self):
+        """Screening settings of the inner folds and the final fit (LU, SLB-: no screening)."""
+        return {"candidates": "none"}
+
+    def _selectors(self):
+        """Candidate pair selectors, sparsest first, and their grid values for ``cv_results_``."""
+        return [fixed_selector(False)], {}
+
+    def _record_selection(self, screen, i):
+        """Set the screening attributes of the fitted model for selector ``i``."""
+
+    # -- shared -------------------------------------------------------------------------------------
+    def _density_params(self, seed):
         # Inner transformers see arrays: name-keyed bandwidth overrides become index-keyed.
         params = {k: getattr(self, k) for k in _DENSITY_PARAMS}
         names = default_feature_names(self, self.n_features_in_)
         params["bandwidth_overrides"] = overrides_by_index(self.bandwidth_overrides, names)
+        params["random_state"] = seed
         return params
 
     def _check_common(self):
-        if not (np.isscalar(self.C) and np.isfinite(self.C) and self.C > 0):
-            raise ValueError(f"C must be a positive number, got {self.C!r}.")
+        C = self.C
+        if isinstance(C, str):
+            if C != "cv":
+                raise ValueError(f"C must be a positive number or 'cv', got {C!r}.")
+        elif not (np.isscalar(C) and np.isfinite(C) and C > 0):
+            raise ValueError(f"C must be a positive number or 'cv', got {C!r}.")
+        if not (isinstance(self.cv, (int, np.integer)) and not isinstance(self.cv, bool)
+                and self.cv >= 2):
+            raise ValueError(f"cv must be an integer >= 2 (inner folds), got {self.cv!r}.")
         check_n_jobs(self.n_jobs)
+
+    def _C_grid(self):
+        if self.C != "cv":
+            return np.array([float(self.C)])
+        grid = DEFAULT_CS if self.Cs is None else np.unique(np.asarray(self.Cs, dtype=float))
+        if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
+            raise ValueError("Cs must be a non-empty list of positive numbers.")
+        return grid
 
     def _class_weight_index(self):
         return index_class_weight(self.class_weight, self.classes_)
 
-    def _candidate_pairs(self, X, y_index, names):
-        """Pairs whose features must be computed, and the state needed to select among them."""
-        raise NotImplementedError
-
-    def _select_terms(self, T, y_index, state):
-        """Boolean mask over the columns of T (candidate feature map) kept for the SVM."""
-        raise NotImplementedError
-
     def fit(self, X, y):
-        """Fit the feature map and the linear SVM.
+        """Select (by nested inner CV, where asked), fit the feature map and the linear SVM.
 
         Parameters
         ----------
@@ -117,46 +159,93 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._check_common()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        # |x| near 1e308: scikit-learn's finiteness check sums X and overflows (a warning, not
+        # an answer); check_magnitude below refuses such values with a clear message.
+        with np.errstate(over="ignore", invalid="ignore"):
+            X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, y_index = check_binary_target(y)
         self._class_weight_index()  # a bad class_weight fails before any work
         names = default_feature_names(self, X.shape[1])
         check_magnitude(X, names)
+        Cs = self._C_grid()
+        selectors, grid_values = self._selectors()
+        seed = self._seed()
+        dens = self._density_params(seed)
+        cache = self._warm_cache(X, y_index, dens)
 
-        key = _data_key(X, y_index, sorted(self._density_params().items()))
-        cache = getattr(self, "_cache", None) if getattr(self, "warm_start", False) else None
-        if cache is None or cache.get("key") != key:
-            cache = {"key": key}
-        pairs, state = self._candidate_pairs(X, y_index, names, cache)
-        transformer, T = self._candidate_features(X, y, y_index, pairs, cache)
-        mask = self._select_terms(T, y_index, state)
+        for stale in ("cv_results_", "best_index_"):
+            self.__dict__.pop(stale, None)
+        i, j = 0, 0
+        if len(selectors) > 1 or len(Cs) > 1:
+            i, j = self._inner_cv(X, y_index, dens, selectors, grid_values, Cs, seed, cache)
+        self.C_ = float(Cs[j])
+        if "screen" not in cache:
+            params = {k: v for k, v in self._path_params().items() if k != "pair_rule"}
+            cache["screen"] = screen_pairs(X, y_index, n_jobs=self.n_jobs, **params)
+        screen = cache["screen"]
+        keep_c = selectors[i](screen)
+        self._record_selection(screen, i)
+        used = keep_c.any(axis=0)
+        pairs = screen.pairs[used]
+        transformer, T = self._candidate_features(X, y_index, pairs, dens, cache)
+        mask = column_mask(keep_c[:, used], X.shape[1])
         coef, intercept = fit_linear_svm(
-            T[:, mask], y_index, C=self.C, class_weight=self._class_weight_index()
+            T[:, mask], y_index, C=self.C_, class_weight=self._class_weight_index()
         )
-
-        # Keep only the pairs that carry a selected term for prediction.
-        d = X.shape[1]
-        n_p = pairs.shape[0]
-        pair_used = mask[2 * d : 2 * d + n_p] | mask[2 * d + n_p :]
-        kept_pairs = pairs[pair_used]
-        self.transformer_ = transformer
-        self.pairs_ = kept_pairs
-        self._terms = np.concatenate(
-            [mask[: 2 * d], mask[2 * d : 2 * d + n_p][pair_used], mask[2 * d + n_p :][pair_used]]
-        )
-        all_names = np.asarray(term_names(names, kept_pairs), dtype=object)
-        self.terms_ = _term_table(names, kept_pairs, self.classes_).loc[self._terms]
-        self.terms_.index = pd.Index(all_names[self._terms], name="term")
-        self.coef_ = pd.Series(coef, index=self.terms_.index.copy(), name="coef")
-        self.intercept_ = intercept
-        self.term_means_ = T[:, mask].mean(axis=0)
+        self._set_model(names, pairs, mask, T, coef, intercept, transformer)
         if getattr(self, "warm_start", False):
             self._cache = cache
         elif hasattr(self, "_cache"):
             del self._cache
         return self
 
-    def _candidate_features(self, X, y, y_index, pairs, cache):
+    def _seed(self):
+        """One integer seed for the inner folds and the cross-fitting (an int is used as is)."""
+        rs = self.random_state
+        if isinstance(rs, (int, np.integer)) and not isinstance(rs, bool):
+            return int(rs)
+        return int(check_random_state(rs).randint(np.iinfo(np.int32).max))
+
+    def _warm_cache(self, X, y_index, dens):
+        key = _data_key(X, y_index, sorted(dens.items()) + sorted(self._path_params().items()))
+        cache = getattr(self, "_cache", None) if getattr(self, "warm_start", False) else None
+        return cache if cache is not None and cache.get("key") == key else {"key": key}
+
+    def _inner_cv(self, X, y_index, dens, selectors, grid_values, Cs, seed, cache):
+        """Nested selection: screening, densities and SVMs refitted inside every inner split."""
+        k = _inner_folds(self.cv, np.bincount(y_index, minlength=2).min())
+        if k < 2:
+            # Too few rows of a class to cross-validate: the sparsest model, the middle C.
+            self.cv_results_ = None
+            return 0, len(Cs) // 2
+        path_key = ("path", k)
+        if path_key not in cache:
+            folds = StratifiedKFold(k, shuffle=True, random_state=seed).split(X, y_index)
+            cache[path_key] = ThresholdPath(
+                class_weight=self.class_weight, max_pairs=None, n_jobs=self.n_jobs,
+                **self._path_params(), **dens,
+            )
+            cache[path_key].fit(X, self.classes_[y_index], list(folds))
+        ber, n_pairs = cache[path_key].grid_ber(selectors, Cs)
+        mean = ber.mean(axis=2)
+        i, j = _select_best(mean)
+        self.cv_results_ = _cv_table(grid_values, Cs, ber, n_pairs)
+        self.best_index_ = int(i * len(Cs) + j)
+        return i, j
+
+    def _set_model(self, names, pairs, mask, T, coef, intercept, transformer):
+        self.transformer_ = transformer
+        self.pairs_ = pairs
+        self._terms = mask
+        all_names = np.asarray(term_names(names, pairs), dtype=object)
+        self.terms_ = _term_table(names, pairs, self.classes_).loc[mask]
+        self.terms_.index = pd.Index(all_names[mask], name="term")
+        self.coef_ = pd.Series(coef, index=self.terms_.index.copy(), name="coef")
+        self.intercept_ = intercept
+        self.term_means_ = T[:, mask].mean(axis=0)
+        self.n_terms_ = int(mask.sum())
+
+    def _candidate_features(self, X, y_index, pairs, dens, cache):
         """Training feature map for ``pairs``, reusing cached columns when possible."""
         if "T" in cache and {tuple(p) for p in pairs} <= cache["pair_set"]:
             col = cache["pair_col"]
@@ -166,10 +255,9 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
             cols = np.concatenate([np.arange(2 * d), 2 * d + idx, 2 * d + P + idx])
             transformer = cache["transformer"]
             return transformer, cache["T"][:, cols]
-        transformer = LogDensityTransformer(
-            pairs=pairs, n_jobs=self.n_jobs, **self._density_params()
-        )
-        T = transformer.fit_transform(X, y)
+        transformer = LogDensityTransformer(pairs=pairs, n_jobs=self.n_jobs, **dens)
+        T = transformer.fit_transform(X, y_index)
+        transformer.classes_ = self.classes_
         cache.update(
             T=T,
             transformer=transformer,
@@ -270,69 +358,112 @@ def _term_table(names, pairs, classes):
     return pd.DataFrame(rows)
 
 
-def _uni_mask(d, n_p):
-    m = np.zeros(2 * d + 2 * n_p, dtype=bool)
-    m[: 2 * d] = True
-    return m
+def _cv_table(grid_values, Cs, ber, n_pairs):
+    """scikit-learn-style ``cv_results_``: one entry per (selector, C) candidate, row-major."""
+    n_sel, n_C, n_folds = ber.shape
+    flat = ber.reshape(n_sel * n_C, n_folds)
+    mean = flat.mean(axis=1)
+    res = {f"param_{k}": np.repeat(np.asarray(v), n_C) for k, v in grid_values.items()}
+    res["param_C"] = np.tile(np.asarray(Cs, dtype=float), n_sel)
+    res["mean_n_pairs"] = np.repeat(n_pairs.mean(axis=1), n_C)
+    res["mean_ber"] = mean
+    res["std_ber"] = flat.std(axis=1, ddof=1) if n_folds > 1 else np.zeros_like(mean)
+    for f in range(n_folds):
+        res[f"split{f}_ber"] = flat[:, f]
+    res["rank_ber"] = pd.Series(mean).rank(method="min").to_numpy(dtype=int)
+    return res
+
+
+_COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
+        SVM cost (larger: less regularised).  ``"cv"``: chosen from ``Cs`` by the nested inner
+        cross-validation (jointly with ``lambda`` for SLB).  No fixed default value was found
+        that is safe on unknown data: the best cost ranged over 0.01 ... 10 across the
+        synthetic designs of ``docs/defaults.md``.
+    Cs : array-like or None, default=None
+        Costs searched by ``C="cv"``; None: ``DEFAULT_CS`` = 0.01 ... 10, 7 log-spaced values.
+    cv : int, default=5
+        Inner stratified folds of the selection.
+    class_weight : "balanced", dict or None, default="balanced"
+    bandwidth, bandwidth_multiplier, bandwidth_overrides, min_bandwidth, density_floor, \
+training_features, n_crossfit_folds
+        As in :class:`slb.features.LogDensityTransformer` (``training_features="kfold"``:
+        cross-fitted densities for the training rows, no label leakage).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the inner folds and the cross-fitting folds.
+    warm_start : bool, default=False
+        Reuse the previous fit's inner-fold densities, dependence and feature map when the data
+        and density settings are unchanged, so that changing ``threshold``, ``C`` or the grids
+        refits only SVMs.
+    n_jobs : int or None, default=None
+        Threads for the dependence matrices, the binned densities and big inner folds.
+        None: two when the one-minute load average leaves a CPU free, else one
+        (:func:`slb.approx.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it."""
+
+_COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
+        Sorted labels; ``classes_[1]`` is ``+``.
+    C_ : float
+        The SVM cost used (selected one for ``C="cv"``).
+    cv_results_ : dict or None
+        When anything is selected: one entry per candidate (``param_*`` grid values,
+        ``param_C``, ``mean_n_pairs``, ``mean_ber``, ``std_ber``, ``split<k>_ber``,
+        ``rank_ber``), from the nested inner CV (screening and densities refitted in every
+        inner split, so ``mean_ber`` of a fixed candidate is an honest CV estimate; its
+        minimum over the grid is optimistic, as any minimum).  None when nothing is selected.
+    best_index_ : int
+        Row of ``cv_results_`` selected (lowest mean BER; ties: sparser, then smaller C).
+    coef_ : Series
+        SVM weights in log-density units, indexed by term name (``log p+(a)``,
+        ``log p-(a, b)``, ...).
+    terms_ : DataFrame
+        What each term is: ``class`` ("+"/"-"), ``label``, ``kind`` ("univariate" /
+        "bivariate"), indices ``i``, ``j`` (-1 for univariate), ``feature_i``, ``feature_j``.
+    n_terms_ : int
+    intercept_ : float
+    pairs_ : ndarray of shape (n_kept_pairs, 2)
+    term_means_ : ndarray
+        Training means of the terms (baseline of :meth:`contributions`).
+    transformer_ : LogDensityTransformer
+    n_features_in_ : int
+    feature_names_in_ : ndarray"""
+
+
+def _doc(text):
+    return text.replace("%(params)s", _COMMON_PARAMS_DOC).replace("%(attrs)s", _COMMON_ATTRS_DOC)
 
 
 class LUClassifier(_LogDensitySVM):
-    """LU: a linear SVM on the univariate log-densities only (Fan et al. 2016, with an SVM).
+    __doc__ = _doc("""LU: a linear SVM on the univariate log-densities only (Fan et al. 2016, with an SVM).
 
     Parameters
     ----------
-    C : float, default=0.03
-        SVM regularisation (larger: less regularised).  The default is measured, not
-        inherited: on standardised log-density maps with hundreds to thousands of columns,
-        e1071's cost 1 (the paper's) nearly interpolates; 0.03 lowered the 5-fold BER on all four
-        bundled datasets and left the synthetic forests unchanged (benchmarks/accuracy.py).
-    class_weight : "balanced", dict or None, default="balanced"
-    bandwidth, bandwidth_multiplier, bandwidth_overrides, min_bandwidth, density_floor, \
-training_features, n_crossfit_folds, random_state
-        As in :class:`slb.features.LogDensityTransformer`.
-    warm_start : bool, default=False
-        Reuse the previous fit's densities when the data and density settings are unchanged.
-    n_jobs : int or None, default=None
-        Threads for the binned densities (SLB: also the dependence matrices and the internal
-        CV folds).
-        None: two when the one-minute load average leaves a CPU free, else one
-        (:func:`slb.approx.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it.
+    %(params)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-    coef_ : Series
-        One weight per log-density term, indexed by term name.
-    terms_ : DataFrame
-        One row per term (same index as ``coef_``): ``class`` ("+"/"-"), ``label`` (the class
-        label), ``kind`` ("univariate"/"bivariate"), feature indices ``i``, ``j`` (-1 for
-        univariate) and names ``feature_i``, ``feature_j``.
-    intercept_ : float
-    pairs_ : ndarray of shape (0, 2)
-    transformer_ : LogDensityTransformer
-    term_means_ : ndarray
-        Training means of the terms (baseline of :meth:`contributions`).
-    n_features_in_ : int
-    feature_names_in_ : ndarray
-    """
+    %(attrs)s
+    """)
 
     def __init__(
         self,
         *,
-        C=0.03,
+        C="cv",
+        Cs=None,
+        cv=5,
         class_weight="balanced",
         bandwidth="scott",
         bandwidth_multiplier=1.0,
         bandwidth_overrides=None,
         min_bandwidth=1e-3,
         density_floor=1e-6,
-        training_features="loo",
+        training_features="kfold",
         n_crossfit_folds=5,
         random_state=None,
         warm_start=False,
         n_jobs=None,
     ):
         self.C = C
+        self.Cs = Cs
+        self.cv = cv
         self.class_weight = class_weight
         self.bandwidth = bandwidth
         self.bandwidth_multiplier = bandwidth_multiplier
@@ -345,12 +476,6 @@ training_features, n_crossfit_folds, random_state
         self.warm_start = warm_start
         self.n_jobs = n_jobs
 
-    def _candidate_pairs(self, X, y_index, names, cache):
-        return np.zeros((0, 2), dtype=int), None
-
-    def _select_terms(self, T, y_index, state):
-        return np.ones(T.shape[1], dtype=bool)
-
 
 class ForestDensityClassifier(LUClassifier):
     """SLB-: the linear SVM on all univariate and all bivariate log-densities.
@@ -359,93 +484,72 @@ class ForestDensityClassifier(LUClassifier):
     Parameters and attributes as in :class:`LUClassifier`; ``pairs_`` holds every pair.
     """
 
-    def _candidate_pairs(self, X, y_index, names, cache):
-        return all_pairs(X.shape[1]), None
+    def _path_params(self):
+        return {"candidates": "all"}
+
+    def _selectors(self):
+        return [fixed_selector(True)], {}
 
 
 class SLBClassifier(_LogDensitySVM):
-    """The Sparse Log-Bivariate density classifier (Tenzer et al., JMLR 2020, Algorithm 1).
+    __doc__ = _doc("""The Sparse Log-Bivariate density classifier (Tenzer et al., JMLR 2020, Algorithm 1).
 
     1. For each class, measure the dependence of every feature pair (HSIC by default).
-    2. Keep the pairs whose dependence reaches the threshold ``lambda``.
+    2. Keep the pairs whose screening score reaches the threshold ``lambda``.
     3. Estimate per-class univariate and (kept) bivariate KDE densities; the feature map is their
        logarithm, floored (see :class:`slb.features.LogDensityTransformer`).
     4. Fit a linear SVM on the standardised feature map.
 
+    Whatever is chosen automatically (``lambda`` by ``"cv"`` or ``"fdr"``, ``C`` by ``"cv"``)
+    is chosen by **nested** selection: inside every inner split the dependence, the densities
+    and the SVMs are refitted from the inner training rows only (:class:`slb.ThresholdPath`),
+    so the rows a candidate is scored on never shaped it.  ``lambda`` and ``C`` are selected
+    jointly on the same inner folds.  The defaults are chosen by the protocol in
+    ``docs/defaults.md`` (synthetic designs of the SLB paper and principles, never the bundled
+    datasets).
+
     Parameters
     ----------
     threshold : float, "cv" or "fdr", default="cv"
-        The screening threshold ``lambda``.  A number: keep pairs with dependence >= it.
-        ``"cv"``: choose among ``thresholds`` by internal stratified ``cv``-fold cross-validation
-        of the balanced error rate (ties go to the sparser model).  The internal folds reuse the
-        training feature map (leave-one-out densities), so only the SVM is refitted per
-        candidate.  ``"fdr"``: keep the pairs whose dependence p-value is rejected by
-        Benjamini-Hochberg at level ``alpha`` (all pairs of both classes tested together).
+        The screening threshold ``lambda``.  A number: keep the terms whose screening score
+        is at least it (+inf: none, LU).  ``"cv"``: choose by the inner CV among ``thresholds``
+        or, by default, among the models keeping the top 0, 1, 2, 5, 10, 20, 35, 50, 75 and
+        100 % of the pairs (a label-free grid: in each inner split the top fraction is taken
+        of that split's own scores; ``threshold_`` is then the score that keeps the chosen
+        fraction on all the data).  ``"fdr"``: keep the terms whose dependence p-value is
+        rejected by Benjamini-Hochberg at level ``alpha`` (all terms of both classes together).
     dependence : {"hsic", "pearson", "spearman"}, default="hsic"
-        Dependence measure: HSIC with the median heuristic, or ``|r|``.
+        HSIC with Gaussian kernels (median heuristic, see :mod:`slb.dependence`), or ``|r|``.
     pair_rule : {"either", "both", "per_class"}, default="either"
-        "either": a pair is kept when it is dependent in either class (both classes' bivariate
-        terms enter); "both": dependent in both classes; "per_class": class y's bivariate term
+        "either": a pair's two terms enter when it is dependent in either class; "both":
+        dependent in both; "per_class" (the paper's Algorithm 1 and Lemma 1): class y's term
         enters when the pair is dependent in class y.
+    screening_score : {"statistic", "scaled", "pvalue"}, default="statistic"
+        What ``lambda`` is compared with (see :mod:`slb.screening`): the raw statistic,
+        ``n_y`` times it (null level free of the class size), or ``-log10`` p-value.
     alpha : float, default=0.05
         FDR level for ``threshold="fdr"``.
     thresholds : array-like or None, default=None
-        Candidate thresholds for ``threshold="cv"``.  None: the dependence values at which
-        0, 1, 2, 5, 10, 20, 35, 50, 75 and 100 % of the pairs are kept.
-    cv : int, default=5
-        Internal folds for ``threshold="cv"``.
-    C : float, default=0.03
-        SVM regularisation (see :class:`LUClassifier`).
-    class_weight : "balanced", dict or None, default="balanced"
-    bandwidth : {"scott", "silverman", "lcv"}, default="scott"
-    bandwidth_multiplier : float, default=1.0
-    bandwidth_overrides : dict or None, default=None
-    min_bandwidth : float, default=1e-3
-    density_floor : float, default=1e-6
-    training_features : {"loo", "kfold", "insample"}, default="loo"
-    n_crossfit_folds : int, default=5
-        See :class:`slb.features.LogDensityTransformer` for these six.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the internal CV folds and cross-fitting.
-    warm_start : bool, default=False
-        Reuse the previous fit's dependence matrices and densities when the data and density
-        settings are unchanged, so that ``set_params(threshold=...)`` or ``set_params(C=...)``
-        followed by ``fit`` refits only the SVM.
-    n_jobs : int or None, default=None
-        Threads for the dependence matrices, the binned densities and the internal CV folds.
-        None: two when the one-minute load average leaves a CPU free, else one
-        (:func:`slb.approx.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it.
+        Candidate thresholds (in screening-score units) for ``threshold="cv"``, applied in
+        every inner split to that split's scores; None: the fraction grid above.
+    %(params)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        Sorted labels; ``classes_[1]`` is ``+``.
     dependence_ : ndarray of shape (2, n_features, n_features)
-        Dependence matrices of ``classes_[0]`` and ``classes_[1]`` (NaN diagonal).
+        Raw dependence of ``classes_[0]`` and ``classes_[1]`` on all the rows (NaN diagonal).
     hsic_ : ndarray of shape (2, n_features, n_features)
-        Same object as ``dependence_`` (named after the default measure).
+        Same object as ``dependence_``.
     pvalues_ : ndarray of shape (2, n_features, n_features)
     pair_scores_ : ndarray of shape (n_all_pairs,)
         Screening score of every pair (max or min over classes, by ``pair_rule``).
     threshold_ : float
-        The threshold used (chosen one for "cv"; for "fdr" the smallest kept score).
-    pairs_ : ndarray of shape (n_kept_pairs, 2)
-        Kept pairs (feature indices).
-    cv_results_ : dict
-        For ``threshold="cv"``: ``thresholds``, ``n_pairs``, ``mean_ber``, ``std_ber``.
-    coef_ : Series
-        SVM weights in log-density units, indexed by term name (``log p+(a)``,
-        ``log p-(a, b)``, ...).
-    terms_ : DataFrame
-        What each term is, without parsing names: ``class`` ("+"/"-"), ``label``, ``kind``
-        ("univariate"/"bivariate"), indices ``i``, ``j`` (-1 for univariate), ``feature_i``,
-        ``feature_j``.
-    intercept_ : float
-    term_means_ : ndarray
-    transformer_ : LogDensityTransformer
-    n_features_in_ : int
-    feature_names_in_ : ndarray
-    """
+        The threshold used, in screening-score units (for "cv" with the fraction grid and for
+        "fdr": the smallest kept score; +inf when no pair is kept).
+    fraction_ : float or None
+        The fraction of pairs selected by the default ``"cv"`` grid.
+    %(attrs)s
+    """)
 
     def __init__(
         self,
@@ -453,17 +557,19 @@ class SLBClassifier(_LogDensitySVM):
         *,
         dependence="hsic",
         pair_rule="either",
+        screening_score="statistic",
         alpha=0.05,
         thresholds=None,
+        C="cv",
+        Cs=None,
         cv=5,
-        C=0.03,
         class_weight="balanced",
         bandwidth="scott",
         bandwidth_multiplier=1.0,
         bandwidth_overrides=None,
         min_bandwidth=1e-3,
         density_floor=1e-6,
-        training_features="loo",
+        training_features="kfold",
         n_crossfit_folds=5,
         random_state=None,
         warm_start=False,
@@ -472,10 +578,12 @@ class SLBClassifier(_LogDensitySVM):
         self.threshold = threshold
         self.dependence = dependence
         self.pair_rule = pair_rule
+        self.screening_score = screening_score
         self.alpha = alpha
         self.thresholds = thresholds
-        self.cv = cv
         self.C = C
+        self.Cs = Cs
+        self.cv = cv
         self.class_weight = class_weight
         self.bandwidth = bandwidth
         self.bandwidth_multiplier = bandwidth_multiplier
@@ -496,6 +604,7 @@ class SLBClassifier(_LogDensitySVM):
                 f"got {self.dependence!r}."
             )
         check_pair_rule(self.pair_rule)
+        check_screening_score(self.screening_score)
         t = self.threshold
         if isinstance(t, str):
             if t not in ("cv", "fdr"):
@@ -503,102 +612,57 @@ class SLBClassifier(_LogDensitySVM):
         elif not (np.isscalar(t) and isinstance(t, (int, float, np.number)) and not np.isnan(t)):
             # +inf is allowed (no pair kept: LU), and "cv" may choose it.
             raise ValueError(f"threshold must be a number, 'cv' or 'fdr', got {t!r}.")
-        if self.threshold == "cv" and not (
-            isinstance(self.cv, (int, np.integer)) and not isinstance(self.cv, bool) and self.cv >= 2
-        ):
-            raise ValueError(f"cv must be an integer >= 2 (internal folds), got {self.cv!r}.")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}.")
 
-    # -- screening ----------------------------------------------------------------------------
-    def _candidate_pairs(self, X, y_index, names, cache):
-        if cache.get("dep_measure") != self.dependence:
-            res = [
-                dependence_matrix(X[y_index == c], self.dependence, n_jobs=self.n_jobs)
-                for c in (0, 1)
-            ]
-            cache["dep_measure"] = self.dependence
-            cache["dep"] = np.stack([r.statistic for r in res])
-            cache["pval"] = np.stack([r.pvalue for r in res])
-        self.dependence_ = cache["dep"]
-        self.hsic_ = self.dependence_
-        self.pvalues_ = cache["pval"]
-        pairs = all_pairs(X.shape[1])
-        stat = self.dependence_[:, pairs[:, 0], pairs[:, 1]]  # (2, P)
-        self.pair_scores_ = pair_scores(stat, self.pair_rule)
-
-        if self.threshold == "fdr":
-            pval = self.pvalues_[:, pairs[:, 0], pairs[:, 1]]
-            keep_c, self.threshold_ = fdr_terms(stat, pval, self.alpha, self.pair_rule)
-            used = keep_c.any(axis=0)
-            return pairs[used], ("mask", keep_c[:, used])
-        if self.threshold == "cv":
-            grid = self._threshold_grid()
-            needed = self.pair_scores_ >= grid.min()
-            return pairs[needed], ("cv", grid, stat[:, needed])
-        self.threshold_ = float(self.threshold)
-        keep_c = combine(stat >= self.threshold_, self.pair_rule)
-        used = keep_c.any(axis=0)
-        return pairs[used], ("mask", keep_c[:, used])
+    def _path_params(self):
+        return {
+            "candidates": "screened",
+            "dependence": self.dependence,
+            "pair_rule": self.pair_rule,
+            "screening_score": self.screening_score,
+        }
 
     def _threshold_grid(self):
-        if self.thresholds is not None:
-            grid = np.unique(np.asarray(self.thresholds, dtype=float))
-            if grid.size == 0 or not np.all(np.isfinite(grid)):
-                raise ValueError("thresholds must be a non-empty list of finite numbers.")
-            return grid
-        s = np.sort(self.pair_scores_)[::-1]
-        if s.size == 0:
-            return np.array([np.inf])
-        fractions = np.array([0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0])
-        k = np.unique(np.ceil(fractions * s.size).astype(int))
-        return np.unique(np.concatenate([[np.inf], s[k - 1]]))
+        if self.thresholds is None:
+            return None
+        grid = np.unique(np.asarray(self.thresholds, dtype=float))[::-1]  # sparsest first
+        if grid.size == 0 or np.isnan(grid).any():
+            raise ValueError("thresholds must be a non-empty list of numbers.")
+        return grid
 
-    def _term_mask(self, keep_c, d):
-        # keep_c: (2, P) over the candidate pairs, rows = classes_[0] ("-"), classes_[1] ("+")
-        n_p = keep_c.shape[1]
-        m = _uni_mask(d, n_p)
-        m[2 * d : 2 * d + n_p] = keep_c[1]
-        m[2 * d + n_p :] = keep_c[0]
-        return m
-
-    def _select_terms(self, T, y_index, state):
-        d = self.n_features_in_
-        if state[0] == "mask":
-            return self._term_mask(state[1], d)
-        _, grid, stat = state
-        masks = [self._term_mask(combine(stat >= t, self.pair_rule), d) for t in grid]
-        counts = np.bincount(y_index, minlength=2)
-        k = int(min(self.cv, counts.min()))
-        scores = np.zeros((len(grid), max(k, 1)))
-        if k >= 2:
-            folds = StratifiedKFold(k, shuffle=True, random_state=self.random_state)
-            splits = [
-                (f, tr, te)
-                for f, (tr, te) in enumerate(folds.split(T, y_index))
-                if np.unique(y_index[tr]).size == 2
-            ]
-            class_weight = self._class_weight_index()
-            tasks = [
-                (_cv_fold_bers, (T, y_index, tr, te, masks, self.C, class_weight))
-                for _, tr, te in splits
-            ]
-            # Folds in threads when they are big enough to repay it (libsvm and BLAS release
-            # the GIL; libsvm draws no random numbers, so the result does not depend on it).
-            big = min(tr.size for _, tr, _ in splits) > _THREADED_CV_MIN_ROWS if splits else False
-            n_jobs = resolve_n_jobs(self.n_jobs) if big else 1
-            for (f, _, _), bers in zip(splits, run_tasks(tasks, n_jobs), strict=True):
-                scores[:, f] = bers
-        mean = scores.mean(axis=1)
-        # Ties (within 1e-9) go to the largest threshold, i.e. the sparsest model.
-        best = int(np.flatnonzero(mean <= mean.min() + 1e-9).max())
-        self.threshold_ = float(grid[best])
-        self.cv_results_ = {
-            "thresholds": grid,
-            "n_pairs": np.array(
-                [int(combine(stat >= t, self.pair_rule).any(axis=0).sum()) for t in grid]
-            ),
-            "mean_ber": mean,
-            "std_ber": scores.std(axis=1, ddof=1) if scores.shape[1] > 1 else np.zeros_like(mean),
+    def _selectors(self):
+        rule = self.pair_rule
+        if self.threshold == "fdr":
+            return [fdr_selector(self.alpha, rule)], {}
+        if self.threshold != "cv":
+            return [threshold_selector(float(self.threshold), rule)], {}
+        grid = self._threshold_grid()
+        if grid is not None:
+            return [threshold_selector(t, rule) for t in grid], {"threshold": grid}
+        return [fraction_selector(q, rule) for q in DEFAULT_FRACTIONS], {
+            "fraction": DEFAULT_FRACTIONS
         }
-        return masks[best]
+
+    def _record_selection(self, screen, i):
+        d = self.n_features_in_
+        self.dependence_ = np.full((2, d, d), np.nan)
+        self.pvalues_ = np.full((2, d, d), np.nan)
+        iu = (screen.pairs[:, 0], screen.pairs[:, 1])
+        for c in (0, 1):
+            self.dependence_[c][iu] = self.dependence_[c].T[iu] = screen.stat[c]
+            self.pvalues_[c][iu] = self.pvalues_[c].T[iu] = screen.pvalue[c]
+        self.hsic_ = self.dependence_
+        self.pair_scores_ = pair_scores(screen.score, self.pair_rule)
+        self.fraction_ = None
+        if self.threshold == "fdr":
+            _, self.threshold_ = fdr_terms(screen.score, screen.pvalue, self.alpha, self.pair_rule)
+        elif self.threshold != "cv":
+            self.threshold_ = float(self.threshold)
+        elif self.thresholds is not None:
+            self.threshold_ = float(self._threshold_grid()[i])
+        else:
+            self.fraction_ = float(DEFAULT_FRACTIONS[i])
+            self.threshold_ = top_fraction_threshold(
+                screen.score, self.fraction_, self.pair_rule, n_total=screen.n_all_pairs
+            )

@@ -1,11 +1,19 @@
-"""Cross-validated balanced error of SLB along the threshold path, densities computed once.
+"""Cross-validated balanced error of SLB along the threshold path, densities computed per fold.
 
-Moving the threshold ``lambda`` changes only which columns of the log-density feature map enter
-the SVM.  :class:`ThresholdPath` computes, once per fold, the per-class dependence matrices and
-the feature map of *every* candidate pair (leave-one-out on the training rows, plain on the test
-rows); afterwards the cross-validated BER at any threshold costs one SVM fit per fold.  At a
-given threshold it returns exactly what cross-validating ``SLBClassifier(threshold=lambda)`` on
-the same folds returns (the tests check this).
+Moving the threshold ``lambda`` (or the SVM's ``C``) changes only which columns of the
+log-density feature map enter the SVM, or the SVM itself.  :class:`ThresholdPath` computes, once
+per fold and **from that fold's training rows only**, the per-class dependence of every pair and
+the feature map of every candidate pair (cross-fitted on the training rows, plain on the test
+rows); afterwards the cross-validated BER at any threshold costs one SVM fit per fold.
+
+It is the engine of every honest number about SLB:
+
+* :meth:`ThresholdPath.fold_ber` gives exactly what cross-validating
+  ``SLBClassifier(threshold=lambda, C=C)`` on the same folds gives (the tests check this);
+* :meth:`ThresholdPath.grid_ber` scores a whole grid of (pair selector, ``C``) candidates on
+  the same folds, sharing each fold's densities across the grid; :class:`slb.SLBClassifier`
+  uses it on its *inner* folds to choose ``lambda`` and ``C`` without looking at the rows it is
+  scored on (nested selection).
 """
 
 from __future__ import annotations
@@ -16,42 +24,208 @@ import numpy as np
 import pandas as pd
 
 from ._utils import all_pairs, check_binary_target, check_magnitude, overrides_by_index
+from .approx import resolve_n_jobs, run_tasks
 from .dependence import DEPENDENCE_MEASURES, dependence_matrix
 from .evaluation import balanced_error_rate
 from .features import LogDensityTransformer
-from .screening import check_pair_rule, kept_terms, pair_scores
-from .svm import fit_linear_svm, index_class_weight
+from .screening import (
+    check_pair_rule,
+    check_screening_score,
+    fdr_terms,
+    kept_terms,
+    pair_scores,
+    screening_statistic,
+    top_fraction_threshold,
+)
+from .svm import fit_linear_svm, index_class_weight, nested_mask_predictions
+
+#: Fixed SVM cost used where no inner CV selects it (the dashboard's hand-set lambda, and
+#: ``ThresholdPath``).  e1071's default, the paper's; see ``docs/defaults.md`` for the protocol
+#: that compared it with the alternatives on synthetic designs.
+FIXED_C = 1.0
+
+#: Folds run in threads when their training rows exceed this (the working-set SVM path of
+#: :mod:`slb.svm`).  Smaller folds gained little from threads while per-thread allocator
+#: arenas doubled the peak memory of a 5-fold CV (432 -> 877 MB on Hill-valley).
+THREADED_MIN_ROWS = 3000
+
+CANDIDATE_MODES = ("screened", "all", "none")
+
+
+@dataclass
+class Screen:
+    """Per-class dependence of candidate pairs on one set of rows.
+
+    Attributes
+    ----------
+    pairs : ndarray of shape (P, 2)
+        Candidate pairs (all pairs unless capped).
+    stat, pvalue, score : ndarray of shape (2, P)
+        Raw statistic, p-value and screening score (row 0: ``classes_[0]``).
+    counts : ndarray of shape (2,)
+        Rows of each class.
+    n_all_pairs : int
+        ``d (d - 1) / 2``.
+    """
+
+    pairs: np.ndarray
+    stat: np.ndarray
+    pvalue: np.ndarray
+    score: np.ndarray
+    counts: np.ndarray
+    n_all_pairs: int
+
+
+def screen_pairs(
+    X,
+    y_index,
+    *,
+    dependence="hsic",
+    screening_score="statistic",
+    candidates="screened",
+    max_pairs=None,
+    n_jobs=None,
+):
+    """Dependence of every pair in each class, keeping the ``max_pairs`` highest-scoring ones.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y_index : ndarray of shape (n_samples,)
+        0/1 class indices.
+    dependence : {"hsic", "pearson", "spearman"}
+    screening_score : {"statistic", "scaled", "pvalue"}
+    candidates : {"screened", "all", "none"}
+        "all": every pair without measuring dependence (SLB-); "none": no pair (LU).
+    max_pairs : int or None
+    n_jobs : int or None
+
+    Returns
+    -------
+    screen : Screen
+    """
+    d = X.shape[1]
+    pairs = all_pairs(d)
+    counts = np.bincount(y_index, minlength=2)
+    if candidates != "screened":
+        pairs = pairs if candidates == "all" else pairs[:0]
+        zero = np.zeros((2, pairs.shape[0]))
+        return Screen(pairs, zero, zero + 1.0, zero, counts, d * (d - 1) // 2)
+    res = [dependence_matrix(X[y_index == c], dependence, n_jobs=n_jobs) for c in (0, 1)]
+    stat = np.stack([r.statistic for r in res])[:, pairs[:, 0], pairs[:, 1]]
+    pval = np.stack([r.pvalue for r in res])[:, pairs[:, 0], pairs[:, 1]]
+    score = screening_statistic(stat, pval, counts, dependence, screening_score)
+    keep = slice(None)
+    if max_pairs is not None and pairs.shape[0] > max_pairs:
+        keep = np.sort(np.argsort(-score.max(axis=0), kind="stable")[:max_pairs])
+    return Screen(pairs[keep], stat[:, keep], pval[:, keep], score[:, keep], counts, len(stat[0]))
+
+
+# -- pair selectors: Screen -> (2, P) flags of kept bivariate terms --------------------------------
+def threshold_selector(threshold, pair_rule):
+    """Keep the terms whose screening score is at least ``threshold``."""
+    return lambda s: kept_terms(s.score, threshold, pair_rule)
+
+
+def fraction_selector(fraction, pair_rule):
+    """Keep the top ``fraction`` of all pairs (or class terms, for "per_class") by score."""
+
+    def select(s):
+        t = top_fraction_threshold(s.score, fraction, pair_rule, n_total=s.n_all_pairs)
+        return kept_terms(s.score, t, pair_rule)
+
+    return select
+
+
+def fdr_selector(alpha, pair_rule):
+    """Keep the terms Benjamini-Hochberg rejects at level ``alpha`` (all terms tested at once)."""
+    return lambda s: fdr_terms(s.score, s.pvalue, alpha, pair_rule)[0]
+
+
+def fixed_selector(keep):
+    """Keep every candidate pair (``keep=True``: SLB-) or none (LU)."""
+    return lambda s: np.full(s.score.shape, bool(keep))
+
+
+def column_mask(keep_c, n_features):
+    """Feature-map columns (univariate terms, then ``+`` and ``-`` pair terms) kept by flags.
+
+    Parameters
+    ----------
+    keep_c : ndarray of bool, shape (2, P)
+        Row 0: ``classes_[0]`` (``-``), row 1: ``classes_[1]`` (``+``).
+    n_features : int
+
+    Returns
+    -------
+    mask : ndarray of bool, shape (2 * n_features + 2 * P,)
+    """
+    P = keep_c.shape[1]
+    m = np.zeros(2 * n_features + 2 * P, dtype=bool)
+    m[: 2 * n_features] = True
+    m[2 * n_features : 2 * n_features + P] = keep_c[1]
+    m[2 * n_features + P :] = keep_c[0]
+    return m
 
 
 @dataclass
 class _Fold:
     train: np.ndarray
     test: np.ndarray
-    stat: np.ndarray  # (2, P) dependence of every candidate pair in each class
+    screen: Screen
     T_train: np.ndarray
     T_test: np.ndarray
 
+    @property
+    def stat(self):
+        return self.screen.stat
+
+    @property
+    def score(self):
+        return self.screen.score
+
+
+def _grid_fold(fold, y_index, selectors, Cs, class_weight, n_features):
+    """BERs (n_selectors, n_C) and kept-pair counts (n_selectors,) of one fold."""
+    keeps = [sel(fold.screen) for sel in selectors]
+    masks = [column_mask(k, n_features) for k in keeps]
+    T = np.vstack([fold.T_train, fold.T_test])
+    y = np.concatenate([y_index[fold.train], y_index[fold.test]])
+    tr, te = np.arange(fold.train.size), np.arange(fold.train.size, y.size)
+    ber = np.empty((len(selectors), len(Cs)))
+    for j, C in enumerate(Cs):
+        preds = nested_mask_predictions(T, y, tr, te, masks, C, class_weight)
+        ber[:, j] = [balanced_error_rate(y[te], p) for p in preds]
+    return ber, np.array([int(k.any(axis=0).sum()) for k in keeps])
+
 
 class ThresholdPath:
-    """SLB's cross-validated BER for any threshold, refitting only the SVM.
+    """SLB's cross-validated BER for any threshold and C, refitting only the SVM.
 
     Parameters
     ----------
     dependence : {"hsic", "pearson", "spearman"}, default="hsic"
     pair_rule : {"either", "both", "per_class"}, default="either"
-    C : float, default=0.03
+    screening_score : {"statistic", "scaled", "pvalue"}, default="statistic"
+        What ``lambda`` is compared with (see :mod:`slb.screening`).
+    C : float, default=FIXED_C
+        SVM cost of :meth:`fold_ber` and :meth:`curve`.
     class_weight : "balanced", dict or None, default="balanced"
     max_pairs : int or None, default=5000
         Keep at most this many candidate pairs per fold (the most dependent ones), bounding
         memory for wide tables; thresholds below the cut behave like the cut.
+    candidates : {"screened", "all", "none"}, default="screened"
+        "all" (SLB-) and "none" (LU) skip the dependence step.
+    n_jobs : int or None, default=None
+        Threads for the dependence matrices and densities, and over big folds.
     **density_params
         Passed to :class:`slb.features.LogDensityTransformer` (bandwidth rule, multiplier,
-        overrides, floors, training_features, ...).
+        overrides, floors, training_features, random_state, ...).
 
     Attributes
     ----------
     folds_ : list
-        Per-fold cached dependence and feature maps.
+        Per-fold screening and feature maps (``.screen``, ``.T_train``, ``.T_test``).
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
     """
@@ -61,23 +235,32 @@ class ThresholdPath:
         *,
         dependence="hsic",
         pair_rule="either",
-        C=0.03,
+        screening_score="statistic",
+        C=FIXED_C,
         class_weight="balanced",
         max_pairs=5000,
+        candidates="screened",
+        n_jobs=None,
         **density_params,
     ):
         if dependence not in DEPENDENCE_MEASURES:
             raise ValueError(f"dependence must be one of {', '.join(DEPENDENCE_MEASURES)}.")
         check_pair_rule(pair_rule)
+        check_screening_score(screening_score)
+        if candidates not in CANDIDATE_MODES:
+            raise ValueError(f"candidates must be one of {', '.join(CANDIDATE_MODES)}.")
         self.dependence = dependence
         self.pair_rule = pair_rule
+        self.screening_score = screening_score
         self.C = C
         self.class_weight = class_weight
         self.max_pairs = max_pairs
+        self.candidates = candidates
+        self.n_jobs = n_jobs
         self.density_params = density_params
 
     def fit(self, X, y, folds, progress=None):
-        """Compute the dependence and the candidate feature maps of every fold.
+        """Screen the pairs and compute the candidate feature maps of every fold.
 
         Parameters
         ----------
@@ -93,56 +276,46 @@ class ThresholdPath:
         """
         names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
         X = np.asarray(X, dtype=float)
-        y = np.asarray(y)
         if names is None:
             names = [f"x{i}" for i in range(X.shape[1])]
-        density_params = dict(self.density_params)
-        density_params["bandwidth_overrides"] = overrides_by_index(
-            density_params.get("bandwidth_overrides"), names
-        )
-        self.classes_, y_index = check_binary_target(y)
+        self.classes_, y_index = check_binary_target(np.asarray(y))
         check_magnitude(X, names)
         self.n_features_in_ = X.shape[1]
         self._y_index = y_index
-        pairs_all = all_pairs(X.shape[1])
+        params = dict(self.density_params)
+        params["bandwidth_overrides"] = overrides_by_index(
+            params.get("bandwidth_overrides"), names
+        )
         self.folds_ = []
         for k, (tr, te) in enumerate(folds):
-            yi = y_index[tr]
-            stat = np.stack(
-                [
-                    # Same call as SLBClassifier, so both screen on bit-identical statistics.
-                    dependence_matrix(X[tr][yi == c], self.dependence).statistic
-                    for c in (0, 1)
-                ]
-            )[:, pairs_all[:, 0], pairs_all[:, 1]]
-            score = self._score(stat)
-            keep = np.ones(pairs_all.shape[0], dtype=bool)
-            if self.max_pairs is not None and keep.size > self.max_pairs:
-                keep[:] = False
-                keep[np.argsort(-score, kind="stable")[: self.max_pairs]] = True
-            pairs = pairs_all[keep]
-            tf = LogDensityTransformer(pairs=pairs, **density_params)
-            T_train = tf.fit_transform(X[tr], y[tr])
-            T_test = tf.transform(X[te])
-            self.folds_.append(_Fold(tr, te, stat[:, keep], T_train, T_test))
+            self.folds_.append(self._fit_fold(X, y_index, tr, te, params))
             if progress is not None:
                 progress(k + 1, len(folds), f"densities of fold {k + 1}/{len(folds)}")
         return self
 
-    def _score(self, stat):
-        return pair_scores(stat, self.pair_rule)
+    def _fit_fold(self, X, y_index, tr, te, params):
+        screen = screen_pairs(
+            X[tr],
+            y_index[tr],
+            dependence=self.dependence,
+            screening_score=self.screening_score,
+            candidates=self.candidates,
+            max_pairs=self.max_pairs,
+            n_jobs=self.n_jobs,
+        )
+        tf = LogDensityTransformer(pairs=screen.pairs, n_jobs=self.n_jobs, **params)
+        T_train = tf.fit_transform(X[tr], y_index[tr])
+        return _Fold(np.asarray(tr), np.asarray(te), screen, T_train, tf.transform(X[te]))
 
-    def _mask(self, stat, threshold):
-        keep_c = kept_terms(stat, threshold, self.pair_rule)
-        d, P = self.n_features_in_, stat.shape[1]
-        m = np.zeros(2 * d + 2 * P, dtype=bool)
-        m[: 2 * d] = True
-        m[2 * d : 2 * d + P] = keep_c[1]
-        m[2 * d + P :] = keep_c[0]
-        return m, int(keep_c.any(axis=0).sum())
+    def _score(self, score):
+        """Pair scores (one per candidate pair) from per-class scores, by the pair rule."""
+        return pair_scores(score, self.pair_rule)
+
+    def _class_weight(self):
+        return index_class_weight(self.class_weight, self.classes_)
 
     def fold_ber(self, threshold):
-        """BER of each fold at ``threshold``, and the number of kept pairs in each fold.
+        """BER of each fold at ``threshold`` (SVM cost ``C``), and the kept pairs per fold.
 
         Parameters
         ----------
@@ -155,18 +328,43 @@ class ThresholdPath:
         """
         ber, n_pairs = [], []
         for f in self.folds_:
-            m, k = self._mask(f.stat, threshold)
+            keep_c = kept_terms(f.score, threshold, self.pair_rule)
+            m = column_mask(keep_c, self.n_features_in_)
             yi_tr, yi_te = self._y_index[f.train], self._y_index[f.test]
-            w, b = fit_linear_svm(
-                f.T_train[:, m],
-                yi_tr,
-                C=self.C,
-                class_weight=index_class_weight(self.class_weight, self.classes_),
-            )
-            pred = (f.T_test[:, m] @ w + b > 0).astype(int)
-            ber.append(balanced_error_rate(yi_te, pred))
-            n_pairs.append(k)
+            w, b = fit_linear_svm(f.T_train[:, m], yi_tr, C=self.C, class_weight=self._class_weight())
+            ber.append(balanced_error_rate(yi_te, (f.T_test[:, m] @ w + b > 0).astype(int)))
+            n_pairs.append(int(keep_c.any(axis=0).sum()))
         return np.array(ber), np.array(n_pairs)
+
+    def grid_ber(self, selectors, Cs):
+        """BER of every (pair selector, C) candidate on every fold.
+
+        Each fold's densities are shared by the whole grid; nested selectors (sparsest first)
+        share the SVM kernels too (:func:`slb.svm.nested_mask_predictions`).
+
+        Parameters
+        ----------
+        selectors : list of callable
+            ``selector(screen) -> (2, P)`` kept-term flags (see :func:`threshold_selector`,
+            :func:`fraction_selector`, :func:`fdr_selector`, :func:`fixed_selector`).
+        Cs : array-like of float
+
+        Returns
+        -------
+        ber : ndarray of shape (n_selectors, n_C, n_folds)
+        n_pairs : ndarray of shape (n_selectors, n_folds)
+        """
+        Cs = [float(c) for c in Cs]
+        cw = self._class_weight()
+        tasks = [
+            (_grid_fold, (f, self._y_index, selectors, Cs, cw, self.n_features_in_))
+            for f in self.folds_
+        ]
+        big = bool(self.folds_) and min(f.train.size for f in self.folds_) > THREADED_MIN_ROWS
+        out = run_tasks(tasks, resolve_n_jobs(self.n_jobs) if big else 1)
+        ber = np.stack([b for b, _ in out], axis=-1)
+        n_pairs = np.stack([k for _, k in out], axis=-1)
+        return ber, n_pairs
 
     def candidate_thresholds(self, n=25):
         """A grid spanning all pairs kept (0) to none kept, at quantiles of the pair scores.
@@ -179,7 +377,7 @@ class ThresholdPath:
         -------
         thresholds : ndarray
         """
-        scores = np.concatenate([self._score(f.stat) for f in self.folds_])
+        scores = np.concatenate([self._score(f.score) for f in self.folds_])
         if scores.size == 0:
             return np.array([0.0])
         q = np.quantile(scores, np.linspace(0, 1, n))

@@ -11,7 +11,20 @@ array, row 0 for ``classes_[0]`` (``-``) and row 1 for ``classes_[1]`` (``+``), 
 ``"both"``
     dependent in both classes;
 ``"per_class"``
-    class y's term enters when the pair is dependent in class y.
+    class y's term enters when the pair is dependent in class y (the paper's Algorithm 1 and
+    Lemma 1: class y's bivariate term belongs to class y's own graph).
+
+``screening_score`` (what ``lambda`` is compared with):
+
+``"statistic"``
+    the raw per-class statistic (biased HSIC, or ``|r|``).  Its null level scales like
+    ``1 / n_y`` (HSIC) or ``1 / sqrt(n_y)`` (``|r|``), so with unequal classes the smaller
+    class's noise pairs rank first;
+``"scaled"``
+    ``n_y * HSIC`` (or ``sqrt(n_y) |r|``): the null level no longer depends on the class size,
+    and one ``lambda`` means the same evidence in both classes and in any CV split;
+``"pvalue"``
+    ``-log10`` of the per-pair p-value (gamma approximation for HSIC).
 """
 
 from __future__ import annotations
@@ -21,12 +34,79 @@ import numpy as np
 from .dependence import benjamini_hochberg
 
 PAIR_RULES = ("either", "both", "per_class")
+SCREENING_SCORES = ("statistic", "scaled", "pvalue")
 
 
 def check_pair_rule(pair_rule):
     """Raise a ``ValueError`` naming the valid rules unless ``pair_rule`` is one of them."""
     if pair_rule not in PAIR_RULES:
         raise ValueError(f"pair_rule must be one of {', '.join(PAIR_RULES)}, got {pair_rule!r}.")
+
+
+def check_screening_score(screening_score):
+    """Raise a ``ValueError`` naming the valid scores unless ``screening_score`` is one."""
+    if screening_score not in SCREENING_SCORES:
+        raise ValueError(
+            f"screening_score must be one of {', '.join(SCREENING_SCORES)}, "
+            f"got {screening_score!r}."
+        )
+
+
+def screening_statistic(stat, pvalues, class_counts, measure="hsic", screening_score="statistic"):
+    """Per-class screening score of every pair on the scale named by ``screening_score``.
+
+    Parameters
+    ----------
+    stat : ndarray of shape (2, n_pairs)
+        Raw dependence (HSIC or ``|r|``) in each class.
+    pvalues : ndarray of shape (2, n_pairs) or None
+        Needed for ``"pvalue"``; NaN counts as 1.
+    class_counts : array-like of shape (2,)
+        Rows of each class the statistic was computed on.
+    measure : {"hsic", "pearson", "spearman"}
+    screening_score : {"statistic", "scaled", "pvalue"}
+
+    Returns
+    -------
+    score : ndarray of shape (2, n_pairs)
+        Larger means more dependent.
+    """
+    check_screening_score(screening_score)
+    stat = np.asarray(stat, dtype=float).reshape(2, -1)
+    if screening_score == "statistic":
+        return stat
+    if screening_score == "pvalue":
+        p = np.nan_to_num(np.asarray(pvalues, dtype=float).reshape(2, -1), nan=1.0)
+        return -np.log10(np.clip(p, 1e-300, 1.0))
+    n = np.asarray(class_counts, dtype=float).reshape(2, 1)
+    return stat * (n if measure == "hsic" else np.sqrt(n))
+
+
+def top_fraction_threshold(score, fraction, pair_rule="either", n_total=None):
+    """The threshold that keeps the top ``fraction`` of the screening scores.
+
+    Over pairs (by :func:`pair_scores`) for "either"/"both", over the (class, pair) terms for
+    "per_class".  Fraction 0 gives +inf (nothing kept).
+
+    Parameters
+    ----------
+    score : ndarray of shape (2, n_pairs)
+    fraction : float in [0, 1]
+    pair_rule : {"either", "both", "per_class"}
+    n_total : int or None
+        Number of pairs the fraction refers to when ``score`` holds only the top candidates
+        (None: ``n_pairs``); the threshold then keeps at most every candidate.
+
+    Returns
+    -------
+    threshold : float
+    """
+    s = score.ravel() if pair_rule == "per_class" else pair_scores(score, pair_rule)
+    total = s.size if n_total is None else n_total * s.size // max(score.shape[1], 1)
+    k = min(int(np.ceil(fraction * total - 1e-9)), s.size)
+    if k == 0 or s.size == 0:
+        return float("inf")
+    return float(np.sort(s)[::-1][k - 1])
 
 
 def pair_scores(stat, pair_rule="either"):

@@ -145,7 +145,7 @@ def test_transform_equals_reference(pima_small):
 
 def test_fit_transform_uses_loo_for_own_class_columns(pima_small):
     X, y = pima_small
-    t = LogDensityTransformer(pairs=PAIRS)
+    t = LogDensityTransformer(pairs=PAIRS, training_features="loo")
     T_loo = t.fit_transform(X, y)
     T_in = t.transform(X)
     Xa, yi = X.to_numpy(), _yi(t, y)

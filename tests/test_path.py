@@ -9,6 +9,7 @@ from slb import SLBClassifier, ThresholdPath
 from slb.evaluation import compare_estimators, stratified_folds
 
 C = 0.5  # set explicitly on both sides: the comparison must not depend on the defaults
+RS = 3  # the cross-fitting folds of the training features, the same on both sides
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def _grid(path):
     Thresholds equal to a pair's score are tested separately (see the last test): here the
     comparison must not hinge on the last bit of an HSIC value.
     """
-    scores = np.unique(np.concatenate([path._score(f.stat) for f in path.folds_]))
+    scores = np.unique(np.concatenate([path._score(f.score) for f in path.folds_]))
     mid = (scores[:-1] + scores[1:]) / 2
     inner = mid[np.linspace(0, mid.size - 1, 4).round().astype(int)]
     return np.concatenate([[0.0], inner, [scores.max() * 1.01]])
@@ -31,17 +32,17 @@ def _grid(path):
 
 def test_candidate_thresholds_span_all_to_none(data):
     X, y, folds = data
-    path = ThresholdPath(C=C).fit(X, y, folds)
+    path = ThresholdPath(C=C, random_state=RS).fit(X, y, folds)
     g = path.candidate_thresholds(n=5)
     assert g[0] == 0.0
-    assert g[-1] > max(path._score(f.stat).max() for f in path.folds_)  # keeps no pair
+    assert g[-1] > max(path._score(f.score).max() for f in path.folds_)  # keeps no pair
     assert np.all(path.fold_ber(g[-1])[1] == 0) and np.all(path.fold_ber(0.0)[1] == 10)
 
 
 @pytest.mark.parametrize("pair_rule", ["either", "both", "per_class"])
 def test_fold_ber_equals_cross_validated_slb(data, pair_rule):
     X, y, folds = data
-    path = ThresholdPath(pair_rule=pair_rule, C=C).fit(X, y, folds)
+    path = ThresholdPath(pair_rule=pair_rule, C=C, random_state=RS).fit(X, y, folds)
     assert len(path.folds_) == 3
     grid = _grid(path)
     assert len(grid) >= 5
@@ -49,14 +50,14 @@ def test_fold_ber_equals_cross_validated_slb(data, pair_rule):
     for lam in grid:
         ber, n_pairs = path.fold_ber(lam)
         comp = compare_estimators(
-            {"slb": SLBClassifier(threshold=float(lam), pair_rule=pair_rule, C=C)},
+            {"slb": SLBClassifier(threshold=float(lam), pair_rule=pair_rule, C=C, random_state=RS)},
             X,
             y,
             folds=folds,
         )
         np.testing.assert_allclose(ber, comp.per_fold["slb"].to_numpy(), atol=1e-12)
         for k, (tr, _) in enumerate(folds):
-            m = SLBClassifier(threshold=float(lam), pair_rule=pair_rule, C=C).fit(X[tr], y[tr])
+            m = SLBClassifier(threshold=float(lam), pair_rule=pair_rule, C=C, random_state=RS).fit(X[tr], y[tr])
             assert n_pairs[k] == len(m.pairs_)
         seen.add(tuple(n_pairs))
     assert len(seen) >= 3  # the grid really moves through different pair sets
@@ -65,7 +66,7 @@ def test_fold_ber_equals_cross_validated_slb(data, pair_rule):
 
 def test_curve_summarises_fold_ber(data):
     X, y, folds = data
-    path = ThresholdPath(C=C).fit(X, y, folds)
+    path = ThresholdPath(C=C, random_state=RS).fit(X, y, folds)
     grid = [0.0, 0.01, 0.05, 1.0]
     curve = path.curve(grid)
     assert list(curve.columns) == ["threshold", "mean_ber", "sd_ber", "mean_pairs"]
@@ -79,7 +80,7 @@ def test_curve_summarises_fold_ber(data):
 
 def test_spearman_path_and_max_pairs(data):
     X, y, folds = data
-    path = ThresholdPath(dependence="spearman", max_pairs=3, C=C).fit(X, y, folds)
+    path = ThresholdPath(dependence="spearman", max_pairs=3, C=C, random_state=RS).fit(X, y, folds)
     ber0, k0 = path.fold_ber(0.0)
     assert np.all(k0 == 3)  # below the cut: the cut
     exact = 0
@@ -87,10 +88,10 @@ def test_spearman_path_and_max_pairs(data):
         ber, k = path.fold_ber(lam)
         # above the cut (at most 3 pairs kept by SLB itself) the path is exact
         comp = compare_estimators(
-            {"s": SLBClassifier(threshold=lam, dependence="spearman", C=C)}, X, y, folds=folds
+            {"s": SLBClassifier(threshold=lam, dependence="spearman", C=C, random_state=RS)}, X, y, folds=folds
         )
         fitted = [
-            SLBClassifier(threshold=lam, dependence="spearman", C=C).fit(X[tr], y[tr])
+            SLBClassifier(threshold=lam, dependence="spearman", C=C, random_state=RS).fit(X[tr], y[tr])
             for tr, _ in folds
         ]
         if all(len(m.pairs_) <= 3 for m in fitted):
@@ -111,11 +112,11 @@ def test_path_and_slb_screen_identical_hsic_values():
     X, y = make_two_class(n_per_class=420, d=4, seed=1)
     te = np.concatenate([np.flatnonzero(y == "a")[:20], np.flatnonzero(y == "b")[:20]])
     tr = np.setdiff1d(np.arange(len(y)), te)  # 400 training rows per class
-    path = ThresholdPath(C=C).fit(X, y, [(tr, te)])
+    path = ThresholdPath(C=C, random_state=RS).fit(X, y, [(tr, te)])
     clf = SLBClassifier(threshold=0.0, C=C, warm_start=True).fit(X[tr], y[tr])
     iu = np.triu_indices(4, 1)
     mismatched = []
-    for s in path._score(path.folds_[0].stat):  # thresholds equal to pair scores
+    for s in path._score(path.folds_[0].score):  # thresholds equal to pair scores
         clf.set_params(threshold=float(s)).fit(X[tr], y[tr])  # warm: only the SVM refits
         if path.fold_ber(s)[1][0] != len(clf.pairs_):
             mismatched.append(float(s))

@@ -12,7 +12,7 @@ import pytest
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-import slb.classifier as classifier_module
+import slb.path as path_module
 from slb import SLBClassifier, svm
 from slb.svm import (
     WorkingSetSVM,
@@ -175,8 +175,10 @@ def test_class_weight_by_label():
     y01[:30] = 1
     y = np.where(y01 == 1, "b", "a")
     bal = class_weights("balanced", y01)
-    by_label = SLBClassifier(threshold=0.0, class_weight={"a": bal[0], "b": bal[1]}).fit(X, y)
-    balanced = SLBClassifier(threshold=0.0).fit(X, y)
+    by_label = SLBClassifier(
+        threshold=0.0, C=0.5, random_state=0, class_weight={"a": bal[0], "b": bal[1]}
+    ).fit(X, y)
+    balanced = SLBClassifier(threshold=0.0, C=0.5, random_state=0).fit(X, y)
     np.testing.assert_allclose(by_label.coef_.to_numpy(), balanced.coef_.to_numpy(), rtol=1e-9)
     with pytest.raises(ValueError, match="not class labels"):
         SLBClassifier(threshold=0.0, class_weight={0: 1.0}).fit(X, y)
@@ -185,7 +187,7 @@ def test_class_weight_by_label():
 def test_threaded_internal_cv_gives_the_same_choice(monkeypatch, small_thresholds):
     X, y = make_data(500, 5, 1.0, seed=11)
     X[y == 1, 4] += 0.8 * X[y == 1, 3] ** 2
-    monkeypatch.setattr(classifier_module, "_THREADED_CV_MIN_ROWS", 0)
+    monkeypatch.setattr(path_module, "THREADED_MIN_ROWS", 0)
     one = SLBClassifier(random_state=0, n_jobs=1).fit(X, y)
     two = SLBClassifier(random_state=0, n_jobs=2).fit(X, y)
     with pytest.raises(ValueError, match="n_jobs must be"):
@@ -200,9 +202,9 @@ def test_slb_above_the_kernel_threshold_matches_the_full_kernel(monkeypatch):
     # in the threshold CV (2720-row internal folds stay on the full kernel)
     X, y = make_data(3400, 4, 1.0, seed=13)
     X[y == 1, 3] += 0.7 * X[y == 1, 2] ** 2
-    fast = SLBClassifier(threshold=0.0, random_state=0).fit(X, y)
+    fast = SLBClassifier(threshold=0.0, C=0.03, random_state=0).fit(X, y)
     monkeypatch.setattr(svm, "GRAM_MAX_SAMPLES", 10_000)
-    full = SLBClassifier(threshold=0.0, random_state=0).fit(X, y)
+    full = SLBClassifier(threshold=0.0, C=0.03, random_state=0).fit(X, y)
     w, w_ref = fast.coef_.to_numpy(), full.coef_.to_numpy()
     np.testing.assert_allclose(w, w_ref, atol=2e-3 * np.abs(w_ref).max())
     E = make_data(400, 4, 1.0, seed=14)[0]
