@@ -15,10 +15,13 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import zipfile
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 from .classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
 from .features import LogDensityTransformer
@@ -41,8 +44,6 @@ EXPORTABLE = {
         LogDensityTransformer,
     )
 }
-
-_MAX_BYTES = 200 * 2**20
 
 
 class _Encoder:
@@ -194,6 +195,12 @@ def save_model(model, file):
 def load_model(file):
     """Read a model written by :func:`save_model` (no pickle, no evaluation).
 
+    Every size is checked against what the file declares *before* anything is decompressed or
+    allocated: the file itself, each zip member, each member of the nested ``.npz`` and the
+    shape and dtype in each ``.npy`` header (object arrays, which would need pickle, are
+    refused).  The JSON part is capped in size and nesting depth, and its top level must be one
+    of the estimators in :data:`EXPORTABLE`.
+
     Parameters
     ----------
     file : bytes, path or binary file object
@@ -205,35 +212,197 @@ def load_model(file):
     Raises
     ------
     ValueError
-        The file is not a model file of this library, or is damaged.
+        The file is not a model file of this library, is damaged, or is too large.  Every
+        failure is a ``ValueError``.
     """
-    if isinstance(file, (bytes, bytearray)):
-        file = io.BytesIO(file)
     try:
-        with zipfile.ZipFile(file) as zf:
-            names = set(zf.namelist())
-            if names != {"model.json", "arrays.npz"}:
-                raise ValueError("This is not an SLB Explorer model file (unexpected contents).")
-            if sum(i.file_size for i in zf.infolist()) > _MAX_BYTES:
-                raise ValueError("The model file is too large to load safely.")
-            doc = json.loads(zf.read("model.json").decode("utf-8"))
-            try:
-                with np.load(io.BytesIO(zf.read("arrays.npz")), allow_pickle=False) as npz:
-                    arrays = {k: npz[k] for k in npz.files}
-            except ValueError as exc:  # e.g. an object array, which would need pickle
-                raise ValueError(
-                    f"The model file's arrays cannot be read safely ({exc})."
-                ) from None
-    except (zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError, OSError, EOFError) as exc:
-        raise ValueError(f"This is not an SLB Explorer model file ({exc}).") from None
+        data = _read_limited(file)
+        doc, arrays = _read_container(data)
+        model = _decode_document(doc, arrays)
+    except ValueError:
+        raise
+    except (RecursionError, MemoryError) as exc:
+        raise ValueError(
+            f"The model file is nested too deeply or too large to load ({type(exc).__name__})."
+        ) from None
+    except Exception as exc:  # any other parser error: the file is damaged, never a traceback
+        raise ValueError(
+            f"This is not a readable SLB Explorer model file ({type(exc).__name__}: {exc})."
+        ) from None
+    return model
+
+
+#: Limits of :func:`load_model` (bytes).  A model's arrays (training data of the densities)
+#: are the big part; its JSON holds names and parameters only.
+MAX_FILE_BYTES = 200 * 2**20
+MAX_ARRAY_BYTES = 200 * 2**20
+MAX_JSON_BYTES = 16 * 2**20
+MAX_JSON_DEPTH = 64
+_MEMBERS = {"model.json", "arrays.npz"}
+
+
+def _read_limited(file) -> bytes:
+    """The file's bytes, refusing more than :data:`MAX_FILE_BYTES`."""
+    if isinstance(file, (bytes, bytearray, memoryview)):
+        data = bytes(file)
+    elif hasattr(file, "read"):
+        data = file.read(MAX_FILE_BYTES + 1)
+    else:
+        with open(file, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"The model file is larger than {MAX_FILE_BYTES // 2**20} MiB.")
+    return data
+
+
+def _not_a_model(why: str) -> ValueError:
+    return ValueError(f"This is not an SLB Explorer model file ({why}).")
+
+
+def _read_container(data: bytes):
+    """``(document, arrays)`` of a model file, every size checked before it is inflated."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise _not_a_model(str(exc)) from None
+    with zf:
+        infos = zf.infolist()
+        names = [i.filename for i in infos]
+        if sorted(names) != sorted(_MEMBERS):
+            raise _not_a_model(f"unexpected contents {names[:5]!r}")
+        sizes = {i.filename: i.file_size for i in infos}
+        if sizes["model.json"] > MAX_JSON_BYTES:
+            raise ValueError(
+                f"The model file's description is {sizes['model.json']:,} bytes unpacked; at "
+                f"most {MAX_JSON_BYTES:,} are allowed."
+            )
+        if sizes["arrays.npz"] > MAX_ARRAY_BYTES:
+            raise ValueError(
+                f"The model file's arrays are {sizes['arrays.npz']:,} bytes unpacked; at most "
+                f"{MAX_ARRAY_BYTES:,} are allowed."
+            )
+        # zipfile stops at the declared size, so these reads are bounded by the checks above.
+        text = zf.read("model.json")
+        npz = zf.read("arrays.npz")
+    doc = _parse_json(text)
+    return doc, _read_arrays(npz)
+
+
+def _parse_json(raw: bytes):
+    """``json.loads`` after a bracket-depth scan (deep nesting would exhaust the stack)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _not_a_model(f"the description is not UTF-8: {exc}") from None
+    if _max_depth(raw) > MAX_JSON_DEPTH:
+        raise ValueError(
+            f"The model file's description is nested more than {MAX_JSON_DEPTH} levels deep."
+        )
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _not_a_model(f"the description is not valid JSON: {exc}") from None
+
+
+def _max_depth(raw: bytes, chunk: int = 2**20) -> int:
+    """Largest bracket depth of a JSON text, scanned in chunks with numpy.
+
+    Hand-written because :mod:`json` has no depth limit (it recurses once per level).
+    Brackets inside strings only make the estimate larger, which errs on the safe side; UTF-8
+    multi-byte characters never contain ASCII bytes.
+    """
+    depth = peak = 0
+    for start in range(0, len(raw), chunk):
+        b = np.frombuffer(raw, dtype=np.uint8, count=min(chunk, len(raw) - start), offset=start)
+        step = np.isin(b, (91, 123)).astype(np.int64) - np.isin(b, (93, 125))
+        run = np.cumsum(step) + depth
+        if run.size:
+            peak, depth = max(peak, int(run.max())), int(run[-1])
+    return peak
+
+
+def _read_arrays(npz: bytes) -> dict:
+    """The arrays of the nested ``.npz``; each ``.npy`` header is checked before reading."""
+    if not npz.startswith(b"PK"):
+        raise _not_a_model("the arrays part is not an .npz archive")
+    try:
+        inner = zipfile.ZipFile(io.BytesIO(npz))
+    except zipfile.BadZipFile as exc:
+        raise _not_a_model(f"the arrays part is damaged: {exc}") from None
+    arrays, budget = {}, MAX_ARRAY_BYTES
+    with inner:
+        infos = inner.infolist()
+        declared = sum(i.file_size for i in infos)
+        if declared > MAX_ARRAY_BYTES:
+            raise ValueError(
+                f"The model file's arrays declare {declared:,} bytes unpacked; at most "
+                f"{MAX_ARRAY_BYTES:,} are allowed."
+            )
+        for info in infos:
+            if not re.fullmatch(r"a\d{1,9}\.npy", info.filename):
+                raise _not_a_model(f"unexpected array member {info.filename[:80]!r}")
+            with inner.open(info) as fh:
+                arr = _read_npy(fh, info.file_size, budget)
+            budget -= arr.nbytes
+            arrays[info.filename[: -len(".npy")]] = arr
+    return arrays
+
+
+def _read_npy(fh, member_size: int, budget: int) -> np.ndarray:
+    """One ``.npy`` stream: numeric dtype and a size within the member and the budget."""
+    version = np.lib.format.read_magic(fh)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+    else:
+        raise _not_a_model(f"unsupported .npy version {version}")
+    if dtype.kind not in "biuf" or dtype.hasobject:
+        raise ValueError(f"The model file holds an array of type {dtype}; only numbers load.")
+    if any(k < 0 for k in shape):
+        raise _not_a_model(f"an array declares the shape {tuple(shape)}")
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > min(member_size, budget):
+        raise ValueError(
+            f"An array of the model file declares shape {tuple(shape)} ({nbytes:,} bytes), more "
+            "than the file holds or than is allowed."
+        )
+    return _read_body(fh, shape, fortran, dtype, nbytes)
+
+
+def _read_body(fh, shape, fortran, dtype, nbytes) -> np.ndarray:
+    # numpy.lib.format.read_array would read the header again; the body is plain bytes.
+    body = fh.read(nbytes)
+    if len(body) != nbytes:
+        raise _not_a_model("an array is truncated")
+    arr = np.frombuffer(body, dtype=dtype).copy()
+    return arr.reshape(shape, order="F" if fortran else "C")
+
+
+def _decode_document(doc, arrays):
+    """The estimator described by a parsed ``model.json``."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ValueError("This is not an SLB Explorer model file (wrong format tag).")
+        raise _not_a_model("wrong format tag")
     if doc.get("version") != VERSION:
         raise ValueError(f"Unsupported model file version {doc.get('version')!r}.")
+    top = doc.get("model")
+    if not isinstance(top, dict) or top.get("__estimator__") not in EXPORTABLE:
+        found = top.get("__estimator__") if isinstance(top, dict) else type(top).__name__
+        raise ValueError(
+            f"Model files may only contain slb models ({', '.join(EXPORTABLE)}); "
+            f"found {str(found)[:80]!r}."
+        )
     try:
-        return _decode(doc["model"], arrays)
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"The model file is damaged ({exc}).") from None
+        model = _decode(top, arrays)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise ValueError(f"The model file is damaged ({type(exc).__name__}: {exc}).") from None
+    if type(model) not in EXPORTABLE.values():  # pragma: no cover - guarded above
+        raise ValueError("The model file does not hold an slb model.")
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        raise ValueError("The model file holds a model that was never fitted.") from None
+    return model
 
 
 def model_settings(model):

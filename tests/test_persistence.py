@@ -114,3 +114,27 @@ def test_settings_are_json(pima):
     assert s["params"]["threshold"] == "fdr"
     assert s["n_terms"] == model.coef_.size
     assert len(s["pairs"]) == model.pairs_.shape[0]
+
+
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.arange(12.0).reshape(3, 4),
+        np.asfortranarray(np.arange(12.0).reshape(3, 4)),
+        np.arange(6, dtype=">i4").reshape(2, 3),
+        np.array([True, False]),
+        np.zeros((0, 5), dtype=np.float32),
+        np.array(3.5),
+    ],
+    ids=["c-order", "fortran", "big-endian-int", "bool", "empty", "scalar"],
+)
+def test_checked_npy_reader_matches_numpy(arr):
+    # load_model reads each .npy header itself (to check sizes first); numpy is the reference.
+    from slb.persistence import _read_arrays
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, a0=arr)
+    got = _read_arrays(buf.getvalue())["a0"]
+    ref = np.load(io.BytesIO(buf.getvalue()), allow_pickle=False)["a0"]
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)

@@ -1,0 +1,273 @@
+"""Hostile model files for ``slb.persistence.load_model`` (issue 15, finding 7).
+
+``hostile_models()`` returns ``{name: bytes}``; ``tests/test_hostile_models.py`` loads each one
+and expects a ``ValueError`` within generous time and memory bounds.  Run this file to write the
+corpus to ``tests/data/hostile_models/`` (``python tests/data/make_hostile_models.py``); the
+output is deterministic (fixed zip timestamps, no randomness).
+
+Every file is small on disk; many *declare* or *inflate to* gigabytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import struct
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parent / "hostile_models"
+STAMP = (2024, 1, 1, 12, 0, 0)
+GIB = 2**30
+
+
+def _zip(members, compression=zipfile.ZIP_DEFLATED) -> bytes:
+    """A zip of ``[(name, bytes), ...]`` with fixed timestamps."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=compression) as zf:
+        for name, data in members:
+            zf.writestr(zipfile.ZipInfo(name, STAMP), data, compress_type=compression)
+    return buf.getvalue()
+
+
+def _npy_header(shape, descr="<f8", fortran=False) -> bytes:
+    """A version-1.0 ``.npy`` header declaring ``shape`` and ``descr`` (no body)."""
+    head = repr({"descr": descr, "fortran_order": fortran, "shape": tuple(shape)}).encode()
+    pad = 64 - (10 + len(head) + 1) % 64
+    head += b" " * pad + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head
+
+
+def _npz(members) -> bytes:
+    return _zip(members, zipfile.ZIP_STORED)
+
+
+def _empty_npz() -> bytes:
+    return _npz([])
+
+
+def _doc(model=None, **extra) -> dict:
+    doc = {"format": "slb-model", "version": 1, "model": model}
+    doc.update(extra)
+    return doc
+
+
+def _model_file(doc, npz=None, json_bytes=None) -> bytes:
+    text = json_bytes if json_bytes is not None else json.dumps(doc).encode()
+    return _zip([("model.json", text), ("arrays.npz", _empty_npz() if npz is None else npz)])
+
+
+def _estimator(name="KDENaiveBayes", params=None, state=None) -> dict:
+    return {
+        "__estimator__": name,
+        "params": {"__dict__": [[k, v] for k, v in (params or {}).items()]},
+        "state": {"__dict__": [[k, v] for k, v in (state or {}).items()]},
+    }
+
+
+def _lying_zip(name: str, data: bytes, declared: int) -> bytes:
+    """A one-member zip whose headers declare ``declared`` bytes unpacked for ``data``."""
+    raw = bytearray(_zip([(name, data)]))
+    # local header: uncompressed size at offset 22; central directory entry: at offset 24
+    struct.pack_into("<I", raw, 22, declared)
+    cd = raw.rfind(b"PK\x01\x02")
+    struct.pack_into("<I", raw, cd + 24, declared)
+    return bytes(raw)
+
+
+def hostile_models() -> dict[str, bytes]:
+    """Every hostile model file by name."""
+    est = _estimator()
+    good_doc = _doc(est)
+    f = {}
+    # --- not a zip / damaged container -----------------------------------------------------
+    f["empty.slbmodel"] = b""
+    f["png_magic.slbmodel"] = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
+    f["pickle_disguised_as_npz.slbmodel"] = pickle.dumps({"a0": [1, 2, 3]}, protocol=4)
+    whole = _model_file(good_doc)
+    f["truncated_zip.slbmodel"] = whole[: len(whole) // 2]
+    f["truncated_end.slbmodel"] = whole[:-10]
+    stored = _zip(
+        [("model.json", json.dumps(good_doc).encode()), ("arrays.npz", _empty_npz())],
+        zipfile.ZIP_STORED,
+    )
+    assert b'"slb-model"' in stored
+    f["zip_bad_crc.slbmodel"] = stored.replace(b'"slb-model"', b'"slb-modeX"')
+    f["unfitted_model.slbmodel"] = stored
+    f["extra_member.slbmodel"] = _zip(
+        [("model.json", json.dumps(good_doc).encode()), ("arrays.npz", _empty_npz()), ("x", b"")]
+    )
+    f["path_traversal_member.slbmodel"] = _zip(
+        [("../../model.json", json.dumps(good_doc).encode()), ("arrays.npz", _empty_npz())]
+    )
+    f["absolute_path_member.slbmodel"] = _zip(
+        [("/etc/model.json", json.dumps(good_doc).encode()), ("arrays.npz", _empty_npz())]
+    )
+    f["duplicate_members.slbmodel"] = _zip(
+        [
+            ("model.json", json.dumps(good_doc).encode()),
+            ("model.json", b"{}"),
+            ("arrays.npz", _empty_npz()),
+        ]
+    )
+    # --- bombs -----------------------------------------------------------------------------
+    zeros_json = b"[" + b"0," * (95 * 10**6 // 1000) + b"0]"  # ~190 KB of text
+    f["json_wide_list_of_zeros.slbmodel"] = _model_file(
+        None,
+        json_bytes=b'{"format":"slb-model","version":1,"model":{"__list__":' + zeros_json + b"}}",
+    )
+    f["json_bomb_64MB_zeros.slbmodel"] = _zip(
+        [("model.json", b"[" + b"0," * (32 * 2**20) + b"0]"), ("arrays.npz", _empty_npz())]
+    )
+    f["json_deep_lists.slbmodel"] = _model_file(
+        None,
+        json_bytes=b'{"format":"slb-model","version":1,"model":'
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"}",
+    )
+    f["json_deep_objects.slbmodel"] = _model_file(
+        None, json_bytes=b'{"a":' * 50_000 + b"1" + b"}" * 50_000
+    )
+    deep = {"__list__": []}
+    node = deep
+    for _ in range(60):  # under the bracket limit, but nested estimator-free lists
+        child = {"__list__": []}
+        node["__list__"].append(child)
+        node = child
+    f["json_nested_lists_in_state.slbmodel"] = _model_file(
+        _doc(_estimator(state={"classes_": deep}))
+    )
+    f["zip_bomb_member_2GiB.slbmodel"] = _lying_zip("model.json", b"{}", 2 * GIB - 1)
+    npz_bomb_inner = _zip([("a0.npy", _npy_header((2**28,)) + b"\0" * 64)])
+    f["nested_npz_declares_2GiB.slbmodel"] = _zip(
+        [
+            ("model.json", json.dumps(good_doc).encode()),
+            ("arrays.npz", _lying_zip_member(npz_bomb_inner, 2 * GIB - 1)),
+        ],
+        zipfile.ZIP_STORED,
+    )
+    big = _npz([("a0.npy", _npy_header((2**28,)) + b"\0" * 64)])
+    f["npy_huge_declared_shape.slbmodel"] = _model_file(_doc({"__array__": "a0"}), big)
+    f["npy_shape_overflow.slbmodel"] = _model_file(
+        _doc({"__array__": "a0"}), _npz([("a0.npy", _npy_header((2**40, 2**40)) + b"\0" * 8)])
+    )
+    f["npy_negative_shape.slbmodel"] = _model_file(
+        _doc({"__array__": "a0"}), _npz([("a0.npy", _npy_header((-1,)) + b"\0" * 8)])
+    )
+    # A real deflate bomb inside the nested npz: 256 MiB of zeros in 260 KB, declared.
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
+        with zf.open(zipfile.ZipInfo("a0.npy", STAMP), "w", force_zip64=True) as out:
+            out.write(_npy_header((2**25,)))
+            chunk = b"\0" * 2**22
+            for _ in range(2**28 // len(chunk)):
+                out.write(chunk)
+    f["npz_deflate_bomb_256MiB.slbmodel"] = _model_file(_doc({"__array__": "a0"}), bomb.getvalue())
+    lies = _zip([("model.json", b"[" + b"0," * (16 * 2**20) + b"0]"), ("arrays.npz", _empty_npz())])
+    f["json_member_lies_small.slbmodel"] = _shrink_declared(lies, "model.json", 1000)
+    # --- arrays that would need pickle, or are not numbers -------------------------------
+    obj = io.BytesIO()
+    np.save(obj, np.array([{"x": 1}], dtype=object), allow_pickle=True)
+    f["npy_object_dtype.slbmodel"] = _model_file(
+        _doc({"__array__": "a0"}), _npz([("a0.npy", obj.getvalue())])
+    )
+    f["npy_pickle_payload.slbmodel"] = _model_file(
+        _doc({"__array__": "a0"}),
+        _npz([("a0.npy", _npy_header((1,), descr="|O") + pickle.dumps(print))]),
+    )
+    f["npy_structured_dtype.slbmodel"] = _model_file(
+        _doc({"__array__": "a0"}),
+        _npz([("a0.npy", _npy_header((1,), descr=[("a", "<f8")]) + b"\0" * 8)]),
+    )
+    f["npy_truncated_body.slbmodel"] = _model_file(
+        _doc({"__array__": "a0"}), _npz([("a0.npy", _npy_header((1000,)) + b"\0" * 80)])
+    )
+    f["npy_bad_magic.slbmodel"] = _model_file(
+        _doc({"__array__": "a0"}), _npz([("a0.npy", b"NOTNUMPY" + b"\0" * 120)])
+    )
+    f["npz_traversal_member.slbmodel"] = _model_file(
+        good_doc, _npz([("../a0.npy", _npy_header((1,)) + b"\0" * 8)])
+    )
+    f["npz_not_a_zip.slbmodel"] = _model_file(good_doc, b"\x80\x04not a zip")
+    # --- wrong structure, types and classes ----------------------------------------------
+    f["plain_list.slbmodel"] = _model_file(None, json_bytes=b"[1, 2, 3]")
+    f["plain_array_model.slbmodel"] = _model_file(
+        _doc({"__array__": "a0"}), _npz([("a0.npy", _npy_bytes(np.arange(3.0)))])
+    )
+    f["model_is_list.slbmodel"] = _model_file(_doc({"__list__": [1, 2]}))
+    f["model_is_number.slbmodel"] = _model_file(_doc(3))
+    f["unknown_class.slbmodel"] = _model_file(_doc(_estimator("os.system")))
+    f["sklearn_class_not_exportable.slbmodel"] = _model_file(
+        _doc(_estimator("RandomForestClassifier"))
+    )
+    f["class_name_not_a_string.slbmodel"] = _model_file(_doc({"__estimator__": ["SLB"]}))
+    f["unknown_param.slbmodel"] = _model_file(
+        _doc(_estimator(params={"__init__": 1, "no_such_param": 2}))
+    )
+    f["params_not_a_dict.slbmodel"] = _model_file(
+        _doc({"__estimator__": "KDENaiveBayes", "params": {"__list__": [1]}, "state": {}})
+    )
+    f["missing_state.slbmodel"] = _model_file(
+        _doc({"__estimator__": "KDENaiveBayes", "params": {"__dict__": []}})
+    )
+    f["unhashable_dict_key.slbmodel"] = _model_file(
+        _doc(_estimator(state={"x": {"__dict__": [[{"__dict__": []}, 1]]}}))
+    )
+    f["missing_array.slbmodel"] = _model_file(_doc(_estimator(state={"x": {"__array__": "a9"}})))
+    f["bad_float.slbmodel"] = _model_file(_doc(_estimator(state={"x": {"__float__": "1e999"}})))
+    f["objarray_bad_shape.slbmodel"] = _model_file(
+        _doc(_estimator(state={"x": {"__objarray__": [1, 2], "shape": [2**40, 2**40]}}))
+    )
+    f["wrong_version.slbmodel"] = _model_file(_doc(_estimator(), version=99))
+    f["wrong_format.slbmodel"] = _model_file({"format": "other", "version": 1, "model": est})
+    f["json_not_utf8.slbmodel"] = _model_file(None, json_bytes=b"\xff\xfe{\x00}\x00")
+    f["json_invalid.slbmodel"] = _model_file(None, json_bytes=b'{"format": "slb-model",')
+    f["json_nan_constant.slbmodel"] = _model_file(
+        None, json_bytes=b'{"format":"slb-model","version":1,"model":NaN}'
+    )
+    return f
+
+
+def _npy_bytes(arr) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _lying_zip_member(zip_bytes: bytes, declared: int) -> bytes:
+    """``zip_bytes`` (a one-member zip) with its member's unpacked size set to ``declared``."""
+    raw = bytearray(zip_bytes)
+    struct.pack_into("<I", raw, 22, declared)
+    cd = raw.rfind(b"PK\x01\x02")
+    struct.pack_into("<I", raw, cd + 24, declared)
+    return bytes(raw)
+
+
+def _shrink_declared(zip_bytes: bytes, name: str, declared: int) -> bytes:
+    """``zip_bytes`` with member ``name``'s unpacked size set to ``declared`` in both headers."""
+    raw = bytearray(zip_bytes)
+    with zipfile.ZipFile(io.BytesIO(zip_bytes)) as zf:
+        info = zf.getinfo(name)
+    struct.pack_into("<I", raw, info.header_offset + 22, declared)
+    pos = 0
+    while (pos := raw.find(b"PK\x01\x02", pos)) >= 0:
+        n = struct.unpack_from("<H", raw, pos + 28)[0]
+        if raw[pos + 46 : pos + 46 + n] == name.encode():
+            struct.pack_into("<I", raw, pos + 24, declared)
+        pos += 4
+    return bytes(raw)
+
+
+def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    for name, data in sorted(hostile_models().items()):
+        (OUT / name).write_bytes(data)
+    print(f"wrote {len(hostile_models())} files to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
