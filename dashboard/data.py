@@ -29,6 +29,7 @@ import pandas as pd
 import streamlit as st
 
 from slb import BUNDLED_DATASETS, load_dataset, make_forest_bn, make_general_bn
+from slb._utils import check_magnitude
 from slb.io import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, list_excel_sheets, read_table
 from slb.tabular import prepare_table
 
@@ -250,6 +251,9 @@ def _prepare(
         random_state=seed,
     )
     X = prep.X.astype(float)
+    # The library's one magnitude rule, here so the Data page names the column (st.error)
+    # instead of Densities, Compare and Explain failing later.
+    check_magnitude(X.to_numpy(), [str(c) for c in X.columns])
     y = prep.y01.astype(np.int64)
     pos, neg = str(prep.positive_label), str(prep.negative_label)
     h = hashlib.blake2b(digest_size=16)

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._utils import (
     SignPredictMixin,
     check_binary_target,
+    check_magnitude,
     default_feature_names,
     overrides_by_index,
 )
@@ -144,6 +145,7 @@ class KDENaiveBayes(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         self : KDENaiveBayes
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
+        check_magnitude(X, default_feature_names(self, X.shape[1]))  # the user's column name
         self.classes_, y_index = check_binary_target(y)
         self.class_log_prior_ = _log_priors(self.priors, y_index)
         self.transformer_ = self._density_transformer(X, pairs=[]).fit(X, y)

@@ -273,3 +273,36 @@ def test_corpus_upload_in_the_dashboard(exp: Expect):
         assert_ok(at, page)
         assert not at.error, (page, [unescape(e.value) for e in at.error])
         assert f"Data: **{exp.case.file}**" in sidebar_text(at), page
+
+
+# --------------------------------------------------------------------------------------------
+# issue 15: hostile uploads (tests/data/hostile_uploads/, made by make_hostile_uploads.py)
+# --------------------------------------------------------------------------------------------
+HOSTILE = ROOT / "tests" / "data" / "hostile_uploads"
+
+
+def test_huge_values_are_refused_on_the_data_page_naming_the_column():
+    # Values beyond 1e100 used to pass the Data page and crash Densities, Compare and Explain.
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    upload(at, "huge_values.csv", (HOSTILE / "huge_values.csv").read_bytes())
+    assert at.error, visible_texts(at)
+    message = unescape(at.error[0].value)
+    assert "'income [$]'" in message and "1e+120" in message, message
+    assert "Still using the previous data: sonar." in visible_texts(at)
+    for page in PAGES:  # the previous (bundled) data: every page runs
+        at.switch_page(page).run()
+        assert_ok(at, page)
+        assert not at.error, (page, [unescape(e.value) for e in at.error])
+
+
+def test_markdown_labels_upload_through_the_real_uploader():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    upload(at, "markdown_labels.csv", (HOSTILE / "markdown_labels.csv").read_bytes())
+    assert not at.error, [unescape(e.value) for e in at.error]
+    labels = [m.label for m in at.metric]
+    # shown literally: escaped for Markdown, and the text is the label itself
+    shown = [unescape(x) for x in labels]
+    assert "+ ![p](http://127.0.0.1:9/x.png)" in shown and "− [neg](http://127.0.0.1:9/)" in shown
+    assert not any("](http" in x for x in labels), labels
