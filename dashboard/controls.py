@@ -16,7 +16,12 @@ from . import compute, state
 from .safety import escape_markdown
 
 FDR_LEVELS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2]
-BW_RULES = {"scott": "Scott", "silverman": "Silverman", "lcv": "likelihood CV (slower)"}
+BW_RULES = {
+    "scott": "Scott",
+    "silverman": "Silverman",
+    "lcv": "likelihood CV (slower)",
+    "plugin": "plug-in (R ks, as in the paper)",
+}
 LAMBDA_LABEL = "λ (dependence threshold)"
 
 

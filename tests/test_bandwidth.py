@@ -1,11 +1,14 @@
 """Behaviour tests of slb.bandwidth: the rules' formulas, likelihood cross-validation against a
-grid search written here, multipliers, per-feature overrides and the floor for tied features."""
+grid search written here, multipliers, per-feature overrides, the floor for tied features, and
+the vectorised class_bandwidths against the former per-feature loop (kept here as reference).
+The plug-in rule against R's ks is in test_bandwidth_plugin.py."""
 
 import numpy as np
 import pytest
 
+import slb.bandwidth as bandwidth_module
 from slb import LogDensityTransformer
-from slb.bandwidth import class_bandwidths, robust_scale, rule_bandwidth
+from slb.bandwidth import BANDWIDTH_RULES, class_bandwidths, robust_scale, rule_bandwidth
 
 
 def loo_loglik(x, h):
@@ -104,7 +107,7 @@ def _two_class(seed=1):
     return X, y
 
 
-@pytest.mark.parametrize("rule", ["scott", "silverman", "lcv"])
+@pytest.mark.parametrize("rule", BANDWIDTH_RULES)
 @pytest.mark.parametrize("dim", [1, 2])
 def test_class_bandwidths_per_class_and_feature(rule, dim):
     X, y = _two_class()
@@ -156,7 +159,7 @@ def test_floor_for_constant_and_tied_features():
             rng.normal(size=n),
         ]
     )
-    for rule in ("scott", "silverman", "lcv"):
+    for rule in BANDWIDTH_RULES:
         for dim in (1, 2):
             h = class_bandwidths(X, y, rule=rule, dim=dim, min_bandwidth=1e-3)
             assert np.all(np.isfinite(h)) and np.all(h > 0), (rule, dim, h)
@@ -166,8 +169,87 @@ def test_floor_for_constant_and_tied_features():
     h = class_bandwidths(X, y, rule="scott", min_bandwidth=10.0)
     np.testing.assert_allclose(h[:, 3], 10.0 * robust_scale(X[:, 3]))
     # and the log-densities stay finite, at the training rows and far away
-    for rule in ("scott", "silverman", "lcv"):
+    for rule in BANDWIDTH_RULES:
         t = LogDensityTransformer(bandwidth=rule).fit(X, y)
         assert np.all(t.bandwidths_ > 0) and np.all(t.pair_bandwidths_ > 0)
         assert np.all(np.isfinite(t.fit_transform(X, y)))
         assert np.all(np.isfinite(t.transform(np.vstack([X[:5], X[:5] + 1e4]))))
+
+
+# ---------------------------------------------------------------------------------------------
+# vectorised class_bandwidths == the former per-feature loop
+# ---------------------------------------------------------------------------------------------
+def _old_robust_scale(x):
+    if x.size < 2:
+        return 0.0
+    sd = float(np.std(x, ddof=1))
+    q75, q25 = np.percentile(x, [75, 25])
+    iqr = float(q75 - q25) / 1.349
+    positive = [s for s in (sd, iqr) if s > 0]
+    return min(positive) if positive else 0.0
+
+
+def _old_rule_bandwidth(x, rule, dim, fallback_scale):
+    """The scalar code class_bandwidths looped over before it was vectorised (one feature)."""
+    n = max(x.size, 2)
+    sd = float(np.std(x, ddof=1)) if x.size > 1 else 0.0
+    rscale = _old_robust_scale(x)
+    if rule == "scott":
+        scale = sd if sd > 0 else fallback_scale
+        return scale * n ** (-1.0 / (dim + 4))
+    scale = rscale if rscale > 0 else fallback_scale
+    silverman = (0.9 if dim == 1 else 1.0) * scale * n ** (-1.0 / (dim + 4))
+    if rule == "silverman" or rscale == 0:
+        return silverman
+    if rule == "lcv":
+        h1 = bandwidth_module._lcv_bandwidth(x, 0.9 * scale * n ** (-0.2))
+        return h1 if dim == 1 else h1 * n ** (0.2 - 1.0 / 6.0)
+    h = bandwidth_module._plugin_bandwidth(x, dim, sd)
+    return h if np.isfinite(h) and h > 0 else silverman
+
+
+def _old_class_bandwidths(X, y_index, rule, dim, multiplier=1.0, min_bandwidth=1e-3):
+    n_features = X.shape[1]
+    pooled = np.array([_old_robust_scale(X[:, i]) for i in range(n_features)])
+    pooled = np.where(pooled > 0, pooled, 1.0)
+    n_classes = int(np.max(y_index)) + 1
+    h = np.empty((n_classes, n_features))
+    for c in range(n_classes):
+        Xc = X[y_index == c]
+        for i in range(n_features):
+            h[c, i] = _old_rule_bandwidth(Xc[:, i], rule, dim, fallback_scale=pooled[i])
+    h *= multiplier
+    return np.maximum(h, min_bandwidth * pooled)
+
+
+def _messy_data(seed):
+    rng = np.random.default_rng(seed)
+    n = 90
+    y = rng.integers(0, 3, size=n)
+    y[:3] = [0, 1, 2]
+    X = rng.normal(size=(n, 7)) * rng.uniform(0.01, 100, size=7)
+    X[:, 1] = 4.0  # constant everywhere
+    X[:, 2] = np.where(y == 0, -1.0, X[:, 2])  # constant within class 0
+    X[:, 3] = np.where(rng.uniform(size=n) < 0.85, 0.0, rng.integers(1, 4, size=n))  # ties
+    X[:, 4] = np.round(X[:, 4])
+    X[:, 5] = rng.standard_t(1.5, size=n)
+    return X, y
+
+
+@pytest.mark.parametrize("rule", BANDWIDTH_RULES)
+@pytest.mark.parametrize("dim", [1, 2])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_vectorised_class_bandwidths_equal_the_per_feature_loop(rule, dim, seed):
+    X, y = _messy_data(seed)
+    got = class_bandwidths(X, y, rule=rule, dim=dim, multiplier=1.3)
+    np.testing.assert_array_equal(got, _old_class_bandwidths(X, y, rule, dim, multiplier=1.3))
+
+
+def test_vectorised_class_bandwidths_single_row_class():
+    X, y = _messy_data(2)
+    y = y.copy()
+    y[y == 2] = 1
+    y[0] = 2  # class 2 has one row
+    for rule in ("scott", "silverman"):
+        got = class_bandwidths(X, y, rule=rule, dim=1)
+        np.testing.assert_array_equal(got, _old_class_bandwidths(X, y, rule, 1))
