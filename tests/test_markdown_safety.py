@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
@@ -25,11 +24,12 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from dashboard.data import make_upload  # noqa: E402
 from dashboard.safety import escape_markdown  # noqa: E402
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))
+from make_hostile_uploads import EVIL_COLUMN, IMG_LABEL, LINK_LABEL  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
 TIMEOUT = 300
-IMG_LABEL = "![p](http://127.0.0.1:9/x.png)"
-LINK_LABEL = "[neg](http://127.0.0.1:9/)"
-EVIL_COLUMN = "<img src=x onerror=alert(1)>**b**"
 EVIL_FILE = "[f](http://127.0.0.1:9/f).csv"
 PAGES = [
     "pages/dependencies.py",
@@ -56,19 +56,9 @@ _MD_LINK = re.compile(r"(?<!\\)\]\((?!\\)")  # "](" not escaped: a live Markdown
 _RAW_TAG = re.compile(r"(?<!\\)<(img|a|script)\b", re.I)
 
 
-def hostile_csv(n: int = 80, seed: int = 0) -> bytes:
-    rng = np.random.default_rng(seed)
-    y = np.where(rng.random(n) < 0.5, IMG_LABEL, LINK_LABEL)
-    a = rng.normal(size=n)
-    df = pd.DataFrame(
-        {
-            EVIL_COLUMN: a + (y == IMG_LABEL),
-            "[c](http://127.0.0.1:9/c)": a + rng.normal(scale=0.5, size=n),
-            "plain": rng.normal(size=n),
-            "label": y,
-        }
-    )
-    return df.to_csv(index=False).encode()
+def hostile_csv() -> bytes:
+    """The corpus file ``tests/data/hostile_uploads/markdown_labels.csv``."""
+    return (ROOT / "tests" / "data" / "hostile_uploads" / "markdown_labels.csv").read_bytes()
 
 
 def _strings(msg, path=""):
