@@ -1,12 +1,21 @@
-"""The bundled datasets (``data/`` at the project's top level) and their loader."""
+"""The bundled datasets and their loader.
+
+The CSV files live in ``data/`` at the project's top level.  An installed wheel carries them as
+package data, ``slb/_data`` (``pyproject.toml`` force-includes ``data/`` there), read through
+:mod:`importlib.resources`; a source checkout (``pip install -e .`` or ``pythonpath = .``) reads
+the top-level ``data/``.  :func:`data_dir` alone decides which.
+"""
 
 from __future__ import annotations
 
+from importlib import resources
+from importlib.abc import Traversable
 from pathlib import Path
 
 import pandas as pd
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+#: The package's own folder and the checkout's top level (for a source checkout).
+_PACKAGE_DIR = Path(__file__).resolve().parent
 
 #: name -> (file, description); the paper's Table 4 datasets.
 BUNDLED_DATASETS = {
@@ -15,6 +24,29 @@ BUNDLED_DATASETS = {
     "pima": ("pima.csv", "Pima Indians diabetes: 8 clinical features (768 rows)"),
     "wdbc": ("wdbc.csv", "Wisconsin diagnostic breast cancer: 30 cell-nucleus features (569 rows)"),
 }
+
+
+def data_dir(package: str | Traversable = "slb", checkout_root: Path | None = None) -> Traversable:
+    """The folder of the bundled CSV files.
+
+    Parameters
+    ----------
+    package : str or Traversable, default="slb"
+        The package whose ``_data`` folder an installed wheel holds (a name for
+        :func:`importlib.resources.files`, or the folder itself; tests pass a folder).
+    checkout_root : Path or None
+        The source checkout's top level; default: the folder above the ``slb`` package.
+
+    Returns
+    -------
+    Traversable
+        ``<package>/_data`` when it exists (installed), else ``<checkout_root>/data``.
+    """
+    root = resources.files(package) if isinstance(package, str) else package
+    packaged = root / "_data"
+    if packaged.is_dir():
+        return packaged
+    return (checkout_root or _PACKAGE_DIR.parent) / "data"
 
 
 def load_dataset(name, *, as_frame=True):
@@ -36,10 +68,14 @@ def load_dataset(name, *, as_frame=True):
         raise ValueError(
             f"Unknown dataset {name!r}; the bundled ones are {', '.join(BUNDLED_DATASETS)}."
         )
-    path = DATA_DIR / BUNDLED_DATASETS[name][0]
-    if not path.exists():
-        raise ValueError(f"The bundled file {path} is missing; reinstall the project's data/.")
-    frame = pd.read_csv(path)
+    path = data_dir() / BUNDLED_DATASETS[name][0]
+    if not path.is_file():
+        raise ValueError(
+            f"The bundled file {path} is missing; reinstall slb-explorer (pip install .) or "
+            "restore the checkout's data/ folder."
+        )
+    with path.open("rb") as fh:
+        frame = pd.read_csv(fh)
     y = frame.pop("label").astype(str).rename("label")
     X = frame.astype(float)
     if as_frame:

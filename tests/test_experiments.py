@@ -217,7 +217,8 @@ def _read_outputs(folder):
     per_fold = pd.read_csv(folder / "real_per_fold.csv")
     summary = pd.read_csv(folder / "real_summary.csv")
     md = (folder / "real_table.md").read_text()
-    table = md.split("Wall time:")[1].split("Fit + predict seconds")[0]
+    # after the "Wall time: N s" line (a clock reading, which may differ between two runs)
+    table = md.split("Wall time:")[1].split("\n", 1)[1].split("Fit + predict seconds")[0]
     return per_fold, summary, table
 
 

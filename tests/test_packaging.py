@@ -1,0 +1,227 @@
+"""The package as a user installs it: dependencies, bundled data, console scripts, the wheel."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from slb.cli import app_dir, explorer, streamlit_command
+from slb.datasets import BUNDLED_DATASETS, data_dir, load_dataset
+
+tomllib = pytest.importorskip("tomllib", reason="Python 3.11+")
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _requirements(path: Path) -> dict:
+    """name -> specifier of a requirements file (comments, -r lines left out)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if line and not line.startswith("-"):
+            name, spec = re.match(r"([A-Za-z0-9_.\-\[\]]+)\s*(.*)", line).groups()
+            out[name.lower()] = spec.replace(" ", "")
+    return out
+
+
+def _declared(reqs) -> dict:
+    return {
+        m.group(1).lower(): m.group(2).replace(" ", "")
+        for m in (re.match(r"([A-Za-z0-9_.\-\[\]]+)\s*(.*)", r) for r in reqs)
+        if not m.group(1).startswith("slb-explorer")
+    }
+
+
+def test_requirements_files_match_pyproject():
+    """requirements.txt (the README's first command) = the library + the [app] extra, and
+    requirements-dev.txt adds the [dev] extra: the three lists cannot drift apart."""
+    project = PYPROJECT["project"]
+    extras = project["optional-dependencies"]
+    runtime = _declared(project["dependencies"])
+    assert {"numpy", "scipy", "scikit-learn", "pandas", "networkx", "joblib"} <= set(runtime)
+    assert not {"streamlit", "plotly"} & set(runtime)
+    assert _requirements(ROOT / "requirements.txt") == {**runtime, **_declared(extras["app"])}
+    assert _requirements(ROOT / "requirements-dev.txt") == _declared(extras["dev"])
+    assert "slb-explorer[app]" in extras["dev"]
+    assert project["scripts"] == {
+        "slb-explorer": "slb.cli:explorer",
+        "slb-experiments": "slb.cli:experiments",
+    }
+
+
+def _run(code: str, cwd: Path, python=sys.executable, **kw) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(
+        [str(python), "-c", code], cwd=cwd, env=env, capture_output=True, text=True, **kw
+    )
+
+
+IMPORT_CHECK = (
+    "import sys, slb; "
+    "print(slb.__file__); "
+    "print(sorted(m for m in ('streamlit', 'plotly') if m in sys.modules))"
+)
+
+
+def test_import_slb_loads_neither_streamlit_nor_plotly():
+    res = _run(IMPORT_CHECK, ROOT, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[1] == "[]"
+
+
+def test_experiments_command_runs_without_plotly(tmp_path):
+    """plotly belongs to the [app] extra: tables and CSV files must not need it."""
+    code = (
+        "import sys; sys.modules['plotly'] = None; sys.modules['streamlit'] = None\n"
+        "from slb.cli import experiments\n"
+        f"experiments(['real', '--datasets', 'pima', '--classifiers', '5NN', '--folds', '2', "
+        f"'--quiet', '--out', {str(tmp_path)!r}])\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert res.returncode == 0, res.stderr
+    assert "| pima (ours) |" in res.stdout
+    assert (tmp_path / "real_per_fold.csv").is_file()
+
+
+def test_data_dir_installed_and_checkout(tmp_path):
+    # an installed wheel: <package>/_data exists and wins
+    pkg = tmp_path / "site" / "slb"
+    (pkg / "_data").mkdir(parents=True)
+    assert data_dir(pkg, checkout_root=tmp_path / "checkout") == pkg / "_data"
+    # a source checkout: no _data beside the modules, the top-level data/ is used
+    bare = tmp_path / "src" / "slb"
+    bare.mkdir(parents=True)
+    assert data_dir(bare, checkout_root=tmp_path / "src") == tmp_path / "src" / "data"
+    # this checkout
+    assert Path(str(data_dir())) == ROOT / "data"
+    for name, (file, _) in BUNDLED_DATASETS.items():
+        assert (ROOT / "data" / file).is_file(), name
+    X, y = load_dataset("sonar")
+    assert X.shape == (208, 60) and sorted(y.unique()) == ["mine", "rock"]
+
+
+def test_app_dir_installed_and_checkout(tmp_path):
+    site = tmp_path / "site"
+    (site / "slb").mkdir(parents=True)
+    with pytest.raises(FileNotFoundError, match="app.py"):
+        app_dir(site / "slb")
+    (site / "slb_explorer_app").mkdir()
+    (site / "slb_explorer_app" / "app.py").write_text("")
+    assert app_dir(site / "slb") == site / "slb_explorer_app"
+    assert app_dir() == ROOT  # this checkout runs its own app.py
+    command, cwd = streamlit_command(["--server.port", "8600"])
+    assert command[1:5] == ["-m", "streamlit", "run", str(ROOT / "app.py")]
+    assert command[5:] == ["--server.port", "8600"] and cwd == ROOT
+
+
+def test_explorer_dry_run(capsys):
+    assert explorer(["--dry-run", "--server.headless", "true"]) == 0
+    out = capsys.readouterr().out
+    assert f"app: {ROOT / 'app.py'}" in out
+    assert out.rstrip().endswith("--server.headless true")
+
+
+# ----------------------------------------------------------------------------------------------
+# the wheel, installed into a fresh virtual environment
+# ----------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    pytest.importorskip("hatchling", reason="the build backend (requirements-dev.txt)")
+    out = tmp_path_factory.mktemp("wheel")
+    res = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "--disable-pip-version-check", "-q", "-w", str(out), str(ROOT)],
+        cwd=out, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    (path,) = out.glob("slb_explorer-*.whl")
+    return path
+
+
+@pytest.mark.slow
+def test_wheel_holds_library_data_and_app(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {f"slb/{p.name}" for p in (ROOT / "slb").glob("*.py")}
+    expected |= {f"slb/_data/{p.name}" for p in (ROOT / "data").iterdir() if p.is_file()}
+    expected |= {"slb_explorer_app/app.py", "slb_explorer_app/.streamlit/config.toml"}
+    for folder in ("pages", "dashboard"):
+        expected |= {f"slb_explorer_app/{folder}/{p.name}" for p in (ROOT / folder).glob("*.py")}
+    assert expected <= names, sorted(expected - names)
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+    assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "docs/"))]
+
+
+@pytest.mark.slow
+def test_wheel_in_a_fresh_venv(wheel, tmp_path):
+    """pip install of the wheel into a new venv (dependencies from the system site-packages, no
+    network): the installed slb (not this checkout) imports without streamlit or plotly, loads
+    a bundled dataset from its package data, runs the experiments command, and slb-explorer
+    finds the installed app; AppTest runs that app.py."""
+    venv = tmp_path / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300
+    )
+    py = venv / "bin" / "python"
+    res = subprocess.run(
+        [str(py), "-m", "pip", "install", "--no-index", "--disable-pip-version-check", "-q",
+         str(wheel)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+
+    res = _run(IMPORT_CHECK, work, python=py, timeout=300)
+    assert res.returncode == 0, res.stderr
+    slb_file, loaded = res.stdout.splitlines()[:2]
+    assert slb_file.startswith(str(venv)) and loaded == "[]"
+
+    code = (
+        "from slb.datasets import data_dir, load_dataset; "
+        "X, y = load_dataset('pima'); print(data_dir()); print(X.shape)"
+    )
+    res = _run(code, work, python=py, timeout=300)
+    assert res.returncode == 0, res.stderr
+    folder, shape = res.stdout.splitlines()[:2]
+    assert folder.startswith(str(venv)) and folder.endswith("slb/_data") and shape == "(768, 8)"
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    args = ["real", "--datasets", "pima", "--classifiers", "5NN", "--folds", "2", "--quiet"]
+    res = subprocess.run(
+        [str(venv / "bin" / "slb-experiments"), *args, "--out", str(work / "out")],
+        cwd=work, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "| pima (ours) |" in res.stdout and (work / "out" / "real_summary.csv").is_file()
+
+    res = subprocess.run(
+        [str(venv / "bin" / "slb-explorer"), "--dry-run"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    app = Path(res.stdout.splitlines()[0].removeprefix("app: "))
+    assert app.is_file() and str(app).startswith(str(venv))
+    assert app.parent.name == "slb_explorer_app" and (app.parent / "pages" / "compare.py").is_file()
+
+    # the installed app runs (AppTest, as tests/test_app.py does with the checkout's app.py)
+    code = (
+        "import sys; from streamlit.testing.v1 import AppTest\n"
+        f"sys.path.insert(0, {str(app.parent)!r})\n"  # what streamlit run does for app.py
+        f"at = AppTest.from_file({str(app)!r}, default_timeout=240).run()\n"
+        "print(len(at.exception), [e.value for e in at.error])\n"
+        "import dashboard, slb; print(dashboard.__file__); print(slb.__file__)\n"
+    )
+    res = _run(code, work, python=py, timeout=600)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[-3] == "0 []", res.stdout
+    assert lines[-2].startswith(str(app.parent)) and lines[-1].startswith(str(venv))
