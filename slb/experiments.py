@@ -51,17 +51,14 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedShuffleSplit
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import LinearSVC
 
-from .catalog import CLASSIFIERS, make_classifier
+from .catalog import CLASSIFIERS, make_classifier, resolve_name
 from .datasets import BUNDLED_DATASETS, load_dataset
 from .evaluation import (
     balanced_error_rate,
@@ -69,14 +66,26 @@ from .evaluation import (
     stratified_folds,
     wilcoxon_against_best,
 )
-from .figures import learning_curve_figure, noise_figure  # moved there; re-exported here
 from .synthetic import make_forest_bn, make_general_bn
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+
+def __getattr__(name):
+    # learning_curve_figure and noise_figure moved to slb.figures and are re-exported here, but
+    # imported on first use: plotly (the [app] extra) is not needed for tables and CSV files.
+    if name in ("learning_curve_figure", "noise_figure"):
+        from . import figures
+
+        return getattr(figures, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_REAL_CLASSIFIERS",
     "DEFAULT_SYNTHETIC_CLASSIFIERS",
     "DEFAULT_NOISE_CLASSIFIERS",
-    "EXTRA_CLASSIFIERS",
     "FLIP_PROBS",
     "N_GRID",
     "PAPER_TABLE1",
@@ -89,11 +98,11 @@ __all__ = [
     "SyntheticResults",
     "TerminalProgress",
     "classifier_names",
-    "learning_curve_figure",
+    "learning_curve_figure",  # noqa: F822 (module __getattr__)
     "load_csv",
     "main",
     "make_estimator",
-    "noise_figure",
+    "noise_figure",  # noqa: F822 (module __getattr__)
     "paper_synthetic",
     "run_label_noise",
     "run_real",
@@ -385,24 +394,13 @@ def paper_synthetic(design) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------
 # classifiers, seeds, progress
 # ----------------------------------------------------------------------------------------------
-def _linear_svm(random_state=None, **_):
-    return make_pipeline(
-        StandardScaler(), LinearSVC(C=1.0, max_iter=20000, random_state=random_state)
-    )
-
-
-#: Classifiers the experiments add to :data:`slb.catalog.CLASSIFIERS`: name -> factory.
-#: ``SVM(linear)`` is the DISCRETE paper's comparator (hinge loss, C = 1, standardised inputs).
-EXTRA_CLASSIFIERS = {"SVM(linear)": _linear_svm}
-
-
 def classifier_names() -> list:
-    """Every classifier name the experiments accept (the catalogue's, then the extras)."""
-    return list(CLASSIFIERS) + [k for k in EXTRA_CLASSIFIERS if k not in CLASSIFIERS]
+    """Every classifier name the experiments accept: the keys of :data:`slb.catalog.CLASSIFIERS`."""
+    return list(CLASSIFIERS)
 
 
 def make_estimator(name, random_state=None, density_params=None):
-    """A fresh classifier by name: :func:`slb.catalog.make_classifier` or an extra.
+    """A fresh classifier by name: :func:`slb.catalog.make_classifier`.
 
     Parameters
     ----------
@@ -416,12 +414,7 @@ def make_estimator(name, random_state=None, density_params=None):
     -------
     estimator
     """
-    density_params = dict(density_params or {})
-    if name in CLASSIFIERS:
-        return make_classifier(name, random_state=random_state, **density_params)
-    if name in EXTRA_CLASSIFIERS:
-        return EXTRA_CLASSIFIERS[name](random_state=random_state)
-    raise ValueError(f"Unknown classifier {name!r}; choose from {', '.join(classifier_names())}.")
+    return make_classifier(name, random_state=random_state, **dict(density_params or {}))
 
 
 def _check_classifiers(classifiers) -> list:
@@ -1033,6 +1026,8 @@ class SyntheticResults:
 
     def figure(self, paper=True, title=None) -> go.Figure:
         """Learning curves; see :func:`learning_curve_figure`."""
+        from .figures import learning_curve_figure
+
         return learning_curve_figure(
             self.long,
             paper=paper_synthetic(self.design) if paper else None,
@@ -1240,6 +1235,8 @@ class NoiseResults:
         return markdown_table(self.table(metric)) + "\n\n" + caption + "\n"
 
     def figure(self, metric="accuracy", title=None) -> go.Figure:
+        from .figures import noise_figure
+
         return noise_figure(self, metric=metric, title=title)
 
 
@@ -1404,18 +1401,8 @@ def run_label_noise(
 # command line
 # ----------------------------------------------------------------------------------------------
 def _resolve_name(name: str) -> str:
-    """Catalogue name for a user spelling: exact, else case/punctuation-insensitive
-    (``svm-rbf`` -> ``SVM(RBF)``, ``slb_pearson`` -> ``SLB(Pearson)``, ``5nn`` -> ``5NN``)."""
-    known = classifier_names()
-    if name in known:
-        return name
-
-    def key(s):
-        k = re.sub(r"[\s()_]", "", s.lower())
-        return re.sub(r"-(?=.)", "", k)
-
-    lookup = {key(k): k for k in known}
-    return lookup.get(key(name), name)
+    """Catalogue name for a user spelling; see :func:`slb.catalog.resolve_name`."""
+    return resolve_name(name)
 
 
 def _write(path: Path, text: str):
