@@ -3,12 +3,20 @@
 HSIC
 ----
 The biased V-statistic of Gretton et al. (2005), ``HSIC(i, j) = tr(K_i H K_j H) / n^2`` with
-Gaussian kernels ``k(a, b) = exp(-(a - b)^2 / (2 sigma^2))`` and the median heuristic
-``sigma^2 = median(|a_k - a_l|^2) / 2`` over distinct pairs with a non-zero distance (the
-default of the R package dHSIC used by the SLB paper).  Because ``H`` is idempotent,
-``tr(K_i H K_j H) = <H K_i H, H K_j H>_F``: with the centred Gram matrices flattened into the
-rows of a ``d x n^2`` matrix ``F``, the whole ``d x d`` HSIC matrix is ``F F^T / n^2``, one
-matrix product.  Two ways to compute it (``method``):
+Gaussian kernels ``k(a, b) = exp(-(a - b)^2 / (2 sigma^2))`` and a median heuristic
+(:func:`median_heuristic_sigma2`): ``sigma^2`` is half the median of the *non-zero* squared
+differences ``(a_k - a_l)^2``, ``k < l`` (ties excluded; the mean of the two middle values for
+an even count), over at most 1000 evenly spaced observations; 1 for a constant feature.  This
+is close to, but not exactly, the default of the R package dHSIC (2.2) used by the SLB paper,
+whose ``median_bandwidth`` takes ``sigma^2`` as half the element of 0-based rank
+``floor(P / 2)`` of *all* ``P`` squared differences, zeros included, on the first 1000 rows of
+a random permutation, and ``sigma = 0.001`` when that is zero.  The two agree for untied data
+with an odd number of pairs and up to 1000 points; with ties slb's ``sigma`` is never smaller
+(dHSIC's drops to 0.001 when more than half of the differences are zero).
+
+Because ``H`` is idempotent, ``tr(K_i H K_j H) = <H K_i H, H K_j H>_F``: with the centred Gram
+matrices flattened into the rows of a ``d x n^2`` matrix ``F``, the whole ``d x d`` HSIC matrix
+is ``F F^T / n^2``, one matrix product.  Two ways to compute it (``method``):
 
 ``"exact"``
     The product is accumulated over square *panels* of sample pairs ``(A, B)``, ``A <= B``
@@ -87,7 +95,7 @@ HSIC_APPROX_MAX_RANK = 200
 #: Default number of random sample pairs behind the approximate path's p-value variance.
 HSIC_PVALUE_PAIRS = 100_000
 
-_MEDIAN_MAX_POINTS = 1000  # dHSIC also subsamples large inputs for the median heuristic
+_MEDIAN_MAX_POINTS = 1000  # median heuristic on <= 1000 points (dHSIC: 1000 random rows)
 _MEDIAN_DIRECT_POINTS = 300  # up to here the median takes all squared differences at once
 _MIN_PANEL = 16  # smallest panel side, whatever the memory budget
 _MAX_PANEL = 256  # panels of at most 256 x 256 sample pairs keep the element-wise work in cache
@@ -120,7 +128,12 @@ class DependenceResult:
 
 
 def median_heuristic_sigma2(x):
-    """Median-heuristic kernel variance ``sigma^2 = median(|a_k - a_l|^2) / 2``.
+    """Median-heuristic kernel variance: half the median of the non-zero squared differences.
+
+    ``sigma^2 = median{(a_k - a_l)^2 : k < l, a_k != a_l} / 2`` with numpy's median (the mean
+    of the two middle values for an even count).  Zero differences (ties) are left out, unlike
+    dHSIC, which takes the upper middle of all squared differences, zeros included (see the
+    module docstring).
 
     Parameters
     ----------
@@ -129,8 +142,8 @@ def median_heuristic_sigma2(x):
     Returns
     -------
     sigma2 : float
-        Computed over distinct pairs with a non-zero distance (of at most 1000 evenly spaced
-        points, like dHSIC); 1.0 for a constant sample.
+        Above 1000 points, computed on 1000 evenly spaced positions of ``x`` (dHSIC uses the
+        first 1000 of a random permutation); 1.0 for a constant sample.
     """
     return float(_median_sigma2_all(np.asarray(x, float).reshape(1, -1))[0])
 
