@@ -103,7 +103,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
     pairs : "all", None or list of pairs, default="all"
         Feature pairs whose bivariate log-densities are included: index pairs ``(i, j)`` or
         pairs of feature names.  ``"all"``/None: every pair.  An empty list: univariate only.
-    bandwidth : {"scott", "silverman", "lcv"}, default="scott"
+    bandwidth : {"scott", "silverman", "lcv", "plugin"}, default="scott"
         Bandwidth rule (see :mod:`slb.bandwidth`).
     bandwidth_multiplier : float, default=1.0
         Global multiplier of every bandwidth.
