@@ -31,19 +31,22 @@ where ``rule`` is one of
     points (``hpi``'s ``binned`` argument is ignored), scaled by ``min(sd, IQR / 1.349)``.  It is
     reproduced here step by step, including the R/Fortran arithmetic that decides whether the
     largest observation lands on the grid (KernSmooth drops it when it falls exactly on the
-    last grid point); it matches ``ks`` 1.14.0 to ~1e-13 and is O(n) for any ``n``.
+    last grid point); it matches ``ks`` 1.14.0 / KernSmooth 2.23 to ~1e-14 and is O(n) for any
+    ``n``.
 
     *Bivariate* (``dim=2``): ``ks::Hpi.diag`` (two-stage, "samse" pilot, data pre-scaled) gives
     for the pair ``(x_i, x_j)`` a diagonal matrix ``H``; its per-coordinate bandwidths are
-    ``sqrt(H[k, k])`` (:func:`hpi_diag` reproduces it, unbinned).  That entry depends on the
-    partner ``j`` (through the mixed functional ``psi_22`` and the pilot), so it cannot be
-    stored as one ``h2[c, i]``.  ``class_bandwidths`` therefore evaluates the same two-dimensional
+    ``sqrt(H[k, k])`` (:func:`hpi_diag` reproduces it, unbinned, including the way ks 1.14.0
+    looks up the order-6 pilot functionals, see ``_gsamse``; ``ks::kde``'s own default in two
+    dimensions is the unconstrained ``Hpi``, which product kernels cannot use).  That entry
+    depends on the partner ``j`` (through the mixed functional ``psi_22`` and the pilot), so it
+    cannot be stored as one ``h2[c, i]``.  ``class_bandwidths`` therefore evaluates the same two-dimensional
     ``Hpi.diag`` formula *marginally*: on the pair of feature ``i`` with an independent copy of
     itself, i.e. with every bivariate functional replaced by the product of univariate ones,
     ``psi_(a,b) = psi_a psi_b`` (exact for the sample of all ``n^2`` pairs ``(x_k, x_l)``), the
     scaled covariance the identity and the sample size ``n``.  The result has the 2-d rate
-    ``n^(-1/6)`` and equals :func:`hpi_diag` for a pair of independent features with the same
-    distribution.  The functionals are exact O(n^2) sums up to 500 points and are estimated
+    ``n^(-1/6)`` and estimates what :func:`hpi_diag` gives for two independent features with
+    the same distribution.  The functionals are exact O(n^2) sums up to 500 points and are estimated
     from linearly binned counts (401 points, as ``ks`` bins) above.  Like ``Hpi.diag``, which
     pre-scales by the standard deviations, the pair rule scales by ``sd``: an outlier inflates
     it, where the univariate rule's ``min(sd, IQR / 1.349)`` resists.
@@ -51,8 +54,8 @@ where ``rule`` is one of
 Tied or discrete features can have zero spread within a class; the scale then falls back to the
 pooled scale of the feature over all classes, and every bandwidth is floored at
 ``min_bandwidth`` times that pooled scale.  The plug-in rules fall back to Silverman's rule where
-``ks`` would stop (zero ``min(sd, IQR / 1.349)``) or where the estimated functionals have the
-wrong sign.
+``ks`` would stop (zero ``min(sd, IQR / 1.349)``), for pairs of fewer than 3 points, and where an
+estimated functional has the wrong sign.
 """
 
 from __future__ import annotations
