@@ -1711,6 +1711,13 @@ def main(argv=None):
         return commands[args.command](args, argv, progress, out)
     except ValueError as exc:  # plain-language errors from the library
         raise SystemExit(f"error: {exc}") from None
+    except ModuleNotFoundError as exc:  # the figures need plotly, of the [app] extra
+        if (exc.name or "").partition(".")[0] != "plotly":
+            raise
+        raise SystemExit(
+            f"error: the tables and CSV files are in {out}/, but the figures need plotly: "
+            "pip install 'slb-explorer[app]' (or pip install plotly)"
+        ) from None
 
 
 if __name__ == "__main__":
