@@ -95,7 +95,7 @@ MAX_ROWS = 1_000_000
 MAX_COLUMNS = 10_000
 #: Largest number of cell positions streamed from an Excel sheet (empty styled cells count:
 #: they cost as much to parse as filled ones).
-MAX_EXCEL_CELLS = 1_000_000
+MAX_EXCEL_CELLS = 500_000
 #: Largest uncompressed size of an Excel archive or of the data of a Parquet file.
 MAX_UNPACKED_BYTES = 400 * 1000 * 1000
 #: Largest uncompressed size of an Excel archive, as a multiple of ``max_bytes`` (the smaller
@@ -402,19 +402,17 @@ def read_table(
             result = _read_text(data, name)
         result.notes[:0] = notes
         result.frame = _finish_frame(result.frame, result.notes)
-    except ValueError:
-        raise
+    except ValueError as exc:
+        if type(exc) is ValueError:  # our own, plain-language messages
+            raise
+        raise _parser_error(name, exc) from None  # UnicodeDecodeError, ArrowInvalid, ...
     except MemoryError:
         raise ValueError(
             f"{_q(name, 60)} needs more memory to read than this tool has. Please upload a "
             "smaller table (fewer rows or columns)."
         ) from None
     except Exception as exc:  # noqa: BLE001 - any parser error must reach the user as a message
-        raise ValueError(
-            f"{_q(name, 60)} could not be read ({type(exc).__name__}: "
-            f"{_q(str(exc), 120)}). The file may be damaged: save the table again as CSV "
-            "(UTF-8) and upload that."
-        ) from None
+        raise _parser_error(name, exc) from None
     if result.frame.shape[0] == 0:
         raise ValueError(
             f"{_q(name, 60)} has a header row but no data rows: the table is empty."
@@ -422,6 +420,13 @@ def read_table(
             else f"{_q(name, 60)} contains no table."
         )
     return result
+
+
+def _parser_error(name: str, exc: BaseException) -> ValueError:
+    return ValueError(
+        f"{_q(name, 60)} could not be read ({type(exc).__name__}: {_q(str(exc), 120)}). The "
+        "file may be damaged: save the table again as CSV (UTF-8) and upload that."
+    )
 
 
 def list_excel_sheets(data: bytes) -> list[str]:
@@ -757,8 +762,24 @@ def _limit_columns_before_parsing(text: str, name: str) -> None:
         )
 
 
-_JUNK_ROW_WORDS = frozenset(
-    {"total", "totals", "grand total", "sum", "subtotal", "sub-total", "summe", "gesamt", "total:"}
+_JUNK_ROW_WORDS = (
+    "total",
+    "totals",
+    "grand total",
+    "sum",
+    "subtotal",
+    "sub-total",
+    "summe",
+    "gesamt",
+)
+#: The cells that mark a total row, as written ("Total", "TOTAL", "Total:", ...).
+_JUNK_ROW_CELLS = sorted(
+    {
+        form + end
+        for w in _JUNK_ROW_WORDS
+        for form in (w, w.upper(), w.capitalize(), w.title())
+        for end in ("", ":")
+    }
 )
 
 
@@ -770,23 +791,23 @@ def _drop_junk_rows(frame: pd.DataFrame, notes: list[str], unit: str, first: int
     """
     if frame.empty:
         return frame
-    header = [str(c).strip().casefold() for c in frame.columns]
+    header = [str(c).strip() for c in frame.columns]
     named = [j for j, h in enumerate(header) if h]
     if len(named) < 2:
         return frame
-    texts = frame.astype(str).apply(lambda c: c.str.strip().str.casefold())
-    texts = texts.where(frame.notna(), "")
+    # exact, hash-based comparisons only (isin): a few passes over the columns, no per-cell
+    # Python work, so that this stays cheap on a million rows
     same = np.zeros(len(frame), dtype=int)
     filled = np.zeros(len(frame), dtype=int)
     for j in named:
-        col = texts.iloc[:, j].to_numpy()
-        same += col == header[j]
-        filled += col != ""
+        col = frame.iloc[:, j]
+        h = header[j]
+        same += col.isin([h, h.lower(), h.upper()]).to_numpy()
+        filled += col.notna().to_numpy() & ~col.isin(["", None]).to_numpy()
     repeated = (same >= np.maximum(2, 0.8 * filled)) & (filled > 0)
     total = np.zeros(len(frame), dtype=bool)
     for j in range(frame.shape[1]):
-        col = texts.iloc[:, j]
-        hit = col.isin(_JUNK_ROW_WORDS).to_numpy()
+        hit = frame.iloc[:, j].isin(_JUNK_ROW_CELLS).to_numpy()
         if hit.any() and hit.sum() <= 3 and hit.sum() < 0.05 * len(frame) + 1:
             total |= hit
     total &= ~repeated
@@ -983,6 +1004,23 @@ def _convert_cells(
                 columns[j] = pd.Series(values.astype(np.int64))
             else:
                 columns[j] = pd.Series(values)
+            continue
+        if pd.api.types.infer_dtype(column, skipna=True) == "string":
+            # all texts (a text file): the same cleaning, vectorised
+            stripped = column.astype(object).str.strip()
+            missing = (
+                column.isna().to_numpy() | stripped.str.lower().isin(MISSING_TOKENS).to_numpy()
+            )
+            stripped = stripped.where(~missing, None)
+            present_texts = stripped[~missing]
+            if len(present_texts) and present_texts.str.fullmatch(_ISO_DATE_RE).all():
+                try:
+                    columns[j] = pd.Series(pd.to_datetime(stripped.reset_index(drop=True)))
+                    dates.append(str(frame.columns[j]))
+                    continue
+                except (ValueError, TypeError, OverflowError):
+                    pass
+            columns[j] = stripped.reset_index(drop=True).astype(_text_dtype())
             continue
         raw = column.to_numpy(dtype=object)
         cells = []
@@ -1218,9 +1256,18 @@ def _sheet_xml(data: bytes, ws) -> bytes:
 
 
 def _unsaved_formulas(xml: bytes) -> int:
-    """Cells that hold a formula but no saved (cached) value."""
+    """Cells that hold a formula but no saved (cached) value.
+
+    Linear scan (a regular expression over ``<c ...>...</c>`` would backtrack across the many
+    self-closing empty cells of a formatted sheet): each piece before a ``</c>`` ends with the
+    body of one cell, which starts at the last ``<c`` of the piece.
+    """
+    if b"<f" not in xml:
+        return 0
     count = 0
-    for body in re.findall(rb"<c\b[^>]*>(.*?)</c>", xml, flags=re.S):
+    for piece in xml.split(b"</c>")[:-1]:
+        start = max(piece.rfind(b"<c "), piece.rfind(b"<c>"))
+        body = piece[start:]
         if b"<f" in body and not re.search(rb"<v>[^<]", body):
             count += 1
     return count
@@ -1229,9 +1276,7 @@ def _unsaved_formulas(xml: bytes) -> int:
 def _merged_title_rows(xml: bytes) -> set[int]:
     """0-based rows where a merged range spanning several columns starts."""
     out: set[int] = set()
-    for a_col, a_row, b_col, _ in re.findall(
-        rb'<mergeCell ref="([A-Z]+)(\d+):([A-Z]+)(\d+)"', xml
-    ):
+    for a_col, a_row, b_col, _ in re.findall(rb'<mergeCell ref="([A-Z]+)(\d+):([A-Z]+)(\d+)"', xml):
         if a_col != b_col:
             out.add(int(a_row) - 1)
     return out
@@ -1458,8 +1503,8 @@ def _read_parquet(data: bytes, name: str) -> TableRead:
     for col in table.columns:
         for chunk in col.chunks:
             if pa.types.is_dictionary(chunk.type) and len(chunk):
-                lengths = pc.binary_length(chunk.dictionary).fill_null(0).to_numpy(
-                    zero_copy_only=False
+                lengths = (
+                    pc.binary_length(chunk.dictionary).fill_null(0).to_numpy(zero_copy_only=False)
                 )
                 idx = chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)
                 expanded += int(lengths[idx].sum(dtype=np.int64)) + 60 * len(chunk)
@@ -1471,7 +1516,10 @@ def _read_parquet(data: bytes, name: str) -> TableRead:
     for col_name in decimals:
         i = table.schema.get_field_index(col_name)
         try:
-            table = table.set_column(i, col_name, pc.cast(table.column(i), pa.float64()))
+            # through the decimal text: Arrow's direct cast divides in floating point and is
+            # not correctly rounded (60.30 -> 60.300000000000004); parsing the text is
+            as_text = pc.cast(table.column(i), pa.string())
+            table = table.set_column(i, col_name, pc.cast(as_text, pa.float64()))
         except Exception:  # noqa: BLE001 - e.g. decimal256 beyond float range
             continue
     if decimals:

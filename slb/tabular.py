@@ -924,9 +924,7 @@ def _convert_features(
             feats.add(name, series.to_numpy(dtype=np.float64, na_value=np.nan)[rows])
             booleans.append(name)
             continue
-        if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(
-            dtype
-        ):
+        if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
             feats.add(name, _days(series)[rows])
             dates.append(name)
             continue
@@ -1061,9 +1059,7 @@ def _convert_features(
             )
         percent = [n for n, p in text_numbers if p.n_percent]
         if percent:
-            comma_text += (
-                f" Percentages in {_names(percent)} were read as fractions (12% -> 0.12)."
-            )
+            comma_text += f" Percentages in {_names(percent)} were read as fractions (12% -> 0.12)."
         report.append(
             Change(
                 "converted_text_numbers",

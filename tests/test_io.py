@@ -146,6 +146,30 @@ CASES = [
     Case("six_rows.csv", error="'yes' has 3 rows and 'no' has 3 rows", stage="prepare"),
     Case("small_class_for_folds.csv", prepare={"n_folds": 10}, notes=("so 7 folds will be used",)),
     Case("many_rows.csv", prepare={"max_rows": 500}, notes=("random sample of 500 rows",)),
+    # ---- hostile uploads (issue 15) -------------------------------------------------------------
+    Case("thousands_separators.csv", notes=("Commas in 'count' were read as thousands",)),
+    Case("patient_id_sorted.csv", notes=("('patient_id': all different whole numbers that rise",)),
+    Case("utf16le_no_bom.txt", notes=("UTF-16 text without a byte-order mark", "by tabs")),
+    Case("decimal_numbers.parquet", notes=("'price' holds exact decimal numbers",)),
+    Case(
+        "formulas_no_values.xlsx", error="60 cells with formulas without saved values", stage="read"
+    ),
+    Case("merged_title.xlsx", notes=("a title over merged cells) was skipped",)),
+    Case("hidden_first_sheet.xlsx", notes=("'old_version' is hidden in Excel and not read",)),
+    Case(
+        "repeated_header_total.csv",
+        notes=("data row (31) held the header row again", "data row (62) held a total"),
+    ),
+    Case("stray_class.csv", notes=("'unclear' (2 rows) has fewer than 3 rows",)),
+    Case("percent_and_dates.csv", notes=("Percentages in 'rate'", "days since 1970-01-01")),
+    Case(
+        "excel_declared_million_rows.xlsx",
+        error="declares 1,000,121 rows and 20 columns",
+        stage="read",
+    ),
+    Case("parquet_many_rows.parquet", error="has about 2,000,000 rows, more than", stage="read"),
+    Case("parquet_long_strings.parquet", error="would take 4 GB once unpacked", stage="read"),
+    Case("too_many_columns.csv", error="more than the 10,000 columns", stage="read"),
 ]
 
 
@@ -464,3 +488,172 @@ def test_parquet_nested_columns_left_out() -> None:
     assert any("('tags') holds lists or records" in n for n in read.notes)
     with pytest.raises(ValueError, match="could not be read as a Parquet file"):
         read_table(b"PAR1" + bytes(100) + b"PAR1", "broken.parquet")
+
+
+# ---- issue 15: hostile uploads --------------------------------------------------------------------
+def _generators():
+    import sys
+
+    sys.path.insert(0, str(DATA))
+    import make_malformed
+
+    return make_malformed
+
+
+def _forbid(monkeypatch, *targets: str) -> None:
+    """Make the named parsers fail the test if they are called (a bound must come first)."""
+
+    def boom(*args, **kwargs):
+        raise AssertionError("the file was parsed before its size was checked")
+
+    for target in targets:
+        monkeypatch.setattr(target, boom)
+
+
+def test_corpus_values_issue15() -> None:
+    # thousands separators: the reference is Python's own formatting of the integers
+    read = read_table((CORPUS / "thousands_separators.csv").read_bytes(), "t.csv")
+    counts = read.frame["count"].to_numpy()
+    assert read.frame["count"].dtype == np.int64 and counts.min() >= 100 and counts.max() > 1000
+    text = (CORPUS / "thousands_separators.csv").read_text().splitlines()[1:]
+    assert [f"{v:,}" for v in counts] == [
+        line.split('"')[1] if '"' in line else line.split(",")[1] for line in text
+    ]
+    # UTF-16 LE without BOM reads as the same table as the UTF-8 original would
+    read = read_table((CORPUS / "utf16le_no_bom.txt").read_bytes(), "u.txt")
+    original = (CORPUS / "utf16le_no_bom.txt").read_bytes().decode("utf-16-le")
+    again = read_table(original.encode("utf-8"), "u.txt")
+    pd.testing.assert_frame_equal(read.frame, again.frame)
+    assert read.encoding == "utf-16-le"
+    # decimal128 -> float, the same numbers as the Decimal values
+    import pyarrow.parquet as pq
+
+    read = read_table((CORPUS / "decimal_numbers.parquet").read_bytes(), "d.parquet")
+    raw = pq.read_table(CORPUS / "decimal_numbers.parquet").column("price").to_pylist()
+    assert read.frame["price"].dtype == np.float64
+    assert read.frame["price"].tolist() == [float(v) for v in raw]
+    # hidden first sheet: the visible one is read; asking for the hidden one still works
+    data = (CORPUS / "hidden_first_sheet.xlsx").read_bytes()
+    assert read_table(data, "h.xlsx").sheet == "data"
+    hidden = read_table(data, "h.xlsx", sheet="old_version")
+    assert hidden.frame.shape == (1, 2) and any("because it was chosen" in n for n in hidden.notes)
+    # merged title: the header is the row below it
+    read = read_table((CORPUS / "merged_title.xlsx").read_bytes(), "m.xlsx")
+    assert list(read.frame.columns) == ["x1", "label"] and read.header_row == 2
+    # repeated header and total rows: the numeric columns stay numeric, 60 rows are left
+    read = read_table((CORPUS / "repeated_header_total.csv").read_bytes(), "r.csv")
+    assert read.frame.shape == (60, 4) and read.frame["x1"].dtype == np.float64
+    # dates become numbers through prepare_table: 2023-03-01 is day 19417 after 1970-01-01
+    read = read_table((CORPUS / "percent_and_dates.csv").read_bytes(), "p.csv")
+    prepared = prepare_table(read.frame, "label")
+    assert prepared.X["visit"].iloc[0] == (pd.Timestamp("2023-03-01") - pd.Timestamp(0)).days
+    assert prepared.X["rate"].between(0, 1).all()
+
+
+def test_excel_stream_cap_cannot_be_bypassed_by_the_dimension() -> None:
+    gen = _generators()
+    # a lying dimension (A1:C4) over 30,000 rows of 20 empty styled cells (600,000 positions)
+    bomb = gen.xlsx_empty_styled_rows(30_000, dimension="A1:C4")
+    with pytest.raises(ValueError, match=r"holds more than 500,000 cells \(after 25,00\d rows"):
+        read_table(bomb, "styled.xlsx")
+    # the same with a few empty rows is read; the lie neither cuts nor pads the table
+    small = gen.xlsx_empty_styled_rows(100, dimension="A1:B2")
+    read = read_table(small, "styled.xlsx")
+    assert list(read.frame.columns) == ["x1", "x2", "label"] and len(read.frame) == 4
+    rows = gen.rows_of(gen.base_table(n=40, seed=3))
+    read = read_table(gen.xlsx_with_dimension("A1:B2", rows), "short_dim.xlsx")
+    assert read.frame.shape == (40, 4)
+
+
+def test_parquet_bombs_refused_from_metadata(monkeypatch) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    gen = _generators()
+    many = gen.parquet_many_rows(9_900_000)  # the issue's 9.9 M rows
+    long = gen.parquet_long_strings(225_000, 20_000)  # 4.5 GB of text once expanded
+    assert len(many) < 200_000 and len(long) < 200_000
+    _forbid(monkeypatch, "pyarrow.parquet.ParquetFile.read")
+    with pytest.raises(ValueError, match="has about 9,900,000 rows"):
+        read_table(many, "many.parquet")
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match=r"would take 4.5 GB once unpacked"):
+        read_table(long, "long.parquet")
+    # plainly encoded (not dictionary) repeated text: the uncompressed size in the metadata
+    table = pa.table({"t": pa.array(["w" * 50_000] * 10_000), "label": pa.array([1, 0] * 5_000)})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, use_dictionary=False, compression="zstd")
+    assert len(buf.getvalue()) < 1_000_000
+    with pytest.raises(ValueError, match="once unpacked"):
+        read_table(buf.getvalue(), "plain.parquet")
+
+
+def test_text_caps_before_parsing(monkeypatch) -> None:
+    gen = _generators()
+    line = gen.csv_wide_line(2_500_000)[:5_000_000]  # the issue's 5 MB single line
+    cells = gen.csv_many_cells(623_000, 40)  # 49.8 MB, 24.9 M cells
+    rows = gen.csv_many_cells(1_050_000, 3)
+    assert len(cells) < DEFAULT_MAX_BYTES
+    _forbid(monkeypatch, "pandas.read_csv", "csv.Sniffer.sniff", "slb.io._parse_body")
+    with pytest.raises(
+        ValueError, match=r"a line with [\d,]+ or more values, more than the 10,000"
+    ):
+        read_table(line, "line.csv")
+    monkeypatch.undo()  # the separator is sniffed on a bounded sample; the body is never parsed
+    _forbid(monkeypatch, "pandas.read_csv", "slb.io._parse_body")
+    with pytest.raises(ValueError, match="623,001 rows and 40 columns, more than the 10,000,000"):
+        read_table(cells, "cells.csv")
+    with pytest.raises(ValueError, match="1,050,001 rows, more than the 1,000,000"):
+        read_table(rows, "rows.csv")
+
+
+def test_upload_limit_is_the_dashboards() -> None:
+    import tomllib
+
+    from slb.io import MAX_UPLOAD_MB
+
+    config = tomllib.loads((DATA.parent.parent / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == MAX_UPLOAD_MB
+    assert DEFAULT_MAX_BYTES == MAX_UPLOAD_MB * 1_000_000  # the browser's megabyte
+    data = b"a,label\n" + b"1,x\n" * ((DEFAULT_MAX_BYTES - 8) // 4) + b"1,y\n"
+    assert len(data) == DEFAULT_MAX_BYTES + 1 or len(data) > DEFAULT_MAX_BYTES
+    with pytest.raises(ValueError, match=f"larger than the limit of {MAX_UPLOAD_MB} MB"):
+        read_table(data, "big.csv")
+
+
+@pytest.mark.parametrize(
+    "kind,error",
+    [
+        ("text", MemoryError()),
+        ("text", UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")),
+        ("text", __import__("csv").Error("field larger than field limit")),
+        ("excel", __import__("zipfile").BadZipFile("Bad CRC-32")),
+        ("excel", KeyError("xl/sharedStrings.xml")),
+        ("parquet", "arrow"),
+    ],
+)
+def test_parser_errors_become_value_errors(monkeypatch, kind: str, error) -> None:
+    import pyarrow as pa
+
+    if error == "arrow":
+        error = pa.ArrowMemoryError("malloc of size 4500000000 failed")
+    reader = {"text": "_read_text", "excel": "_read_excel", "parquet": "_read_parquet"}[kind]
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(f"slb.io.{reader}", fail)
+    data = {
+        "text": b"a,b\n1,2\n",
+        "excel": (CORPUS / "two_sheets.xlsx").read_bytes(),
+        "parquet": (CORPUS / "table.parquet").read_bytes(),
+    }[kind]
+    with pytest.raises(ValueError) as info:
+        read_table(data, "f." + {"text": "csv", "excel": "xlsx", "parquet": "parquet"}[kind])
+    message = str(info.value)
+    assert message.endswith(".") and "Traceback" not in message
+    assert (
+        ("memory" in message)
+        if isinstance(error, MemoryError)
+        else (type(error).__name__ in message)
+    )

@@ -113,6 +113,202 @@ def png_bytes() -> bytes:
     )
 
 
+# --- hostile uploads (issue 15): generators shared with the tests --------------------------------
+def xlsx_with_dimension(ref: str, rows: list[list]) -> bytes:
+    """A workbook whose first sheet declares ``<dimension ref=...>`` whatever it holds."""
+    import re
+
+    data = workbook_bytes({"data": rows})
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                body = re.sub(
+                    rb'<dimension ref="[^"]*" ?/>', f'<dimension ref="{ref}"/>'.encode(), body
+                )
+            dst.writestr(info, body)
+    return out.getvalue()
+
+
+def xlsx_empty_styled_rows(n_rows: int, n_cols: int = 20, dimension: str = "A1:C4") -> bytes:
+    """A workbook with a small table and then ``n_rows`` rows of empty cells that carry a style.
+
+    This is what a spreadsheet looks like after formatting whole columns: every cell of the
+    rows is written (``<c r="B7" s="1"/>``) although none holds a value.  The dimension is a
+    lie (``dimension``), as some programs write it, so only reading can find the size.
+    """
+    cols = [chr(65 + j) for j in range(n_cols)]
+    head = [
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>x1</t></is></c>'
+        '<c r="B1" t="inlineStr"><is><t>x2</t></is></c>'
+        '<c r="C1" t="inlineStr"><is><t>label</t></is></c></row>'
+    ]
+    for i in range(2, 6):
+        head.append(
+            f'<row r="{i}"><c r="A{i}"><v>{i}</v></c><c r="B{i}"><v>{i * i}</v></c>'
+            f'<c r="C{i}" t="inlineStr"><is><t>{"ab"[i % 2]}</t></is></c></row>'
+        )
+    body = "".join(
+        f'<row r="{i}">' + "".join(f'<c r="{c}{i}" s="1"/>' for c in cols) + "</row>"
+        for i in range(6, 6 + n_rows)
+    )
+    sheet = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        f'<dimension ref="{dimension}"/><sheetData>{"".join(head)}{body}</sheetData></worksheet>'
+    )
+    base = workbook_bytes({"data": [["x"]]})
+    src = zipfile.ZipFile(io.BytesIO(base))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body_bytes = src.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                body_bytes = sheet.encode()
+            dst.writestr(info, body_bytes)
+    return out.getvalue()
+
+
+def parquet_long_strings(n_rows: int, length: int) -> bytes:
+    """A Parquet file whose text column repeats one ``length``-character value ``n_rows`` times.
+
+    Dictionary encoding stores the value once, so the file is tiny, while reading it naively
+    makes ``n_rows * length`` bytes of text.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    value = pa.array(["v" * length])
+    text = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n_rows, dtype=np.int32)), value)
+    table = pa.table(
+        {
+            "x": pa.array(np.arange(n_rows) % 7, pa.int8()),
+            "note": text,
+            "label": pa.array(np.where(np.arange(n_rows) % 2, "a", "b")),
+        }
+    )
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def parquet_many_rows(n_rows: int) -> bytes:
+    """A small Parquet file of ``n_rows`` rows of two constant-ish columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {
+            "x": pa.array(np.zeros(n_rows, dtype=np.int8)),
+            "label": pa.array(np.arange(n_rows) % 2 == 0),
+        }
+    )
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def csv_wide_line(n_fields: int) -> bytes:
+    """One line of ``n_fields`` comma-separated numbers (no table: the issue's 5 MB line)."""
+    return ",".join(str(i % 10) for i in range(n_fields)).encode()
+
+
+def csv_many_cells(n_rows: int, n_cols: int) -> bytes:
+    """A CSV of ``n_rows`` x ``n_cols`` one-digit cells (about ``2 * n_rows * n_cols`` bytes)."""
+    header = ",".join(f"c{j}" for j in range(n_cols)) + "\n"
+    line = ",".join("1" for _ in range(n_cols)) + "\n"
+    return (header + line * n_rows).encode()
+
+
+def _issue15(rng: np.random.Generator) -> None:
+    """Files for the findings of issue 15 (hostile uploads)."""
+    # 3. thousands separators: integers written "2,928" beside "718"
+    t = base_table(n=120, seed=40)
+    counts = rng.integers(100, 4000, size=120) + np.where(t["label"] == "yes", 300, 0)
+    t.insert(1, "count", [f"{v:,}" for v in counts])
+    write_text("thousands_separators.csv", csv_text(t))
+    # 5. an identifier, rising down a file sorted by class
+    t = base_table(n=60, seed=41).sort_values("label", kind="stable").reset_index(drop=True)
+    t.insert(0, "patient_id", np.arange(1001, 1061))
+    write_text("patient_id_sorted.csv", csv_text(t))
+    # 9. UTF-16 LE without a byte-order mark
+    write_bytes("utf16le_no_bom.txt", csv_text(base_table(seed=42), sep="\t").encode("utf-16-le"))
+    # 9. Parquet decimal128
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = base_table(seed=43)
+    prices = [decimal.Decimal(f"{v:.2f}") for v in t["x1"] * 10 + 50]
+    table = pa.table(
+        {"price": pa.array(prices, pa.decimal128(10, 2)), "x2": t["x2"], "label": t["label"]}
+    )
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    write_bytes("decimal_numbers.parquet", buf.getvalue())
+    # 9. formulas without saved values (written by a program that does not compute them)
+    rows = [["a", "b", "label"]] + [
+        [f"=ROW()*{k}", f"=A{k + 2}/2", '=IF(MOD(ROW(),2)=0,"x","y")'] for k in range(20)
+    ]
+    write_bytes("formulas_no_values.xlsx", workbook_bytes({"calc": rows}))
+    # 9. a title over merged cells above a two-column table
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "results"
+    ws.append(["Blood pressure study 2023"])
+    ws.merge_cells("A1:B1")
+    for row in rows_of(base_table(seed=44)[["x1", "label"]]):
+        ws.append(row)
+    wb.properties.created = wb.properties.modified = FIXED_TIME
+    out = io.BytesIO()
+    wb.save(out)
+    write_bytes("merged_title.xlsx", fixed_zip(out.getvalue()))
+    # 9. a hidden first sheet
+    wb = Workbook()
+    old = wb.active
+    old.title = "old_version"
+    for row in [["a", "b"], [1, 2]]:
+        old.append(row)
+    old.sheet_state = "hidden"
+    ws = wb.create_sheet("data")
+    for row in rows_of(base_table(seed=45)):
+        ws.append(row)
+    wb.properties.created = wb.properties.modified = FIXED_TIME
+    out = io.BytesIO()
+    wb.save(out)
+    write_bytes("hidden_first_sheet.xlsx", fixed_zip(out.getvalue()))
+    # 9. tables pasted together (the header again) and a total row
+    t = base_table(n=60, seed=46)
+    lines = csv_text(t).splitlines()
+    lines.insert(31, lines[0])
+    lines.append(f"{t['x1'].sum():.2f},{t['x2'].sum():.2f},{t['x3'].sum():.2f},Total")
+    write_text("repeated_header_total.csv", "\n".join(lines) + "\n")
+    # 9. a stray class of 2 rows
+    t = base_table(n=200, seed=47).astype(object)
+    t.loc[[17, 150], "label"] = "unclear"
+    write_text("stray_class.csv", csv_text(t))
+    # 9. percentages and ISO dates
+    t = base_table(seed=48)
+    t["rate"] = [f"{v}%" for v in rng.integers(0, 100, size=40)]
+    t["visit"] = pd.date_range("2023-03-01", periods=40, freq="3D").strftime("%Y-%m-%d")
+    write_text("percent_and_dates.csv", csv_text(t))
+    # 2. an Excel bomb's declaration: a few rows, but a dimension of a million rows
+    write_bytes(
+        "excel_declared_million_rows.xlsx",
+        xlsx_with_dimension("A1:T1000121", rows_of(base_table(n=10, seed=49))),
+    )
+    # 4. Parquet: 2 million rows in a few kilobytes; one long text repeated
+    write_bytes("parquet_many_rows.parquet", parquet_many_rows(2_000_000))
+    write_bytes("parquet_long_strings.parquet", parquet_long_strings(200_000, 20_000))
+    # 8. a single line with more fields than the column limit
+    write_bytes("too_many_columns.csv", csv_wide_line(10_001))
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.iterdir():
@@ -269,6 +465,8 @@ def main() -> None:
     write_text("small_class_for_folds.csv", csv_text(t))
     t = base_table(n=2000, d=2, seed=34)
     write_text("many_rows.csv", csv_text(t))
+
+    _issue15(np.random.default_rng(15))
 
     for path in sorted(OUT.iterdir()):
         size = path.stat().st_size
