@@ -31,7 +31,7 @@ import streamlit as st
 from slb import BUNDLED_DATASETS, load_dataset, make_forest_bn, make_general_bn
 from slb._utils import check_magnitude
 from slb.io import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, list_excel_sheets, read_table
-from slb.tabular import prepare_table
+from slb.tabular import prepare_table, stray_classes
 
 from . import state
 
@@ -353,8 +353,14 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
     positive = raw.positive if raw.positive is not None else cfg["positive"]
     if positive is not None and raw.positive is None and str(positive) not in class_options:
         positive = cfg["positive"] = None
-    if raw.positive is None and positive is None and 2 < len(class_options) <= 20:
-        positive = cfg["positive"] = class_options[0]  # more than two classes: one vs the rest
+    labels = raw.frame[label].dropna().astype(str).str.strip()
+    if (
+        raw.positive is None
+        and positive is None
+        and 2 < len(class_options) <= 20
+        and not stray_classes(labels[labels != ""].value_counts().to_dict())
+    ):  # more than two classes (not two plus a stray one, which prepare_table drops)
+        positive = cfg["positive"] = class_options[0]  # one vs the rest
     feature_options = [c for c in columns if c != label]
     features = cfg["features"]
     if features is not None:
