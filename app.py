@@ -227,6 +227,8 @@ def data_page() -> None:
         if build.error:
             st.error(esc(build.error))
             st.info(f"Still using the previous data: {esc(ds.name)}.")
+        elif state.upload_lost():
+            st.warning(f"{state.LOST_MESSAGE} Still using: {esc(ds.name)}.")
         elif c["source"] == "upload" and st.session_state.get("upload") is None:
             st.info(f"Upload a file to use it. Still using: {esc(ds.name)}.")
         st.subheader(esc(ds.name))

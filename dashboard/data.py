@@ -42,6 +42,7 @@ UPLOAD_TYPES = tuple(e.lstrip(".") for e in SUPPORTED_EXTENSIONS)
 LABEL_GUESSES = ("label", "class", "target", "y", "outcome", "diagnosis", "response")
 MAX_CLASS_OPTIONS = 200
 _CACHE = {"max_entries": 32, "ttl": 4 * 3600}
+UPLOAD_MEMO = "_upload_memo"  # session-state entry of :func:`_session_memo`
 
 
 @dataclass(frozen=True)
@@ -187,7 +188,28 @@ def _synthetic(
     )
 
 
-@st.cache_data(show_spinner="Reading the file…", max_entries=8, ttl=3600)
+def _session_memo(name: str, key, compute):
+    """``compute()``, remembered for this session only while ``key`` stays the same.
+
+    Uploads and everything made from them live in ``st.session_state`` (freed when the
+    session ends), never in the process-wide ``st.cache_data``: a 50 MB upload used to leave
+    hundreds of MB on the server for an hour after its session closed.  Only the latest
+    result per ``name`` is kept; a failure is remembered too, so a bad file is not re-parsed
+    on every interaction.
+    """
+    memo = st.session_state.setdefault(UPLOAD_MEMO, {})
+    hit = memo.get(name)
+    if hit is None or hit[0] != key:
+        try:
+            hit = (key, compute(), None)
+        except Exception as exc:  # noqa: BLE001 - re-raised below, and on every rerun
+            hit = (key, None, exc)
+        memo[name] = hit
+    if hit[2] is not None:
+        raise hit[2].with_traceback(None)
+    return hit[1]
+
+
 def _uploaded(key: str, _data: bytes, filename: str, sheet) -> RawTable:
     tr = read_table(_data, filename, sheet=sheet, max_bytes=DEFAULT_MAX_BYTES)
     frame = tr.frame
@@ -224,8 +246,7 @@ def excel_sheets(upload: dict | None) -> list[str]:
     return _sheets(upload["key"], upload["data"])
 
 
-@st.cache_data(show_spinner="Preparing the table…", **_CACHE)
-def _prepare(
+def _prepare_table(
     raw_key: str,
     _raw: RawTable,
     label: str,
@@ -291,6 +312,20 @@ def _prepare(
     )
 
 
+#: Bundled and synthetic tables: shared by every session, so cached process-wide.
+_prepare = st.cache_data(show_spinner="Preparing the table…", **_CACHE)(_prepare_table)
+
+
+def _prepare_upload(*args) -> Dataset:
+    """:func:`_prepare_table` of an uploaded table, remembered in the session only."""
+
+    def run():
+        with st.spinner("Preparing the table…"):
+            return _prepare_table(*args)
+
+    return _session_memo("prepared", args[:1] + args[2:], run)
+
+
 # --------------------------------------------------------------------------------------------
 # Building the session's dataset
 # --------------------------------------------------------------------------------------------
@@ -310,7 +345,12 @@ def _raw_from_settings(cfg: dict, upload: dict | None) -> RawTable | None:
         )
     if upload is None:
         return None
-    return _uploaded(upload["key"], upload["data"], upload["name"], cfg["sheet"])
+
+    def read():
+        with st.spinner("Reading the file…"):
+            return _uploaded(upload["key"], upload["data"], upload["name"], cfg["sheet"])
+
+    return _session_memo("raw", (upload["key"], cfg["sheet"]), read)
 
 
 def _class_options(frame: pd.DataFrame, label: str) -> list[str]:
@@ -368,7 +408,7 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
     upload_src = raw.source == "upload"
     result = BuildResult(None, None, raw, columns, class_options, feature_options)
     try:
-        ds = _prepare(
+        ds = (_prepare_upload if upload_src else _prepare)(
             raw.key,
             raw,
             label,

@@ -21,6 +21,9 @@ def setup() -> compute.LambdaInfo:
     compute.limit_native_threads()
     state.init()
     data.refresh()
+    state.sync_url()
+    if state.upload_lost():
+        st.sidebar.warning(state.LOST_MESSAGE, icon=":material/cloud_off:")
     controls.sync_lambda_context()
     lam = compute.current_lambda(state.dataset(), state.cfg(), state.density_key())
     state.cfg()["lam_last"] = lam.value

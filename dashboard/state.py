@@ -65,10 +65,25 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+#: Query parameter marking a browser tab whose session used an uploaded file.  Uploads live in
+#: the session only; after a reload or a server restart the new session finds the mark in the
+#: URL and says the upload is gone, instead of silently showing the bundled dataset.
+URL_MARK = "data"
+UPLOAD_LOST = "_upload_lost"
+LOST_MESSAGE = (
+    "Your uploaded data is gone after a reload or a restart of the server (uploads are kept "
+    "only for the browser session, never stored). Upload it again on the Data page; until "
+    "then every page shows the bundled dataset."
+)
+
+
 def init() -> dict:
     """Create the session's settings on its first run; return them."""
     if CFG not in st.session_state:
         st.session_state[CFG] = copy.deepcopy(DEFAULTS)
+        if st.query_params.get(URL_MARK) == "upload":  # a reload or restart lost the upload
+            st.session_state[CFG]["source"] = "upload"
+            st.session_state[UPLOAD_LOST] = True
     cfg = st.session_state[CFG]
     for k, v in DEFAULTS.items():  # settings added by a newer version of the app
         cfg.setdefault(k, copy.deepcopy(v))
@@ -173,3 +188,23 @@ def density_params(key: tuple) -> dict:
 def dataset():
     """The session's current :class:`dashboard.data.Dataset`."""
     return st.session_state["dataset"]
+
+
+def sync_url() -> None:
+    """Keep the URL's upload mark in step with the data source (no rerun, no history entry)."""
+    using_upload = cfg()["source"] == "upload"
+    if st.session_state.get("upload") is not None:
+        st.session_state.pop(UPLOAD_LOST, None)
+    if using_upload and st.query_params.get(URL_MARK) != "upload":
+        st.query_params[URL_MARK] = "upload"
+    elif not using_upload and URL_MARK in st.query_params:
+        del st.query_params[URL_MARK]
+
+
+def upload_lost() -> bool:
+    """True while a reloaded or restarted session waits for its upload to come back."""
+    return (
+        bool(st.session_state.get(UPLOAD_LOST))
+        and cfg()["source"] == "upload"
+        and st.session_state.get("upload") is None
+    )
