@@ -150,6 +150,16 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
             get=lambda: list(c["features"]) if c["features"] is not None else list(opts),
             put=lambda v: c.__setitem__("features", None if set(v) == set(opts) else list(v)),
         )
+        if raw.source == "upload":
+            state.bound(
+                st.checkbox,
+                "Keep columns that look like identifiers",
+                "keep_identifiers",
+                key="keep_identifiers",
+                help="All-different whole numbers that rise down the file, or columns named like "
+                "id/index/key/number/no, are left out by default: they tell rows apart, not "
+                "classes.",
+            )
     if raw.source == "upload":
         with st.expander("Cleaning and size limits"):
             state.bound(

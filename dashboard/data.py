@@ -258,6 +258,7 @@ def _prepare_table(
     max_features,
     n_folds: int,
     seed: int,
+    keep_identifiers: bool = False,
 ) -> Dataset:
     prep = prepare_table(
         _raw.frame,
@@ -270,6 +271,7 @@ def _prepare_table(
         max_features=max_features,
         n_folds=n_folds,
         random_state=seed,
+        keep_identifiers=keep_identifiers,
     )
     X = prep.X.astype(float)
     # The library's one magnitude rule, here so the Data page names the column (st.error)
@@ -420,6 +422,7 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
             int(cfg["max_features"]) if upload_src and cfg["max_features"] else None,
             int(cfg["n_folds"]),
             int(cfg["seed"]),
+            bool(cfg.get("keep_identifiers")) if upload_src else False,
         )
     except ValueError as e:
         result.error = str(e)

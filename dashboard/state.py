@@ -34,6 +34,7 @@ DEFAULTS: dict[str, Any] = {
     "positive": None,  # positive class as text (None: prepare_table's default)
     "features": None,  # list of feature columns (None: all)
     "non_numeric": "drop",
+    "keep_identifiers": False,  # keep id-like columns as features (prepare_table's option)
     "missing": "drop",
     "max_rows": 1000,
     "max_features": 60,

@@ -356,3 +356,22 @@ def test_hostile_upload_bombs_in_the_dashboard(kind: str):
     still = [t for t in visible_texts(at) if t.startswith("Still using the previous data: ")]
     assert still, visible_texts(at)
     assert at.session_state["dataset"] is not None  # the previous data stay in use
+
+
+def test_identifier_checkbox_in_the_dashboard():
+    """issue 15 (5): patient_id is left out with a note; the column chooser's box keeps it."""
+    name = "patient_id_sorted.csv"
+    data = (CORPUS / name).read_bytes()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    upload(at, name, data)
+    assert not at.error, [unescape(e.value) for e in at.error]
+    assert "patient_id" not in at.session_state["dataset"].feature_names
+    assert any("looks like an identifier" in t for t in visible_texts(at))
+    at.checkbox(key="keep_identifiers").check().run()
+    assert_ok(at, "keeping identifiers")
+    frame = read_table(data, name).frame
+    ref = prepare_table(frame, "label", keep_identifiers=True, **DASHBOARD_PREPARE)
+    ds = at.session_state["dataset"]
+    assert ds.feature_names == [str(c) for c in ref.X.columns] and "patient_id" in ds.feature_names
+    np.testing.assert_allclose(ds.X.to_numpy(), ref.X.to_numpy())
