@@ -18,15 +18,21 @@ import pandas as pd
 __all__ = ["escape_markdown", "neutralise_csv_cell", "neutralise_frame", "safe_csv_bytes"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&\"'])")
+# GitHub-flavoured Markdown turns bare "http://...", "www...." into links even in escaped
+# text (the autolink pass runs on the rendered text); a zero-width space breaks the pattern.
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=www)(?=\.)")
+ZERO_WIDTH = "\u200b"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def escape_markdown(text) -> str:
     """``str(text)`` with every Markdown/HTML-significant character backslash-escaped.
 
-    Newlines become spaces, so a value cannot start a new Markdown block.
+    Newlines become spaces, so a value cannot start a new Markdown block, and a zero-width
+    space goes after the colon of ``://`` and after ``www`` so no bare URL becomes a link.
     """
     s = str(text).replace("\r", " ").replace("\n", " ")
+    s = _AUTOLINK.sub(ZERO_WIDTH, s)
     return _MD_SPECIAL.sub(r"\\\1", s)
 
 

@@ -64,7 +64,8 @@ def goto_page(page, title: str) -> None:
     """Click the page's link in the sidebar navigation (a new URL would start a new session)."""
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
     path = "" if title == "Data" else title.lower()
-    page.wait_for_url(re.compile(r"127\.0\.0\.1:\d+/" + path + r"$"), timeout=LONG)
+    # (?data=upload: the tab's upload mark, dashboard.state.URL_MARK)
+    page.wait_for_url(re.compile(r"127\.0\.0\.1:\d+/" + path + r"(\?.*)?$"), timeout=LONG)
 
 
 def shot(page, name: str) -> None:
