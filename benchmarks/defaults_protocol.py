@@ -35,7 +35,7 @@ import slb  # noqa: E402
 from slb.evaluation import balanced_error_rate  # noqa: E402
 
 BASE = {"C": "cv", "density_floor": 1e-6, "pair_rule": "either",
-        "screening_score": "statistic", "training_features": "kfold"}
+        "screening_score": "statistic", "training_features": "kfold", "bandwidth": "scott"}
 
 VARIANTS = {
     "baseline (C by nested CV)": {},
@@ -50,6 +50,8 @@ VARIANTS = {
     "scaled score": {"screening_score": "scaled"},
     "p-value score": {"screening_score": "pvalue"},
     "LOO training features": {"training_features": "loo"},
+    "bandwidth plugin": {"bandwidth": "plugin"},
+    "bandwidth silverman": {"bandwidth": "silverman"},
 }
 
 

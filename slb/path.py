@@ -326,9 +326,29 @@ class ThresholdPath:
         ber : ndarray of shape (n_folds,)
         n_pairs : ndarray of shape (n_folds,)
         """
+        return self.fold_ber_selected(threshold_selector(threshold, self.pair_rule))
+
+    def fold_ber_selected(self, selector):
+        """BER of each fold when each fold selects its pairs from its own training rows.
+
+        ``fraction_selector(q)`` keeps each fold's own top ``q`` of the pairs, and
+        ``fdr_selector(alpha)`` runs Benjamini-Hochberg on each fold's own p-values: an
+        automatic ``lambda`` recomputed inside every fold, as cross-validating
+        ``SLBClassifier`` with that rule would.
+
+        Parameters
+        ----------
+        selector : callable
+            ``selector(screen) -> (2, P)`` kept-term flags.
+
+        Returns
+        -------
+        ber : ndarray of shape (n_folds,)
+        n_pairs : ndarray of shape (n_folds,)
+        """
         ber, n_pairs = [], []
         for f in self.folds_:
-            keep_c = kept_terms(f.score, threshold, self.pair_rule)
+            keep_c = selector(f.screen)
             m = column_mask(keep_c, self.n_features_in_)
             yi_tr, yi_te = self._y_index[f.train], self._y_index[f.test]
             w, b = fit_linear_svm(f.T_train[:, m], yi_tr, C=self.C, class_weight=self._class_weight())

@@ -27,6 +27,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dashboard.data import make_upload  # noqa: E402
 from slb import SLBClassifier, load_dataset  # noqa: E402
+from slb.path import FIXED_C  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -185,7 +186,7 @@ def test_lambda_by_quantile_fdr_and_cv():
     at.radio(key="dep_lam_mode").set_value("cv").run()
     assert_ok(at)
     lam_cv = at.session_state["cfg"]["lam_last"]
-    ref = SLBClassifier(threshold="cv", random_state=0)
+    ref = SLBClassifier(threshold="cv", C=FIXED_C, random_state=0)  # the pages' C
     X, y = load_dataset("sonar")
     ref.fit(X, (y == "rock").astype(int))
     assert lam_cv == pytest.approx(ref.threshold_)
@@ -521,3 +522,39 @@ def test_lambda_changes_are_fast():
     )
     assert max(times) < 5.0
     assert max(ctimes) < 20.0
+
+
+def test_compare_page_says_what_is_honest_and_offers_a_nested_estimate():
+    from slb import ThresholdPath
+    from slb.evaluation import compare_estimators, stratified_folds
+    from slb.path import fraction_selector
+
+    at = goto(new_app(), "pages/compare.py")
+    at.number_input(key="cmp_repeats").set_value(1).run()
+    assert_ok(at)
+    X, y = load_dataset("sonar")
+    y01 = (y == "rock").astype(int).to_numpy()
+    folds = stratified_folds(y01, n_splits=5, random_state=0)
+    # a λ set by hand: the page says that watching the BER while moving it is selection
+    captions = " ".join(c.value for c in at.caption)
+    assert "selection on the shown estimate" in captions
+    # automatic λ by quantile: recomputed inside each fold, as the library's per-fold selector
+    at.radio(key="cmp_lam_mode").set_value("quantile").run()
+    at.slider(key="cmp_lam_quantile").set_value(0.9).run()
+    assert_ok(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "recomputed inside each fold" in captions
+    path = ThresholdPath(random_state=0).fit(X, y01, folds)
+    ber, _ = path.fold_ber_selected(fraction_selector(0.1, "either"))
+    got = at.dataframe[0].value.loc["SLB", "mean BER (%)"]
+    assert float(got) == pytest.approx(100 * ber.mean(), abs=1e-9)
+    # back to a hand-set λ: one click adds the nested estimate of SLB with automatic λ and C
+    at.radio(key="cmp_lam_mode").set_value("value").run()
+    at.button(key="cmp_nested_button").click().run()
+    assert_ok(at)
+    table = at.dataframe[0].value
+    assert "SLB (nested λ, C)" in table.index
+    ref = compare_estimators({"s": SLBClassifier(random_state=0)}, X, y01, folds=folds)
+    assert float(table.loc["SLB (nested λ, C)", "mean BER (%)"]) == pytest.approx(
+        100 * ref.per_fold["s"].mean(), abs=1e-9
+    )
