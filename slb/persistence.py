@@ -236,8 +236,9 @@ def load_model(file):
 #: are the big part; its JSON holds names and parameters only.
 MAX_FILE_BYTES = 200 * 2**20
 MAX_ARRAY_BYTES = 200 * 2**20
-MAX_JSON_BYTES = 16 * 2**20
+MAX_JSON_BYTES = 64 * 2**20  # SLB with all 124,750 pairs of 500 features: about 45 MB
 MAX_JSON_DEPTH = 64
+MAX_JSON_ITEMS = 5_000_000  # commas: bounds the objects json.loads creates
 _MEMBERS = {"model.json", "arrays.npz"}
 
 
@@ -294,31 +295,35 @@ def _parse_json(raw: bytes):
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _not_a_model(f"the description is not UTF-8: {exc}") from None
-    if _max_depth(raw) > MAX_JSON_DEPTH:
+    depth, items = _json_extent(raw)
+    if depth > MAX_JSON_DEPTH:
         raise ValueError(
             f"The model file's description is nested more than {MAX_JSON_DEPTH} levels deep."
         )
+    if items > MAX_JSON_ITEMS:
+        raise ValueError(f"The model file's description has more than {MAX_JSON_ITEMS:,} entries.")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise _not_a_model(f"the description is not valid JSON: {exc}") from None
 
 
-def _max_depth(raw: bytes, chunk: int = 2**20) -> int:
-    """Largest bracket depth of a JSON text, scanned in chunks with numpy.
+def _json_extent(raw: bytes, chunk: int = 2**20) -> tuple[int, int]:
+    """Largest bracket depth and number of commas of a JSON text, scanned with numpy.
 
-    Hand-written because :mod:`json` has no depth limit (it recurses once per level).
-    Brackets inside strings only make the estimate larger, which errs on the safe side; UTF-8
-    multi-byte characters never contain ASCII bytes.
+    Hand-written because :mod:`json` has neither a depth limit (it recurses once per level)
+    nor a size limit.  Brackets and commas inside strings only make the estimates larger,
+    which errs on the safe side; UTF-8 multi-byte characters never contain ASCII bytes.
     """
-    depth = peak = 0
+    depth = peak = commas = 0
     for start in range(0, len(raw), chunk):
         b = np.frombuffer(raw, dtype=np.uint8, count=min(chunk, len(raw) - start), offset=start)
         step = np.isin(b, (91, 123)).astype(np.int64) - np.isin(b, (93, 125))
         run = np.cumsum(step) + depth
+        commas += int(np.count_nonzero(b == 44))
         if run.size:
             peak, depth = max(peak, int(run.max())), int(run[-1])
-    return peak
+    return peak, commas
 
 
 def _read_arrays(npz: bytes) -> dict:

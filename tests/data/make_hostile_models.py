@@ -122,6 +122,9 @@ def hostile_models() -> dict[str, bytes]:
     f["json_bomb_64MB_zeros.slbmodel"] = _zip(
         [("model.json", b"[" + b"0," * (32 * 2**20) + b"0]"), ("arrays.npz", _empty_npz())]
     )
+    f["json_6M_items.slbmodel"] = _zip(  # under the size cap, over the item cap
+        [("model.json", b"[" + b"0," * 6_000_000 + b"0]"), ("arrays.npz", _empty_npz())]
+    )
     f["json_deep_lists.slbmodel"] = _model_file(
         None,
         json_bytes=b'{"format":"slb-model","version":1,"model":'
