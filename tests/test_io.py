@@ -657,3 +657,17 @@ def test_parser_errors_become_value_errors(monkeypatch, kind: str, error) -> Non
         if isinstance(error, MemoryError)
         else (type(error).__name__ in message)
     )
+
+
+def test_ambiguous_commas_follow_the_file() -> None:
+    # every comma followed by three digits: thousands in a comma file (quoted cells) ...
+    read = read_table(b'a,label\n"1,517",x\n"2,928",y\n"4,250",x\n', "c.csv")
+    assert read.frame["a"].tolist() == [1517, 2928, 4250]
+    assert any("could be a decimal comma or a thousands separator" in n for n in read.notes)
+    # ... decimal commas in a semicolon file, as European spreadsheets write them
+    read = read_table(b"a;b;label\n1,517;0,5;x\n2,928;1,25;y\n4,250;2;x\n", "s.csv")
+    assert read.frame["a"].tolist() == [1.517, 2.928, 4.25]
+    assert any("read like the decimal commas of the rest of the file" in n for n in read.notes)
+    # a column whose other values are plain numbers below 1000 is not ambiguous: thousands
+    read = read_table(b"a;label\n718;x\n2,928;y\n1,517;x\n", "s.csv")
+    assert read.frame["a"].tolist() == [718, 2928, 1517]
