@@ -890,7 +890,7 @@ def _lines_from(text: str, line: int) -> int:
         if nxt < 0:
             return 0
         pos = nxt + 1
-    return text.count("\n", pos) + 1
+    return text.count("\n", pos) + (0 if text.endswith("\n") else 1)
 
 
 def _text_from_line(text: str, line: int) -> str:

@@ -597,6 +597,22 @@ def parse_numeric(
     return result
 
 
+def _arrow_numbers(texts: pd.Series) -> np.ndarray | None:
+    """Texts -> float64 with Arrow's parser (correctly rounded, about 8x faster than
+    ``pd.to_numeric`` on long columns); None if a text is not a plain number or Arrow is
+    unavailable.  Only plain decimal or scientific notation passes, plus inf/Infinity, which
+    the careful path reads the same way."""
+    try:
+        import pyarrow as pa
+
+        return np.asarray(
+            pa.array(texts, type=pa.string()).cast(pa.float64()).to_numpy(zero_copy_only=False),
+            dtype=np.float64,
+        )
+    except Exception:  # noqa: BLE001 - ArrowInvalid, ImportError, odd objects: the slow path
+        return None
+
+
 def _parse_numeric_fast(series: pd.Series) -> NumericParse | None:
     """Vectorised path for long columns of plain numeric texts; None if it does not apply.
 
@@ -618,10 +634,12 @@ def _parse_numeric_fast(series: pd.Series) -> NumericParse | None:
             return None  # "1,517": possibly thousands separators; the careful path decides
         present = present.str.replace(",", ".", regex=False)
         comma = "decimal"
-    try:
-        numbers = pd.to_numeric(present, errors="raise")
-    except (ValueError, TypeError, OverflowError):
-        return None
+    numbers = _arrow_numbers(present)
+    if numbers is None:
+        try:
+            numbers = pd.to_numeric(present, errors="raise")
+        except (ValueError, TypeError, OverflowError):
+            return None
     out = np.full(len(series), np.nan)
     out[np.flatnonzero(~missing.to_numpy(dtype=bool))] = np.asarray(numbers, dtype=np.float64)
     shown = text[~missing]
