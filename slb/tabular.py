@@ -777,6 +777,8 @@ def _clean_labels(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return (kept mask, label values of the kept rows as a numpy array)."""
     n = len(raw)
+    if n >= 2000 and pd.api.types.infer_dtype(raw, skipna=False) == "string":
+        return _clean_text_labels(raw, name, report)
     keep = np.ones(n, dtype=bool)
     kinds: set[str] = set()
     for i, v in enumerate(raw):
@@ -844,6 +846,40 @@ def _clean_labels(
             )
         )
     return keep, texts
+
+
+def _clean_text_labels(
+    raw: np.ndarray, name: str, report: list[Change]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_clean_labels` for a long column of texts only, vectorised (same result)."""
+    series = pd.Series(raw, dtype=object)
+    stripped = series.str.strip()
+    keep = ~stripped.str.lower().isin(MISSING_TOKENS).to_numpy()
+    dropped = np.flatnonzero(~keep)
+    if len(dropped):
+        report.append(
+            Change(
+                "dropped_missing_label",
+                f"{_n(len(dropped), 'row')} ({_row_list(dropped)}) had no value in the label "
+                f"column {_q(name)} and {'was' if len(dropped) == 1 else 'were'} removed, "
+                "because a row without a class cannot be used to train or test a classifier.",
+                columns=(name,),
+                rows=tuple(int(i) for i in dropped),
+                count=len(dropped),
+            )
+        )
+    changed = int(((stripped != series).to_numpy() & keep).sum())
+    if changed:
+        report.append(
+            Change(
+                "label_spaces_stripped",
+                f"{_n(changed, 'label')} in {_q(name)} had spaces around the text, which were "
+                "removed so that, for example, 'yes ' and 'yes' are the same class.",
+                columns=(name,),
+                count=changed,
+            )
+        )
+    return keep, stripped.to_numpy(dtype=object)[keep]
 
 
 def _match_class(wanted: Any, classes: list[Any]) -> Any | None:

@@ -786,3 +786,20 @@ def test_long_text_columns_parse_like_python_float() -> None:
     parsed = parse_numeric(pd.Series(texts, dtype="string"))
     assert parsed.n_bad == 0
     np.testing.assert_array_equal(parsed.values, [float(t) for t in texts])
+
+
+def test_long_text_labels_cleaned_like_short_ones() -> None:
+    # the vectorised label cleaning (>= 2000 rows) against the row-by-row one on the same rows
+    rng = np.random.default_rng(9)
+    labels = rng.choice(["yes", "no", " yes ", "no  ", "NA", "?", ""], size=3000).astype(object)
+    frame = pd.DataFrame({"x": rng.normal(size=3000), "label": labels})
+    long = prepare_table(frame, "label")
+    parts = [
+        prepare_table(frame.iloc[k : k + 1000].reset_index(drop=True), "label")
+        for k in (0, 1000, 2000)
+    ]
+    assert list(long.y) == [v for p in parts for v in p.y]
+    missing = sum(c.count for p in parts for c in p.report if c.kind == "dropped_missing_label")
+    assert message(long, "dropped_missing_label").startswith(f"{missing:,} rows")
+    stripped = sum(c.count for p in parts for c in p.report if c.kind == "label_spaces_stripped")
+    assert message(long, "label_spaces_stripped").startswith(f"{stripped:,} labels")
