@@ -14,6 +14,7 @@ import io
 import json
 import pickle
 import struct
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -106,13 +107,9 @@ def hostile_models() -> dict[str, bytes]:
     f["absolute_path_member.slbmodel"] = _zip(
         [("/etc/model.json", json.dumps(good_doc).encode()), ("arrays.npz", _empty_npz())]
     )
-    f["duplicate_members.slbmodel"] = _zip(
-        [
-            ("model.json", json.dumps(good_doc).encode()),
-            ("model.json", b"{}"),
-            ("arrays.npz", _empty_npz()),
-        ]
-    )
+    with warnings.catch_warnings():  # zipfile warns about the duplicate, on purpose here
+        warnings.simplefilter("ignore", UserWarning)
+        f["duplicate_members.slbmodel"] = _duplicate_members(good_doc)
     # --- bombs -----------------------------------------------------------------------------
     zeros_json = b"[" + b"0," * (95 * 10**6 // 1000) + b"0]"  # ~190 KB of text
     f["json_wide_list_of_zeros.slbmodel"] = _model_file(
@@ -233,6 +230,16 @@ def hostile_models() -> dict[str, bytes]:
         None, json_bytes=b'{"format":"slb-model","version":1,"model":NaN}'
     )
     return f
+
+
+def _duplicate_members(doc) -> bytes:
+    return _zip(
+        [
+            ("model.json", json.dumps(doc).encode()),
+            ("model.json", b"{}"),
+            ("arrays.npz", _empty_npz()),
+        ]
+    )
 
 
 def _npy_bytes(arr) -> bytes:
