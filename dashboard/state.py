@@ -193,9 +193,13 @@ def dataset():
 
 def sync_url() -> None:
     """Keep the URL's upload mark in step with the data source (no rerun, no history entry)."""
-    using_upload = cfg()["source"] == "upload"
-    if st.session_state.get("upload") is not None:
+    has_upload = st.session_state.get("upload") is not None
+    if has_upload:
         st.session_state.pop(UPLOAD_LOST, None)
+    # marked only once there is something to lose (or it was lost and not yet replaced)
+    using_upload = cfg()["source"] == "upload" and (
+        has_upload or bool(st.session_state.get(UPLOAD_LOST))
+    )
     if using_upload and st.query_params.get(URL_MARK) != "upload":
         st.query_params[URL_MARK] = "upload"
     elif not using_upload and URL_MARK in st.query_params:

@@ -108,3 +108,7 @@ def test_a_fresh_visit_without_the_mark_shows_no_notice():
     assert at.radio(key="data_source").value == "bundled"
     assert not any(LOST_MESSAGE in w.value for w in at.sidebar.warning)
     assert URL_MARK not in at.query_params
+    # choosing "Upload a file" without uploading marks nothing: a reload loses nothing
+    at.radio(key="data_source").set_value("upload").run()
+    _ok(at)
+    assert URL_MARK not in at.query_params
