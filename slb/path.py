@@ -189,13 +189,15 @@ def _grid_fold(fold, y_index, selectors, Cs, class_weight, n_features):
     """BERs (n_selectors, n_C) and kept-pair counts (n_selectors,) of one fold."""
     keeps = [sel(fold.screen) for sel in selectors]
     masks = [column_mask(k, n_features) for k in keeps]
+    # Selectors that keep the same terms (few pairs, or tied scores) share one SVM per C.
+    unique, which = np.unique(np.array(masks).reshape(len(masks), -1), axis=0, return_inverse=True)
     T = np.vstack([fold.T_train, fold.T_test])
     y = np.concatenate([y_index[fold.train], y_index[fold.test]])
     tr, te = np.arange(fold.train.size), np.arange(fold.train.size, y.size)
     ber = np.empty((len(selectors), len(Cs)))
     for j, C in enumerate(Cs):
-        preds = nested_mask_predictions(T, y, tr, te, masks, C, class_weight)
-        ber[:, j] = [balanced_error_rate(y[te], p) for p in preds]
+        preds = nested_mask_predictions(T, y, tr, te, list(unique), C, class_weight)
+        ber[:, j] = np.array([balanced_error_rate(y[te], p) for p in preds])[which.ravel()]
     return ber, np.array([int(k.any(axis=0).sum()) for k in keeps])
 
 
