@@ -298,7 +298,7 @@ def read_table(
         :data:`SUPPORTED_EXTENSIONS`).  Only used for that and in messages.
     sheet : str or int, optional
         Excel only: the worksheet to read, by name or 0-based position.  Default: the first
-        worksheet that is not empty.
+        visible (not hidden) worksheet that is not empty; hidden sheets are named in a note.
     max_bytes : int or None
         Reject files larger than this (default :data:`DEFAULT_MAX_BYTES`); ``None`` for no
         limit.
