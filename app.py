@@ -13,7 +13,7 @@ from dashboard import data, shell, state
 from dashboard.safety import escape_markdown as esc
 from slb import BUNDLED_DATASETS
 
-st.set_page_config(page_title="SLB Explorer", page_icon=":material/hub:", layout="wide")
+shell.page_config()  # the tab icon is a local file (a material name is fetched from a CDN)
 
 SYN_FAMILIES = {"forest": "Forest Bayesian networks", "bn": "Bayesian networks, 3 parents"}
 SYN_BALANCE = {0.5: "balanced 50/50", 0.75: "imbalanced 75/25"}
@@ -21,6 +21,17 @@ SYN_CPD = {"normal": "normal", "complex": "complex (t₅ / Gaussian mixture)"}
 NON_NUMERIC = {"drop": "drop them", "encode": "one-hot encode (≤ 10 categories)"}
 AUTO = "\x00automatic"  # the "let the library decide" option of a selectbox
 MISSING = {"drop": "drop the rows", "impute": "fill with the column median"}
+
+
+def _upload_in_use(up: dict, build: data.BuildResult) -> None:
+    """Which uploaded file is in use (the uploader itself shows nothing after a page change)."""
+    raw = build.raw if build.raw is not None and build.raw.source == "upload" else None
+    shape = f", {raw.frame.shape[0]} rows × {raw.frame.shape[1]} columns as read" if raw else ""
+    st.info(
+        f"In use: **{esc(up['name'])}** ({data.format_bytes(len(up['data']))}{shape}). "
+        "To replace it, upload another file below; it stays in use until you do.",
+        icon=":material/description:",
+    )
 
 
 def _source_widgets(c: dict, build: data.BuildResult) -> None:
@@ -93,6 +104,9 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
             step=1,
         )
     else:
+        up = st.session_state.get("upload")
+        if up is not None:
+            _upload_in_use(up, build)
         st.file_uploader(
             "Upload a table (CSV, TSV, Excel, Parquet)",
             type=list(data.UPLOAD_TYPES),
@@ -101,9 +115,6 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
             help="At most 50 MB. Text files: the separator and encoding are detected. "
             "Nothing in the file is ever executed.",
         )
-        up = st.session_state.get("upload")
-        if up is not None:
-            st.caption(f"Using the uploaded file: {esc(up['name'])}")
         sheets = data.excel_sheets(up)
         if len(sheets) > 1:
             if c["sheet"] is not None and c["sheet"] not in sheets:
@@ -117,6 +128,14 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
                 put=lambda v: c.__setitem__("sheet", None if v == AUTO else v),
                 format_func=lambda s: "first non-empty sheet" if s == AUTO else str(s),
             )
+
+
+def _auto_text(build: data.BuildResult) -> str:
+    """The "automatic" option of the positive-class box, naming the class it picked."""
+    if build.auto_positive is None:
+        return "automatic (the smaller class)"
+    pos, n = build.auto_positive
+    return f"automatic: {pos} (the smaller class, {n} rows)"
 
 
 def _table_widgets(c: dict, build: data.BuildResult) -> None:
@@ -135,13 +154,17 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
             options=[AUTO, *build.class_options],
             get=lambda: AUTO if c["positive"] is None else c["positive"],
             put=lambda v: c.__setitem__("positive", None if v == AUTO else v),
-            format_func=lambda v: "automatic (the smaller class)" if v == AUTO else str(v),
-            help="SLB's '+' class. With more than two classes, all the others are merged into "
-            "the negative class.",
+            format_func=lambda v: _auto_text(build) if v == AUTO else str(v),
+            help="SLB's '+' class. \"automatic\" picks the class with fewer rows (equal sizes: "
+            "the one listed last, e.g. 1 of 0/1). With more than two classes, all the others "
+            "are merged into the negative class.",
         )
     opts = build.feature_options
     used = len(c["features"]) if c["features"] is not None else len(opts)
-    with st.expander(f"Feature columns ({used} of {len(opts)} chosen)"):
+    title = f"Feature columns ({used} of {len(opts)} chosen"
+    if build.dataset is not None:  # what the models get, after dropping and encoding
+        title += f"; the models get d = {build.dataset.d}"
+    with st.expander(title + ")"):
         state.bound_to(
             st.multiselect,
             "Feature columns",
@@ -153,7 +176,7 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
         if raw.source == "upload":
             state.bound(
                 st.checkbox,
-                "Keep columns that look like identifiers",
+                data.IDENTIFIERS_LABEL,
                 "keep_identifiers",
                 key="keep_identifiers",
                 help="All-different whole numbers that rise down the file, or columns named like "
@@ -161,10 +184,10 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
                 "classes.",
             )
     if raw.source == "upload":
-        with st.expander("Cleaning and size limits"):
+        with st.expander(data.CLEANING_EXPANDER):
             state.bound(
                 st.radio,
-                "Text columns that are not numbers",
+                data.TEXT_COLUMNS_LABEL,
                 "non_numeric",
                 key="non_numeric",
                 options=list(NON_NUMERIC),
@@ -172,7 +195,7 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
             )
             state.bound(
                 st.radio,
-                "Rows with missing values",
+                data.MISSING_LABEL,
                 "missing",
                 key="missing",
                 options=list(MISSING),

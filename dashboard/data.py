@@ -20,6 +20,7 @@ upload takes (AppTest cannot drive ``st.file_uploader``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -111,6 +112,45 @@ class BuildResult:
     label_options: list = field(default_factory=list)
     class_options: list = field(default_factory=list)
     feature_options: list = field(default_factory=list)
+    auto_positive: tuple | None = None  # (class, rows) "automatic" picked, see smaller_class
+
+
+#: Labels of the Data page's cleaning controls, so the notes can name what the user sees.
+TEXT_COLUMNS_LABEL = "Text columns that are not numbers"
+MISSING_LABEL = "Rows with missing values"
+IDENTIFIERS_LABEL = "Keep columns that look like identifiers"
+CLEANING_EXPANDER = "Cleaning and size limits"
+#: ``prepare_table`` names its own parameters in its notes; the Data page names the controls.
+_API_TO_CONTROL = {
+    "non_numeric='encode'": f"“{CLEANING_EXPANDER}” → “{TEXT_COLUMNS_LABEL}”: one-hot encode",
+    "missing='impute'": f"“{CLEANING_EXPANDER}” → “{MISSING_LABEL}”: fill with the column median",
+    "keep_identifiers=True": f"tick “{IDENTIFIERS_LABEL}” under the feature columns",
+}
+
+
+def control_words(message: str) -> str:
+    """``message`` with the library's parameter names replaced by the dashboard's controls."""
+    for api, control in _API_TO_CONTROL.items():
+        message = message.replace(api, control)
+    return message
+
+
+def smaller_class(options: list, counts) -> str:
+    """The class "automatic" makes positive: the one with fewer rows.
+
+    Ties go to the class listed last in ``options`` (sorted by value: with 0/1 labels of equal
+    size that is 1, as ``prepare_table`` does).  ``counts`` maps each option to its rows.
+    """
+    return min(reversed(options), key=lambda v: int(counts.get(v, 0)))
+
+
+def format_bytes(n: int) -> str:
+    """A file size for people: ``"812 bytes"``, ``"3.4 kB"``, ``"12.0 MB"``."""
+    if n < 1000:
+        return f"{n} bytes"
+    if n < 1000**2:
+        return f"{n / 1000:.1f} kB"
+    return f"{n / 1000**2:.1f} MB"
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,7 +325,10 @@ def _prepare_table(
     h.update(y.tobytes())
     h.update(f"{pos}\x1f{neg}".encode())
     report = pd.DataFrame(
-        {"severity": [c.severity for c in prep.report], "change": [c.message for c in prep.report]}
+        {
+            "severity": [c.severity for c in prep.report],
+            "change": [control_words(c.message) for c in prep.report],
+        }
     )
     oracle = None
     all_cols = [c for c in _raw.frame.columns if str(c) != label]
@@ -366,6 +409,19 @@ def _class_options(frame: pd.DataFrame, label: str) -> list[str]:
     return vals[:MAX_CLASS_OPTIONS]
 
 
+def _auto_note(ds: Dataset, auto: tuple, counts: dict) -> Dataset:
+    """``ds`` with a note saying which class "automatic" made positive, and why."""
+    pos, n_pos = auto
+    neg = next(k for k in counts if k != pos)
+    msg = (
+        f"'{pos}' ({n_pos} rows) is treated as the positive class and '{neg}' "
+        f'({int(counts[neg])} rows) as the negative class, because "automatic" picks the '
+        "smaller class. Choose the positive class to change this."
+    )
+    note = pd.DataFrame({"severity": ["info"], "change": [msg]})
+    return dataclasses.replace(ds, report=pd.concat([note, ds.report], ignore_index=True))
+
+
 def build(cfg: dict, upload: dict | None) -> BuildResult:
     """Raw table + preparation from the settings; errors become a message, never a traceback."""
     try:
@@ -403,18 +459,24 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
         and not stray_classes(labels[labels != ""].value_counts().to_dict())
     ):  # more than two classes (not two plus a stray one, which prepare_table drops)
         positive = cfg["positive"] = class_options[0]  # one vs the rest
+    auto = None
+    if raw.positive is None and positive is None and len(class_options) == 2:
+        counts = labels[labels != ""].value_counts().to_dict()
+        smaller = smaller_class(class_options, counts)
+        auto = (smaller, int(counts.get(smaller, 0)))
     feature_options = [c for c in columns if c != label]
     features = cfg["features"]
     if features is not None:
         features = [f for f in features if f in feature_options]
     upload_src = raw.source == "upload"
-    result = BuildResult(None, None, raw, columns, class_options, feature_options)
-    try:
-        ds = (_prepare_upload if upload_src else _prepare)(
+    result = BuildResult(None, None, raw, columns, class_options, feature_options, auto)
+
+    def prepare(pos):
+        return (_prepare_upload if upload_src else _prepare)(
             raw.key,
             raw,
             label,
-            positive,
+            pos,
             tuple(features) if features is not None else None,
             cfg["non_numeric"] if upload_src else "drop",
             cfg["missing"] if upload_src else "drop",
@@ -424,8 +486,15 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
             int(cfg["seed"]),
             bool(cfg.get("keep_identifiers")) if upload_src else False,
         )
+
+    try:
+        ds = prepare(positive)
+        if auto is not None and str(ds.positive_label) != str(auto[0]):
+            # "automatic" means the smaller class, also for 0/1 labels, where prepare_table's
+            # own default is 1; cfg["positive"] stays None, so the box still says "automatic".
+            ds = _auto_note(prepare(auto[0]), auto, counts)
     except ValueError as e:
-        result.error = str(e)
+        result.error = control_words(str(e))
         return result
     except Exception as e:
         _LOG.exception("Preparing the data failed")

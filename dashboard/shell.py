@@ -9,11 +9,23 @@ so every page always has its data and its sidebar.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from . import compute, controls, data, sidebar, state
 
 ROUTED = "_routed_by_app"
+
+#: The browser tab's icon, a file served by the app itself.  A ``:material/...:`` name makes
+#: Streamlit's frontend fetch the icon from fonts.gstatic.com on every load (an error offline);
+#: an image file goes through the app's own media endpoint.
+PAGE_ICON = Path(__file__).resolve().parent.parent / "static" / "icon.png"
+
+
+def page_config() -> None:
+    """``st.set_page_config`` of every page: title, the local icon, wide layout."""
+    st.set_page_config(page_title="SLB Explorer", page_icon=str(PAGE_ICON), layout="wide")
 
 
 def setup() -> compute.LambdaInfo:
@@ -34,7 +46,7 @@ def setup() -> compute.LambdaInfo:
 def ensure() -> None:
     """Run :func:`setup` unless ``app.py`` already did in this run."""
     if not st.session_state.get(ROUTED, False):
-        st.set_page_config(page_title="SLB Explorer", layout="wide")
+        page_config()
         setup()
 
 

@@ -9,6 +9,17 @@ from slb import figures
 
 shell.ensure()
 
+TEACH_1D = (
+    "What it shows: how the values of one feature spread out in each class, the blue curve for "
+    "the + class and the orange one for the − class. Moving the bandwidth multiplier up smooths "
+    "the curves (fewer, wider bumps); moving it down makes them follow single points."
+)
+TEACH_2D = (
+    "What it shows: where pairs of values fall in each class (blue contours: + class, orange: "
+    "− class); SLB's pair terms are these densities. Moving the bandwidth multiplier up "
+    "smooths the contours into wider blobs; moving it down lets them cling to single points."
+)
+
 c = state.cfg()
 ds = state.dataset()
 neg, pos = ds.class_names
@@ -99,6 +110,7 @@ if len(chosen) == 1:
         f"Bandwidth of {esc(chosen[0])}: {h1[1, i]:.4g} in + ({esc(pos)}), {h1[0, i]:.4g} in − "
         f"({esc(neg)}). Bars: histogram; lines: KDE; ticks below: the data (rug)."
     )
+    st.caption(TEACH_1D)
 else:
     i, j = idx
     fig = figures.density_2d(
@@ -123,3 +135,4 @@ else:
         f"({h2[0, i]:.3g}, {h2[0, j]:.3g}) in − ({esc(neg)}). Contours: product-Gaussian KDE "
         f"of each class.{dep}"
     )
+    st.caption(TEACH_2D)

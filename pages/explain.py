@@ -81,8 +81,20 @@ st.plotly_chart(
     config={"displaylogo": False},
 )
 st.caption(
-    f"Positive contributions push toward + ({esc(pos)}), negative ones toward − ({esc(neg)}). "
-    "The densities include this sample (the model was fitted on all rows)."
+    f"The waterfall starts at the baseline (the decision value of a sample at the training "
+    f"means) and adds one term at a time until the decision value: > 0 predicts + ({esc(pos)}), "
+    f"< 0 predicts − ({esc(neg)}). A step drawn in the + class's colour (blue, as on every page) "
+    f"pushes toward + ({esc(pos)}); one in the − class's colour (orange) pushes toward − "
+    f'({esc(neg)}). Choosing another sample redraws the steps; "Terms shown" moves terms '
+    'into or out of the "other terms" step without changing the total.'
+)
+st.caption(
+    "Reading a weight: a positive weight on log p−(x) means that the more likely the negative "
+    "class's density finds this sample (compared with the training mean), the more the term "
+    "pushes toward +; a negative weight on log p−(x), the usual case, pushes such a sample "
+    "toward −. A positive weight on log p+(x) pushes toward + where the positive class's "
+    "density is high. So a step's sign is the weight's sign times whether the density is above "
+    "or below its mean here. The densities include this sample (the model was fitted on all rows)."
 )
 
 top = row.abs().sort_values(ascending=False).index[: int(c["explain_top"])]

@@ -1054,7 +1054,7 @@ def contributions_figure(
     neg_name: str = "-",
     feature_names: Sequence[str] | None = None,
 ) -> go.Figure:
-    """Signed bar chart of the log-density terms that pushed one decision.
+    """Waterfall from the baseline to one sample's decision value, term by term.
 
     Parameters
     ----------
@@ -1063,56 +1063,82 @@ def contributions_figure(
     baseline : float
         The decision value at the training means (``contributions(X)[1]``).
     top : int
-        Terms shown individually (largest ``|contribution|``); the rest are summed in one bar.
+        Terms shown one by one (largest ``|contribution|`` first); the others make one step.
     pos_name, neg_name : str
     feature_names : sequence of str or None
 
     Returns
     -------
     Figure
-        Bars from the top down, largest first; positive values push toward ``+``.
+        One ``go.Waterfall``, read from the top: the baseline, the ``top`` terms, one
+        "N other terms" step (their sum), then the decision value (baseline + every step).
+        Colours are the class colours of every page: a step toward ``+`` is drawn in the
+        positive class's colour (:data:`COLORS` ``"+"``), a step toward ``−`` in the negative
+        class's; the legend says so in words.
     """
     c = pd.Series(contributions, dtype=float)
     order = c.abs().sort_values(ascending=False, kind="stable").index.tolist()
-    head = order[:top]
-    rest = order[top:]
-    labels = [escape_text(t) for t in head]
-    values = [float(c[t]) for t in head]
-    hover = [f"{term_kind(t, feature_names)[1]} term" for t in head]
+    head, rest = order[: max(int(top), 0)], order[max(int(top), 0) :]
+    labels = ["baseline (training means)"] + [escape_text(t) for t in head]
+    values = [float(baseline)] + [float(c[t]) for t in head]
+    measure = ["absolute"] + ["relative"] * len(head)
+    hover = ["decision value at the training means"]
+    hover += [f"{term_kind(t, feature_names)[1]} term" for t in head]
     if rest:
         labels.append(f"{len(rest)} other terms")
         values.append(float(c[rest].sum()))
-        hover.append("sum of the remaining terms")
-    colors = [COLORS["+"] if v >= 0 else COLORS["-"] for v in values]
-    if rest:
-        colors[-1] = "#9CA3AF"
+        measure.append("relative")
+        hover.append(f"sum of the other {len(rest)} terms")
+    decision = float(baseline) + float(c.sum())
+    labels.append("decision value")
+    values.append(decision)
+    measure.append("total")
+    hover.append("baseline + every term; > 0 predicts +")
+    pos, neg = escape_text(pos_name), escape_text(neg_name)
     fig = go.Figure(
-        go.Bar(
+        go.Waterfall(
+            orientation="h",
             y=labels,
             x=values,
-            orientation="h",
-            marker_color=colors,
+            measure=measure,
+            base=0,
             customdata=hover,
             hovertemplate="%{y}<br>%{x:+.3g} (%{customdata})<extra></extra>",
+            increasing={"marker": {"color": COLORS["+"]}},
+            decreasing={"marker": {"color": COLORS["-"]}},
+            totals={"marker": {"color": COLORS["neutral"]}},
+            connector={"line": {"color": "#9CA3AF", "width": 1}},
             name="contribution",
+            showlegend=False,
         )
     )
+    for sign, words in (("+", f"pushes toward + ({pos})"), ("-", f"pushes toward − ({neg})")):
+        fig.add_trace(  # legend entries only: the waterfall's colours in words
+            go.Bar(
+                x=[None],
+                y=[None],
+                orientation="h",
+                marker_color=COLORS[sign],
+                name=f"{words}: that class's colour",
+                hoverinfo="skip",
+            )
+        )
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     fig.update_xaxes(
-        title=f"← pushes toward − ({escape_text(neg_name)})   ·   pushes toward + "
-        f"({escape_text(pos_name)}) →",
+        title=f"decision value (< 0: − {neg}   ·   > 0: + {pos})",
         zeroline=True,
         zerolinecolor="#111827",
     )
-    decision = baseline + float(c.sum())
+    fig.update_layout(legend={"orientation": "h", "y": -0.18})
     return _base_layout(
         fig,
-        height=int(max(320, 26 * len(labels) + 120)),
+        height=int(max(340, 26 * len(labels) + 160)),
         meta={
             "kind": "contributions",
             "baseline": float(baseline),
             "decision": decision,
-            "n_bars": len(labels),
+            "n_steps": len(labels),
+            "colors": {"toward +": COLORS["+"], "toward -": COLORS["-"]},
         },
     )
 

@@ -188,9 +188,9 @@ def test_contributions_figure_sums_to_decision(small):
     clf = SLBClassifier(threshold=0.0, random_state=0).fit(X, y)
     contrib, baseline = clf.contributions(X.iloc[:3])
     fig = figures.contributions_figure(contrib.iloc[0], baseline=baseline, top=5)
-    bar = _bars(fig)[0]
-    assert len(bar.x) == 6  # 5 terms + "others"
-    assert baseline + sum(bar.x) == pytest.approx(clf.decision_function(X.iloc[:1])[0])
+    wf = next(t for t in fig.data if isinstance(t, go.Waterfall))
+    assert len(wf.x) == 8  # baseline, 5 terms, "others", total (a waterfall since issue 13)
+    assert sum(wf.x[:-1]) == pytest.approx(clf.decision_function(X.iloc[:1])[0])
     assert fig.layout.meta["decision"] == pytest.approx(clf.decision_function(X.iloc[:1])[0])
 
 

@@ -1,0 +1,292 @@
+"""The small dashboard defects of issue 13 (item 6), one test (or more) each.
+
+1. "automatic" positive class = the smaller class, also for 0/1 labels, and says which;
+2. the feature expander counts what the models get, and notes name the controls, not the API;
+3. the Data page shows the uploaded file in use after a page change;
+4. one colour convention: the class colours, also for the push direction on Explain;
+5. Explain's figure is a waterfall whose steps add up to the decision value;
+6. the page icon is a local file (a material name is fetched from fonts.gstatic.com);
+7. a sentence under each figure of Explain and Densities.
+
+Browser-free: AppTest (as ``tests/test_app.py``) and plain tests of the figure builder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+
+import streamlit  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from dashboard import data as ddata  # noqa: E402
+from dashboard.data import make_upload  # noqa: E402
+from dashboard.safety import escape_markdown  # noqa: E402
+from slb import SLBClassifier, figures  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TIMEOUT = 300
+
+
+# --------------------------------------------------------------------------------------------
+# helpers (as in tests/test_app.py)
+# --------------------------------------------------------------------------------------------
+def new_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert_ok(at)
+    return at
+
+
+def assert_ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def upload(at: AppTest, name: str, payload: bytes) -> AppTest:
+    """What the file uploader's callback does, then "Upload a file" as the source."""
+    at.session_state["upload"] = make_upload(name, payload)
+    at.radio(key="data_source").set_value("upload").run()
+    assert_ok(at)
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    for m in at.metric:
+        if m.label == label:
+            return m.value
+    raise AssertionError(f"no metric {label!r}: {[m.label for m in at.metric]}")
+
+
+def texts(at: AppTest) -> str:
+    """Every text shown (Markdown, captions, alerts), unescaped."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += (
+        [e.value for e in at.info] + [e.value for e in at.warning] + [e.value for e in at.error]
+    )
+    return re.sub(r"\\(.)", r"\1", "\n".join(parts))  # Markdown escapes removed
+
+
+def chart(at: AppTest, key: str) -> dict:
+    for el in at.get("plotly_chart"):
+        if el.proto.id.endswith("-" + key):
+            return json.loads(el.proto.spec)
+    raise AssertionError(f"no plotly chart with key {key!r}")
+
+
+def heart_csv(n1=70, n0=30, seed=0) -> bytes:
+    """0/1 labels where 1 is the LARGER class, plus a text column (encoded or dropped)."""
+    rng = np.random.default_rng(seed)
+    y = np.r_[np.ones(n1, int), np.zeros(n0, int)]
+    df = pd.DataFrame(
+        {
+            "age": rng.normal(55, 9, y.size).round(1),
+            "chol": rng.normal(240, 40, y.size).round(0) + 15 * y,
+            "thalach": rng.normal(150, 20, y.size).round(0),
+            "oldpeak": rng.gamma(2.0, 0.5, y.size).round(2),
+            "sex": rng.choice(["male", "female"], y.size),  # text: dropped by default
+            "target": y,
+        }
+    )
+    return df.to_csv(index=False).encode()
+
+
+# --------------------------------------------------------------------------------------------
+# 1. the automatic positive class
+# --------------------------------------------------------------------------------------------
+def test_smaller_class_rule_and_ties():
+    assert ddata.smaller_class(["0", "1"], {"0": 30, "1": 70}) == "0"
+    assert ddata.smaller_class(["0", "1"], {"0": 70, "1": 30}) == "1"
+    assert ddata.smaller_class(["0", "1"], {"0": 50, "1": 50}) == "1"  # tie: listed last
+    assert ddata.smaller_class(["a", "b"], {"a": 5, "b": 5}) == "b"
+
+
+@pytest.mark.slow
+def test_automatic_positive_class_is_the_smaller_one_for_01_labels():
+    at = upload(new_app(), "heart.csv", heart_csv())
+    assert not at.error, [e.value for e in at.error]
+    # 0 has 30 rows, 1 has 70: "automatic (the smaller class)" must make 0 positive
+    assert metric(at, r"\+ 0") == "30" and metric(at, r"− 1") == "70"
+    box = at.selectbox(key="positive_class")
+    assert box.options[box.index] == "automatic: 0 (the smaller class, 30 rows)"
+    assert 'because "automatic" picks the smaller class' in texts(at)
+    # choosing a class by hand still wins
+    box.set_value("1").run()
+    assert_ok(at)
+    assert metric(at, r"\+ 1") == "70"
+
+
+# --------------------------------------------------------------------------------------------
+# 2. the feature count and the notes' wording
+# --------------------------------------------------------------------------------------------
+def test_notes_name_the_controls_not_the_api():
+    msg = "Choose to encode them (non_numeric='encode'). Or fill them (missing='impute')."
+    out = ddata.control_words(msg)
+    assert "non_numeric" not in out and "missing='impute'" not in out
+    assert ddata.TEXT_COLUMNS_LABEL in out and ddata.MISSING_LABEL in out
+
+
+@pytest.mark.slow
+def test_feature_expander_counts_what_the_models_get_and_names_the_control():
+    at = upload(new_app(), "heart.csv", heart_csv())
+    assert metric(at, "features d") == "4"  # "sex" is text: dropped
+    labels = [e.label for e in at.expander]
+    feat = next(lab for lab in labels if lab.startswith("Feature columns"))
+    assert "5 of 5 chosen" in feat and "the models get d = 4" in feat, feat
+    shown = texts(at)
+    assert "non_numeric" not in shown, shown
+    assert ddata.TEXT_COLUMNS_LABEL in shown
+    # encoding the text column: the models get one more column, and the title follows
+    at.radio(key="non_numeric").set_value("encode").run()
+    assert_ok(at)
+    d = int(metric(at, "features d"))
+    assert d == 5
+    feat = next(e.label for e in at.expander if e.label.startswith("Feature columns"))
+    assert f"the models get d = {d}" in feat, feat
+
+
+# --------------------------------------------------------------------------------------------
+# 3. the file in use, after leaving the Data page and coming back
+# --------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_data_page_shows_the_upload_in_use_after_a_page_change():
+    payload = heart_csv()
+    at = upload(new_app(), "heart_*disease*.csv", payload)
+    at.switch_page("pages/densities.py").run()
+    assert_ok(at)
+    at.switch_page("app.py").run()
+    assert_ok(at)
+    info = "\n".join(e.value for e in at.info)
+    # the name is escaped (no accidental Markdown), with size and shape as read
+    assert f"In use: **{escape_markdown('heart_*disease*.csv')}**" in info, info
+    assert r"heart\_\*disease\*" in info  # the Markdown characters are escaped
+    assert f"{len(payload) / 1000:.1f} kB" in info and "100 rows × 6 columns" in info, info
+    assert "upload another file below" in info
+    assert at.file_uploader(key="upload_file") is not None  # the way to replace it
+
+
+# --------------------------------------------------------------------------------------------
+# 4 and 5. Explain's waterfall and its colours
+# --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(3)
+    n, d = 120, 6
+    X = rng.normal(size=(n, d))
+    y = (rng.random(n) < 0.5).astype(int)
+    X[y == 1, 1] = X[y == 1, 0] + 0.3 * rng.normal(size=(y == 1).sum())
+    X[y == 0, 4] += 1.0
+    X = pd.DataFrame(X, columns=[f"f{k}" for k in range(d)])
+    clf = SLBClassifier(threshold=0.0, random_state=0).fit(X, y)
+    return clf, X
+
+
+def _waterfall(fig):
+    return next(t for t in fig.data if isinstance(t, go.Waterfall))
+
+
+@pytest.mark.parametrize("top", [1, 5, 12, 1000])
+def test_waterfall_steps_add_up_to_the_decision_value(fitted, top):
+    clf, X = fitted
+    contrib, baseline = clf.contributions(X.iloc[:4])
+    decision = clf.decision_function(X.iloc[:4])
+    for i in range(4):
+        row = contrib.iloc[i]
+        fig = figures.contributions_figure(row, baseline=baseline, top=top, pos_name="P")
+        wf = _waterfall(fig)
+        measure = list(wf.measure)
+        assert measure[0] == "absolute" and measure[-1] == "total"
+        assert wf.x[0] == pytest.approx(baseline)
+        steps = np.asarray(wf.x[1:-1], dtype=float)
+        # baseline + every step (shown terms + the "others" step) = the decision value
+        assert baseline + steps.sum() == pytest.approx(decision[i], abs=1e-9)
+        assert fig.layout.meta["decision"] == pytest.approx(decision[i], abs=1e-9)
+        n_terms = row.size
+        shown = min(top, n_terms)
+        # the shown terms are the largest |contribution|, in that order
+        expect = row.abs().sort_values(ascending=False, kind="stable").index[:shown]
+        np.testing.assert_allclose(steps[:shown], row[expect].to_numpy())
+        assert np.all(np.diff(np.abs(steps[:shown])) <= 1e-12)
+        if n_terms > shown:
+            assert wf.y[-2] == f"{n_terms - shown} other terms"
+            assert steps[-1] == pytest.approx(row.drop(expect).sum())
+            assert len(steps) == shown + 1
+        else:
+            assert len(steps) == shown
+
+
+def test_explain_colours_are_the_class_colours(fitted):
+    clf, X = fitted
+    contrib, baseline = clf.contributions(X.iloc[:1])
+    fig = figures.contributions_figure(
+        contrib.iloc[0], baseline=baseline, pos_name="sick", neg_name="healthy"
+    )
+    wf = _waterfall(fig)
+    # the colour of the + class on Densities and Compare (its KDE curve / its weights)
+    dens = figures.density_1d(
+        X["f0"].to_numpy(), np.r_[np.ones(60), np.zeros(60)], [0.5, 0.5], pos_name="sick"
+    )
+    kde = {t.name: t.line.color for t in dens.data if (t.name or "").startswith("KDE")}
+    assert wf.increasing.marker.color == kde["KDE +"]  # a push toward + in the + colour
+    assert wf.decreasing.marker.color == kde["KDE −"]
+    legend = {t.name: t.marker.color for t in fig.data if t.showlegend is not False}
+    assert legend == {
+        "pushes toward + (sick): that class's colour": kde["KDE +"],
+        "pushes toward − (healthy): that class's colour": kde["KDE −"],
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# 5 and 7 in the app: the waterfall and the teaching sentences
+# --------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_explain_and_densities_pages_explain_their_figures():
+    at = new_app()
+    at.switch_page("pages/densities.py").run()
+    assert_ok(at)
+    shown = texts(at)
+    assert "What it shows" in shown and "bandwidth multiplier up smooths" in shown
+    at.radio(key="dens_view").set_value("pair").run()
+    assert_ok(at)
+    assert "smooths the contours" in texts(at)
+    at.switch_page("pages/explain.py").run()
+    assert_ok(at)
+    spec = chart(at, "explain_figure")
+    assert spec["data"][0]["type"] == "waterfall"
+    shown = texts(at)
+    assert "a positive weight on log p−(x) means" in shown
+    assert "pushes toward +" in shown and "Terms shown" in shown
+
+
+# --------------------------------------------------------------------------------------------
+# 6. the page icon is served by the app
+# --------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_page_icon_is_a_local_file_not_a_name(monkeypatch):
+    calls = []
+    real = streamlit.set_page_config
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(streamlit, "set_page_config", spy)
+    new_app()
+    assert calls, "the app sets its page config"
+    for kw in calls:
+        icon = kw.get("page_icon")
+        # a ":material/...:" name or an emoji is fetched by the browser from a CDN
+        assert isinstance(icon, (str, Path, bytes)), icon
+        if not isinstance(icon, bytes):
+            assert not str(icon).startswith(":"), icon
+            path = Path(icon)
+            assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", icon
