@@ -17,6 +17,7 @@ import json
 import os
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,7 @@ import pytest
 os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 
 import streamlit  # noqa: E402
+from browser_support import StreamlitServer, launch_chromium, needs_browser  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dashboard import data as ddata  # noqa: E402
@@ -290,3 +292,27 @@ def test_page_icon_is_a_local_file_not_a_name(monkeypatch):
             assert not str(icon).startswith(":"), icon
             path = Path(icon)
             assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", icon
+
+
+@pytest.mark.slow
+@needs_browser
+def test_the_browser_fetches_nothing_from_other_hosts_and_the_icon_is_local():
+    """In Chromium: every request of the first page load goes to the app's own server."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with StreamlitServer("defects-icon-server.log") as srv, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page()
+            hosts = []
+            page.on("request", lambda r: hosts.append(urlsplit(r.url).hostname))
+            page.goto(srv.url)
+            expect(page.get_by_test_id("stSidebar")).to_contain_text("d = 60", timeout=120_000)
+            icon = page.locator("link[rel='shortcut icon'], link[rel='icon']").first
+            expect(icon).to_have_attribute("href", re.compile(r"media/.*\.png"), timeout=30_000)
+            href = icon.get_attribute("href")
+        finally:
+            browser.close()
+    assert urlsplit(href).hostname in (None, "127.0.0.1"), href
+    others = sorted({h for h in hosts if h not in ("127.0.0.1", "localhost", None)})
+    assert not others, f"requests to other hosts: {others}"
