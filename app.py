@@ -134,7 +134,9 @@ def _auto_text(build: data.BuildResult) -> str:
     """The "automatic" option of the positive-class box, naming the class it picked."""
     if build.auto_positive is None:
         return "automatic (the smaller class)"
-    pos, n = build.auto_positive
+    pos, n, n_other = build.auto_positive
+    if n == n_other:
+        return f"automatic: {pos} (both classes have {n} rows: the one listed last)"
     return f"automatic: {pos} (the smaller class, {n} rows)"
 
 

@@ -112,7 +112,8 @@ class BuildResult:
     label_options: list = field(default_factory=list)
     class_options: list = field(default_factory=list)
     feature_options: list = field(default_factory=list)
-    auto_positive: tuple | None = None  # (class, rows) "automatic" picked, see smaller_class
+    #: (class, its rows, the other class's rows) that "automatic" picked, see smaller_class
+    auto_positive: tuple | None = None
 
 
 #: Labels of the Data page's cleaning controls, so the notes can name what the user sees.
@@ -411,7 +412,7 @@ def _class_options(frame: pd.DataFrame, label: str) -> list[str]:
 
 def _auto_note(ds: Dataset, auto: tuple, counts: dict) -> Dataset:
     """``ds`` with a note saying which class "automatic" made positive, and why."""
-    pos, n_pos = auto
+    pos, n_pos, _ = auto
     neg = next(k for k in counts if k != pos)
     msg = (
         f"'{pos}' ({n_pos} rows) is treated as the positive class and '{neg}' "
@@ -463,7 +464,8 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
     if raw.positive is None and positive is None and len(class_options) == 2:
         counts = labels[labels != ""].value_counts().to_dict()
         smaller = smaller_class(class_options, counts)
-        auto = (smaller, int(counts.get(smaller, 0)))
+        other = next(v for v in class_options if v != smaller)
+        auto = (smaller, int(counts.get(smaller, 0)), int(counts.get(other, 0)))
     feature_options = [c for c in columns if c != label]
     features = cfg["features"]
     if features is not None:

@@ -127,6 +127,14 @@ def test_automatic_positive_class_is_the_smaller_one_for_01_labels():
     assert metric(at, r"\+ 1") == "70"
 
 
+@pytest.mark.slow
+def test_automatic_positive_class_on_a_tie_says_so():
+    at = upload(new_app(), "even.csv", heart_csv(n1=50, n0=50))
+    assert metric(at, r"\+ 1") == "50"  # equal sizes: the class listed last
+    box = at.selectbox(key="positive_class")
+    assert box.options[box.index] == "automatic: 1 (both classes have 50 rows: the one listed last)"
+
+
 # --------------------------------------------------------------------------------------------
 # 2. the feature count and the notes' wording
 # --------------------------------------------------------------------------------------------
