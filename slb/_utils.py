@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import validate_data
 
 MIN_SAMPLES_PER_CLASS = 2
 
@@ -59,6 +60,17 @@ def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True):
 
 
 MAX_ABS_VALUE = 1e100
+
+
+def validate_training_data(estimator, X, y, **kwargs):
+    """``sklearn.utils.validation.validate_data`` for ``fit``, quiet on values near 1e308.
+
+    scikit-learn's finiteness check sums ``X``; values near the float limit overflow that sum
+    and raise a ``RuntimeWarning`` instead of an answer.  :func:`check_magnitude` then refuses
+    such values with a clear message naming the column.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        return validate_data(estimator, X, y, **kwargs)
 
 
 def check_magnitude(X, names=None):

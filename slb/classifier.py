@@ -35,6 +35,7 @@ from ._utils import (
     check_magnitude,
     default_feature_names,
     overrides_by_index,
+    validate_training_data,
 )
 from .approx import check_n_jobs
 from .dependence import DEPENDENCE_MEASURES
@@ -159,10 +160,7 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._check_common()
-        # |x| near 1e308: scikit-learn's finiteness check sums X and overflows (a warning, not
-        # an answer); check_magnitude below refuses such values with a clear message.
-        with np.errstate(over="ignore", invalid="ignore"):
-            X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_training_data(self, X, y, dtype=np.float64)
         self.classes_, y_index = check_binary_target(y)
         self._class_weight_index()  # a bad class_weight fails before any work
         names = default_feature_names(self, X.shape[1])
@@ -172,6 +170,7 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         seed = self._seed()
         dens = self._density_params(seed)
         cache = self._warm_cache(X, y_index, dens)
+        cache["seed"] = seed
 
         for stale in ("cv_results_", "best_index_"):
             self.__dict__.pop(stale, None)
@@ -204,6 +203,9 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         rs = self.random_state
         if isinstance(rs, (int, np.integer)) and not isinstance(rs, bool):
             return int(rs)
+        cache = getattr(self, "_cache", None) if getattr(self, "warm_start", False) else None
+        if rs is None and cache is not None and "seed" in cache:
+            return cache["seed"]  # a warm refit keeps the folds whose densities it reuses
         return int(check_random_state(rs).randint(np.iinfo(np.int32).max))
 
     def _warm_cache(self, X, y_index, dens):

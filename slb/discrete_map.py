@@ -85,7 +85,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import SignPredictMixin, check_binary_target
+from ._utils import SignPredictMixin, check_binary_target, validate_training_data
 
 __all__ = ["DiscreteMAPClassifier", "clique_loss_table", "chain_map", "weight_grid"]
 
@@ -419,7 +419,7 @@ class DiscreteMAPClassifier(SignPredictMixin, ClassifierMixin, BaseEstimator):
         self : DiscreteMAPClassifier
         """
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_training_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, y01 = check_binary_target(y)
         y_pm = 2.0 * y01 - 1.0
         rng = check_random_state(self.random_state)

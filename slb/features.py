@@ -46,6 +46,7 @@ from ._utils import (
     default_feature_names,
     resolve_overrides,
     resolve_pairs,
+    validate_training_data,
 )
 from .approx import check_n_jobs
 from .bandwidth import BANDWIDTH_RULES, class_bandwidths, robust_scale
@@ -198,7 +199,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
 
     def _fit(self, X, y):
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_training_data(self, X, y, dtype=np.float64)
         self.classes_, y_index = check_binary_target(y, binary=False)
         names = default_feature_names(self, X.shape[1])
         check_magnitude(X, names)

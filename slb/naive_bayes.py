@@ -17,6 +17,7 @@ from ._utils import (
     check_magnitude,
     default_feature_names,
     overrides_by_index,
+    validate_training_data,
 )
 from .features import LogDensityTransformer
 
@@ -144,7 +145,7 @@ class KDENaiveBayes(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         -------
         self : KDENaiveBayes
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_training_data(self, X, y, dtype=np.float64)
         check_magnitude(X, default_feature_names(self, X.shape[1]))  # the user's column name
         self.classes_, y_index = check_binary_target(y)
         self.class_log_prior_ = _log_priors(self.priors, y_index)

@@ -75,7 +75,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import check_binary_target
+from ._utils import check_binary_target, validate_training_data
 
 __all__ = ["RenyiClassifier"]
 
@@ -472,7 +472,7 @@ class RenyiClassifier(ClassifierMixin, BaseEstimator):
         self : RenyiClassifier
         """
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_training_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, y01 = check_binary_target(y)
         n, d = X.shape
         c = y01 - 0.5

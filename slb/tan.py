@@ -19,7 +19,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import all_pairs, check_binary_target, check_magnitude, default_feature_names
+from ._utils import (
+    all_pairs,
+    check_binary_target,
+    check_magnitude,
+    default_feature_names,
+    validate_training_data,
+)
 from .naive_bayes import _DensityClassifierMixin, _log_priors
 
 
@@ -99,7 +105,7 @@ class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         -------
         self : TANClassifier
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_training_data(self, X, y, dtype=np.float64)
         check_magnitude(X, default_feature_names(self, X.shape[1]))  # the user's column name
         self.classes_, y_index = check_binary_target(y)
         self.class_log_prior_ = _log_priors(self.priors, y_index)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import slb.classifier as classifier_module
+import slb.path as path_module
 from slb import dependence
 from slb.approx import Grid, incomplete_cholesky
 from slb.classifier import SLBClassifier
@@ -302,9 +302,9 @@ def test_binned_features_through_transformer(monkeypatch):
     X = rng.normal(size=(400, 4))
     X[:, 1] += X[:, 0] ** 2
     y = np.repeat([0, 1], 200)
-    exact = LogDensityTransformer().fit_transform(X, y)
+    exact = LogDensityTransformer(random_state=0).fit_transform(X, y)  # same cross-fit folds
     monkeypatch.setattr(kde_module, "KDE_BINNED_MIN_SAMPLES", 50)
-    fast = LogDensityTransformer().fit_transform(X, y)
+    fast = LogDensityTransformer(random_state=0).fit_transform(X, y)
     assert np.max(np.abs(fast - exact)) <= 0.01
 
 
@@ -323,13 +323,13 @@ def test_nested_kernel_cv_equals_one_svm_per_threshold(monkeypatch):
     def one_fit_per_mask(T, y_index, tr, te, masks, C, class_weight):
         out = []
         for m in masks:
-            w, b = classifier_module.fit_linear_svm(
+            w, b = path_module.fit_linear_svm(
                 T[tr][:, m], y_index[tr], C=C, class_weight=class_weight
             )
             out.append((T[te][:, m] @ w + b > 0).astype(int))
         return out
 
-    monkeypatch.setattr(classifier_module, "nested_mask_predictions", one_fit_per_mask)
+    monkeypatch.setattr(path_module, "nested_mask_predictions", one_fit_per_mask)
     slow = SLBClassifier(random_state=0).fit(X, y)
     assert fast.threshold_ == slow.threshold_
     np.testing.assert_allclose(fast.cv_results_["mean_ber"], slow.cv_results_["mean_ber"])
@@ -369,7 +369,9 @@ def test_warm_cache_refit_equals_cold_fit():
     lam = float(np.quantile(warm.pair_scores_, 0.7))
     warm.set_params(threshold=lam).fit(X, y)
     assert warm._cache is cache  # dependence and densities reused, only the SVM refitted
-    cold = SLBClassifier(threshold=lam).fit(X, y)
+    # random_state=None: the warm refit kept its first fit's seed (its cached folds); a cold
+    # fit with that seed is the same model
+    cold = SLBClassifier(threshold=lam, random_state=warm._cache["seed"]).fit(X, y)
     np.testing.assert_array_equal(warm.pairs_, cold.pairs_)
     np.testing.assert_allclose(warm.coef_.to_numpy(), cold.coef_.to_numpy(), rtol=1e-10)
     np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), rtol=1e-10)
