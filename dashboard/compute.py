@@ -398,11 +398,14 @@ def slb_ber_for(ds, cfg: dict, lam: LambdaInfo, dens: tuple, n_folds: int, n_rep
         how = (
             "λ recomputed inside each fold from its own training rows ("
             + ("its own top share of pairs" if lam.mode == "quantile" else "its own FDR test")
-            + "): an honest estimate"
+            + "): an honest estimate, unless you tuned the bandwidths while watching it"
         )
     elif lam.mode == "cv":
         ber, pairs = slb_nested_ber(*args, False, n_repeats=n_repeats)
-        how = "λ chosen by inner cross-validation inside each fold (nested): an honest estimate"
+        how = (
+            "λ chosen by inner cross-validation inside each fold (nested): an honest estimate, "
+            "unless you tuned the bandwidths while watching it"
+        )
     else:
         ber, pairs = slb_fold_ber(*args, float(lam.value), n_repeats=n_repeats)
         how = (
