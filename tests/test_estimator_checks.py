@@ -11,11 +11,11 @@ from slb import (
     TANClassifier,
 )
 
-# fit_transform returns out-of-sample (leave-one-out) features of the training rows on purpose,
+# fit_transform returns out-of-sample (cross-fitted) features of the training rows on purpose,
 # exactly like sklearn's TargetEncoder, so it differs from fit(X).transform(X).
 _LOO_REASON = (
-    "fit_transform returns leave-one-out densities of the training rows on purpose (like "
-    "TargetEncoder); fit(X).transform(X) gives in-sample densities"
+    "fit_transform returns cross-fitted (out-of-sample) densities of the training rows on "
+    "purpose (like TargetEncoder); fit(X).transform(X) gives in-sample densities"
 )
 EXPECTED_FAILED = {
     "LogDensityTransformer": {
