@@ -799,18 +799,7 @@ def _clean_labels(
         else:
             kinds.add("other")
     dropped = np.flatnonzero(~keep)
-    if len(dropped):
-        report.append(
-            Change(
-                "dropped_missing_label",
-                f"{_n(len(dropped), 'row')} ({_row_list(dropped)}) had no value in the label "
-                f"column {_q(name)} and {'was' if len(dropped) == 1 else 'were'} removed, "
-                "because a row without a class cannot be used to train or test a classifier.",
-                columns=(name,),
-                rows=tuple(int(i) for i in dropped),
-                count=len(dropped),
-            )
-        )
+    _report_missing_labels(dropped, name, report)
     present = raw[keep]
     if kinds == {"bool"}:
         return keep, np.array([bool(v) for v in present], dtype=bool)
@@ -835,27 +824,13 @@ def _clean_labels(
                 columns=(name,),
             )
         )
-    elif changed:
-        report.append(
-            Change(
-                "label_spaces_stripped",
-                f"{_n(changed, 'label')} in {_q(name)} had spaces around the text, which were "
-                "removed so that, for example, 'yes ' and 'yes' are the same class.",
-                columns=(name,),
-                count=changed,
-            )
-        )
+    else:
+        _report_stripped_labels(changed, name, report)
     return keep, texts
 
 
-def _clean_text_labels(
-    raw: np.ndarray, name: str, report: list[Change]
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_clean_labels` for a long column of texts only, vectorised (same result)."""
-    series = pd.Series(raw, dtype=object)
-    stripped = series.str.strip()
-    keep = ~stripped.str.lower().isin(MISSING_TOKENS).to_numpy()
-    dropped = np.flatnonzero(~keep)
+def _report_missing_labels(dropped: np.ndarray, name: str, report: list[Change]) -> None:
+    """Note the rows dropped for having no label (nothing when there are none)."""
     if len(dropped):
         report.append(
             Change(
@@ -868,7 +843,10 @@ def _clean_text_labels(
                 count=len(dropped),
             )
         )
-    changed = int(((stripped != series).to_numpy() & keep).sum())
+
+
+def _report_stripped_labels(changed: int, name: str, report: list[Change]) -> None:
+    """Note the labels whose surrounding spaces were removed (nothing when there are none)."""
     if changed:
         report.append(
             Change(
@@ -879,6 +857,19 @@ def _clean_text_labels(
                 count=changed,
             )
         )
+
+
+def _clean_text_labels(
+    raw: np.ndarray, name: str, report: list[Change]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_clean_labels` for a long column of texts only, vectorised (same result)."""
+    series = pd.Series(raw, dtype=object)
+    stripped = series.str.strip()
+    keep = ~stripped.str.lower().isin(MISSING_TOKENS).to_numpy()
+    dropped = np.flatnonzero(~keep)
+    _report_missing_labels(dropped, name, report)
+    changed = int(((stripped != series).to_numpy() & keep).sum())
+    _report_stripped_labels(changed, name, report)
     return keep, stripped.to_numpy(dtype=object)[keep]
 
 
