@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -185,6 +186,19 @@ def synthetic_csv(path: Path, n: int, d: int, seed: int) -> Path:
     frame["label"] = y
     frame.to_csv(path, index=False)
     return path
+
+
+@contextmanager
+def chromium():
+    """A headless Debian Chromium under sync Playwright, closed on exit."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch_chromium(p)
+        try:
+            yield b
+        finally:
+            b.close()
 
 
 def launch_chromium(playwright):

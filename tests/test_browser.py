@@ -22,7 +22,7 @@ import pytest
 from browser_support import (
     StreamlitServer,
     artifacts_dir,
-    launch_chromium,
+    chromium,
     needs_browser,
     synthetic_csv,
 )
@@ -88,14 +88,8 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch_chromium(p)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):

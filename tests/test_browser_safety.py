@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_support import StreamlitServer, artifacts_dir, launch_chromium, needs_browser
+from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
 from test_browser import LONG, assert_no_exception, goto_page, wait_idle
 
 from dashboard.data import SOURCES
@@ -38,14 +38,8 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch_chromium(p)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 def assert_no_live_markup(page, where: str) -> None:
