@@ -29,31 +29,17 @@ os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 import streamlit  # noqa: E402
 from browser_support import StreamlitServer, launch_chromium, needs_browser  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
+from test_app import assert_ok, new_app  # noqa: E402  (the AppTest helpers, one copy)
 
 from dashboard import data as ddata  # noqa: E402
 from dashboard.data import make_upload  # noqa: E402
 from dashboard.safety import escape_markdown  # noqa: E402
 from slb import SLBClassifier, figures  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
-TIMEOUT = 300
-
 
 # --------------------------------------------------------------------------------------------
-# helpers (as in tests/test_app.py)
+# helpers
 # --------------------------------------------------------------------------------------------
-def new_app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    assert_ok(at)
-    return at
-
-
-def assert_ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
 def upload(at: AppTest, name: str, payload: bytes) -> AppTest:
     """What the file uploader's callback does, then "Upload a file" as the source."""
     at.session_state["upload"] = make_upload(name, payload)
