@@ -557,14 +557,17 @@ def svm_solvers(quick):
     )
 
     # the threshold CV of SLBClassifier(): 10 nested column sets x 5 internal folds
-    clf = SLBClassifier(threshold=0.0).fit(X, y)
-    grid = clf._threshold_grid()
-    from slb.screening import combine
+    from slb.classifier import DEFAULT_FRACTIONS
+    from slb.path import column_mask
+    from slb.screening import kept_terms, top_fraction_threshold
 
+    clf = SLBClassifier(threshold=0.0, C=C, random_state=0).fit(X, y)  # for its dependence_
     iu = np.triu_indices(20, 1)
     stat = clf.dependence_[:, iu[0], iu[1]]
-    clf.n_features_in_ = 20
-    masks = [clf._term_mask(combine(stat >= t, "either"), 20) for t in grid]
+    masks = [
+        column_mask(kept_terms(stat, top_fraction_threshold(stat, q), "either"), 20)
+        for q in DEFAULT_FRACTIONS
+    ]
     folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(T, y))
 
     def slb_cv():
