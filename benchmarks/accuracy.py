@@ -17,8 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from slb import load_dataset  # noqa: E402
-from slb.catalog import make_classifier  # noqa: E402
 from slb.evaluation import compare_estimators  # noqa: E402
+from slb.evaluation.registry import make_classifier  # noqa: E402
 
 #: SLB paper, Table 4 (BER %, mean over 5 folds).
 PAPER = {

@@ -48,8 +48,8 @@ import resource, sys, time
 sys.path[:0] = ["tests/data", "."]
 from make_malformed import *
 data = eval(sys.argv[1])
-from slb.io import read_table
-from slb.tabular import prepare_table
+from slb.tables.read import read_table
+from slb.tables.clean import prepare_table
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 start = time.perf_counter()
 try:

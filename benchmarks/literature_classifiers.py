@@ -6,7 +6,7 @@ over the 5 folds, in percent.
 
 Rows
 ----
-* ``Renyi default`` -- the catalogue's ``Rényi`` (``slb.catalog.make_classifier``):
+* ``Renyi default`` -- the catalogue's ``Rényi`` (``slb.evaluation.registry.make_classifier``):
   ``RenyiClassifier(random_state=0)`` (5 quantile bins, ridge alpha = 0.01, MAP rule).
 * ``Renyi tuned`` -- ``RenyiClassifier(pairwise=True, n_bins=8, alpha=0.1)``: the best average
   of a 32-setting grid (pairwise in {False, True} x n_bins in {3, 5, 8, 10} x alpha in
@@ -19,7 +19,7 @@ Rows
   the best of about ten settings tried on these folds (more chains, l0 penalties 5/20/50,
   projection, offset node, 2-chain), so slightly optimistic.  It is the slowest row.
 * ``SVM(linear)`` -- the catalogue's ``SVM(linear)``: standardised features + ``LinearSVC(C=1)``,
-  the DISCRETE paper's comparator.  Named rows come from ``slb.catalog`` (the one registry of the
+  the DISCRETE paper's comparator.  Named rows come from ``slb.evaluation.registry`` (the one registry of the
   dashboard and the experiments); the tuned rows are this benchmark's own settings.
 
 Run from the project root::
@@ -44,9 +44,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from slb import load_dataset  # noqa: E402
-from slb.catalog import make_classifier  # noqa: E402
-from slb.discrete_map import DiscreteMAPClassifier  # noqa: E402
-from slb.renyi import RenyiClassifier  # noqa: E402
+from slb.evaluation.registry import make_classifier  # noqa: E402
+from slb.peers.discrete_map import DiscreteMAPClassifier  # noqa: E402
+from slb.peers.renyi import RenyiClassifier  # noqa: E402
 
 DATASETS = ["sonar", "ionosphere", "pima", "wdbc"]
 

@@ -49,9 +49,9 @@ from scipy import stats  # noqa: E402
 from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 import slb  # noqa: E402
-from slb.bandwidth import class_bandwidths  # noqa: E402
-from slb.dependence import hsic_all_pairs  # noqa: E402
-from slb.kde import ClassConditionalKDE  # noqa: E402
+from slb.density.bandwidth import class_bandwidths  # noqa: E402
+from slb.density.kde import ClassConditionalKDE  # noqa: E402
+from slb.dependence.hsic import hsic_all_pairs  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -495,7 +495,7 @@ def _primal(Z, y, w, b, C, weights):
 
 
 def svm_solvers(quick):
-    """The SVM of one Ringnorm-sized outer fold: slb.svm vs liblinear and full-kernel libsvm."""
+    """The SVM of one Ringnorm-sized outer fold: slb.model.svm vs liblinear and full-kernel libsvm."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -503,10 +503,10 @@ def svm_solvers(quick):
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC, LinearSVC
 
-    from slb.classifier import SLBClassifier
+    from slb.density.features import LogDensityTransformer
     from slb.evaluation import balanced_error_rate, stratified_folds
-    from slb.features import LogDensityTransformer
-    from slb.svm import class_weights, fit_linear_svm, nested_mask_predictions
+    from slb.model.classifier import SLBClassifier
+    from slb.model.svm import class_weights, fit_linear_svm, nested_mask_predictions
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     line()
@@ -557,9 +557,9 @@ def svm_solvers(quick):
     )
 
     # the threshold CV of SLBClassifier(): 10 nested column sets x 5 internal folds
-    from slb.classifier import DEFAULT_FRACTIONS
-    from slb.path import column_mask
-    from slb.screening import kept_terms, top_fraction_threshold
+    from slb.dependence.screening import kept_terms, top_fraction_threshold
+    from slb.model.classifier import DEFAULT_FRACTIONS
+    from slb.model.path import column_mask
 
     clf = SLBClassifier(threshold=0.0, C=C, random_state=0).fit(X, y)  # for its dependence_
     iu = np.triu_indices(20, 1)

@@ -8,6 +8,6 @@
 * :mod:`dashboard.sidebar`   the sidebar every page shows;
 * :mod:`dashboard.safety`    Markdown escaping and CSV formula neutralisation.
 
-Figures are built by :mod:`slb.figures` (pure plotly).  Nothing here keeps module-level
+Figures are built by :mod:`slb.viz.figures` (pure plotly).  Nothing here keeps module-level
 mutable state: all session data lives in ``st.session_state``.
 """

@@ -34,8 +34,8 @@ from slb import (
     ThresholdPath,
     dependence_matrix,
 )
-from slb import screening as screening_rules
 from slb._utils import all_pairs
+from slb.dependence import screening as screening_rules
 from slb.evaluation import (
     balanced_error_rate,
     compare_estimators,
@@ -43,8 +43,8 @@ from slb.evaluation import (
     holdout_ratio,
     stratified_folds,
 )
-from slb.figures import cluster_order, pair_graph_layout, tree_layout
-from slb.path import FIXED_C, fdr_selector, fraction_selector
+from slb.model.path import FIXED_C, fdr_selector, fraction_selector
+from slb.viz.figures import cluster_order, pair_graph_layout, tree_layout
 
 from . import models
 from .state import density_params

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from slb.bandwidth import BANDWIDTH_RULES
+from slb.density.bandwidth import BANDWIDTH_RULES
 
 from . import compute, state
 from .safety import escape_markdown

@@ -3,9 +3,9 @@
 Every source goes through the same two library steps, so they behave alike:
 
 1. a raw table (:class:`RawTable`): ``slb.load_dataset`` + its label column, a synthetic draw
-   (``slb.make_forest_bn`` / ``slb.make_general_bn``), or ``slb.io.read_table`` on the uploaded
+   (``slb.make_forest_bn`` / ``slb.make_general_bn``), or ``slb.tables.read.read_table`` on the uploaded
    bytes;
-2. ``slb.tabular.prepare_table`` chooses the label, the positive class and the features, and
+2. ``slb.tables.clean.prepare_table`` chooses the label, the positive class and the features, and
    reports everything it dropped or fixed.
 
 The result is a :class:`Dataset` (``y`` coded 1 for the positive class, 0 for the negative
@@ -31,8 +31,8 @@ import streamlit as st
 
 from slb import BUNDLED_DATASETS, load_dataset, make_forest_bn, make_general_bn
 from slb._utils import check_magnitude
-from slb.io import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, list_excel_sheets, read_table
-from slb.tabular import prepare_table, stray_classes
+from slb.tables.clean import prepare_table, stray_classes
+from slb.tables.read import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, list_excel_sheets, read_table
 
 from . import state
 

@@ -1,6 +1,6 @@
 """Cached computations of the Experiments page (synthetic designs, structure recovery, noise).
 
-Everything is computed by :mod:`slb.experiments` / :mod:`slb.synthetic`; these wrappers only
+Everything is computed by :mod:`slb.experiments` / :mod:`slb.data.synthetic`; these wrappers only
 cache the results with ``st.cache_data`` keyed on the settings.  Runs are long, so the page
 only starts them from a button and re-reads them from this cache afterwards.
 
@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from slb.data.synthetic import edge_recovery
 from slb.experiments import Design, make_estimator, run_label_noise, run_synthetic
-from slb.figures import pair_graph_layout
-from slb.synthetic import edge_recovery
+from slb.viz.figures import pair_graph_layout
 
 _TTL = 2 * 3600
 
@@ -106,7 +106,7 @@ class StructureFit:
     threshold: float
     coef: pd.Series
     oracle_coef: pd.Series | None
-    recovery: dict  # slb.synthetic.edge_recovery
+    recovery: dict  # slb.data.synthetic.edge_recovery
     positions: np.ndarray  # (d, 2) shared node positions
 
 

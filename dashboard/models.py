@@ -1,13 +1,13 @@
-"""The classifiers the Compare page offers, built from :data:`slb.catalog.CLASSIFIERS`.
+"""The classifiers the Compare page offers, built from :data:`slb.evaluation.registry.CLASSIFIERS`.
 
-The registry is ``slb.catalog`` (shared with the experiments and the benchmarks): a name here
-builds exactly the estimator ``slb.catalog.make_classifier`` builds under that name.  This
+The registry is ``slb.evaluation.registry`` (shared with the experiments and the benchmarks): a name here
+builds exactly the estimator ``slb.evaluation.registry.make_classifier`` builds under that name.  This
 module only chooses which catalogue entries the page shows and which are compared from the
 start, and wraps each as a :class:`ModelSpec`: ``make(density_params, seed)`` returns an
 unfitted estimator; ``uses_density`` says whether it uses the shared KDE settings (then its
 cached BER is keyed on them); ``default`` puts it in the comparison from the start.  The page
 evaluates SLB itself through :class:`slb.ThresholdPath` (so λ moves fast), not through ``make``.
-To add a classifier, add it to ``slb.catalog``.
+To add a classifier, add it to ``slb.evaluation.registry``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from slb.catalog import CLASSIFIERS as CATALOG
-from slb.catalog import make_classifier
+from slb.evaluation.registry import CLASSIFIERS as CATALOG
+from slb.evaluation.registry import make_classifier
 
 #: Compared from the start, in this order (SLB first: the page reads it from the λ path).
 DEFAULT_MODELS = ("SLB", "TAN", "NB")

@@ -10,7 +10,7 @@ import slb
 from dashboard import compute, controls, models, shell, state
 from dashboard.safety import escape_markdown as esc
 from dashboard.safety import safe_csv_bytes
-from slb import figures
+from slb.viz import figures
 
 shell.ensure()
 

@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard import compute, controls, shell, state
 from dashboard.safety import escape_markdown as esc
-from slb import figures
+from slb.viz import figures
 
 shell.ensure()
 

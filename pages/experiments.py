@@ -7,13 +7,13 @@ import streamlit as st
 from dashboard import experiments as exp
 from dashboard import shell, state
 from dashboard.safety import escape_markdown as esc
-from slb import figures
 from slb.experiments import (
     DEFAULT_NOISE_CLASSIFIERS,
     FLIP_PROBS,
     N_GRID,
     classifier_names,
 )
+from slb.viz import figures
 
 shell.ensure()
 

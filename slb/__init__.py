@@ -9,17 +9,8 @@ Every estimator follows scikit-learn's conventions and works in ``Pipeline``,
 >>> clf.coef_.head()  # doctest: +SKIP
 """
 
-from .classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
-from .datasets import BUNDLED_DATASETS, load_dataset
-from .dependence import DependenceResult, dependence_matrix
-from .discrete_map import DiscreteMAPClassifier
-from .evaluation import balanced_error_rate, compare_estimators
-from .features import LogDensityTransformer
-from .io import TableRead, list_excel_sheets, read_table
-from .naive_bayes import KDENaiveBayes
-from .path import ThresholdPath
-from .renyi import RenyiClassifier
-from .synthetic import (
+from .data.bundled import BUNDLED_DATASETS, load_dataset
+from .data.synthetic import (
     BayesNet,
     SyntheticDataset,
     bayes_error,
@@ -30,8 +21,18 @@ from .synthetic import (
     oracle_coefficients,
     true_log_density_terms,
 )
-from .tabular import Change, PreparedData, prepare_table
-from .tan import TANClassifier
+from .density.features import LogDensityTransformer
+from .dependence.hsic import DependenceResult, dependence_matrix
+from .evaluation.comparison import compare_estimators
+from .evaluation.metrics import balanced_error_rate
+from .model.classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
+from .model.path import ThresholdPath
+from .peers.discrete_map import DiscreteMAPClassifier
+from .peers.naive_bayes import KDENaiveBayes
+from .peers.renyi import RenyiClassifier
+from .peers.tan import TANClassifier
+from .tables.clean import Change, PreparedData, prepare_table
+from .tables.read import TableRead, list_excel_sheets, read_table
 
 __version__ = "0.1.0"
 

@@ -23,11 +23,11 @@ import pandas as pd
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from .classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
-from .features import LogDensityTransformer
-from .kde import ClassConditionalKDE
-from .naive_bayes import KDENaiveBayes
-from .tan import TANClassifier
+from .density.features import LogDensityTransformer
+from .density.kde import ClassConditionalKDE
+from .model.classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
+from .peers.naive_bayes import KDENaiveBayes
+from .peers.tan import TANClassifier
 
 FORMAT = "slb-model"
 VERSION = 1

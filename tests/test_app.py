@@ -2,7 +2,7 @@
 
 AppTest cannot drive ``st.file_uploader``; uploads are tested by putting the same session entry
 the uploader's callback stores (``dashboard.data.make_upload``) into the session state, so the
-rest of the upload path (``slb.io.read_table``, ``slb.tabular.prepare_table``) is the real one.
+rest of the upload path (``slb.tables.read.read_table``, ``slb.tables.clean.prepare_table``) is the real one.
 Streamlit's caches are process-wide, so the first test pays for the Sonar computations and the
 others reuse them.
 """
@@ -27,7 +27,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dashboard.data import make_upload  # noqa: E402
 from slb import SLBClassifier, load_dataset  # noqa: E402
-from slb.path import FIXED_C  # noqa: E402
+from slb.model.path import FIXED_C  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -527,7 +527,7 @@ def test_lambda_changes_are_fast():
 def test_compare_page_says_what_is_honest_and_offers_a_nested_estimate():
     from slb import ThresholdPath
     from slb.evaluation import compare_estimators, stratified_folds
-    from slb.path import fraction_selector
+    from slb.model.path import fraction_selector
 
     at = goto(new_app(), "pages/compare.py")
     at.number_input(key="cmp_repeats").set_value(1).run()

@@ -1,4 +1,4 @@
-"""Behaviour tests of slb.bandwidth: the rules' formulas, likelihood cross-validation against a
+"""Behaviour tests of slb.density.bandwidth: the rules' formulas, likelihood cross-validation against a
 grid search written here, multipliers, per-feature overrides, the floor for tied features, and
 the vectorised class_bandwidths against the former per-feature loop (kept here as reference).
 The plug-in rule against R's ks is in test_bandwidth_plugin.py."""
@@ -6,9 +6,9 @@ The plug-in rule against R's ks is in test_bandwidth_plugin.py."""
 import numpy as np
 import pytest
 
-import slb.bandwidth as bandwidth_module
+import slb.density.bandwidth as bandwidth_module
 from slb import LogDensityTransformer
-from slb.bandwidth import BANDWIDTH_RULES, class_bandwidths, robust_scale, rule_bandwidth
+from slb.density.bandwidth import BANDWIDTH_RULES, class_bandwidths, robust_scale, rule_bandwidth
 
 
 def loo_loglik(x, h):

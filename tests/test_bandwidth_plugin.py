@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import slb.bandwidth as bw
+import slb.density.bandwidth as bw
 from slb import LogDensityTransformer
-from slb.bandwidth import class_bandwidths, hpi_diag, rule_bandwidth
+from slb.density.bandwidth import class_bandwidths, hpi_diag, rule_bandwidth
 
 REF = json.loads((Path(__file__).parent / "data" / "ks_reference.json").read_text())
 UNI = REF["univariate"]

@@ -8,8 +8,8 @@ from sklearn.base import is_classifier
 
 from dashboard import models
 from slb import experiments
-from slb.catalog import CLASSIFIERS, make_classifier, resolve_name
-from slb.classifier import SLBClassifier
+from slb.evaluation.registry import CLASSIFIERS, make_classifier, resolve_name
+from slb.model.classifier import SLBClassifier
 
 DENS = {"bandwidth": "scott", "bandwidth_multiplier": 1.3, "bandwidth_overrides": {0: 0.7}}
 

@@ -26,7 +26,7 @@ from slb import (
     TANClassifier,
     balanced_error_rate,
 )
-from slb.dependence import correlation_all_pairs, hsic_all_pairs
+from slb.dependence.hsic import correlation_all_pairs, hsic_all_pairs
 
 
 def all_pairs(d):

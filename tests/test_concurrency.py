@@ -30,7 +30,7 @@ from browser_support import (
 from dashboard.data import SOURCES
 from slb import KDENaiveBayes, TANClassifier
 from slb.evaluation import compare_estimators, stratified_folds
-from slb.tabular import prepare_table
+from slb.tables.clean import prepare_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
 

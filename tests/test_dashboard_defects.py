@@ -34,7 +34,8 @@ from test_app import assert_ok, new_app  # noqa: E402  (the AppTest helpers, one
 from dashboard import data as ddata  # noqa: E402
 from dashboard.data import make_upload  # noqa: E402
 from dashboard.safety import escape_markdown  # noqa: E402
-from slb import SLBClassifier, figures  # noqa: E402
+from slb import SLBClassifier  # noqa: E402
+from slb.viz import figures  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Behaviour tests of slb.dependence against slow, independent references.
+"""Behaviour tests of slb.dependence.hsic against slow, independent references.
 
 * HSIC: the textbook ``(1/n^2) tr(K H L H)`` with an explicit centring matrix ``H`` and the
   median heuristic written here from the SPEC's definition.
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from slb.dependence import (
+from slb.dependence.hsic import (
     benjamini_hochberg,
     correlation_all_pairs,
     dependence_matrix,

@@ -1,4 +1,4 @@
-"""Tests of DISCRETE, learning as MAP inference (slb.discrete_map), against brute force."""
+"""Tests of DISCRETE, learning as MAP inference (slb.peers.discrete_map), against brute force."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from slb.discrete_map import DiscreteMAPClassifier, chain_map, clique_loss_table, weight_grid
+from slb.peers.discrete_map import DiscreteMAPClassifier, chain_map, clique_loss_table, weight_grid
 
 # --------------------------------------------------------------------------------------------
 # scikit-learn estimator checks
@@ -303,10 +303,10 @@ def test_student_summary_is_a_short_plain_text():
     assert isinstance(text, str)
     n_sentences = len(re.findall(r"[.!?](\s|$)", text))
     assert 3 <= n_sentences <= 5
-    import slb.discrete_map
+    import slb.peers.discrete_map
 
-    assert "For students" in slb.discrete_map.__doc__
-    assert "O(D B^2)" in slb.discrete_map.__doc__
+    assert "For students" in slb.peers.discrete_map.__doc__
+    assert "O(D B^2)" in slb.peers.discrete_map.__doc__
 
 
 def test_awkward_data_gives_finite_outputs_without_warnings():

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from slb import experiments as ex
 from slb.experiments import (
     PAPER_TABLE1,
     PAPER_TABLE2,
@@ -27,6 +26,7 @@ from slb.experiments import (
     run_real,
     run_synthetic,
 )
+from slb.experiments import runners as ex
 
 FAST = ("NB", "SVM(RBF)", "5NN")
 
@@ -42,7 +42,7 @@ def _no_time(frame):
 def test_forest_normal_balanced_slb_matches_paper_at_n1000():
     # Paper, Table 1 (forest, normal CPDs, balanced, n = 1000): SLB 5.11 % and NB 20.7 %.
     # "Within 2 percentage points of 5.11 or below it" means BER <= 7.11 %.  Our forests have a
-    # Bayes error of only ~0.5-0.8 % (see slb/synthetic.py), and SLB gets ~1.5-2 % here, far
+    # Bayes error of only ~0.5-0.8 % (see slb/data/synthetic.py), and SLB gets ~1.5-2 % here, far
     # below the paper's 5.11 %; a value above 7.11 % would mean SLB broke, not that our design
     # is harder.  NB cannot use the within-class dependence that separates the classes (both
     # are zero-mean): it stays near the paper's ~20 %, so SLB must beat it by a wide margin.
@@ -67,7 +67,7 @@ def test_forest_normal_balanced_slb_matches_paper_at_n1000():
 def test_bn_normal_balanced_independent_slb_beats_tan():
     # Paper, Table 2 (general BN, normal, balanced, independent structure): SLB beats TAN at
     # every n (n = 600: 5.24 % vs 12.9 %).  Our networks are far easier (Bayes error < 0.01 %,
-    # see slb/synthetic.py), so every error is much smaller, and the ordering holds from n = 400
+    # see slb/data/synthetic.py), so every error is much smaller, and the ordering holds from n = 400
     # on: over the 20 replicates of docs/results.md SLB is below TAN on average at n = 400 to
     # 1000 (n = 600: 1.20 % vs 1.80 %, SLB lower in 15 of 20 replicates; n = 1000: 0.91 % vs
     # 1.68 %, Wilcoxon p = 0.002), while at n = 200 they tie (2.48 % vs 2.27 %).  Here: the

@@ -1,4 +1,4 @@
-"""The Experiments page (AppTest, tiny settings) and slb.synthetic.edge_recovery."""
+"""The Experiments page (AppTest, tiny settings) and slb.data.synthetic.edge_recovery."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from slb.experiments import Design, _seeds, make_estimator  # noqa: E402
-from slb.synthetic import edge_recovery, make_forest_bn  # noqa: E402
+from slb.data.synthetic import edge_recovery, make_forest_bn  # noqa: E402
+from slb.experiments.runners import Design, _seeds, make_estimator  # noqa: E402
 from tests.test_app import APP, arr, assert_ok, chart, metric  # noqa: E402
 
 PAGE = "pages/experiments.py"
@@ -132,7 +132,7 @@ def test_experiments_page_runs_and_shows_results():
 # the figure builders the page uses
 # --------------------------------------------------------------------------------------------
 def test_network_and_recovery_figures():
-    from slb import figures
+    from slb.viz import figures
 
     names = ["a", "<b>", "c", "d"]
     pos = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float)
@@ -147,7 +147,7 @@ def test_network_and_recovery_figures():
 
 def test_experiment_figures_reexported():
     import slb.experiments as e
-    from slb import figures
+    from slb.viz import figures
 
     assert e.learning_curve_figure is figures.learning_curve_figure
     assert e.noise_figure is figures.noise_figure

@@ -1,4 +1,4 @@
-"""Behaviour tests of slb.features.LogDensityTransformer: names, the three training-row modes
+"""Behaviour tests of slb.density.features.LogDensityTransformer: names, the three training-row modes
 against references built here from scipy normal densities, and the density floor."""
 
 import numpy as np

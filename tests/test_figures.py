@@ -1,4 +1,4 @@
-"""Tests of the plotly figure builders (slb.figures) and the dashboard's safety helpers."""
+"""Tests of the plotly figure builders (slb.viz.figures) and the dashboard's safety helpers."""
 
 import numpy as np
 import pandas as pd
@@ -6,9 +6,10 @@ import plotly.graph_objects as go
 import pytest
 
 from dashboard.safety import escape_markdown, neutralise_csv_cell, safe_csv_bytes
-from slb import SLBClassifier, TANClassifier, dependence_matrix, figures, make_forest_bn
+from slb import SLBClassifier, TANClassifier, dependence_matrix, make_forest_bn
 from slb._utils import all_pairs
-from slb.kde import kde_pdf_1d
+from slb.density.kde import kde_pdf_1d
+from slb.viz import figures
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +206,7 @@ def test_tree_graph_has_tan_edges(small):
 
 
 def test_figures_module_does_not_import_streamlit():
-    import slb.figures as f
+    import slb.viz.figures as f
 
     src = open(f.__file__, encoding="utf-8").read()
     assert "import streamlit" not in src

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from test_tabular import hostile_case
 
 from slb import KDENaiveBayes, SLBClassifier, TANClassifier
-from slb.tabular import prepare_table
+from slb.tables.clean import prepare_table
 
 N_EXAMPLES = 120
 MODELS = (

@@ -1,4 +1,4 @@
-"""Tests for slb.io.read_table and the corpus of malformed uploads in tests/data/malformed/.
+"""Tests for slb.tables.read.read_table and the corpus of malformed uploads in tests/data/malformed/.
 
 Every corpus file goes through ``read_table`` -> ``prepare_table`` (with the label and options
 listed in ``CASES``) and must end either in a clean result whose notes contain the expected
@@ -18,8 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from slb.io import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, TableRead, list_excel_sheets, read_table
-from slb.tabular import prepare_table
+from slb.tables.clean import prepare_table
+from slb.tables.read import (
+    DEFAULT_MAX_BYTES,
+    SUPPORTED_EXTENSIONS,
+    TableRead,
+    list_excel_sheets,
+    read_table,
+)
 
 DATA = Path(__file__).resolve().parent / "data"
 CORPUS = DATA / "malformed"
@@ -594,13 +600,13 @@ def test_text_caps_before_parsing(monkeypatch) -> None:
     cells = gen.csv_many_cells(623_000, 40)  # 49.8 MB, 24.9 M cells
     rows = gen.csv_many_cells(1_050_000, 3)
     assert len(cells) < DEFAULT_MAX_BYTES
-    _forbid(monkeypatch, "pandas.read_csv", "csv.Sniffer.sniff", "slb.io._parse_body")
+    _forbid(monkeypatch, "pandas.read_csv", "csv.Sniffer.sniff", "slb.tables.read._parse_body")
     with pytest.raises(
         ValueError, match=r"a line with [\d,]+ or more values, more than the 10,000"
     ):
         read_table(line, "line.csv")
     monkeypatch.undo()  # the separator is sniffed on a bounded sample; the body is never parsed
-    _forbid(monkeypatch, "pandas.read_csv", "slb.io._parse_body")
+    _forbid(monkeypatch, "pandas.read_csv", "slb.tables.read._parse_body")
     with pytest.raises(ValueError, match="623,000 rows and 40 columns, more than the 10,000,000"):
         read_table(cells, "cells.csv")
     with pytest.raises(ValueError, match="1,050,000 rows, more than the 1,000,000"):
@@ -610,7 +616,7 @@ def test_text_caps_before_parsing(monkeypatch) -> None:
 def test_upload_limit_is_the_dashboards() -> None:
     import tomllib
 
-    from slb.io import MAX_UPLOAD_MB
+    from slb.tables.read import MAX_UPLOAD_MB
 
     config = tomllib.loads((DATA.parent.parent / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] == MAX_UPLOAD_MB
@@ -642,7 +648,7 @@ def test_parser_errors_become_value_errors(monkeypatch, kind: str, error) -> Non
     def fail(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(f"slb.io.{reader}", fail)
+    monkeypatch.setattr(f"slb.tables.read.{reader}", fail)
     data = {
         "text": b"a,b\n1,2\n",
         "excel": (CORPUS / "two_sheets.xlsx").read_bytes(),

@@ -1,10 +1,10 @@
-"""Behaviour tests of slb.kde against scipy and against refitting without a point."""
+"""Behaviour tests of slb.density.kde against scipy and against refitting without a point."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from slb.kde import ClassConditionalKDE, kde_pdf_1d, kde_pdf_2d, kernel_matrix
+from slb.density.kde import ClassConditionalKDE, kde_pdf_1d, kde_pdf_2d, kernel_matrix
 
 
 def phi0(h):

@@ -12,9 +12,9 @@ import pytest
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from slb import ForestDensityClassifier, LUClassifier, SLBClassifier
-from slb.classifier import DEFAULT_CS, DEFAULT_FRACTIONS
+from slb.dependence.screening import pair_scores, top_fraction_threshold
 from slb.evaluation import balanced_error_rate
-from slb.screening import pair_scores, top_fraction_threshold
+from slb.model.classifier import DEFAULT_CS, DEFAULT_FRACTIONS
 
 
 def _continuous(rng, n):

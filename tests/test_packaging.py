@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from slb.cli import app_dir, explorer, streamlit_command
-from slb.datasets import BUNDLED_DATASETS, data_dir, load_dataset
+from slb.data.bundled import BUNDLED_DATASETS, data_dir, load_dataset
 
 tomllib = pytest.importorskip("tomllib", reason="Python 3.11+")
 
@@ -194,7 +194,7 @@ def test_wheel_in_a_fresh_venv(wheel, tmp_path):
     assert slb_file.startswith(str(venv)) and loaded == "[]"
 
     code = (
-        "from slb.datasets import data_dir, load_dataset; "
+        "from slb.data.bundled import data_dir, load_dataset; "
         "X, y = load_dataset('pima'); print(data_dir()); print(X.shape)"
     )
     res = _run(code, work, python=py, timeout=300)

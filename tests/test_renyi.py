@@ -1,4 +1,4 @@
-"""Tests of the discrete Rényi classifier (slb.renyi) against independent references."""
+"""Tests of the discrete Rényi classifier (slb.peers.renyi) against independent references."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from slb.renyi import RenyiClassifier, quantile_bin_edges
+from slb.peers.renyi import RenyiClassifier, quantile_bin_edges
 
 # --------------------------------------------------------------------------------------------
 # scikit-learn estimator checks
@@ -258,7 +258,7 @@ def test_group_lasso_removes_pure_noise_features(norm):
 @pytest.mark.parametrize("norm", ["linf", "l2"])
 @pytest.mark.parametrize("alpha", [0.0, 0.01])
 def test_group_lasso_solution_satisfies_the_optimality_conditions(norm, alpha):
-    from slb.renyi import group_lasso_indicator
+    from slb.peers.renyi import group_lasso_indicator
 
     X, y = _noise_feature_data(seed=1, n=400)
     edges = [quantile_bin_edges(X[:, j], 5) for j in range(X.shape[1])]
@@ -358,9 +358,9 @@ def test_student_summary_is_a_short_plain_text():
     assert isinstance(text, str)
     n_sentences = len(re.findall(r"[.!?](\s|$)", text))
     assert 3 <= n_sentences <= 5
-    import slb.renyi
+    import slb.peers.renyi
 
-    assert "For students" in slb.renyi.__doc__
+    assert "For students" in slb.peers.renyi.__doc__
 
 
 def test_awkward_data_gives_finite_outputs_without_warnings():

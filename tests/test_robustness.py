@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from slb.catalog import CLASSIFIERS, make_classifier
+from slb.evaluation.registry import CLASSIFIERS, make_classifier
 
 
 def _base(n=120, d=5, seed=0):

@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import slb.path as path_module
-from slb import dependence
-from slb.approx import Grid, incomplete_cholesky
-from slb.classifier import SLBClassifier
-from slb.dependence import hsic_all_pairs, median_heuristic_sigma2
-from slb.kde import ClassConditionalKDE, kde_pdf_1d, kde_pdf_2d
+import slb.model.path as path_module
+from slb.density.binned import Grid
+from slb.density.kde import ClassConditionalKDE, kde_pdf_1d, kde_pdf_2d
+from slb.dependence import hsic as dependence
+from slb.dependence.hsic import hsic_all_pairs, median_heuristic_sigma2
+from slb.dependence.lowrank import incomplete_cholesky
+from slb.model.classifier import SLBClassifier
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,7 +286,7 @@ def test_kde_auto_switch_by_class_size(monkeypatch):
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-12)  # small class: exact path
     assert 0 < max_log_error(got[0], ref[0]) <= 0.01  # large class: binned
     # the default threshold is a module constant read at call time
-    import slb.kde as kde_module
+    import slb.density.kde as kde_module
 
     monkeypatch.setattr(kde_module, "KDE_BINNED_MIN_SAMPLES", 10)
     _, auto2 = _kdes(X, y, {"method": "auto"})
@@ -295,8 +296,8 @@ def test_kde_auto_switch_by_class_size(monkeypatch):
 
 
 def test_binned_features_through_transformer(monkeypatch):
-    import slb.kde as kde_module
-    from slb.features import LogDensityTransformer
+    import slb.density.kde as kde_module
+    from slb.density.features import LogDensityTransformer
 
     rng = np.random.default_rng(11)
     X = rng.normal(size=(400, 4))

@@ -1,4 +1,4 @@
-"""The linear SVM solvers of :mod:`slb.svm` solve e1071's problem at every size.
+"""The linear SVM solvers of :mod:`slb.model.svm` solve e1071's problem at every size.
 
 The working-set decomposition (used above ``GRAM_MAX_SAMPLES`` rows) is checked against an
 independent solve of the same problem: scikit-learn's ``SVC(kernel="linear")`` on all rows
@@ -12,9 +12,10 @@ import pytest
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-import slb.path as path_module
-from slb import SLBClassifier, svm
-from slb.svm import (
+import slb.model.path as path_module
+from slb import SLBClassifier
+from slb.model import svm
+from slb.model.svm import (
     WorkingSetSVM,
     class_weights,
     fit_linear_svm,

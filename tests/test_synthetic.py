@@ -1,4 +1,4 @@
-"""Tests of the synthetic Bayesian-network designs (slb.synthetic).
+"""Tests of the synthetic Bayesian-network designs (slb.data.synthetic).
 
 The checks recompute what they test independently of the module where they can: correlations
 predicted from the graph alone, a small HSIC written here, Gaussian marginals from scipy, and
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from slb.synthetic import (
+from slb.data.synthetic import (
     bayes_error,
     gaussian_parameters,
     log_likelihood_ratio,

@@ -1,4 +1,4 @@
-"""Tests for slb.tabular.prepare_table: one test per rule, then a property-based test that
+"""Tests for slb.tables.clean.prepare_table: one test per rule, then a property-based test that
 pushes hostile DataFrames through it (only ValueError may escape; any result is clean)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from slb.tabular import (
+from slb.tables.clean import (
     MAX_CATEGORIES,
     MIN_ROWS_PER_CLASS,
     Change,

@@ -1,7 +1,7 @@
 """The malformed-upload corpus (``tests/data/malformed/``) through the dashboard (issue 7).
 
-``tests/test_io.py`` checks each corpus file against ``slb.io.read_table`` and
-``slb.tabular.prepare_table`` directly (its ``CASES`` table, described in
+``tests/test_io.py`` checks each corpus file against ``slb.tables.read.read_table`` and
+``slb.tables.clean.prepare_table`` directly (its ``CASES`` table, described in
 ``tests/data/README.md``).  Here every one of those cases goes through the *dashboard* with
 ``streamlit.testing.v1.AppTest``, the way a user would do it:
 
@@ -41,8 +41,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from test_io import CASES, CORPUS, Case  # noqa: E402  (the corpus' expected outcomes)
 
 from dashboard.data import UPLOAD_TYPES, make_upload  # noqa: E402
-from slb.io import DEFAULT_MAX_BYTES, read_table  # noqa: E402
-from slb.tabular import prepare_table  # noqa: E402
+from slb.tables.clean import prepare_table  # noqa: E402
+from slb.tables.read import DEFAULT_MAX_BYTES, read_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

@@ -50,7 +50,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.class_weight import compute_class_weight
 
-from .approx import one_blas_thread
+from .._parallel import one_blas_thread
 
 #: Up to this many rows the SVM is solved on the full precomputed kernel.
 GRAM_MAX_SAMPLES = 3000

@@ -23,12 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._utils import all_pairs, check_binary_target, check_magnitude, overrides_by_index
-from .approx import resolve_n_jobs, run_tasks
-from .dependence import DEPENDENCE_MEASURES, dependence_matrix
-from .evaluation import balanced_error_rate
-from .features import LogDensityTransformer
-from .screening import (
+from .._parallel import resolve_n_jobs, run_tasks
+from .._utils import all_pairs, check_binary_target, check_magnitude, overrides_by_index
+from ..density.features import LogDensityTransformer
+from ..dependence.hsic import DEPENDENCE_MEASURES, dependence_matrix
+from ..dependence.screening import (
     check_pair_rule,
     check_screening_score,
     fdr_terms,
@@ -37,6 +36,7 @@ from .screening import (
     screening_statistic,
     top_fraction_threshold,
 )
+from ..evaluation.metrics import balanced_error_rate
 from .svm import fit_linear_svm, index_class_weight, nested_mask_predictions
 
 #: Fixed SVM cost used where no inner CV selects it (the dashboard's hand-set lambda, and
@@ -45,7 +45,7 @@ from .svm import fit_linear_svm, index_class_weight, nested_mask_predictions
 FIXED_C = 1.0
 
 #: Folds run in threads when their training rows exceed this (the working-set SVM path of
-#: :mod:`slb.svm`).  Smaller folds gained little from threads while per-thread allocator
+#: :mod:`slb.model.svm`).  Smaller folds gained little from threads while per-thread allocator
 #: arenas doubled the peak memory of a 5-fold CV (432 -> 877 MB on Hill-valley).
 THREADED_MIN_ROWS = 3000
 
@@ -209,7 +209,7 @@ class ThresholdPath:
     dependence : {"hsic", "pearson", "spearman"}, default="hsic"
     pair_rule : {"either", "both", "per_class"}, default="either"
     screening_score : {"statistic", "scaled", "pvalue"}, default="statistic"
-        What ``lambda`` is compared with (see :mod:`slb.screening`).
+        What ``lambda`` is compared with (see :mod:`slb.dependence.screening`).
     C : float, default=FIXED_C
         SVM cost of :meth:`fold_ber` and :meth:`curve`.
     class_weight : "balanced", dict or None, default="balanced"
@@ -221,7 +221,7 @@ class ThresholdPath:
     n_jobs : int or None, default=None
         Threads for the dependence matrices and densities, and over big folds.
     **density_params
-        Passed to :class:`slb.features.LogDensityTransformer` (bandwidth rule, multiplier,
+        Passed to :class:`slb.density.features.LogDensityTransformer` (bandwidth rule, multiplier,
         overrides, floors, training_features, random_state, ...).
 
     Attributes
@@ -285,9 +285,7 @@ class ThresholdPath:
         self.n_features_in_ = X.shape[1]
         self._y_index = y_index
         params = dict(self.density_params)
-        params["bandwidth_overrides"] = overrides_by_index(
-            params.get("bandwidth_overrides"), names
-        )
+        params["bandwidth_overrides"] = overrides_by_index(params.get("bandwidth_overrides"), names)
         self.folds_ = []
         for k, (tr, te) in enumerate(folds):
             self.folds_.append(self._fit_fold(X, y_index, tr, te, params))
@@ -353,7 +351,9 @@ class ThresholdPath:
             keep_c = selector(f.screen)
             m = column_mask(keep_c, self.n_features_in_)
             yi_tr, yi_te = self._y_index[f.train], self._y_index[f.test]
-            w, b = fit_linear_svm(f.T_train[:, m], yi_tr, C=self.C, class_weight=self._class_weight())
+            w, b = fit_linear_svm(
+                f.T_train[:, m], yi_tr, C=self.C, class_weight=self._class_weight()
+            )
             ber.append(balanced_error_rate(yi_te, (f.T_test[:, m] @ w + b > 0).astype(int)))
             n_pairs.append(int(keep_c.any(axis=0).sum()))
         return np.array(ber), np.array(n_pairs)
@@ -362,7 +362,7 @@ class ThresholdPath:
         """BER of every (pair selector, C) candidate on every fold.
 
         Each fold's densities are shared by the whole grid; nested selectors (sparsest first)
-        share the SVM kernels too (:func:`slb.svm.nested_mask_predictions`).
+        share the SVM kernels too (:func:`slb.model.svm.nested_mask_predictions`).
 
         Parameters
         ----------

@@ -85,7 +85,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import SignPredictMixin, check_binary_target, validate_training_data
+from .._utils import SignPredictMixin, check_binary_target, validate_training_data
 
 __all__ = ["DiscreteMAPClassifier", "clique_loss_table", "chain_map", "weight_grid"]
 

@@ -80,7 +80,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .approx import incomplete_cholesky, one_blas_thread, resolve_n_jobs, run_tasks
+from .._parallel import one_blas_thread, resolve_n_jobs, run_tasks
+from .lowrank import incomplete_cholesky
 
 DEPENDENCE_MEASURES = ("hsic", "pearson", "spearman")
 HSIC_METHODS = ("auto", "exact", "approx")
@@ -527,7 +528,7 @@ def hsic_all_pairs(
     n_jobs : int or None
         Worker threads over panels (exact), features (approximate) and the median heuristic;
         -1: all CPUs.  None: two when the load average leaves a CPU free, else one (see
-        :func:`slb.approx.resolve_n_jobs`).  The result does not depend on it.
+        :func:`slb._parallel.resolve_n_jobs`).  The result does not depend on it.
     approx_min_samples : int or None
         Threshold of ``method="auto"``; None: :data:`HSIC_APPROX_MIN_SAMPLES`.
     approx_tol : float or None

@@ -1,7 +1,7 @@
 """Turn a raw table into clean classifier inputs ``X``, ``y`` and a readable report.
 
 :func:`prepare_table` is the single validation layer between whatever a user uploads (read
-with :func:`slb.io.read_table`) and the estimators of :mod:`slb`.  It never guesses silently:
+with :func:`slb.tables.read.read_table`) and the estimators of :mod:`slb`.  It never guesses silently:
 every change it makes to the data is recorded as a :class:`Change` whose ``message`` is a
 self-contained plain-text sentence (no HTML, no Markdown) that a dashboard can show as is, and
 every problem it cannot repair raises a :class:`ValueError` whose message says what is wrong
@@ -347,7 +347,7 @@ def _label_text(value: Any) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Reading numbers stored as text (shared with slb.io)
+# Reading numbers stored as text (shared with slb.tables.read)
 # --------------------------------------------------------------------------------------------
 @dataclass
 class NumericParse:
@@ -1365,7 +1365,7 @@ def prepare_table(
     Parameters
     ----------
     frame : pandas.DataFrame
-        The raw table, e.g. ``slb.io.read_table(...).frame``.  It is not modified.
+        The raw table, e.g. ``slb.tables.read.read_table(...).frame``.  It is not modified.
     label : hashable
         Name of the label (class) column.  Matched against the cleaned column names, then the
         original names, then case-insensitively.

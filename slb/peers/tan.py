@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import (
+from .._utils import (
     all_pairs,
     check_binary_target,
     check_magnitude,
@@ -57,9 +57,9 @@ class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     priors : {"balanced", "empirical"}, default="balanced"
-        Class priors (see :class:`slb.naive_bayes.KDENaiveBayes`).
+        Class priors (see :class:`slb.peers.naive_bayes.KDENaiveBayes`).
     bandwidth, bandwidth_multiplier, bandwidth_overrides, min_bandwidth, density_floor
-        As in :class:`slb.features.LogDensityTransformer`.
+        As in :class:`slb.density.features.LogDensityTransformer`.
 
     Attributes
     ----------
@@ -126,7 +126,9 @@ class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
             self.mutual_info_[c][pairs[:, 0], pairs[:, 1]] = mi
             self.mutual_info_[c][pairs[:, 1], pairs[:, 0]] = mi
             edges = chow_liu_tree(self.mutual_info_[c]) if d > 1 else []
-            label = self.classes_[c].item() if hasattr(self.classes_[c], "item") else self.classes_[c]
+            label = (
+                self.classes_[c].item() if hasattr(self.classes_[c], "item") else self.classes_[c]
+            )
             self.trees_[label] = edges
             self.tree_names_[label] = [(names[i], names[j]) for i, j in edges]
             union.update(edges)

@@ -1,6 +1,6 @@
 """SLB and its log-density SVM relatives: SLB, SLB- (all pairs) and LU (univariate only).
 
-All three train a linear SVM on the log-density feature map of :mod:`slb.features`; they differ
+All three train a linear SVM on the log-density feature map of :mod:`slb.density.features`; they differ
 only in which pairs enter it:
 
 * :class:`SLBClassifier` screens pairs by their per-class dependence (HSIC by default) against a
@@ -11,7 +11,7 @@ only in which pairs enter it:
 
 The SVM sees standardised log-densities, class weights "balanced" by default because the metric
 is the balanced error rate; it is e1071's hinge-loss SVM with an unpenalised intercept at every
-sample size (:mod:`slb.svm`).  Its cost ``C`` (and SLB's ``lambda``) are selected by nested
+sample size (:mod:`slb.model.svm`).  Its cost ``C`` (and SLB's ``lambda``) are selected by nested
 inner cross-validation by default (see :class:`SLBClassifier`).  ``coef_`` is reported in
 the units of the log-densities themselves, so ``decision_function(X) = T(X) @ coef_ +
 intercept_``, and on forest-structured data it can be compared with the integer oracle weights
@@ -29,7 +29,8 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import (
+from .._parallel import check_n_jobs
+from .._utils import (
     SignPredictMixin,
     check_binary_target,
     check_magnitude,
@@ -37,9 +38,15 @@ from ._utils import (
     overrides_by_index,
     validate_training_data,
 )
-from .approx import check_n_jobs
-from .dependence import DEPENDENCE_MEASURES
-from .features import LogDensityTransformer, term_names
+from ..density.features import LogDensityTransformer, term_names
+from ..dependence.hsic import DEPENDENCE_MEASURES
+from ..dependence.screening import (
+    check_pair_rule,
+    check_screening_score,
+    fdr_terms,
+    pair_scores,
+    top_fraction_threshold,
+)
 from .path import (
     ThresholdPath,
     column_mask,
@@ -48,13 +55,6 @@ from .path import (
     fraction_selector,
     screen_pairs,
     threshold_selector,
-)
-from .screening import (
-    check_pair_rule,
-    check_screening_score,
-    fdr_terms,
-    pair_scores,
-    top_fraction_threshold,
 )
 from .svm import fit_linear_svm, index_class_weight
 
@@ -130,8 +130,11 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"C must be a positive number or 'cv', got {C!r}.")
         elif not (np.isscalar(C) and np.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive number or 'cv', got {C!r}.")
-        if not (isinstance(self.cv, (int, np.integer)) and not isinstance(self.cv, bool)
-                and self.cv >= 2):
+        if not (
+            isinstance(self.cv, (int, np.integer))
+            and not isinstance(self.cv, bool)
+            and self.cv >= 2
+        ):
             raise ValueError(f"cv must be an integer >= 2 (inner folds), got {self.cv!r}.")
         check_n_jobs(self.n_jobs)
 
@@ -224,8 +227,11 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         if path_key not in cache:
             folds = StratifiedKFold(k, shuffle=True, random_state=seed).split(X, y_index)
             cache[path_key] = ThresholdPath(
-                class_weight=self.class_weight, max_pairs=None, n_jobs=self.n_jobs,
-                **self._path_params(), **dens,
+                class_weight=self.class_weight,
+                max_pairs=None,
+                n_jobs=self.n_jobs,
+                **self._path_params(),
+                **dens,
             )
             cache[path_key].fit(X, self.classes_[y_index], list(folds))
         ber, n_pairs = cache[path_key].grid_ber(selectors, Cs)
@@ -305,7 +311,6 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._terms_of(X) @ self.coef_.to_numpy() + self.intercept_
-
 
     def contributions(self, X):
         """How much each log-density term pushed each decision, relative to the training mean.
@@ -388,7 +393,7 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
     class_weight : "balanced", dict or None, default="balanced"
     bandwidth, bandwidth_multiplier, bandwidth_overrides, min_bandwidth, density_floor, \
 training_features, n_crossfit_folds
-        As in :class:`slb.features.LogDensityTransformer` (``training_features="kfold"``:
+        As in :class:`slb.density.features.LogDensityTransformer` (``training_features="kfold"``:
         cross-fitted densities for the training rows, no label leakage).
     random_state : int, RandomState instance or None, default=None
         Seeds the inner folds and the cross-fitting folds.
@@ -399,7 +404,7 @@ training_features, n_crossfit_folds
     n_jobs : int or None, default=None
         Threads for the dependence matrices, the binned densities and big inner folds.
         None: two when the one-minute load average leaves a CPU free, else one
-        (:func:`slb.approx.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it."""
+        (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it."""
 
 _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         Sorted labels; ``classes_[1]`` is ``+``.
@@ -499,7 +504,7 @@ class SLBClassifier(_LogDensitySVM):
     1. For each class, measure the dependence of every feature pair (HSIC by default).
     2. Keep the pairs whose screening score reaches the threshold ``lambda``.
     3. Estimate per-class univariate and (kept) bivariate KDE densities; the feature map is their
-       logarithm, floored (see :class:`slb.features.LogDensityTransformer`).
+       logarithm, floored (see :class:`slb.density.features.LogDensityTransformer`).
     4. Fit a linear SVM on the standardised feature map.
 
     Whatever is chosen automatically (``lambda`` by ``"cv"`` or ``"fdr"``, ``C`` by ``"cv"``)
@@ -521,13 +526,13 @@ class SLBClassifier(_LogDensitySVM):
         fraction on all the data).  ``"fdr"``: keep the terms whose dependence p-value is
         rejected by Benjamini-Hochberg at level ``alpha`` (all terms of both classes together).
     dependence : {"hsic", "pearson", "spearman"}, default="hsic"
-        HSIC with Gaussian kernels (median heuristic, see :mod:`slb.dependence`), or ``|r|``.
+        HSIC with Gaussian kernels (median heuristic, see :mod:`slb.dependence.hsic`), or ``|r|``.
     pair_rule : {"either", "both", "per_class"}, default="either"
         "either": a pair's two terms enter when it is dependent in either class; "both":
         dependent in both; "per_class" (the paper's Algorithm 1 and Lemma 1): class y's term
         enters when the pair is dependent in class y.
     screening_score : {"statistic", "scaled", "pvalue"}, default="statistic"
-        What ``lambda`` is compared with (see :mod:`slb.screening`): the raw statistic,
+        What ``lambda`` is compared with (see :mod:`slb.dependence.screening`): the raw statistic,
         ``n_y`` times it (null level free of the class size), or ``-log10`` p-value.
     alpha : float, default=0.05
         FDR level for ``threshold="fdr"``.

@@ -58,26 +58,23 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedShuffleSplit
 
-from .catalog import CLASSIFIERS, make_classifier, resolve_name
-from .datasets import BUNDLED_DATASETS, load_dataset
-from .evaluation import (
-    balanced_error_rate,
-    compare_estimators,
-    friedman_nemenyi,
-    stratified_folds,
-    wilcoxon_against_best,
-)
-from .synthetic import make_forest_bn, make_general_bn
+from ..data.bundled import BUNDLED_DATASETS, load_dataset
+from ..data.synthetic import make_forest_bn, make_general_bn
+from ..evaluation.comparison import compare_estimators
+from ..evaluation.metrics import balanced_error_rate
+from ..evaluation.registry import CLASSIFIERS, make_classifier, resolve_name
+from ..evaluation.resampling import stratified_folds
+from ..evaluation.significance import friedman_nemenyi, wilcoxon_against_best
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 
 def __getattr__(name):
-    # learning_curve_figure and noise_figure moved to slb.figures and are re-exported here, but
+    # learning_curve_figure and noise_figure moved to slb.viz.figures and are re-exported here, but
     # imported on first use: plotly (the [app] extra) is not needed for tables and CSV files.
     if name in ("learning_curve_figure", "noise_figure"):
-        from . import figures
+        from ..viz import figures
 
         return getattr(figures, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -396,12 +393,12 @@ def paper_synthetic(design) -> pd.DataFrame:
 # classifiers, seeds, progress
 # ----------------------------------------------------------------------------------------------
 def classifier_names() -> list:
-    """Every classifier name the experiments accept: the keys of :data:`slb.catalog.CLASSIFIERS`."""
+    """Every classifier name the experiments accept: the keys of :data:`slb.evaluation.registry.CLASSIFIERS`."""
     return list(CLASSIFIERS)
 
 
 def make_estimator(name, random_state=None, density_params=None):
-    """A fresh classifier by name: :func:`slb.catalog.make_classifier`.
+    """A fresh classifier by name: :func:`slb.evaluation.registry.make_classifier`.
 
     Parameters
     ----------
@@ -590,7 +587,7 @@ class Design:
     @property
     def name(self) -> str:
         """``forest-normal-balanced``, ``bn-complex-imbalanced-shared``, ... (as
-        :attr:`slb.synthetic.SyntheticDataset.name`)."""
+        :attr:`slb.data.synthetic.SyntheticDataset.name`)."""
         name = f"{self.family}-{self.cpd}-{_balance_name(self.balance)}"
         if self.family == "bn":
             name += "-shared" if self.shared else "-independent"
@@ -630,7 +627,7 @@ class Design:
         raise TypeError(f"Expected a Design, a design name or a dict; got {type(design).__name__}")
 
     def make(self, n_train, random_state):
-        """One draw: :class:`slb.synthetic.SyntheticDataset` with ``n_train`` training rows.
+        """One draw: :class:`slb.data.synthetic.SyntheticDataset` with ``n_train`` training rows.
 
         The networks and the test set depend on ``random_state`` only, not on ``n_train``.
         """
@@ -660,8 +657,8 @@ class Design:
 def load_csv(path, label, positive=None, n_splits=5, random_state=0):
     """Read a table file and make it a clean two-class problem.
 
-    Uses :func:`slb.io.read_table` (encoding, delimiter and header sniffing; CSV, TSV, Excel,
-    Parquet) and :func:`slb.tabular.prepare_table` (drops text columns and rows with missing
+    Uses :func:`slb.tables.read.read_table` (encoding, delimiter and header sniffing; CSV, TSV, Excel,
+    Parquet) and :func:`slb.tables.clean.prepare_table` (drops text columns and rows with missing
     values, merges the other classes into ``"not <positive>"`` when ``positive`` is given).
 
     Parameters
@@ -682,8 +679,8 @@ def load_csv(path, label, positive=None, n_splits=5, random_state=0):
     notes : list of str
         What was read and changed, in plain language.
     """
-    from .io import read_table
-    from .tabular import prepare_table
+    from ..tables.clean import prepare_table
+    from ..tables.read import read_table
 
     path = Path(path)
     read = read_table(path.read_bytes(), path.name, max_bytes=None)
@@ -1059,7 +1056,7 @@ class SyntheticResults:
 
     def figure(self, paper=True, title=None) -> go.Figure:
         """Learning curves; see :func:`learning_curve_figure`."""
-        from .figures import learning_curve_figure
+        from ..viz.figures import learning_curve_figure
 
         return learning_curve_figure(
             self.long,
@@ -1268,7 +1265,7 @@ class NoiseResults:
         return markdown_table(self.table(metric)) + "\n\n" + caption + "\n"
 
     def figure(self, metric="accuracy", title=None) -> go.Figure:
-        from .figures import noise_figure
+        from ..viz.figures import noise_figure
 
         return noise_figure(self, metric=metric, title=title)
 
@@ -1434,7 +1431,7 @@ def run_label_noise(
 # command line
 # ----------------------------------------------------------------------------------------------
 def _resolve_name(name: str) -> str:
-    """Catalogue name for a user spelling; see :func:`slb.catalog.resolve_name`."""
+    """Catalogue name for a user spelling; see :func:`slb.evaluation.registry.resolve_name`."""
     return resolve_name(name)
 
 

@@ -40,7 +40,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import (
+from .._parallel import check_n_jobs
+from .._utils import (
     check_binary_target,
     check_magnitude,
     default_feature_names,
@@ -48,7 +49,6 @@ from ._utils import (
     resolve_pairs,
     validate_training_data,
 )
-from .approx import check_n_jobs
 from .bandwidth import BANDWIDTH_RULES, class_bandwidths, robust_scale
 from .kde import ClassConditionalKDE
 
@@ -105,7 +105,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         Feature pairs whose bivariate log-densities are included: index pairs ``(i, j)`` or
         pairs of feature names.  ``"all"``/None: every pair.  An empty list: univariate only.
     bandwidth : {"scott", "silverman", "lcv", "plugin"}, default="scott"
-        Bandwidth rule (see :mod:`slb.bandwidth`).
+        Bandwidth rule (see :mod:`slb.density.bandwidth`).
     bandwidth_multiplier : float, default=1.0
         Global multiplier of every bandwidth.
     bandwidth_overrides : dict or None, default=None
@@ -122,7 +122,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         Seeds the cross-fitting folds.
     n_jobs : int or None, default=None
         Threads over the binned pair densities.  None: two when the one-minute load average
-        leaves a CPU free, else one (:func:`slb.approx.resolve_n_jobs`); -1: all CPUs.  The
+        leaves a CPU free, else one (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.  The
         features do not depend on it.
 
     Attributes
@@ -226,7 +226,12 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         floor1 = self.density_floor / self.scale_
         floor2 = self.density_floor / np.outer(self.scale_, self.scale_)
         return ClassConditionalKDE(
-            X, y_index, self.bandwidths_, self.pair_bandwidths_, floor1, floor2,
+            X,
+            y_index,
+            self.bandwidths_,
+            self.pair_bandwidths_,
+            floor1,
+            floor2,
             n_jobs=getattr(self, "n_jobs", None),  # transformers saved before the option: None
         )
 

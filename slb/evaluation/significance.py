@@ -15,61 +15,11 @@ critical difference (Demšar 2006).
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.base import clone
-from sklearn.metrics import balanced_accuracy_score
-from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
-
-
-def balanced_error_rate(y_true, y_pred):
-    """Balanced error rate ``BER = 1 - (sensitivity + specificity) / 2``.
-
-    Parameters
-    ----------
-    y_true, y_pred : array-like of shape (n_samples,)
-
-    Returns
-    -------
-    ber : float
-        In [0, 1]; 0.5 for a constant prediction.
-    """
-    return 1.0 - balanced_accuracy_score(y_true, y_pred)
-
-
-def stratified_folds(y, n_splits=5, n_repeats=1, random_state=0):
-    """Stratified (repeated) K-fold train/test indices, shared by every classifier.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-    n_splits : int
-    n_repeats : int
-    random_state : int
-
-    Returns
-    -------
-    folds : list of (train_index, test_index)
-    """
-    y = np.asarray(y)
-    _, counts = np.unique(y, return_counts=True)
-    if counts.min() < n_splits:
-        raise ValueError(
-            f"The smallest class has {counts.min()} samples, fewer than the {n_splits} folds; "
-            "use fewer folds or more data."
-        )
-    if n_repeats == 1:
-        cv = StratifiedKFold(n_splits, shuffle=True, random_state=random_state)
-    else:
-        cv = RepeatedStratifiedKFold(
-            n_splits=n_splits, n_repeats=n_repeats, random_state=random_state
-        )
-    return list(cv.split(np.zeros(y.size), y))
-
 
 #: Keys of the tests of :func:`compare_estimators` and how the pages name them.
 CORRECTED_T = "corrected_t"
@@ -78,25 +28,6 @@ TEST_NAMES = {
     CORRECTED_T: "Nadeau–Bengio corrected resampled t-test against the best, Holm-adjusted",
     WILCOXON: "two-sided Wilcoxon signed-rank test against the best, Bonferroni-adjusted",
 }
-
-
-def holdout_ratio(folds):
-    """Mean test size over mean training size, ``n_test / n_train``, of a list of folds.
-
-    Parameters
-    ----------
-    folds : list of (train_index, test_index)
-
-    Returns
-    -------
-    ratio : float
-        0.25 for 5-fold CV.
-    """
-    if not folds:
-        raise ValueError("Give at least one (train_index, test_index) fold.")
-    n_train = np.mean([len(tr) for tr, _ in folds])
-    n_test = np.mean([len(te) for _, te in folds])
-    return float(n_test / n_train)
 
 
 def holm_adjust(p_values):
@@ -279,103 +210,6 @@ def wilcoxon_against_best(per_fold, alpha=0.05):
     out = pd.DataFrame(rows).set_index("classifier").sort_values("mean")
     out.attrs.update(method=WILCOXON, test=TEST_NAMES[WILCOXON])
     return out
-
-
-@dataclass
-class Comparison:
-    """Result of :func:`compare_estimators`.
-
-    Attributes
-    ----------
-    per_fold : DataFrame
-        BER per fold (rows) and classifier (columns).
-    summary : DataFrame
-        See :func:`corrected_t_against_best` or :func:`wilcoxon_against_best`.
-    fit_seconds : Series
-        Total fit + predict time per classifier.
-    folds : list of (train_index, test_index)
-    test : str
-        How the significance was obtained (one of :data:`TEST_NAMES`' values).
-    """
-
-    per_fold: pd.DataFrame
-    summary: pd.DataFrame
-    fit_seconds: pd.Series
-    folds: list = field(repr=False)
-    test: str = TEST_NAMES[CORRECTED_T]
-
-
-def compare_estimators(
-    estimators,
-    X,
-    y,
-    *,
-    n_splits=5,
-    n_repeats=1,
-    random_state=0,
-    folds=None,
-    alpha=0.05,
-    test=CORRECTED_T,
-    progress=None,
-):
-    """Cross-validate several classifiers on identical stratified folds.
-
-    Parameters
-    ----------
-    estimators : dict
-        Name -> unfitted estimator (cloned for every fold).
-    X : array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-    n_splits, n_repeats, random_state
-        The folds (see :func:`stratified_folds`), unless ``folds`` is given.
-    folds : list of (train_index, test_index) or None
-    alpha : float
-        Level of the tests against the best.
-    test : {"corrected_t", "wilcoxon"}
-        ``"corrected_t"``: :func:`corrected_t_against_best` (valid on repeated CV);
-        ``"wilcoxon"``: :func:`wilcoxon_against_best` (the SLB paper's protocol).
-    progress : callable or None
-        Called as ``progress(done, total, message)`` after each fit.
-
-    Returns
-    -------
-    comparison : Comparison
-    """
-    if not estimators:
-        raise ValueError("Give at least one classifier to compare.")
-    if test not in TEST_NAMES:
-        raise ValueError(f"Unknown test {test!r}; use one of {sorted(TEST_NAMES)}.")
-    y = np.asarray(y)
-    Xa = X
-    if folds is None:
-        folds = stratified_folds(y, n_splits, n_repeats, random_state)
-    take = (lambda idx: Xa.iloc[idx]) if hasattr(Xa, "iloc") else (lambda idx: Xa[idx])
-    ber = np.zeros((len(folds), len(estimators)))
-    secs = np.zeros(len(estimators))
-    total = len(folds) * len(estimators)
-    done = 0
-    for k, (tr, te) in enumerate(folds):
-        for e, (name, est) in enumerate(estimators.items()):
-            t0 = time.perf_counter()
-            model = clone(est).fit(take(tr), y[tr])
-            ber[k, e] = balanced_error_rate(y[te], model.predict(take(te)))
-            secs[e] += time.perf_counter() - t0
-            done += 1
-            if progress is not None:
-                progress(done, total, f"{name}: fold {k + 1}/{len(folds)}")
-    per_fold = pd.DataFrame(ber, columns=list(estimators))
-    per_fold.index.name = "fold"
-    if test == CORRECTED_T:
-        summary = corrected_t_against_best(per_fold, holdout_ratio(folds), alpha)
-    else:
-        summary = wilcoxon_against_best(per_fold, alpha)
-    return Comparison(
-        per_fold=per_fold,
-        summary=summary,
-        fit_seconds=pd.Series(secs, index=list(estimators), name="seconds"),
-        folds=folds,
-        test=TEST_NAMES[test],
-    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 #: The package's own folder and the checkout's top level (for a source checkout).
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent  # slb/
 
 #: name -> (file, description); the paper's Table 4 datasets.
 BUNDLED_DATASETS = {

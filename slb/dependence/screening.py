@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dependence import benjamini_hochberg
+from .hsic import benjamini_hochberg
 
 PAIR_RULES = ("either", "both", "per_class")
 SCREENING_SCORES = ("statistic", "scaled", "pvalue")

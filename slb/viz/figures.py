@@ -28,7 +28,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .kde import kde_pdf_1d, kde_pdf_2d
+from ..density.kde import kde_pdf_1d, kde_pdf_2d
 
 __all__ = [
     "COLORS",
@@ -827,7 +827,7 @@ def ber_curve(
     Parameters
     ----------
     curve : DataFrame
-        :meth:`slb.path.ThresholdPath.curve` output (``threshold``, ``mean_ber``, ``sd_ber``,
+        :meth:`slb.model.path.ThresholdPath.curve` output (``threshold``, ``mean_ber``, ``sd_ber``,
         ``mean_pairs``).
     threshold : float
         Current λ.
@@ -1168,7 +1168,7 @@ def _classifier_colour(name) -> str:
     """A fixed colour per classifier name (its place in the catalogue, else a stable hash)."""
     import zlib
 
-    from .catalog import CLASSIFIERS
+    from ..evaluation.registry import CLASSIFIERS
 
     names = list(CLASSIFIERS) + [n for n in ("SVM(linear)",) if n not in CLASSIFIERS]
     k = names.index(name) if name in names else zlib.crc32(str(name).encode("utf-8"))

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._utils import (
+from .._utils import (
     SignPredictMixin,
     check_binary_target,
     check_magnitude,
@@ -19,7 +19,7 @@ from ._utils import (
     overrides_by_index,
     validate_training_data,
 )
-from .features import LogDensityTransformer
+from ..density.features import LogDensityTransformer
 
 PRIORS = ("balanced", "empirical")
 
@@ -105,7 +105,7 @@ class KDENaiveBayes(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         Class priors: equal (the Bayes rule for the balanced error rate, this project's metric)
         or the training frequencies (the textbook classifier).
     bandwidth, bandwidth_multiplier, bandwidth_overrides, min_bandwidth, density_floor
-        As in :class:`slb.features.LogDensityTransformer`.
+        As in :class:`slb.density.features.LogDensityTransformer`.
 
     Attributes
     ----------

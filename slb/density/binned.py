@@ -1,20 +1,16 @@
-"""Fast numerical paths shared by :mod:`slb.dependence` and :mod:`slb.kde`.
+"""Binned kernel density estimates: the fast KDE path of :mod:`slb.density.kde`.
 
-* :func:`incomplete_cholesky`: pivoted Cholesky factor of a one-feature Gaussian Gram matrix,
-  with a rigorous residual-trace stopping rule (the low-rank HSIC).
-* :class:`Grid` and :func:`binned_pdf_1d` / :class:`BinnedPairs`: binned kernel density
-  estimates with fourth-order (cubic Lagrange) binning and interpolation on a regular grid (the
-  fast KDE path), with exact leave-one-out.
-* :func:`one_blas_thread`, :func:`resolve_n_jobs`, :func:`run_tasks`: threading helpers.  The
-  matrix products here are much faster with a single BLAS thread on a busy machine (two-thread
-  OpenBLAS was 2-5x slower for them on the shared 2-core development machine: its threads spin
-  and wait for each other), and our own worker threads must not each start a BLAS team.
+:class:`Grid`, :func:`binned_pdf_1d` and :class:`BinnedPairs` estimate univariate and pair
+densities with fourth-order (cubic Lagrange) binning and interpolation on a regular grid, with
+exact leave-one-out.  Hand-written because no well-kept library offers binned KDE with exact
+leave-one-out and a checked error bound (scipy's ``gaussian_kde`` is exact and O(n m);
+statsmodels' FFT KDE is univariate, linear-binned and has no leave-one-out).
 
 Binned KDE: method and error
 ----------------------------
 A Gaussian KDE ``p(e) = 1/n sum_k phi_h(e - x_k)`` is approximated on a regular grid of spacing
 ``delta = h / ratio`` (``ratio = 5`` for pair densities and 10 for univariate ones by default,
-see :mod:`slb.kde`):
+see :mod:`slb.density.kde`):
 
 1. *binning*: each training point spreads the weights ``L_0..L_3`` of cubic Lagrange
    interpolation over the four grid nodes around it, i.e. its kernel ``phi_h(. - x_k)`` is
@@ -57,123 +53,11 @@ would amplify the interpolation error by ``p / p_loo``, large for isolated point
 
 from __future__ import annotations
 
-import os
-from contextlib import nullcontext
-
 import numpy as np
 
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 _AR4 = np.arange(4)
 _KERNEL_REACH = 40.0  # phi(40) = exp(-800) underflows to 0: truncating there is exact
-
-# ---------------------------------------------------------------------------------------------
-# threading helpers
-# ---------------------------------------------------------------------------------------------
-_BLAS_CONTROLLER = None
-
-
-def one_blas_thread():
-    """Context manager limiting BLAS to one thread (no-op when threadpoolctl cannot)."""
-    global _BLAS_CONTROLLER
-    try:
-        if _BLAS_CONTROLLER is None:
-            from threadpoolctl import ThreadpoolController
-
-            _BLAS_CONTROLLER = ThreadpoolController()
-        return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
-    except Exception:  # pragma: no cover - threadpoolctl missing or unsupported BLAS
-        return nullcontext()
-
-
-def resolve_n_jobs(n_jobs):
-    """Worker threads for ``n_jobs``; -1 all CPUs, -2 all but one, ...
-
-    None (the default) means ``min(2, CPUs)`` when the one-minute load average (which counts
-    this process too) is below ``CPUs - 0.5``, i.e. nobody else is busy, else 1: on the busy shared two-core machine this library is developed on, two threads
-    (BLAS limited to one each) were 0-60 % *slower* than one for the HSIC panels, while on the
-    same machine idle they were ~1.4x faster (``benchmarks/speed.py`` prints both).  Results do
-    not depend on the number of threads (the work is split the same way).
-    """
-    cpus = os.cpu_count() or 1
-    if n_jobs is None:
-        try:
-            busy = os.getloadavg()[0] > cpus - 0.5
-        except (AttributeError, OSError):  # pragma: no cover - platforms without loadavg
-            busy = True
-        return 1 if busy else max(1, min(2, cpus))
-    n_jobs = int(n_jobs)
-    if n_jobs == 0:
-        raise ValueError("n_jobs == 0 has no meaning; use None, a positive number or -1.")
-    if n_jobs < 0:
-        return max(1, cpus + 1 + n_jobs)
-    return n_jobs
-
-
-def check_n_jobs(n_jobs):
-    """Raise a ValueError unless ``n_jobs`` is None or a non-zero integer."""
-    ok = n_jobs is None or (
-        isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs != 0
-    )
-    if not ok:
-        raise ValueError(
-            f"n_jobs must be None, a positive number of threads or -1 (all CPUs), got {n_jobs!r}."
-        )
-
-
-def run_tasks(tasks, n_jobs):
-    """Run ``(function, args)`` tasks, in ``n_jobs`` threads (BLAS limited to one meanwhile)."""
-    if n_jobs <= 1 or len(tasks) <= 1:
-        return [f(*a) for f, a in tasks]
-    from joblib import Parallel, delayed
-
-    with one_blas_thread():
-        return Parallel(n_jobs=min(n_jobs, len(tasks)), prefer="threads")(
-            delayed(f)(*a) for f, a in tasks
-        )
-
-
-# ---------------------------------------------------------------------------------------------
-# incomplete Cholesky (low-rank HSIC)
-# ---------------------------------------------------------------------------------------------
-def incomplete_cholesky(x, sigma2, tol, max_rank):
-    """Pivoted (incomplete) Cholesky factor of the Gaussian Gram matrix of one feature.
-
-    Parameters
-    ----------
-    x : ndarray of shape (n,)
-    sigma2 : float
-        Kernel variance: ``k(a, b) = exp(-(a - b)^2 / (2 sigma2))``.
-    tol : float
-        Stop once the residual trace ``tr(K - G^T G)`` is at most ``tol``.
-    max_rank : int
-
-    Returns
-    -------
-    G : ndarray of shape (rank, n)
-        ``K ~ G^T G``; the residual ``K - G^T G`` is positive semi-definite.
-    residual_trace : float
-    """
-    x = np.asarray(x, float)
-    n = x.size
-    diag = np.ones(n)
-    G = np.empty((int(min(max_rank, n)), n))
-    err = float(n)
-    r = 0
-    while r < G.shape[0] and err > tol:
-        j = int(np.argmax(diag))
-        pivot = diag[j]
-        if pivot <= 1e-15:
-            break
-        col = np.exp(-((x - x[j]) ** 2) / (2.0 * sigma2))
-        if r:
-            col -= G[:r, j] @ G[:r]
-        col /= np.sqrt(pivot)
-        G[r] = col
-        diag -= col * col
-        np.maximum(diag, 0.0, out=diag)
-        err = float(diag.sum())
-        r += 1
-    return G[:r], err
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,11 +34,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 
-from .classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
-from .discrete_map import DiscreteMAPClassifier
-from .naive_bayes import KDENaiveBayes
-from .renyi import RenyiClassifier
-from .tan import TANClassifier
+from ..model.classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
+from ..peers.discrete_map import DiscreteMAPClassifier
+from ..peers.naive_bayes import KDENaiveBayes
+from ..peers.renyi import RenyiClassifier
+from ..peers.tan import TANClassifier
 
 __all__ = [
     "CLASSIFIERS",

@@ -17,13 +17,13 @@ Leave-one-out (LOO) values at a training point subtract that point's own kernel 
 Exact and binned evaluation
 ---------------------------
 :class:`ClassConditionalKDE` evaluates each class's densities exactly (cost ``m n_c`` per
-density) or, for large classes, *binned* on a grid (:mod:`slb.approx`: cubic binning, exact
+density) or, for large classes, *binned* on a grid (:mod:`slb.density.binned`: cubic binning, exact
 smoothing on the grid, cubic interpolation; cost about ``4 G^3 + 16 (n_c + m)`` per pair with
 ``G`` ~ 100-200 nodes per axis, instead of ``m n_c``).  ``method="auto"`` (default) bins the classes with
 at least ``binned_min_samples`` (:data:`KDE_BINNED_MIN_SAMPLES` = 1000) training points.  The
 binned error is bounded in log-density: ``|log p_binned - log p| <= 0.01`` wherever ``p`` is at
 least 1e-3 of its maximum (measured: <= 5e-4 at the training points, leave-one-out included,
-<= 7e-3 at new points in the gaps of near-discrete data; see :mod:`slb.approx`).  The choice depends on the class size only, never on the number of
+<= 7e-3 at new points in the gaps of near-discrete data; see :mod:`slb.density.binned`).  The choice depends on the class size only, never on the number of
 evaluation points, so a row's features do not depend on the batch it is evaluated in.
 """
 
@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .approx import BinnedPairs, Grid, binned_pdf_1d, one_blas_thread, resolve_n_jobs, run_tasks
+from .._parallel import one_blas_thread, resolve_n_jobs, run_tasks
+from .binned import BinnedPairs, Grid, binned_pdf_1d
 
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 _CHUNK_BYTES = 64 * 2**20  # working memory per evaluation chunk
@@ -143,7 +144,7 @@ class ClassConditionalKDE:
         Grid nodes per bandwidth of the binned pair densities (twice as many for univariate
         ones); None: :data:`KDE_GRID_RATIO`.
     n_jobs : int or None, default=None
-        Threads over the binned pairs (see :func:`slb.approx.resolve_n_jobs`: None uses two
+        Threads over the binned pairs (see :func:`slb._parallel.resolve_n_jobs`: None uses two
         when the load average leaves a CPU free).  The result does not depend on it.
     """
 

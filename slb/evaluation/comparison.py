@@ -1,0 +1,111 @@
+"""Cross-validate several classifiers on identical folds and test them against the best."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from .metrics import balanced_error_rate
+from .resampling import holdout_ratio, stratified_folds
+from .significance import CORRECTED_T, TEST_NAMES, corrected_t_against_best, wilcoxon_against_best
+
+
+@dataclass
+class Comparison:
+    """Result of :func:`compare_estimators`.
+
+    Attributes
+    ----------
+    per_fold : DataFrame
+        BER per fold (rows) and classifier (columns).
+    summary : DataFrame
+        See :func:`corrected_t_against_best` or :func:`wilcoxon_against_best`.
+    fit_seconds : Series
+        Total fit + predict time per classifier.
+    folds : list of (train_index, test_index)
+    test : str
+        How the significance was obtained (one of :data:`TEST_NAMES`' values).
+    """
+
+    per_fold: pd.DataFrame
+    summary: pd.DataFrame
+    fit_seconds: pd.Series
+    folds: list = field(repr=False)
+    test: str = TEST_NAMES[CORRECTED_T]
+
+
+def compare_estimators(
+    estimators,
+    X,
+    y,
+    *,
+    n_splits=5,
+    n_repeats=1,
+    random_state=0,
+    folds=None,
+    alpha=0.05,
+    test=CORRECTED_T,
+    progress=None,
+):
+    """Cross-validate several classifiers on identical stratified folds.
+
+    Parameters
+    ----------
+    estimators : dict
+        Name -> unfitted estimator (cloned for every fold).
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    n_splits, n_repeats, random_state
+        The folds (see :func:`stratified_folds`), unless ``folds`` is given.
+    folds : list of (train_index, test_index) or None
+    alpha : float
+        Level of the tests against the best.
+    test : {"corrected_t", "wilcoxon"}
+        ``"corrected_t"``: :func:`corrected_t_against_best` (valid on repeated CV);
+        ``"wilcoxon"``: :func:`wilcoxon_against_best` (the SLB paper's protocol).
+    progress : callable or None
+        Called as ``progress(done, total, message)`` after each fit.
+
+    Returns
+    -------
+    comparison : Comparison
+    """
+    if not estimators:
+        raise ValueError("Give at least one classifier to compare.")
+    if test not in TEST_NAMES:
+        raise ValueError(f"Unknown test {test!r}; use one of {sorted(TEST_NAMES)}.")
+    y = np.asarray(y)
+    Xa = X
+    if folds is None:
+        folds = stratified_folds(y, n_splits, n_repeats, random_state)
+    take = (lambda idx: Xa.iloc[idx]) if hasattr(Xa, "iloc") else (lambda idx: Xa[idx])
+    ber = np.zeros((len(folds), len(estimators)))
+    secs = np.zeros(len(estimators))
+    total = len(folds) * len(estimators)
+    done = 0
+    for k, (tr, te) in enumerate(folds):
+        for e, (name, est) in enumerate(estimators.items()):
+            t0 = time.perf_counter()
+            model = clone(est).fit(take(tr), y[tr])
+            ber[k, e] = balanced_error_rate(y[te], model.predict(take(te)))
+            secs[e] += time.perf_counter() - t0
+            done += 1
+            if progress is not None:
+                progress(done, total, f"{name}: fold {k + 1}/{len(folds)}")
+    per_fold = pd.DataFrame(ber, columns=list(estimators))
+    per_fold.index.name = "fold"
+    if test == CORRECTED_T:
+        summary = corrected_t_against_best(per_fold, holdout_ratio(folds), alpha)
+    else:
+        summary = wilcoxon_against_best(per_fold, alpha)
+    return Comparison(
+        per_fold=per_fold,
+        summary=summary,
+        fit_seconds=pd.Series(secs, index=list(estimators), name="seconds"),
+        folds=folds,
+        test=TEST_NAMES[test],
+    )

@@ -1,0 +1,45 @@
+"""Reading uploaded tables safely and cleaning them into a numeric feature matrix and a binary label."""
+
+from .clean import (
+    MAX_CATEGORIES,
+    MIN_ROWS_PER_CLASS,
+    MISSING_TOKENS,
+    Change,
+    PreparedData,
+    prepare_table,
+    stray_classes,
+)
+from .read import (
+    DEFAULT_MAX_BYTES,
+    MAX_CELLS,
+    MAX_COLUMNS,
+    MAX_EXCEL_CELLS,
+    MAX_ROWS,
+    MAX_UNPACKED_BYTES,
+    MAX_UPLOAD_MB,
+    SUPPORTED_EXTENSIONS,
+    TableRead,
+    list_excel_sheets,
+    read_table,
+)
+
+__all__ = [
+    "Change",
+    "PreparedData",
+    "prepare_table",
+    "MIN_ROWS_PER_CLASS",
+    "MAX_CATEGORIES",
+    "MISSING_TOKENS",
+    "stray_classes",
+    "TableRead",
+    "read_table",
+    "list_excel_sheets",
+    "SUPPORTED_EXTENSIONS",
+    "DEFAULT_MAX_BYTES",
+    "MAX_UPLOAD_MB",
+    "MAX_CELLS",
+    "MAX_ROWS",
+    "MAX_COLUMNS",
+    "MAX_EXCEL_CELLS",
+    "MAX_UNPACKED_BYTES",
+]
