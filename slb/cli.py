@@ -99,7 +99,7 @@ def explorer(argv=None) -> int:
 
 def experiments(argv=None) -> int:
     """Entry point of ``slb-experiments`` (= ``python -m slb.experiments``)."""
-    from .experiments.runners import main
+    from .experiments.cli import main
 
     main(argv)
     return 0

@@ -15,7 +15,8 @@ os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from slb.data.synthetic import edge_recovery, make_forest_bn  # noqa: E402
-from slb.experiments.runners import Design, _seeds, make_estimator  # noqa: E402
+from slb.experiments.common import _seeds, make_estimator  # noqa: E402
+from slb.experiments.designs import Design  # noqa: E402
 from tests.test_app import APP, arr, assert_ok, chart, metric  # noqa: E402
 
 PAGE = "pages/experiments.py"

@@ -1,6 +1,6 @@
 """``python -m slb.experiments``: the experiments' command line."""
 
-from .runners import main
+from .cli import main
 
 if __name__ == "__main__":
     main()
