@@ -195,32 +195,27 @@ def _cmd_noise(args, argv, progress, out: Path):
     return res
 
 
-def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
-        prog="python -m slb.experiments",
-        description="The SLB paper's experiments (real data, synthetic designs) and the "
-        "DISCRETE paper's label-noise experiment. Results are identical for identical seeds.",
+def _add_common(p, default_classifiers):
+    """Options every experiment takes: classifiers, seed, output folder, quiet."""
+    p.add_argument(
+        "--classifiers",
+        nargs="+",
+        default=list(default_classifiers),
+        metavar="NAME",
+        help=f"any of: {', '.join(classifier_names())} (default: {' '.join(default_classifiers)})",
     )
-    sub = ap.add_subparsers(dest="command", required=True)
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("experiment-output"),
+        help="output folder (default experiment-output/)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    def common(p, default_classifiers):
-        p.add_argument(
-            "--classifiers",
-            nargs="+",
-            default=list(default_classifiers),
-            metavar="NAME",
-            help=f"any of: {', '.join(classifier_names())} "
-            f"(default: {' '.join(default_classifiers)})",
-        )
-        p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        p.add_argument(
-            "--out",
-            type=Path,
-            default=Path("experiment-output"),
-            help="output folder (default experiment-output/)",
-        )
-        p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+def _add_real(sub):
+    """The ``real`` command: Table 4 on bundled datasets or tables."""
     p = sub.add_parser(
         "real", help="stratified K-fold CV on bundled datasets or a CSV (the paper's Table 4)"
     )
@@ -250,8 +245,11 @@ def _parser() -> argparse.ArgumentParser:
         "(default), or the paper's Wilcoxon signed-rank test, Bonferroni",
     )
     p.add_argument("--no-paper", action="store_true", help="leave out the paper's values")
-    common(p, DEFAULT_REAL_CLASSIFIERS)
+    _add_common(p, DEFAULT_REAL_CLASSIFIERS)
 
+
+def _add_synthetic(sub):
+    """The ``synthetic`` command: the paper's factorial designs."""
     p = sub.add_parser(
         "synthetic", help="the paper's synthetic factorial designs (Tables 1-3, learning curves)"
     )
@@ -286,8 +284,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="self-contained HTML figures (default: load plotly.js from its CDN)",
     )
-    common(p, DEFAULT_SYNTHETIC_CLASSIFIERS)
+    _add_common(p, DEFAULT_SYNTHETIC_CLASSIFIERS)
 
+
+def _add_noise(sub):
+    """The ``noise`` command: the label-noise experiment."""
     p = sub.add_parser("noise", help="label-noise robustness (the DISCRETE paper's Figure 1)")
     p.add_argument("--dataset", choices=list(BUNDLED_DATASETS))
     p.add_argument("--csv", type=Path, metavar="PATH")
@@ -315,7 +316,19 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="self-contained HTML figure (default: load plotly.js from its CDN)",
     )
-    common(p, DEFAULT_NOISE_CLASSIFIERS)
+    _add_common(p, DEFAULT_NOISE_CLASSIFIERS)
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m slb.experiments",
+        description="The SLB paper's experiments (real data, synthetic designs) and the "
+        "DISCRETE paper's label-noise experiment. Results are identical for identical seeds.",
+    )
+    sub = ap.add_subparsers(dest="command", required=True)
+    _add_real(sub)
+    _add_synthetic(sub)
+    _add_noise(sub)
     return ap
 
 

@@ -172,9 +172,29 @@ def run_label_noise(
     source = _as_noise_source(data)
     R = int(n_replicates)
     seeds = _seeds(random_state, R, key=1)
-    flip_seeds = _seeds(random_state, R, key=2)
+    draw, split = _noise_draws(source, R, seeds, random_state, test_size, n_train)
+    name = source[1]
+    long = _noise_runs(
+        draw, name, names, probs, seeds, _seeds(random_state, R, key=2), progress, density_params
+    )
+    settings = {
+        "source": name,
+        "kind": source[0],
+        "classifiers": names,
+        "flip_probs": probs,
+        "n_replicates": R,
+        "random_state": random_state,
+        "split": split,
+        "test_size": test_size if source[0] == "real" else None,
+        "n_train": int(n_train) if source[0] == "synthetic" else None,
+    }
+    return NoiseResults(long=long, summary=_noise_summary(long, R), settings=settings)
+
+
+def _noise_draws(source, R, seeds, random_state, test_size, n_train):
+    """``draw(r) -> (X_train, y_train, X_test, y_test)`` for replicate ``r``, and the split's words."""
     if source[0] == "real":
-        _, name, X, y = source
+        _, _, X, y = source
         sss = StratifiedShuffleSplit(
             n_splits=R, test_size=test_size, random_state=_seeds(random_state, 1, key=3)[0]
         )
@@ -185,18 +205,22 @@ def run_label_noise(
             tr, te = splits[r]
             return take(tr), y[tr], take(te), y[te]
 
-        split = f"stratified {1 - test_size:.0%}/{test_size:.0%} train/test splits"
-    else:
-        _, name, spec = source
+        return draw, f"stratified {1 - test_size:.0%}/{test_size:.0%} train/test splits"
+    spec = source[2]
 
-        def draw(r):
-            ds = spec.make(int(n_train), seeds[r])
-            return ds.X_train, ds.y_train, ds.X_test, ds.y_test
+    def draw(r):
+        ds = spec.make(int(n_train), seeds[r])
+        return ds.X_train, ds.y_train, ds.X_test, ds.y_test
 
-        split = (
-            f"fresh networks per replicate, {int(n_train)} training and "
-            f"{spec.n_test} balanced test rows"
-        )
+    return draw, (
+        f"fresh networks per replicate, {int(n_train)} training and "
+        f"{spec.n_test} balanced test rows"
+    )
+
+
+def _noise_runs(draw, name, names, probs, seeds, flip_seeds, progress, density_params):
+    """One row per (replicate, flip probability, classifier): accuracy and BER on clean labels."""
+    R = len(seeds)
     tracker = _Progress(progress, R * len(probs) * len(names))
     rows = []
     for r in range(R):
@@ -221,7 +245,11 @@ def run_label_noise(
                     }
                 )
                 tracker.step(f"{name} rep {r + 1}/{R} p={p:g} {c}")
-    long = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def _noise_summary(long, R):
+    """Mean accuracy and BER with standard errors per (p, classifier)."""
     g = long.groupby(["p", "classifier"], sort=False)
     summary = g.agg(
         accuracy=("accuracy", "mean"),
@@ -232,16 +260,4 @@ def run_label_noise(
     ).reset_index()
     summary["accuracy_se"] = summary.pop("accuracy_sd") / np.sqrt(R)
     summary["ber_se"] = summary.pop("ber_sd") / np.sqrt(R)
-    summary = summary[["p", "classifier", "accuracy", "accuracy_se", "ber", "ber_se", "flipped"]]
-    settings = {
-        "source": name,
-        "kind": source[0],
-        "classifiers": names,
-        "flip_probs": probs,
-        "n_replicates": R,
-        "random_state": random_state,
-        "split": split,
-        "test_size": test_size if source[0] == "real" else None,
-        "n_train": int(n_train) if source[0] == "synthetic" else None,
-    }
-    return NoiseResults(long=long, summary=summary, settings=settings)
+    return summary[["p", "classifier", "accuracy", "accuracy_se", "ber", "ber_se", "flipped"]]

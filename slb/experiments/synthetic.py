@@ -209,6 +209,30 @@ def run_synthetic(
     if int(n_replicates) < 1:
         raise ValueError("n_replicates must be at least 1.")
     seeds = _seeds(random_state, int(n_replicates))
+    long, bayes = _synthetic_runs(spec, names, n_grid, seeds, bayes_mc, progress, density_params)
+    summary = _synthetic_summary(long, names, spec, alpha)
+    settings = {
+        "design": spec.name,
+        "n_grid": n_grid,
+        "n_replicates": len(seeds),
+        "classifiers": names,
+        "random_state": random_state,
+        "alpha": alpha,
+        "bayes_mc": int(bayes_mc),
+        "d": spec.d,
+        "n_test": spec.n_test,
+    }
+    return SyntheticResults(
+        design=spec,
+        long=long,
+        summary=summary,
+        bayes=pd.DataFrame(bayes, columns=["replicate", "seed", "bayes_error"]),
+        settings=settings,
+    )
+
+
+def _synthetic_runs(spec, names, n_grid, seeds, bayes_mc, progress, density_params):
+    """Test BER of every (replicate, n, classifier), and each replicate's Bayes error."""
     tracker = _Progress(progress, len(seeds) * len(n_grid) * len(names))
     rows, bayes = [], []
     for r, seed in enumerate(seeds):
@@ -233,33 +257,9 @@ def run_synthetic(
                 tracker.step(f"{spec.name} rep {r + 1}/{len(seeds)} n={n} {c}")
         if bayes_mc:
             ds = spec.make(0, seed)
-            bayes.append(
-                {
-                    "replicate": r,
-                    "seed": seed,
-                    "bayes_error": float(ds.bayes_error(n_mc=int(bayes_mc), random_state=seed)),
-                }
-            )
-    long = pd.DataFrame(rows)
-    summary = _synthetic_summary(long, names, spec, alpha)
-    settings = {
-        "design": spec.name,
-        "n_grid": n_grid,
-        "n_replicates": len(seeds),
-        "classifiers": names,
-        "random_state": random_state,
-        "alpha": alpha,
-        "bayes_mc": int(bayes_mc),
-        "d": spec.d,
-        "n_test": spec.n_test,
-    }
-    return SyntheticResults(
-        design=spec,
-        long=long,
-        summary=summary,
-        bayes=pd.DataFrame(bayes, columns=["replicate", "seed", "bayes_error"]),
-        settings=settings,
-    )
+            err = ds.bayes_error(n_mc=int(bayes_mc), random_state=seed)
+            bayes.append({"replicate": r, "seed": seed, "bayes_error": float(err)})
+    return pd.DataFrame(rows), bayes
 
 
 def _synthetic_summary(long, names, spec, alpha) -> pd.DataFrame:
