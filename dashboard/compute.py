@@ -19,7 +19,10 @@ Caching rules
 
 from __future__ import annotations
 
+import copy
 import os
+import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +37,7 @@ from slb import (
     ThresholdPath,
     dependence_matrix,
 )
+from slb._parallel import resolve_n_jobs
 from slb._utils import all_pairs
 from slb.dependence import screening as screening_rules
 from slb.evaluation import (
@@ -43,7 +47,7 @@ from slb.evaluation import (
     holdout_ratio,
     stratified_folds,
 )
-from slb.model.path import FIXED_C, fdr_selector, fraction_selector
+from slb.model.path import FIXED_C, fdr_selector, fraction_selector, threshold_selector
 from slb.viz.figures import cluster_order, pair_graph_layout, tree_layout
 
 from . import models
@@ -430,8 +434,42 @@ def slb_curve(
     n_points: int = 16,
     n_repeats: int = 1,
 ) -> pd.DataFrame:
+    """SLB's CV BER along ``n_points`` thresholds (``ThresholdPath.curve``'s table).
+
+    Computed with :meth:`ThresholdPath.grid_ber` (the nested-mask path: on each fold the SVM
+    kernel is grown threshold by threshold instead of one cold SVM per threshold), which gives
+    the per-fold BERs of ``path.curve`` (``tests/test_speed_paths.py`` checks it fold by fold)
+    in a fraction of the time.
+    """
     path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
-    return path.curve(path.candidate_thresholds(n_points))
+    grid = path.candidate_thresholds(n_points)
+    ber, n_pairs = path.grid_ber([threshold_selector(float(t), pair_rule) for t in grid], [path.C])
+    ber = ber[:, 0, :]  # (thresholds, folds)
+    return pd.DataFrame(
+        {
+            "threshold": grid.astype(float),
+            "mean_ber": ber.mean(axis=1),
+            "sd_ber": ber.std(axis=1, ddof=1) if ber.shape[1] > 1 else np.zeros(len(grid)),
+            "mean_pairs": n_pairs.mean(axis=1),
+        }
+    )
+
+
+def _one_fold_ber(est, X, y, train, test) -> float:
+    """BER of ``est`` fitted on the rows ``train`` and scored on ``test`` (one fold of
+    :func:`slb.evaluation.compare_estimators`, for a worker process)."""
+    rows = (lambda idx: X.iloc[idx]) if hasattr(X, "iloc") else (lambda idx: X[idx])
+    model = clone(est).fit(rows(train), y[train])
+    return float(balanced_error_rate(y[test], model.predict(rows(test))))
+
+
+def cv_processes(n_tasks: int) -> int:
+    """Worker processes for ``n_tasks`` independent folds: more than one only when cores are
+    free (:func:`slb._parallel.resolve_n_jobs`: the one-minute load average leaves a CPU idle;
+    ``SLB_CV_PROCESSES`` overrides), so a busy server does not oversubscribe its cores."""
+    env = os.environ.get("SLB_CV_PROCESSES")
+    n = int(env) if env else resolve_n_jobs(None)
+    return max(1, min(n, n_tasks))
 
 
 @st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
@@ -441,13 +479,74 @@ def model_fold_ber(
     """Per-fold BER of one registry classifier (not SLB) on the shared folds, and its seconds.
 
     ``dens`` is None for classifiers that do not use the densities, so that moving a bandwidth
-    slider does not refit them.
+    slider does not refit them.  The folds run in joblib worker processes when cores are free
+    (:func:`cv_processes`); each fold is fitted exactly as ``compare_estimators`` fits it, so
+    the BERs do not depend on the number of processes.
     """
     spec = models.CLASSIFIERS[name]
     est = spec.make(density_params(dens) if dens is not None else {}, seed)
     f = folds(key, _ds, n_folds, seed, n_repeats)
-    comp = compare_estimators({name: est}, _ds.X, _ds.y, folds=f)
-    return comp.per_fold[name].to_numpy(), float(comp.fit_seconds[name])
+    n_proc = cv_processes(len(f))
+    if n_proc == 1:
+        comp = compare_estimators({name: est}, _ds.X, _ds.y, folds=f)
+        return comp.per_fold[name].to_numpy(), float(comp.fit_seconds[name])
+    from joblib import Parallel, delayed
+
+    y = np.asarray(_ds.y)
+    t0 = time.perf_counter()
+    ber = Parallel(n_jobs=n_proc)(delayed(_one_fold_ber)(est, _ds.X, y, tr, te) for tr, te in f)
+    return np.array(ber), time.perf_counter() - t0
+
+
+@st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
+def nb_fold_ber_from_path(
+    key: str,
+    _ds,
+    measure: str,
+    pair_rule: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    n_repeats: int = 1,
+) -> tuple[np.ndarray, float]:
+    """Kernel naive Bayes's per-fold BER from the univariate log-densities SLB's path holds.
+
+    On every fold :class:`slb.ThresholdPath` already evaluated both classes' univariate KDEs
+    (fitted on the fold's training rows, same bandwidth settings) at the test rows; naive
+    Bayes's decision is their sum, so no density is estimated again.  Identical to
+    ``KDENaiveBayes`` cross-validated on the same folds (``tests/test_speed_paths.py``).
+    """
+    t0 = time.perf_counter()
+    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
+    d = path.n_features_in_
+    y = np.asarray(_ds.y)
+    prior = np.log([0.5, 0.5])  # KDENaiveBayes(priors="balanced"), the registry's NB
+    ber = []
+    for f in path.folds_:
+        T = f.T_test
+        jll = np.column_stack([T[:, d : 2 * d].sum(axis=1), T[:, :d].sum(axis=1)]) + prior
+        pred = path.classes_[(jll[:, 1] - jll[:, 0] > 0).astype(int)]
+        ber.append(balanced_error_rate(y[f.test], pred))
+    return np.array(ber), time.perf_counter() - t0
+
+
+def classifier_fold_ber(
+    ds, name: str, dens: tuple, n_folds: int, seed: int, n_repeats: int, measure: str, rule: str
+) -> tuple[np.ndarray, float]:
+    """Per-fold BER and seconds of one classifier of the Compare page (not SLB itself).
+
+    Reuses what is already computed: naive Bayes reads the univariate densities of SLB's
+    per-fold path (:func:`nb_fold_ber_from_path`); the others go through
+    :func:`model_fold_ber` (``dens`` is dropped for those that do not use densities).
+    """
+    spec = models.CLASSIFIERS[name]
+    if name == "NB":
+        return nb_fold_ber_from_path(
+            ds.key, ds, measure, rule, dens, n_folds, seed, n_repeats=n_repeats
+        )
+    return model_fold_ber(
+        ds.key, ds, name, dens if spec.uses_density else None, n_folds, seed, n_repeats=n_repeats
+    )
 
 
 def comparison(per_fold: pd.DataFrame, folds: list, alpha: float = 0.05) -> pd.DataFrame:
@@ -509,18 +608,51 @@ def comparison_display(table: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 # Full-data fits
 # --------------------------------------------------------------------------------------------
+class _WarmSLB:
+    """One warm-started :class:`SLBClassifier` and the lock that serialises its refits."""
+
+    def __init__(self, clf: SLBClassifier):
+        self.clf = clf
+        self.lock = threading.Lock()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=_TTL)
+def _warm_slb(key: str, _ds, measure: str, pair_rule: str, dens: tuple, seed: int) -> _WarmSLB:
+    """The full-data SLB of one dataset and settings, kept warm across λ (``warm_start=True``
+    keeps its screening and candidate densities; a new λ only refits the SVM)."""
+    return _WarmSLB(
+        SLBClassifier(
+            C=FIXED_C,
+            dependence=measure,
+            pair_rule=pair_rule,
+            random_state=seed,
+            warm_start=True,
+            **density_params(dens),
+        )
+    )
+
+
 @st.cache_data(show_spinner="Fitting SLB on all the data…", max_entries=64, ttl=_TTL)
 def fit_slb(
     key: str, _ds, lam: float, measure: str, pair_rule: str, dens: tuple, seed: int
 ) -> SLBClassifier:
-    return SLBClassifier(
-        threshold=float(lam),
-        C=FIXED_C,
-        dependence=measure,
-        pair_rule=pair_rule,
-        random_state=seed,
-        **density_params(dens),
-    ).fit(_ds.X, _ds.y)
+    """``SLBClassifier(threshold=lam, C=FIXED_C, ...)`` fitted on all the rows.
+
+    Warm-started from the dataset's cached screening and densities (:func:`_warm_slb`): the
+    first λ pays for HSIC and the densities, every other λ refits only the SVM.  The same
+    model as a cold fit with the same seed (``tests/test_speed_paths.py``); the returned copy
+    carries no warm cache (``SLBClassifier.__getstate__`` drops it when Streamlit stores it).
+    """
+    warm = _warm_slb(key, _ds, measure, pair_rule, dens, seed)
+    with warm.lock:  # copied inside the lock: another session may refit it next
+        clf = warm.clf.set_params(threshold=float(lam)).fit(_ds.X, _ds.y)
+        cache = clf.__dict__.get("_cache")
+        fitted = copy.deepcopy(clf)
+        # SLBClassifier.__getstate__ pops the cache from the object itself (object.__getstate__
+        # returns the live __dict__ on Python 3.11), so the copy would cool the warm model.
+        if cache is not None:
+            clf._cache = cache
+    return fitted.set_params(warm_start=False)
 
 
 @st.cache_data(show_spinner="Explaining SLB's decisions…", max_entries=32, ttl=_TTL)

@@ -65,9 +65,8 @@ if st.session_state.get("cmp_nested") == nested_key:
     )
 for n_done, name in enumerate(names[1:], start=1):
     bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
-    spec = models.CLASSIFIERS[name]
-    per_fold[name], seconds[name] = compute.model_fold_ber(
-        ds.key, ds, name, dens if spec.uses_density else None, k, seed, n_repeats=reps
+    per_fold[name], seconds[name] = compute.classifier_fold_ber(
+        ds, name, dens, k, seed, reps, measure, rule
     )
 bar.empty()
 per_fold = pd.DataFrame(per_fold)

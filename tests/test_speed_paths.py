@@ -385,3 +385,117 @@ def test_results_do_not_depend_on_threads():
         two = hsic_all_pairs(X, method=method, n_jobs=2, memory_budget=8 * 7 * 64 * 64)
         np.testing.assert_array_equal(one.statistic, two.statistic)
         np.testing.assert_array_equal(one.pvalue, two.pvalue)
+
+
+# ---------------------------------------------------------------------------------------------
+# dashboard: the Compare page's fast paths give the plain paths' numbers, fold by fold
+# ---------------------------------------------------------------------------------------------
+def _dashboard_dataset(n=150, d=6, seed=16):
+    """A small dashboard Dataset with dependent pairs in one class (SLB keeps some pairs)."""
+    import pandas as pd
+
+    from dashboard.data import Dataset
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (np.arange(n) % 3 == 0).astype(int)  # 50 positives, 100 negatives
+    X[y == 1, 1] = 0.9 * X[y == 1, 0] + 0.4 * X[y == 1, 1]
+    X[y == 1, 3] = X[y == 1, 2] ** 2 + 0.3 * X[y == 1, 3]
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(d)])
+    return Dataset(
+        name="speed-paths",
+        source="test",
+        X=frame,
+        y=y,
+        positive_label="1",
+        negative_label="0",
+        key=f"speed-paths-{n}-{d}-{seed}",
+        label="label",
+        report=pd.DataFrame(columns=["severity", "change"]),
+        class_counts={"0": int((y == 0).sum()), "1": int((y == 1).sum())},
+        n_folds=5,
+    )
+
+
+DENS = ("scott", 1.0, ())
+DENS_PARAMS = {"bandwidth": "scott", "bandwidth_multiplier": 1.0, "bandwidth_overrides": None}
+
+
+def test_dashboard_curve_uses_nested_masks_with_the_plain_bers():
+    from dashboard import compute
+    from slb.evaluation import stratified_folds
+    from slb.model.path import ThresholdPath, threshold_selector
+
+    ds = _dashboard_dataset()
+    curve = compute.slb_curve(ds.key, ds, "hsic", "either", DENS, 5, 0, n_points=12, n_repeats=2)
+    folds = stratified_folds(ds.y, n_splits=5, n_repeats=2, random_state=0)
+    plain = ThresholdPath(random_state=0, **DENS_PARAMS).fit(ds.X, ds.y, folds)
+    grid = plain.candidate_thresholds(12)
+    np.testing.assert_array_equal(curve["threshold"].to_numpy(), grid)
+    ref = plain.curve(grid)  # one cold SVM per threshold and fold
+    for col in ("mean_ber", "sd_ber", "mean_pairs"):
+        np.testing.assert_allclose(curve[col].to_numpy(), ref[col].to_numpy(), rtol=0, atol=1e-12)
+    assert ref["mean_pairs"].nunique() > 2  # the grid really moves through kept pairs
+    # fold by fold: the nested-mask BERs are the cold fits' BERs
+    ber, _ = plain.grid_ber([threshold_selector(float(t), "either") for t in grid], [plain.C])
+    cold = np.array([plain.fold_ber(float(t))[0] for t in grid])
+    np.testing.assert_array_equal(ber[:, 0, :], cold)
+
+
+def test_dashboard_naive_bayes_from_the_path_equals_kde_naive_bayes():
+    from dashboard import compute
+    from slb import KDENaiveBayes
+    from slb.evaluation import compare_estimators, stratified_folds
+
+    ds = _dashboard_dataset()
+    dens = ("scott", 1.3, (("f2", 0.5),))  # a multiplier and an override reach both paths
+    params = {"bandwidth": "scott", "bandwidth_multiplier": 1.3, "bandwidth_overrides": {"f2": 0.5}}
+    fast, _ = compute.classifier_fold_ber(ds, "NB", dens, 5, 0, 2, "hsic", "either")
+    folds = stratified_folds(ds.y, n_splits=5, n_repeats=2, random_state=0)
+    ref = compare_estimators({"NB": KDENaiveBayes(**params)}, ds.X, ds.y, folds=folds)
+    np.testing.assert_array_equal(fast, ref.per_fold["NB"].to_numpy())
+    assert 0 < fast.mean() < 0.5
+
+
+def test_dashboard_tan_in_worker_processes_equals_compare_estimators(monkeypatch):
+    from dashboard import compute
+    from slb import TANClassifier
+    from slb.evaluation import compare_estimators, stratified_folds
+
+    ds = _dashboard_dataset(n=120, d=5, seed=17)
+    monkeypatch.setenv("SLB_CV_PROCESSES", "2")
+    assert compute.cv_processes(10) == 2
+    fast, _ = compute.model_fold_ber(ds.key, ds, "TAN", DENS, 5, 0, n_repeats=2)
+    folds = stratified_folds(ds.y, n_splits=5, n_repeats=2, random_state=0)
+    ref = compare_estimators({"TAN": TANClassifier(**DENS_PARAMS)}, ds.X, ds.y, folds=folds)
+    np.testing.assert_array_equal(fast, ref.per_fold["TAN"].to_numpy())
+
+
+def test_dashboard_fit_slb_warm_equals_cold_and_reuses_the_screening(monkeypatch):
+    from dashboard import compute
+
+    ds = _dashboard_dataset(seed=18)
+    args = ("hsic", "either", DENS, 0)
+    import slb.model.classifier as classifier_module
+
+    calls = []
+    real = classifier_module.screen_pairs
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(classifier_module, "screen_pairs", counting)
+    first = compute.fit_slb(ds.key, ds, 0.0, *args)
+    lam = float(np.quantile(first.pair_scores_, 0.6))
+    second = compute.fit_slb(ds.key, ds, lam, *args)
+    assert len(calls) == 1  # the second λ reused the first fit's full-data screening
+    assert not hasattr(second, "_cache") and second.get_params()["warm_start"] is False
+    for got, lam_ in ((first, 0.0), (second, lam)):
+        cold = SLBClassifier(threshold=lam_, C=1.0, random_state=0, **DENS_PARAMS).fit(ds.X, ds.y)
+        np.testing.assert_array_equal(got.pairs_, cold.pairs_)
+        np.testing.assert_allclose(np.asarray(got.coef_), np.asarray(cold.coef_), rtol=1e-10)
+        np.testing.assert_allclose(
+            got.decision_function(ds.X), cold.decision_function(ds.X), rtol=1e-10, atol=1e-12
+        )
+    assert len(second.pairs_) < len(first.pairs_)
