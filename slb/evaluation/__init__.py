@@ -1,7 +1,8 @@
 """Scoring and comparing classifiers: the balanced error rate, stratified repeated K-fold splits,
-significance tests (corrected resampled t-test, Wilcoxon, Friedman/Nemenyi) and comparisons on
-identical folds.  The classifier registry is :mod:`slb.evaluation.registry` (imported on its own:
-it builds on every estimator of the package).
+significance tests (corrected resampled t-test, Wilcoxon, Friedman/Nemenyi), comparisons on
+identical folds, and the out-of-fold predictions, metrics, ROC/PR curves and confusion matrices
+of :mod:`slb.evaluation.predictions`.  The classifier registry is :mod:`slb.evaluation.registry`
+(imported on its own: it builds on every estimator of the package).
 """
 
 from .comparison import (
@@ -10,6 +11,15 @@ from .comparison import (
 )
 from .metrics import (
     balanced_error_rate,
+)
+from .predictions import (
+    METRICS,
+    Evaluation,
+    confusion_matrices,
+    evaluate_predictions,
+    path_predictions,
+    pooled_pr,
+    pooled_roc,
 )
 from .resampling import (
     holdout_ratio,
@@ -44,4 +54,11 @@ __all__ = [
     "friedman_nemenyi",
     "Comparison",
     "compare_estimators",
+    "METRICS",
+    "Evaluation",
+    "evaluate_predictions",
+    "pooled_roc",
+    "pooled_pr",
+    "confusion_matrices",
+    "path_predictions",
 ]

@@ -10,6 +10,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .metrics import balanced_error_rate
+from .predictions import fold_prediction_frame, model_outputs, with_repeats
 from .resampling import holdout_ratio, stratified_folds
 from .significance import CORRECTED_T, TEST_NAMES, corrected_t_against_best, wilcoxon_against_best
 
@@ -29,6 +30,10 @@ class Comparison:
     folds : list of (train_index, test_index)
     test : str
         How the significance was obtained (one of :data:`TEST_NAMES`' values).
+    predictions : DataFrame or None
+        With ``record_predictions=True``: every out-of-fold prediction, one row per classifier,
+        fold and test sample (see :func:`slb.evaluation.predictions.fold_prediction_frame`);
+        score it with :func:`slb.evaluation.predictions.evaluate_predictions`.
     """
 
     per_fold: pd.DataFrame
@@ -36,6 +41,7 @@ class Comparison:
     fit_seconds: pd.Series
     folds: list = field(repr=False)
     test: str = TEST_NAMES[CORRECTED_T]
+    predictions: pd.DataFrame | None = field(default=None, repr=False)
 
 
 def compare_estimators(
@@ -50,6 +56,8 @@ def compare_estimators(
     alpha=0.05,
     test=CORRECTED_T,
     progress=None,
+    record_predictions=False,
+    on_fit=None,
 ):
     """Cross-validate several classifiers on identical stratified folds.
 
@@ -69,6 +77,12 @@ def compare_estimators(
         ``"wilcoxon"``: :func:`wilcoxon_against_best` (the SLB paper's protocol).
     progress : callable or None
         Called as ``progress(done, total, message)`` after each fit.
+    record_predictions : bool, default=False
+        Also record every out-of-fold prediction (label, probability of ``classes_[1]``,
+        decision score) from the same fits, in ``Comparison.predictions``.
+    on_fit : callable or None
+        Called as ``on_fit(name, fold_index, model)`` after each fit (to read fitted attributes
+        without fitting again).
 
     Returns
     -------
@@ -87,12 +101,18 @@ def compare_estimators(
     secs = np.zeros(len(estimators))
     total = len(folds) * len(estimators)
     done = 0
+    records = []
     for k, (tr, te) in enumerate(folds):
         for e, (name, est) in enumerate(estimators.items()):
             t0 = time.perf_counter()
             model = clone(est).fit(take(tr), y[tr])
-            ber[k, e] = balanced_error_rate(y[te], model.predict(take(te)))
+            out = model_outputs(model, take(te), record_predictions)
+            ber[k, e] = balanced_error_rate(y[te], out["y_pred"])
             secs[e] += time.perf_counter() - t0
+            if record_predictions:
+                records.append(fold_prediction_frame(name, k, te, y[te], **out))
+            if on_fit is not None:
+                on_fit(name, k, model)
             done += 1
             if progress is not None:
                 progress(done, total, f"{name}: fold {k + 1}/{len(folds)}")
@@ -108,4 +128,5 @@ def compare_estimators(
         fit_seconds=pd.Series(secs, index=list(estimators), name="seconds"),
         folds=folds,
         test=TEST_NAMES[test],
+        predictions=with_repeats(records, folds) if record_predictions else None,
     )

@@ -1,5 +1,12 @@
 """Plotly figures for the dashboard and the experiment reports (needs the ``app`` extra)."""
 
+from .evaluation import (
+    CLASSIFIER_COLORS,
+    classifier_style,
+    confusion_figure,
+    pr_figure,
+    roc_figure,
+)
 from .figures import (
     COLORS,
     ber_bars,
@@ -46,4 +53,9 @@ __all__ = [
     "noise_figure",
     "network_graph",
     "recovery_graph",
+    "CLASSIFIER_COLORS",
+    "classifier_style",
+    "roc_figure",
+    "pr_figure",
+    "confusion_figure",
 ]

@@ -1,0 +1,532 @@
+"""Out-of-fold predictions and what is computed from them: metrics, ROC/PR curves, confusions.
+
+Every classifier of a comparison is cross-validated on the same folds
+(:func:`slb.evaluation.compare_estimators` with ``record_predictions=True``, or
+:func:`path_predictions` for SLB's threshold path); each fold's model predicts its test rows
+once, and everything here is computed from those predictions without fitting again:
+
+* :func:`evaluate_predictions` -> per-fold accuracy, BER, AUC, F1, precision, recall and
+  log-loss (``sklearn.metrics``), their mean and sd over the folds;
+* :func:`pooled_roc`, :func:`pooled_pr` -> one ROC / precision-recall curve per classifier from
+  the out-of-fold scores pooled over all folds and repeats;
+* :func:`confusion_matrices` -> counts pooled over all folds and repeats (they sum to
+  ``n_samples x n_repeats``).
+
+The prediction table has one row per (classifier, fold, test sample): ``classifier``, ``row``
+(position in ``X``), ``fold``, ``repeat``, ``y_true``, ``y_pred``, ``proba`` (probability of the
+positive class; NaN when the classifier has no ``predict_proba``) and ``score``
+(``decision_function``; NaN when it has none).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import sklearn
+from scipy.stats import rankdata
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import (
+    average_precision_score,
+    confusion_matrix,
+    precision_recall_curve,
+    roc_auc_score,
+    roc_curve,
+)
+from sklearn.model_selection import StratifiedKFold
+
+__all__ = [
+    "CALIBRATIONS",
+    "METRICS",
+    "Evaluation",
+    "confusion_matrices",
+    "evaluate_predictions",
+    "fold_prediction_frame",
+    "model_outputs",
+    "path_predictions",
+    "pooled_pr",
+    "pooled_roc",
+    "ranking_scores",
+    "repeat_of_folds",
+    "with_repeats",
+]
+
+#: The metrics of :func:`evaluate_predictions`, in display order.
+METRICS = ("accuracy", "BER", "AUC", "F1", "precision", "recall", "log-loss")
+_COLUMNS = ["classifier", "row", "fold", "y_true", "y_pred", "proba", "score"]
+
+
+def repeat_of_folds(folds):
+    """The repeat each fold belongs to: a new repeat starts when a fold tests a row again.
+
+    Parameters
+    ----------
+    folds : list of (train_index, test_index)
+
+    Returns
+    -------
+    repeat : ndarray of int, shape (n_folds,)
+    """
+    out, seen, r = np.zeros(len(folds), dtype=int), set(), 0
+    for k, (_, te) in enumerate(folds):
+        te = set(np.asarray(te).tolist())
+        if seen & te:
+            r, seen = r + 1, set()
+        seen |= te
+        out[k] = r
+    return out
+
+
+def _optional_output(model, method, X):
+    """``model.method(X)``, or None when the model does not offer it (e.g. SVC without
+    probabilities, whose ``predict_proba`` raises AttributeError)."""
+    try:
+        fn = getattr(model, method)
+        return np.asarray(fn(X), dtype=float)
+    except (AttributeError, NotImplementedError):
+        return None
+
+
+def model_outputs(model, X_test, scores=True):
+    """Predicted labels and, with ``scores``, probability of ``classes_[1]`` and decision score.
+
+    Parameters
+    ----------
+    model : fitted binary classifier
+    X_test : array-like of shape (n_samples, n_features)
+    scores : bool, default=True
+
+    Returns
+    -------
+    out : dict
+        ``y_pred``; with ``scores`` also ``proba`` and ``score`` (arrays, NaN where the model
+        has no ``predict_proba`` / ``decision_function``).
+    """
+    out = {"y_pred": np.asarray(model.predict(X_test))}
+    if not scores:
+        return out
+    n = len(out["y_pred"])
+    proba = _optional_output(model, "predict_proba", X_test)
+    score = _optional_output(model, "decision_function", X_test)
+    out["proba"] = proba[:, -1] if proba is not None else np.full(n, np.nan)
+    out["score"] = score.reshape(n) if score is not None else np.full(n, np.nan)
+    return out
+
+
+def fold_prediction_frame(name, fold, test_index, y_true, y_pred, proba=None, score=None):
+    """One fold's out-of-fold predictions as rows of the prediction table.
+
+    Parameters
+    ----------
+    name : str
+        Classifier.
+    fold : int
+    test_index : array-like of int
+        Rows of ``X`` that were predicted.
+    y_true, y_pred : array-like
+    proba, score : array-like or None
+        Probability of the positive class, decision score (None: not available).
+
+    Returns
+    -------
+    frame : DataFrame
+        Columns ``classifier, row, fold, y_true, y_pred, proba, score``.
+    """
+    n = len(test_index)
+    nan = np.full(n, np.nan)
+    return pd.DataFrame(
+        {
+            "classifier": name,
+            "row": np.asarray(test_index, dtype=int),
+            "fold": int(fold),
+            "y_true": np.asarray(y_true),
+            "y_pred": np.asarray(y_pred),
+            "proba": nan if proba is None else np.asarray(proba, dtype=float),
+            "score": nan if score is None else np.asarray(score, dtype=float),
+        },
+        columns=_COLUMNS,
+    )
+
+
+def ranking_scores(pred):
+    """The score a classifier's ROC/PR curves rank by, and its name.
+
+    The probability of the positive class where every prediction has one, else the decision
+    score, else the predicted label (a curve with a single corner).
+
+    Parameters
+    ----------
+    pred : DataFrame
+        Prediction table of ONE classifier.
+
+    Returns
+    -------
+    scores : ndarray
+    source : {"probability", "decision score", "predicted label"}
+    """
+    for col, source in (("proba", "probability"), ("score", "decision score")):
+        v = pred[col].to_numpy(dtype=float)
+        if v.size and np.isfinite(v).all():
+            return v, source
+    return np.nan, "predicted label"
+
+
+def _positive(pred, pos_label):
+    yt = (pred["y_true"] == pos_label).to_numpy()
+    yp = (pred["y_pred"] == pos_label).to_numpy()
+    return yt, yp
+
+
+def _rank(pred, pos_label):
+    scores, source = ranking_scores(pred)
+    if source == "predicted label":
+        scores = _positive(pred, pos_label)[1].astype(float)
+    return scores
+
+
+def _auc(y, s):
+    """Area under the ROC curve as the Mann-Whitney statistic (ties count one half).
+
+    Equal to ``sklearn.metrics.roc_auc_score`` (the tests check it); hand-written because
+    scikit-learn 1.9 validates its input for ~25 ms per call, and the Compare page scores up to
+    11 classifiers x 50 folds, SLB again whenever λ moves.
+    """
+    r = rankdata(s)
+    n1 = int(y.sum())
+    n0 = y.size - n1
+    return float((r[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def _log_loss(y, p):
+    """Mean negative log-likelihood, probabilities clipped to [eps, 1 - eps] as
+    ``sklearn.metrics.log_loss`` does (hand-written for the reason of :func:`_auc`)."""
+    eps = np.finfo(float).eps
+    p = np.clip(p, eps, 1 - eps)
+    return float(-np.mean(np.where(y, np.log(p), np.log1p(-p))))
+
+
+def _fold_metrics(pred, pos_label):
+    """The :data:`METRICS` of one classifier on one fold (NaN where one does not apply).
+
+    Computed from the confusion counts, the Mann-Whitney AUC and the clipped log-likelihood in
+    numpy (see :func:`_auc` for why not ``sklearn.metrics``; the tests compare every metric with
+    its ``sklearn.metrics`` function).  A ratio with an empty denominator (no predicted
+    positive, say) is 0, as sklearn's ``zero_division=0`` gives.
+    """
+    yt, yp = _positive(pred, pos_label)
+    tp, fp = int(np.sum(yt & yp)), int(np.sum(~yt & yp))
+    fn, tn = int(np.sum(yt & ~yp)), int(np.sum(~yt & ~yp))
+    both = 0 < tp + fn < yt.size
+    proba = pred["proba"].to_numpy(dtype=float)
+    has_p = bool(proba.size and np.isfinite(proba).all())
+    return {
+        "accuracy": (tp + tn) / yt.size,
+        "BER": 0.5 * (fn / (tp + fn) + fp / (tn + fp)) if both else np.nan,
+        "AUC": _auc(yt, _rank(pred, pos_label)) if both else np.nan,
+        "F1": _ratio(2 * tp, 2 * tp + fp + fn),
+        "precision": _ratio(tp, tp + fp),
+        "recall": _ratio(tp, tp + fn),
+        "log-loss": _log_loss(yt, proba) if has_p else np.nan,
+    }
+
+
+def _ratio(a, b):
+    return float(a / b) if b else 0.0
+
+
+def _default_pos_label(pred):
+    return np.unique(pred["y_true"].to_numpy())[-1]
+
+
+@dataclass
+class Evaluation:
+    """Result of :func:`evaluate_predictions`.
+
+    Attributes
+    ----------
+    per_fold : DataFrame
+        One row per (classifier, fold), the :data:`METRICS` as columns.
+    summary : DataFrame
+        One row per classifier (in order of appearance): for each metric its mean over the
+        folds and ``"<metric> sd"`` (ddof=1); ``"ranked by"`` says which score the AUC used.
+    pos_label : object
+        The positive class.
+    """
+
+    per_fold: pd.DataFrame
+    summary: pd.DataFrame
+    pos_label: object
+
+
+def evaluate_predictions(pred, pos_label=None):
+    """Per-fold metrics of every classifier of a prediction table, and their mean ± sd.
+
+    Parameters
+    ----------
+    pred : DataFrame
+        Prediction table (see the module docstring).
+    pos_label : object or None
+        The positive class; None: the largest label (scikit-learn's ``classes_[1]``).
+
+    Returns
+    -------
+    evaluation : Evaluation
+    """
+    if pred.empty:
+        raise ValueError("The prediction table is empty: cross-validate at least one classifier.")
+    pos = _default_pos_label(pred) if pos_label is None else pos_label
+    names = list(dict.fromkeys(pred["classifier"]))
+    rows, summary = [], {}
+    for name in names:
+        mine = pred[pred["classifier"] == name]
+        fm = pd.DataFrame([_fold_metrics(g, pos) for _, g in mine.groupby("fold", sort=True)])
+        fm.insert(0, "fold", sorted(mine["fold"].unique()))
+        fm.insert(0, "classifier", name)
+        rows.append(fm)
+        summary[name] = _mean_sd(fm) | {"ranked by": ranking_scores(mine)[1]}
+    per_fold = pd.concat(rows, ignore_index=True)
+    out = pd.DataFrame.from_dict(summary, orient="index")
+    out.index.name = "classifier"
+    return Evaluation(per_fold=per_fold, summary=out, pos_label=pos)
+
+
+def _mean_sd(fold_metrics):
+    out = {}
+    for m in METRICS:
+        v = fold_metrics[m].to_numpy(dtype=float)
+        ok = v[np.isfinite(v)]
+        out[m] = ok.mean() if ok.size else np.nan
+        out[f"{m} sd"] = ok.std(ddof=1) if ok.size > 1 else np.nan
+    return out
+
+
+def _per_classifier(pred):
+    return {name: g for name, g in pred.groupby("classifier", sort=False)}
+
+
+def pooled_roc(pred, pos_label=None):
+    """ROC curve of every classifier from its out-of-fold scores pooled over folds and repeats.
+
+    Parameters
+    ----------
+    pred : DataFrame
+        Prediction table.
+    pos_label : object or None
+        None: the largest label.
+
+    Returns
+    -------
+    curves : dict
+        Classifier -> DataFrame with columns ``fpr``, ``tpr``, ``threshold``.
+    auc : Series
+        Area under each pooled curve (``roc_auc_score`` on the pooled scores).
+    """
+    pos = _default_pos_label(pred) if pos_label is None else pos_label
+    curves, auc = {}, {}
+    for name, g in _per_classifier(pred).items():
+        yt, s = _positive(g, pos)[0], _rank(g, pos)
+        fpr, tpr, thr = roc_curve(yt, s)
+        curves[name] = pd.DataFrame({"fpr": fpr, "tpr": tpr, "threshold": thr})
+        auc[name] = roc_auc_score(yt, s)
+    return curves, pd.Series(auc, name="AUC")
+
+
+def pooled_pr(pred, pos_label=None):
+    """Precision-recall curve of every classifier from its pooled out-of-fold scores.
+
+    Parameters
+    ----------
+    pred : DataFrame
+    pos_label : object or None
+
+    Returns
+    -------
+    curves : dict
+        Classifier -> DataFrame with columns ``recall``, ``precision``.
+    average_precision : Series
+        ``average_precision_score`` on the pooled scores.
+    prevalence : float
+        Share of positive rows (the precision of a random ranking).
+    """
+    pos = _default_pos_label(pred) if pos_label is None else pos_label
+    curves, ap = {}, {}
+    for name, g in _per_classifier(pred).items():
+        yt, s = _positive(g, pos)[0], _rank(g, pos)
+        precision, recall, _ = precision_recall_curve(yt, s)
+        curves[name] = pd.DataFrame({"recall": recall, "precision": precision})
+        ap[name] = average_precision_score(yt, s)
+    first = next(iter(_per_classifier(pred).values()))
+    prevalence = float(_positive(first, pos)[0].mean())
+    return curves, pd.Series(ap, name="average precision"), prevalence
+
+
+def confusion_matrices(pred, labels=None):
+    """Confusion counts of every classifier, pooled over all folds and repeats.
+
+    Parameters
+    ----------
+    pred : DataFrame
+    labels : sequence of 2 or None
+        ``[negative, positive]``; None: the sorted labels.
+
+    Returns
+    -------
+    matrices : dict
+        Classifier -> 2 x 2 DataFrame of counts, rows the true class, columns the predicted
+        class (both in ``labels`` order).
+    """
+    labels = list(np.unique(pred["y_true"].to_numpy())) if labels is None else list(labels)
+    out = {}
+    for name, g in _per_classifier(pred).items():
+        cm = confusion_matrix(g["y_true"], g["y_pred"], labels=labels)
+        out[name] = pd.DataFrame(
+            cm,
+            index=pd.Index(labels, name="true"),
+            columns=pd.Index(labels, name="predicted"),
+        )
+    return out
+
+
+# --- SLB through its threshold path ---------------------------------------------------------
+
+
+CALIBRATIONS = ("other_folds", "inner", None)
+
+
+def _sigmoid(d, y_index):
+    """Platt's sigmoid ``P(+ | d)`` of a decision value, fitted by logistic regression."""
+    if np.unique(y_index).size < 2:
+        return None
+    # 25 fits per λ move: skip the per-call validation (a third of the time on 160 rows).
+    with sklearn.config_context(skip_parameter_validation=True, assume_finite=True):
+        return LogisticRegression(C=1e4).fit(np.reshape(d, (-1, 1)), y_index)
+
+
+def _inner_decisions(T, y_index, fit, n_folds, random_state):
+    """Out-of-fold decision values of the training rows (the SVM refitted ``n_folds`` times)."""
+    n_folds = int(min(n_folds, np.bincount(y_index, minlength=2).min()))
+    if n_folds < 2:
+        return None
+    d = np.empty(len(y_index))
+    cv = StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
+    for itr, ite in cv.split(T, y_index):
+        w, b = fit(T[itr], y_index[itr])
+        d[ite] = T[ite] @ w + b
+    return d
+
+
+def _calibrate(decisions, folds, y_index, repeats, inner):
+    """Probability of the positive class for every fold's test rows (None: not calibrated).
+
+    ``inner`` is a list of per-fold inner out-of-fold decision values, or None: then each fold's
+    sigmoid is fitted on the test decisions of the OTHER folds of its repeat (rows it does not
+    score, from models that did not see those rows: no extra fit).
+    """
+    out = []
+    for k in range(len(folds)):
+        if inner is not None:
+            d, yi = inner[k], y_index[folds[k][0]]
+        else:
+            mates = [j for j in range(len(folds)) if repeats[j] == repeats[k] and j != k]
+            d = np.concatenate([decisions[j] for j in mates]) if mates else None
+            yi = np.concatenate([y_index[folds[j][1]] for j in mates]) if mates else None
+        sig = _sigmoid(d, yi) if d is not None else None
+        out.append(sig.predict_proba(decisions[k].reshape(-1, 1))[:, 1] if sig else None)
+    return out
+
+
+def path_predictions(
+    path, y, selector, *, name="SLB", calibration="other_folds", inner_folds=3, random_state=0
+):
+    """SLB's out-of-fold predictions from a fitted :class:`slb.ThresholdPath`.
+
+    One SVM per fold on the terms ``selector`` keeps, exactly as
+    :meth:`slb.ThresholdPath.fold_ber_selected` fits it (the BER of these predictions equals
+    its BER); the decision values of the test rows are the scores.  The probability of the
+    positive class is a Platt sigmoid of the decision value (hand-written: the path's SVM
+    works on precomputed feature maps, not on an estimator ``CalibratedClassifierCV`` could
+    wrap), fitted without the fold's test rows:
+
+    * ``"other_folds"``: on the out-of-fold decision values of the other folds of the same
+      repeat (no extra fit; the sigmoid never sees the rows it scores);
+    * ``"inner"``: on inner out-of-fold decision values of the fold's training rows, as
+      ``CalibratedClassifierCV`` would (``inner_folds`` extra SVM fits per fold, about
+      ``inner_folds + 2`` times the cost);
+    * None: no probabilities (NaN).
+
+    Parameters
+    ----------
+    path : ThresholdPath
+        Fitted on ``X, y`` and its folds.
+    y : array-like of shape (n_samples,)
+        The labels the path was fitted on.
+    selector : callable
+        ``selector(screen) -> (2, P)`` kept-term flags (see :mod:`slb.model.path`).
+    name : str, default="SLB"
+    calibration : {"other_folds", "inner", None}, default="other_folds"
+    inner_folds : int, default=3
+    random_state : int, default=0
+        Seed of the inner calibration splits.
+
+    Returns
+    -------
+    predictions : DataFrame
+        The prediction table (labels as in ``y``).
+    n_pairs : ndarray of shape (n_folds,)
+        Pairs kept per fold.
+    """
+    # Imported here: slb.model.path imports slb.evaluation.metrics (a cycle at import time).
+    from ..model.path import column_mask
+    from ..model.svm import fit_linear_svm, index_class_weight
+
+    if calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration must be one of {CALIBRATIONS}, not {calibration!r}.")
+    y = np.asarray(y)
+    y_index = (y == path.classes_[1]).astype(int)
+    cw = index_class_weight(path.class_weight, path.classes_)
+
+    def fit(T, yi):
+        return fit_linear_svm(T, yi, C=path.C, class_weight=cw)
+
+    folds = [(f.train, f.test) for f in path.folds_]
+    decisions, inner, n_pairs = [], [], []
+    for k, f in enumerate(path.folds_):
+        keep = selector(f.screen)
+        m = column_mask(keep, path.n_features_in_)
+        w, b = fit(f.T_train[:, m], y_index[f.train])
+        decisions.append(f.T_test[:, m] @ w + b)
+        if calibration == "inner":
+            T = f.T_train[:, m]
+            inner.append(_inner_decisions(T, y_index[f.train], fit, inner_folds, random_state + k))
+        n_pairs.append(int(keep.any(axis=0).sum()))
+    repeats = repeat_of_folds(folds)
+    probas = (
+        _calibrate(decisions, folds, y_index, repeats, inner if calibration == "inner" else None)
+        if calibration is not None
+        else [None] * len(folds)
+    )
+    frames = [
+        fold_prediction_frame(name, k, te, y[te], path.classes_[(d > 0).astype(int)], p, d)
+        for k, ((_, te), d, p) in enumerate(zip(folds, decisions, probas, strict=True))
+    ]
+    return with_repeats(frames, folds), np.array(n_pairs)
+
+
+def with_repeats(frames, folds):
+    """Concatenate per-fold prediction frames and add the ``repeat`` column.
+
+    Parameters
+    ----------
+    frames : list of DataFrame
+        From :func:`fold_prediction_frame`.
+    folds : list of (train_index, test_index)
+        The folds the ``fold`` column indexes.
+
+    Returns
+    -------
+    predictions : DataFrame
+    """
+    frame = pd.concat(frames, ignore_index=True)
+    frame.insert(3, "repeat", repeat_of_folds(folds)[frame["fold"].to_numpy()])
+    return frame

@@ -1,0 +1,183 @@
+"""Plotly figures of out-of-fold evaluation: ROC and precision-recall curves, confusion matrices.
+
+The numbers come from :mod:`slb.evaluation.predictions` (:func:`~slb.evaluation.pooled_roc`,
+:func:`~slb.evaluation.pooled_pr`, :func:`~slb.evaluation.confusion_matrices`); these builders
+only draw them.  Classifiers get the Okabe-Ito colours that are NOT the class colours (blue
+``+``, vermillion ``-`` of :data:`slb.viz.figures.COLORS`), then dashed variants; the confusion
+matrix labels its rows and columns in the class colours.  Every user string (classifier and class
+names) is escaped; ``fig.layout.meta`` holds a machine-readable summary.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .figures import COLORS, _base_layout, escape_text
+
+__all__ = ["CLASSIFIER_COLORS", "classifier_style", "roc_figure", "pr_figure", "confusion_figure"]
+
+#: Okabe-Ito colours left once blue and vermillion mean the classes.
+CLASSIFIER_COLORS = ("#000000", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#8C6D1F")
+_DASHES = ("solid", "dash", "dot", "dashdot")
+
+
+def classifier_style(index: int) -> dict:
+    """Line colour and dash of the ``index``-th classifier (colours first, then dashes)."""
+    n = len(CLASSIFIER_COLORS)
+    return {"color": CLASSIFIER_COLORS[index % n], "dash": _DASHES[(index // n) % len(_DASHES)]}
+
+
+def _curve_figure(curves, areas, x, y, label, chance, *, title, height):
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=chance[0],
+            y=chance[1],
+            mode="lines",
+            name="chance",
+            line={"color": COLORS["neutral"], "dash": "dot", "width": 1},
+            hoverinfo="skip",
+        )
+    )
+    for i, (name, c) in enumerate(curves.items()):
+        safe = escape_text(name)
+        fig.add_trace(
+            go.Scatter(
+                x=c[x].to_numpy(),
+                y=c[y].to_numpy(),
+                mode="lines",
+                name=f"{safe} ({label} {areas[name]:.3f})",
+                line={**classifier_style(i), "width": 2, "shape": "hv" if x == "recall" else None},
+                hovertemplate=f"{safe}<br>{x} %{{x:.3f}}<br>{y} %{{y:.3f}}<extra></extra>",
+            )
+        )
+    fig.update_xaxes(range=[-0.01, 1.01], constrain="domain")
+    fig.update_yaxes(range=[-0.01, 1.01], scaleanchor="x", scaleratio=1, constrain="domain")
+    meta = {
+        "kind": "roc" if label == "AUC" else "pr",
+        "classifiers": list(curves),
+        label: {k: float(v) for k, v in areas.items()},
+    }
+    fig = _base_layout(fig, title=title, height=height, meta=meta)
+    fig.update_layout(legend={"orientation": "v", "x": 1.02, "y": 1, "yanchor": "top"})
+    return fig
+
+
+def roc_figure(curves: dict, auc: pd.Series, *, height: int = 460) -> go.Figure:
+    """ROC curves, one line per classifier, its area in the legend.
+
+    Parameters
+    ----------
+    curves : dict
+        Classifier -> DataFrame with columns ``fpr``, ``tpr`` (:func:`slb.evaluation.pooled_roc`).
+    auc : Series
+        Area under each curve.
+    height : int
+
+    Returns
+    -------
+    Figure
+        ``layout.meta``: ``kind="roc"``, ``classifiers``, ``AUC`` (name -> area).
+    """
+    fig = _curve_figure(
+        curves,
+        auc,
+        "fpr",
+        "tpr",
+        "AUC",
+        ([0, 1], [0, 1]),
+        title="ROC curves (out-of-fold, all folds pooled)",
+        height=height,
+    )
+    fig.update_xaxes(title="false positive rate (1 − specificity)")
+    fig.update_yaxes(title="true positive rate (recall)")
+    return fig
+
+
+def pr_figure(
+    curves: dict, average_precision: pd.Series, prevalence: float, *, height: int = 460
+) -> go.Figure:
+    """Precision-recall curves, one line per classifier, average precision in the legend.
+
+    Parameters
+    ----------
+    curves : dict
+        Classifier -> DataFrame with columns ``recall``, ``precision``
+        (:func:`slb.evaluation.pooled_pr`).
+    average_precision : Series
+    prevalence : float
+        Share of positives: the precision of a random ranking (the dotted line).
+    height : int
+
+    Returns
+    -------
+    Figure
+        ``layout.meta``: ``kind="pr"``, ``classifiers``, ``AP`` (name -> average precision).
+    """
+    fig = _curve_figure(
+        curves,
+        average_precision,
+        "recall",
+        "precision",
+        "AP",
+        ([0, 1], [prevalence, prevalence]),
+        title="Precision-recall curves (out-of-fold, all folds pooled)",
+        height=height,
+    )
+    fig.update_xaxes(title="recall (true positive rate)")
+    fig.update_yaxes(title="precision")
+    return fig
+
+
+def _class_tick(symbol: str, name) -> str:
+    sign = "+" if symbol == "+" else "−"
+    return f'<span style="color:{COLORS[symbol]}"><b>{sign}</b> {escape_text(name)}</span>'
+
+
+def confusion_figure(
+    counts: pd.DataFrame, *, pos_name, neg_name, title: str | None = None, height: int = 340
+) -> go.Figure:
+    """A 2 x 2 confusion matrix: counts and row percentages (share of the true class).
+
+    Parameters
+    ----------
+    counts : DataFrame
+        Rows the true class, columns the predicted class, both ordered ``[negative, positive]``
+        (:func:`slb.evaluation.confusion_matrices`).
+    pos_name, neg_name : str
+        Names of the classes (escaped here).
+    title : str or None
+        Escaped here.
+    height : int
+
+    Returns
+    -------
+    Figure
+        Rows drawn positive first; ``layout.meta``: ``kind="confusion"``, ``counts``
+        (``[[TP, FN], [FP, TN]]``, as drawn), ``total``.
+    """
+    c = np.asarray(counts, dtype=int)[::-1, ::-1]  # positive class first
+    totals = c.sum(axis=1, keepdims=True)
+    pct = np.divide(100.0 * c, totals, out=np.zeros(c.shape), where=totals > 0)
+    ticks = [_class_tick("+", pos_name), _class_tick("-", neg_name)]
+    text = [[f"{c[i, j]}<br>{pct[i, j]:.1f}% of row" for j in range(2)] for i in range(2)]
+    fig = go.Figure(
+        go.Heatmap(
+            z=pct,
+            x=ticks,
+            y=ticks,
+            text=text,
+            texttemplate="%{text}",
+            colorscale=[[0, "#FFFFFF"], [1, "#4B5563"]],
+            zmin=0,
+            zmax=100,
+            showscale=False,
+            hovertemplate="true %{y}<br>predicted %{x}<br>%{text}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title="predicted class", side="bottom")
+    fig.update_yaxes(title="true class", autorange="reversed")
+    meta = {"kind": "confusion", "counts": c.tolist(), "total": int(c.sum())}
+    return _base_layout(fig, title=escape_text(title) if title else None, height=height, meta=meta)

@@ -1,0 +1,237 @@
+"""Out-of-fold evaluation (issue 13, item 4): the library against independent scikit-learn
+computations on the same folds, the figures, and the Compare page in AppTest (Sonar and an
+uploaded CSV: AUC, F1, confusion matrix and ROC for SLB, TAN and NB)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import (
+    accuracy_score,
+    average_precision_score,
+    balanced_accuracy_score,
+    confusion_matrix,
+    f1_score,
+    log_loss,
+    precision_score,
+    recall_score,
+    roc_auc_score,
+    roc_curve,
+)
+from sklearn.model_selection import cross_val_predict
+from sklearn.naive_bayes import GaussianNB
+from sklearn.svm import SVC
+
+from slb import ThresholdPath
+from slb.evaluation import (
+    compare_estimators,
+    confusion_matrices,
+    evaluate_predictions,
+    path_predictions,
+    pooled_pr,
+    pooled_roc,
+    stratified_folds,
+)
+from slb.evaluation.predictions import repeat_of_folds
+from slb.model.path import fraction_selector, threshold_selector
+from slb.viz import confusion_figure, pr_figure, roc_figure
+
+
+def _data(n=150, seed=3, labels=("no", "yes")):
+    X, y = make_classification(
+        n_samples=n, n_features=6, n_informative=3, weights=[0.6], flip_y=0.1, random_state=seed
+    )
+    return X, np.array(labels)[y]
+
+
+ESTIMATORS = {
+    "logistic": LogisticRegression(max_iter=1000),  # probabilities and decision scores
+    "gaussian NB": GaussianNB(),  # probabilities only
+    "SVC": SVC(kernel="linear", C=0.5),  # decision scores only: log-loss does not apply
+}
+
+
+def _sklearn_fold_metrics(yt, yp, proba, rank, pos):
+    """Every metric of one fold, straight from sklearn.metrics."""
+    t, p = yt == pos, yp == pos
+    return {
+        "accuracy": accuracy_score(t, p),
+        "BER": 1 - balanced_accuracy_score(t, p),
+        "AUC": roc_auc_score(t, rank),
+        "F1": f1_score(t, p, zero_division=0),
+        "precision": precision_score(t, p, zero_division=0),
+        "recall": recall_score(t, p, zero_division=0),
+        "log-loss": log_loss(t, proba) if proba is not None else np.nan,
+    }
+
+
+def test_oof_metrics_equal_cross_val_predict_on_the_same_folds():
+    X, y = _data()
+    folds = stratified_folds(y, n_splits=5, random_state=4)
+    comp = compare_estimators(ESTIMATORS, X, y, folds=folds, record_predictions=True)
+    pred = comp.predictions
+    ev = evaluate_predictions(pred, pos_label="yes")
+    for name, est in ESTIMATORS.items():
+        mine = pred[pred["classifier"] == name].sort_values("row")
+        assert mine["row"].tolist() == list(range(len(y)))  # every row once
+        ref_pred = cross_val_predict(est, X, y, cv=folds)
+        assert (mine["y_pred"].to_numpy() == ref_pred).all()
+        has_proba = hasattr(est, "predict_proba") and name != "SVC"
+        has_score = name != "gaussian NB"
+        proba = (
+            cross_val_predict(est, X, y, cv=folds, method="predict_proba")[:, 1]
+            if has_proba
+            else None
+        )
+        score = (
+            cross_val_predict(est, X, y, cv=folds, method="decision_function")
+            if has_score
+            else None
+        )
+        if has_proba:
+            np.testing.assert_allclose(mine["proba"], proba, rtol=1e-10)
+        else:
+            assert mine["proba"].isna().all()
+        if has_score:
+            np.testing.assert_allclose(mine["score"], score, rtol=1e-10)
+        else:
+            assert mine["score"].isna().all()
+        rank = proba if has_proba else score
+        ref = pd.DataFrame(
+            [
+                _sklearn_fold_metrics(
+                    y[te], ref_pred[te], None if proba is None else proba[te], rank[te], "yes"
+                )
+                for _, te in folds
+            ]
+        )
+        s = ev.summary.loc[name]
+        for m in ref:
+            if ref[m].isna().all():
+                assert np.isnan(s[m]) and np.isnan(s[f"{m} sd"]), (name, m)
+            else:
+                assert s[m] == pytest.approx(ref[m].mean(), rel=1e-9), (name, m)
+                assert s[f"{m} sd"] == pytest.approx(ref[m].std(ddof=1), rel=1e-9), (name, m)
+        # the BER of the significance test is the same number
+        assert comp.per_fold[name].mean() == pytest.approx(s["BER"], rel=1e-12)
+    assert ev.summary.loc["SVC", "ranked by"] == "decision score"
+
+
+def test_pooled_roc_pr_and_confusion_over_repeats():
+    X, y = _data(n=120, seed=5)
+    folds = stratified_folds(y, n_splits=4, n_repeats=3, random_state=1)
+    assert repeat_of_folds(folds).tolist() == [0] * 4 + [1] * 4 + [2] * 4
+    comp = compare_estimators(ESTIMATORS, X, y, folds=folds, record_predictions=True)
+    pred = comp.predictions
+    curves, auc = pooled_roc(pred, pos_label="yes")
+    pr_curves, ap, prevalence = pooled_pr(pred, pos_label="yes")
+    cms = confusion_matrices(pred, labels=["no", "yes"])
+    assert prevalence == pytest.approx(np.mean(y == "yes"))
+    for name in ESTIMATORS:
+        mine = pred[pred["classifier"] == name]
+        assert len(mine) == 3 * len(y)
+        # each repeat predicts every row exactly once
+        assert (mine.groupby("repeat")["row"].nunique() == len(y)).all()
+        t = (mine["y_true"] == "yes").to_numpy()
+        s = mine["score"] if name == "SVC" else mine["proba"]
+        assert auc[name] == pytest.approx(roc_auc_score(t, s), abs=1e-12)
+        fpr, tpr, _ = roc_curve(t, s)
+        np.testing.assert_allclose(curves[name]["fpr"], fpr)
+        np.testing.assert_allclose(curves[name]["tpr"], tpr)
+        assert ap[name] == pytest.approx(average_precision_score(t, s), abs=1e-12)
+        cm = cms[name]
+        assert int(cm.to_numpy().sum()) == len(y) * 3
+        np.testing.assert_array_equal(
+            cm.to_numpy(), confusion_matrix(mine["y_true"], mine["y_pred"], labels=["no", "yes"])
+        )
+        assert list(cm.index) == ["no", "yes"]
+
+
+def test_without_recording_nothing_changes():
+    X, y = _data()
+    folds = stratified_folds(y, n_splits=5, random_state=0)
+    a = compare_estimators(ESTIMATORS, X, y, folds=folds)
+    b = compare_estimators(ESTIMATORS, X, y, folds=folds, record_predictions=True)
+    assert a.predictions is None
+    pd.testing.assert_frame_equal(a.per_fold, b.per_fold)
+    seen = []
+    compare_estimators(
+        {"l": LogisticRegression()}, X, y, folds=folds, on_fit=lambda n, k, m: seen.append((n, k))
+    )
+    assert seen == [("l", k) for k in range(5)]
+
+
+def test_path_predictions_match_the_path_ber_and_are_calibrated_out_of_fold():
+    X, y = _data(n=100, seed=2, labels=(0, 1))
+    folds = stratified_folds(y, n_splits=4, n_repeats=2, random_state=0)
+    path = ThresholdPath(random_state=0).fit(X, y, folds)
+    lam = float(path.candidate_thresholds(8)[3])
+    for selector in (threshold_selector(lam, "either"), fraction_selector(0.3, "either")):
+        pred, n_pairs = path_predictions(path, y, selector)
+        ber, pairs = path.fold_ber_selected(selector)
+        ev = evaluate_predictions(pred)
+        np.testing.assert_allclose(ev.per_fold["BER"], ber, atol=1e-12)
+        np.testing.assert_array_equal(n_pairs, pairs)
+        # the label follows the sign of the decision score
+        assert ((pred["score"] > 0) == (pred["y_pred"] == 1)).all()
+        p = pred["proba"].to_numpy()
+        assert np.all((p > 0) & (p < 1))
+        # probabilities increase with the score within a fold (one sigmoid per fold)
+        for _, g in pred.groupby("fold"):
+            o = np.argsort(g["score"].to_numpy())
+            assert np.all(np.diff(g["proba"].to_numpy()[o]) >= -1e-12)
+    sel = threshold_selector(lam, "either")
+    # fold k's sigmoid is fitted on the decision values of the other folds of its repeat only
+    base, _ = path_predictions(path, y, sel)
+    k = 5  # repeat 1
+    mates = base[(base["repeat"] == 1) & (base["fold"] != k)]
+    ref = LogisticRegression(C=1e4).fit(mates[["score"]].to_numpy(), mates["y_true"])
+    mine = base[base["fold"] == k]
+    np.testing.assert_allclose(
+        mine["proba"], ref.predict_proba(mine[["score"]].to_numpy())[:, 1], rtol=1e-4
+    )
+    inner, _ = path_predictions(path, y, sel, calibration="inner")
+    assert inner["proba"].notna().all()
+    none, _ = path_predictions(path, y, sel, calibration=None)
+    assert none["proba"].isna().all()
+    assert np.isnan(evaluate_predictions(none).summary.loc["SLB", "log-loss"])
+    with pytest.raises(ValueError, match="calibration"):
+        path_predictions(path, y, sel, calibration="isotonic")
+
+
+def test_figures_draw_the_library_numbers_and_escape_names():
+    X, y = _data(n=90, seed=1)
+    folds = stratified_folds(y, n_splits=3, n_repeats=2, random_state=0)
+    ests = {"<b>lr</b>": LogisticRegression(), "nb": GaussianNB()}
+    pred = compare_estimators(ests, X, y, folds=folds, record_predictions=True).predictions
+    curves, auc = pooled_roc(pred, "yes")
+    fig = roc_figure(curves, auc)
+    assert fig.layout.meta["kind"] == "roc"
+    assert fig.layout.meta["AUC"]["nb"] == pytest.approx(auc["nb"])
+    names = [t.name for t in fig.data]
+    assert any("&lt;b&gt;lr&lt;/b&gt; (AUC" in n for n in names)
+    assert not any("<b>lr" in n for n in names)
+    pr_curves, ap, prev = pooled_pr(pred, "yes")
+    fig = pr_figure(pr_curves, ap, prev)
+    assert fig.layout.meta["kind"] == "pr" and len(fig.data) == 3
+    cm = confusion_matrices(pred, ["no", "yes"])["nb"]
+    fig = confusion_figure(cm, pos_name="<i>yes</i>", neg_name="no", title="nb")
+    (tp, fn), (fp, tn) = fig.layout.meta["counts"]
+    assert (tp, fn, fp, tn) == (
+        cm.loc["yes", "yes"],
+        cm.loc["yes", "no"],
+        cm.loc["no", "yes"],
+        cm.loc["no", "no"],
+    )
+    assert fig.layout.meta["total"] == 2 * len(y)
+    assert "<i>" not in str(fig.data[0].y)
+    # row percentages: each drawn row sums to 100
+    np.testing.assert_allclose(np.asarray(fig.data[0].z).sum(axis=1), [100, 100])
+
+
+def test_bad_input_is_refused_clearly():
+    with pytest.raises(ValueError, match="empty"):
+        evaluate_predictions(pd.DataFrame(columns=["classifier", "fold", "y_true", "y_pred"]))
