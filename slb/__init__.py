@@ -31,7 +31,7 @@ from .peers.discrete_map import DiscreteMAPClassifier
 from .peers.naive_bayes import KDENaiveBayes
 from .peers.renyi import RenyiClassifier
 from .peers.tan import TANClassifier
-from .tables.clean import Change, PreparedData, prepare_table
+from .tables.clean import Change, PreparedData, TableCleaner, prepare_table
 from .tables.read import TableRead, list_excel_sheets, read_table
 
 __version__ = "0.1.0"
@@ -41,6 +41,7 @@ __all__ = [
     "BayesNet",
     "Change",
     "PreparedData",
+    "TableCleaner",
     "RenyiClassifier",
     "TableRead",
     "list_excel_sheets",

@@ -6,6 +6,7 @@ from .clean import (
     MISSING_TOKENS,
     Change,
     PreparedData,
+    TableCleaner,
     prepare_table,
     stray_classes,
 )
@@ -26,6 +27,7 @@ from .read import (
 __all__ = [
     "Change",
     "PreparedData",
+    "TableCleaner",
     "prepare_table",
     "MIN_ROWS_PER_CLASS",
     "MAX_CATEGORIES",

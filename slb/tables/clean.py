@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -74,10 +75,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
 __all__ = [
     "Change",
     "PreparedData",
+    "TableCleaner",
     "prepare_table",
     "MIN_ROWS_PER_CLASS",
     "MAX_CATEGORIES",
@@ -896,13 +900,34 @@ class _Features:
     names: list[str] = field(default_factory=list)
     columns: list[np.ndarray] = field(default_factory=list)
     dropped: dict[str, list[str]] = field(default_factory=dict)
+    #: per column, how to compute it from a raw column again (:meth:`TableCleaner.transform`)
+    specs: list[dict] = field(default_factory=list)
 
-    def add(self, name: str, values: np.ndarray) -> None:
+    def add(self, name: str, values: np.ndarray, spec: dict) -> None:
         self.names.append(name)
         self.columns.append(values)
+        self.specs.append(spec)
 
     def drop(self, reason: str, name: str) -> None:
         self.dropped.setdefault(reason, []).append(name)
+
+
+def _spec(source: str, kind: str, **extra) -> dict:
+    """How one cleaned column is computed from the raw column ``source``.
+
+    ``kind`` is ``"number"`` (numbers, booleans, numbers stored as text; ``comma`` says how
+    commas were read), ``"date"`` (days since 1970-01-01) or ``"category"`` (the 0/1 indicator
+    of ``level`` among the training ``levels``).
+    """
+    return {"source": source, "kind": kind, "comma": None, "levels": [], "level": "", **extra}
+
+
+def _category_text(value: Any) -> str | None:
+    """A cell as category text, or None when missing (the rule of :func:`_categories`)."""
+    if _is_missing_scalar(value):
+        return None
+    t = _label_text(value) if not isinstance(value, str) else value.strip()
+    return None if t.lower() in MISSING_TOKENS else t
 
 
 def _categories(values: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -910,12 +935,9 @@ def _categories(values: np.ndarray) -> tuple[list[str], np.ndarray]:
     codes = np.full(len(values), -1, dtype=np.int64)
     index: dict[str, int] = {}
     for i, v in enumerate(values):
-        if _is_missing_scalar(v):
-            continue
-        t = _label_text(v) if not isinstance(v, str) else v.strip()
-        if t.lower() in MISSING_TOKENS:
-            continue
-        codes[i] = index.setdefault(t, len(index))
+        t = _category_text(v)
+        if t is not None:
+            codes[i] = index.setdefault(t, len(index))
     levels = list(index)
     if not levels:
         return [], codes
@@ -961,16 +983,20 @@ def _convert_features(
                 identifiers.append((name, why))
                 feats.drop("identifier", name)
             else:
-                feats.add(name, values[rows])
+                feats.add(name, values[rows], _spec(name, "number"))
             continue
         series = frame.iloc[:, j]
         dtype = series.dtype
         if pd.api.types.is_bool_dtype(dtype):
-            feats.add(name, series.to_numpy(dtype=np.float64, na_value=np.nan)[rows])
+            feats.add(
+                name,
+                series.to_numpy(dtype=np.float64, na_value=np.nan)[rows],
+                _spec(name, "number"),
+            )
             booleans.append(name)
             continue
         if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
-            feats.add(name, _days(series)[rows])
+            feats.add(name, _days(series)[rows], _spec(name, "date"))
             dates.append(name)
             continue
         if isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
@@ -989,7 +1015,7 @@ def _convert_features(
                 identifiers.append((name, why))
                 feats.drop("identifier", name)
                 continue
-            feats.add(name, values[rows])
+            feats.add(name, values[rows], _spec(name, "number"))
             continue
         raw = series.to_numpy(dtype=object)[rows]
         parsed = parse_numeric(
@@ -997,7 +1023,7 @@ def _convert_features(
             max_bad=int((1 - NUMERIC_TEXT_FRACTION) * len(raw)),
         )
         if parsed.n_present == 0:
-            feats.add(name, parsed.values)  # all missing: dropped later as empty
+            feats.add(name, parsed.values, _spec(name, "number"))  # all missing: dropped later
             continue
         if parsed.fraction >= NUMERIC_TEXT_FRACTION:
             if parsed.n_bool == parsed.n_numbers:
@@ -1006,14 +1032,18 @@ def _convert_features(
                 text_numbers.append((name, parsed))
             if parsed.n_bad:
                 partly.append((name, parsed))
-            feats.add(name, parsed.values)
+            feats.add(name, parsed.values, _spec(name, "number", comma=parsed.comma))
             continue
         if non_numeric == "drop":
             feats.drop("text", name)
             continue
         levels, codes = _categories(raw)
         if len(levels) <= 1:
-            feats.add(name, np.where(codes >= 0, 0.0, np.nan))  # constant or empty: dropped later
+            feats.add(  # constant or empty: dropped later
+                name,
+                np.where(codes >= 0, 0.0, np.nan),
+                _spec(name, "category", levels=levels, level=levels[0] if levels else ""),
+            )
             continue
         if len(levels) > MAX_CATEGORIES:
             feats.drop("many_categories", name)
@@ -1024,7 +1054,7 @@ def _convert_features(
             k = levels.index(level)
             indicator = np.where(codes < 0, np.nan, (codes == k).astype(np.float64))
             new_name = f"{name}={level}"
-            feats.add(new_name, indicator)
+            feats.add(new_name, indicator, _spec(name, "category", levels=levels, level=level))
             new_names.append(new_name)
         encoded.append((name, levels, new_names))
 
@@ -1415,14 +1445,60 @@ def prepare_table(
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"prepare_table expects a pandas DataFrame, not {type(frame).__name__}.")
-    _check_options(non_numeric, missing, max_rows, max_features, n_folds, min_class_size)
-    report: list[Change] = []
-    if frame.shape[1] == 0:
-        raise ValueError("The table has no columns.")
-    if frame.shape[0] == 0:
-        raise ValueError("The table has no rows: there is nothing to learn from.")
+    cleaner = TableCleaner(
+        label,
+        positive=positive,
+        features=features,
+        non_numeric=non_numeric,
+        missing=missing,
+        max_rows=max_rows,
+        max_features=max_features,
+        n_folds=n_folds,
+        random_state=random_state,
+        min_class_size=min_class_size,
+        keep_identifiers=keep_identifiers,
+    )
+    return cleaner.fit_prepare(frame)
 
-    # 1. column names, label and feature columns ------------------------------------------
+
+# --------------------------------------------------------------------------------------------
+# The steps of the cleaning, in order (TableCleaner.fit_prepare runs them)
+# --------------------------------------------------------------------------------------------
+@dataclass
+class _Work:
+    """The table between two cleaning steps.
+
+    ``F`` holds the converted features of the rows still in use (``rows``: positions in the
+    input frame, ``y``: their labels); ``names`` the current column names, ``cols`` each
+    column's index among the converted columns (so the fitted cleaner knows which ones were
+    kept) and ``medians`` each column's imputation value once it is known.
+    """
+
+    F: np.ndarray
+    names: list[str]
+    rows: np.ndarray
+    y: np.ndarray
+    cols: np.ndarray
+    medians: np.ndarray | None = None
+
+    def keep_columns(self, keep: np.ndarray) -> None:
+        """Keep the columns selected by a boolean mask or an index array."""
+        keep = np.asarray(keep)
+        idx = np.flatnonzero(keep) if keep.dtype == bool else keep
+        self.F, self.cols = self.F[:, idx], self.cols[idx]
+        self.names = [self.names[k] for k in idx]
+        if self.medians is not None:
+            self.medians = self.medians[idx]
+
+    def keep_rows(self, keep: np.ndarray) -> None:
+        """Keep the rows selected by a boolean mask or an index array."""
+        self.F, self.rows, self.y = self.F[keep], self.rows[keep], self.y[keep]
+
+
+def _column_positions(
+    frame: pd.DataFrame, label: Hashable, features: Sequence[Hashable] | None, report: list
+) -> tuple[list[str], int, list[int]]:
+    """Step 1: the cleaned column names, the label's position and the features' positions."""
     names = _normalise_columns(frame.columns, report)
     label_pos = _find_column(label, names, frame.columns, "label", report)
     label_name = names[label_pos]
@@ -1451,8 +1527,13 @@ def prepare_table(
             "No feature columns: besides the label, the table needs at least one column of "
             "numbers to learn from."
         )
+    return names, label_pos, feature_pos
 
-    # 2. label ----------------------------------------------------------------------------
+
+def _label_rows(
+    frame: pd.DataFrame, label_pos: int, label_name: str, positive: Any, report: list
+) -> tuple[np.ndarray, np.ndarray, Counter, list, dict]:
+    """Step 2a: rows with a label, their labels, and the classes (stray classes dropped)."""
     keep, labels = _clean_labels(
         frame.iloc[:, label_pos].to_numpy(dtype=object), label_name, report
     )
@@ -1499,6 +1580,21 @@ def prepare_table(
             f"{_class_list(original_counts)}. This tool separates two classes: choose the "
             "positive class, and all the other classes will be merged into one negative class."
         )
+    return rows, labels, counter, classes, original_counts
+
+
+def _positive_class(
+    labels: np.ndarray,
+    counter: Counter,
+    classes: list,
+    original_counts: dict,
+    positive: Any,
+    label_name: str,
+    report: list,
+) -> tuple[np.ndarray, Any, Any, bool]:
+    """Step 2b: ``(y, positive, negative, merged)``; with more than two classes, one against
+    the rest (``merged``)."""
+    merged = False
     if positive is None:
         if set(classes) == {0, 1}:
             pos = classes[1]
@@ -1553,12 +1649,30 @@ def prepare_table(
                     count=len(others),
                 )
             )
-            pos, neg = pos_text, neg_text
+            pos, neg, merged = pos_text, neg_text, True
     pos, neg = _native(pos), _native(neg)
+    return y_values, pos, neg, merged
 
-    # 3. features ---------------------------------------------------------------------------
+
+def _feature_matrix(
+    frame: pd.DataFrame,
+    feature_pos: list[int],
+    names: list[str],
+    label_name: str,
+    rows: np.ndarray,
+    y_values: np.ndarray,
+    options: dict,
+    report: list,
+) -> tuple[_Work, _Features]:
+    """Step 3: the feature columns as numbers (text, categories, dates, booleans converted)."""
     feats = _convert_features(
-        frame, feature_pos, names, rows, non_numeric, report, keep_identifiers
+        frame,
+        feature_pos,
+        names,
+        rows,
+        options["non_numeric"],
+        report,
+        options["keep_identifiers"],
     )
     if not feats.names:
         raise _no_features_error(feats)
@@ -1568,8 +1682,12 @@ def prepare_table(
         else np.empty((len(rows), 0))
     )
     fnames, _ = _unique_names(list(feats.names), reserved=[label_name])
+    return _Work(F, fnames, rows, y_values, np.arange(F.shape[1])), feats
 
-    # ±inf -> missing
+
+def _infinite_to_missing(w: _Work, report: list) -> None:
+    """Step 3b: ±inf is treated as missing."""
+    F, fnames = w.F, w.names
     infinite = np.isinf(F)
     if infinite.any():
         per_col = infinite.sum(axis=0)
@@ -1587,7 +1705,10 @@ def prepare_table(
         )
         F[infinite] = np.nan
 
-    # empty and mostly-empty columns
+
+def _drop_empty_columns(w: _Work, feats: _Features, report: list) -> None:
+    """Step 3c: empty and mostly empty columns go before any row is dropped."""
+    F, fnames = w.F, w.names
     miss_frac = np.isnan(F).mean(axis=0) if len(F) else np.zeros(F.shape[1])
     empty = miss_frac == 1.0
     mostly = (miss_frac > MOSTLY_MISSING_FRACTION) & ~empty
@@ -1622,11 +1743,16 @@ def prepare_table(
             )
         )
     keep_cols = ~(empty | mostly)
-    F, fnames = F[:, keep_cols], [n for n, k in zip(fnames, keep_cols, strict=True) if k]
-    if not fnames:
+    w.keep_columns(keep_cols)
+    if not w.names:
         raise _no_features_error(feats)
 
-    # missing values
+
+def _handle_missing(w: _Work, missing: str, report: list) -> None:
+    """Step 3d: rows with missing values are dropped or their gaps filled with medians; the
+    medians (of the rows kept) are remembered for new rows either way."""
+    F, fnames, rows = w.F, w.names, w.rows
+    medians = None
     holes = np.isnan(F)
     if holes.any():
         per_col = holes.sum(axis=0)
@@ -1654,7 +1780,8 @@ def prepare_table(
                     severity="warning" if bad.mean() > 0.1 else "info",
                 )
             )
-            F, rows, y_values = F[~bad], rows[~bad], y_values[~bad]
+            w.keep_rows(~bad)
+            F, rows = w.F, w.rows
             if len(rows) == 0:
                 raise ValueError(
                     "Every row has at least one missing feature value, so no row is left after "
@@ -1663,7 +1790,7 @@ def prepare_table(
                 )
         else:
             medians = _column_medians(F)
-            F = np.where(holes, medians[None, :], F)
+            w.F = np.where(holes, medians[None, :], F)
             report.append(
                 Change(
                     "imputed_missing",
@@ -1677,9 +1804,13 @@ def prepare_table(
                     severity="warning" if holes.mean() > 0.05 else "info",
                 )
             )
+    w.medians = _column_medians(w.F) if medians is None else medians
 
-    # classes still present after dropping rows?
-    final_classes = [pos, neg]
+
+def _class_counts(w: _Work, classes: list) -> dict:
+    """Rows per class; a class left without rows is an error."""
+    final_classes = classes
+    y_values = w.y
     counts = {c: int(np.sum(y_values == c)) for c in final_classes}
     for c in final_classes:
         if counts[c] == 0:
@@ -1688,14 +1819,22 @@ def prepare_table(
                 f"{_q(_label_text(c))} is left. Choose to fill in missing values "
                 "(missing='impute') instead."
             )
+    return counts
 
-    # 4. row limit ---------------------------------------------------------------------------
-    if max_rows is not None and len(rows) > max_rows:
+
+def _limit_rows(w: _Work, classes: list, options: dict, report: list) -> dict:
+    """Step 4: a stratified sample when there are more rows than ``max_rows``."""
+    max_rows, random_state = options["max_rows"], options["random_state"]
+    min_class_size, n_folds = options["min_class_size"], options["n_folds"]
+    final_classes, y_values = classes, w.y
+    counts = {c: int(np.sum(y_values == c)) for c in final_classes}
+    if max_rows is not None and len(w.rows) > max_rows:
         rng = np.random.default_rng(random_state)
         minimum = max(min_class_size, n_folds or 0)
         pick = _stratified_sample(y_values, final_classes, max_rows, minimum, rng)
         before = dict(counts)
-        F, rows, y_values = F[pick], rows[pick], y_values[pick]
+        w.keep_rows(pick)
+        rows, y_values = w.rows, w.y
         counts = {c: int(np.sum(y_values == c)) for c in final_classes}
         detail = "; ".join(
             f"{_q(_label_text(c))}: {before[c]:,} -> {counts[c]:,}" for c in final_classes
@@ -1712,8 +1851,12 @@ def prepare_table(
                 severity="warning",
             )
         )
+    return counts
 
-    # 5. constant and duplicate columns -----------------------------------------------------
+
+def _drop_constant_columns(w: _Work, feats: _Features, report: list) -> None:
+    """Step 5a: columns with one value in every row."""
+    F, fnames = w.F, w.names
     constant = np.all(F == F[:1], axis=0)
     if constant.any():
         cols = [fnames[k] for k in np.flatnonzero(constant)]
@@ -1729,9 +1872,14 @@ def prepare_table(
                 count=len(cols),
             )
         )
-        F, fnames = F[:, ~constant], [n for n, c in zip(fnames, constant, strict=True) if not c]
-    if not fnames:
+        w.keep_columns(~constant)
+    if not w.names:
         raise _no_features_error(feats)
+
+
+def _drop_duplicate_columns(w: _Work, feats: _Features, report: list) -> None:
+    """Step 5b: columns equal, value for value, to an earlier column."""
+    F, fnames = w.F, w.names
     seen: dict[bytes, str] = {}
     duplicate = np.zeros(len(fnames), dtype=bool)
     pairs = []
@@ -1756,15 +1904,19 @@ def prepare_table(
                 count=len(pairs),
             )
         )
-        F, fnames = F[:, ~duplicate], [n for n, d in zip(fnames, duplicate, strict=True) if not d]
+        w.keep_columns(~duplicate)
 
-    # 6. feature limit ----------------------------------------------------------------------
+
+def _limit_features(w: _Work, max_features: int | None, random_state, report: list) -> None:
+    """Step 6: at most ``max_features`` columns, by communality (label-blind)."""
+    F, fnames = w.F, w.names
     if max_features is not None and len(fnames) > max_features:
         score = _communality(F, random_state)
         order = np.argsort(-score, kind="stable")[:max_features]
         keep_idx = np.sort(order)
         d_before = len(fnames)
-        F, fnames = F[:, keep_idx], [fnames[k] for k in keep_idx]
+        w.keep_columns(keep_idx)
+        fnames = w.names
         report.append(
             Change(
                 "selected_features",
@@ -1780,7 +1932,15 @@ def prepare_table(
             )
         )
 
-    # 7. size checks --------------------------------------------------------------------------
+
+def _size_checks(w: _Work, counts: dict, classes: list, options: dict, report: list) -> int | None:
+    """Step 7: enough rows per class; the number of folds the data allow."""
+    final_classes, F = classes, w.F
+    min_class_size, missing, n_folds = (
+        options["min_class_size"],
+        options["missing"],
+        options["n_folds"],
+    )
     small = [c for c in final_classes if counts[c] < min_class_size]
     if small:
         detail = _join([f"{_q(_label_text(c))} has {_n(counts[c], 'row')}" for c in small])
@@ -1827,24 +1987,458 @@ def prepare_table(
                 severity="warning",
             )
         )
+    return folds
 
+
+# --------------------------------------------------------------------------------------------
+# The fitted cleaner
+# --------------------------------------------------------------------------------------------
+class TableCleaner(TransformerMixin, BaseEstimator):
+    """The cleaning of :func:`prepare_table` as a fitted scikit-learn transformer.
+
+    :meth:`fit` runs the steps of :func:`prepare_table` on a raw table and remembers everything
+    that depends on the data: which raw columns are used and how each is read (numbers,
+    numbers stored as text with their comma reading, dates, booleans, the 0/1 indicators of
+    text categories with their levels), the columns dropped (empty, constant, duplicate,
+    identifiers, over ``max_features``), each kept column's imputation value (its median over
+    the training rows kept) and the coding of the label.  :meth:`transform` applies exactly
+    that to new raw rows, so a model fitted on the cleaned table can be used on a new file of
+    the same layout.  Saved with the model by :func:`slb.persistence.save_model` (as the first
+    step of a ``Pipeline``).
+
+    Parameters
+    ----------
+    label : hashable or None
+        The label column of the table given to :meth:`fit`.  ``None``: the labels are passed
+        separately as ``y`` (as a ``Pipeline`` does) and ``X`` holds only feature columns.
+    positive, features, non_numeric, missing, max_rows, max_features, n_folds, random_state, \
+min_class_size, keep_identifiers
+        As in :func:`prepare_table`.
+    handle_unknown : {"error", "impute"}
+        What :meth:`transform` does with a category that was not in the training rows:
+        ``"error"`` raises a ``ValueError`` naming the column and the values; ``"impute"``
+        treats it as missing (its indicators get their training medians).
+
+    Attributes
+    ----------
+    feature_names_in_ : ndarray of str
+        The raw column names seen by :meth:`fit` (cleaned names; without the label).
+    n_features_in_ : int
+    columns_ : list of dict
+        One entry per output column: ``name``, the raw column it comes from (``source``), how
+        it is computed (``kind``: ``"number"``, ``"date"`` or ``"category"``; ``comma``,
+        ``levels``, ``level``) and its imputation value ``fill``.
+    label_ : str
+        The label column's cleaned name.
+    positive_label_, negative_label_ : object
+        The two classes of the cleaned label.
+    merged_ : bool
+        True when the label had more than two classes and all but ``positive_label_`` were
+        merged into ``negative_label_``.
+    class_counts_, original_class_counts_ : dict
+        Rows per class after cleaning, and per original class before merging.
+    n_folds_ : int or None
+        The number of folds the training data allow (see :func:`prepare_table`).
+    report_ : list of Change
+        Every change made to the training table, in order (what ``prepare_table`` reports).
+
+    Notes
+    -----
+    :meth:`transform` never drops rows (a ``Pipeline`` passes ``y`` on unchanged): missing,
+    infinite and unreadable cells are filled with the column's training median, whatever
+    ``missing`` was at fit time (with ``missing="drop"`` the medians are those of the complete
+    rows).  Unreadable cells in a number column (e.g. ``"<0.1"``) are treated as missing with
+    a warning, as :meth:`fit` treats them.  A column needed by the fitted cleaner that is
+    absent from the new rows is a ``ValueError``; extra columns (the label among them) are
+    ignored.  In a ``Pipeline`` the model receives ``y`` unchanged: give it two clean
+    classes, or code them first with :meth:`encode_labels`.
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline                    # doctest: +SKIP
+    >>> from slb import SLBClassifier                                 # doctest: +SKIP
+    >>> model = make_pipeline(TableCleaner(missing="impute"), SLBClassifier())  # doctest: +SKIP
+    >>> model.fit(raw_rows, labels).predict(new_raw_rows)             # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        label=None,
+        *,
+        positive=None,
+        features=None,
+        non_numeric="drop",
+        missing="drop",
+        max_rows=None,
+        max_features=None,
+        n_folds=None,
+        random_state=0,
+        min_class_size=MIN_ROWS_PER_CLASS,
+        keep_identifiers=False,
+        handle_unknown="error",
+    ):
+        self.label = label
+        self.positive = positive
+        self.features = features
+        self.non_numeric = non_numeric
+        self.missing = missing
+        self.max_rows = max_rows
+        self.max_features = max_features
+        self.n_folds = n_folds
+        self.random_state = random_state
+        self.min_class_size = min_class_size
+        self.keep_identifiers = keep_identifiers
+        self.handle_unknown = handle_unknown
+
+    # -- fitting -------------------------------------------------------------------------
+    def fit(self, X, y=None):
+        """Learn the cleaning of a raw table.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The raw table: with the ``label`` column, or (``label=None``) without it.
+        y : array-like, optional
+            The raw labels when ``label`` is None; must be None otherwise.
+
+        Returns
+        -------
+        self
+        """
+        self.fit_prepare(X, y)
+        return self
+
+    def fit_prepare(self, X, y=None) -> PreparedData:
+        """Fit, and return the cleaned training table (what :func:`prepare_table` returns).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+        y : array-like, optional
+            See :meth:`fit`.
+
+        Returns
+        -------
+        PreparedData
+        """
+        frame, label = self._training_frame(X, y)
+        opts = self._options()
+        report: list[Change] = []
+        names, label_pos, feature_pos = _column_positions(frame, label, self.features, report)
+        label_name = names[label_pos]
+        rows, labels, counter, classes, original = _label_rows(
+            frame, label_pos, label_name, self.positive, report
+        )
+        y_values, pos, neg, merged = _positive_class(
+            labels, counter, classes, original, self.positive, label_name, report
+        )
+        w, feats = _feature_matrix(
+            frame, feature_pos, names, label_name, rows, y_values, opts, report
+        )
+        _infinite_to_missing(w, report)
+        _drop_empty_columns(w, feats, report)
+        _handle_missing(w, self.missing, report)
+        _class_counts(w, [pos, neg])
+        counts = _limit_rows(w, [pos, neg], opts, report)
+        _drop_constant_columns(w, feats, report)
+        _drop_duplicate_columns(w, feats, report)
+        _limit_features(w, self.max_features, self.random_state, report)
+        folds = _size_checks(w, counts, [pos, neg], opts, report)
+        prepared = _prepared(w, pos, neg, report, label_name, original, folds)
+        self._remember(names, label_pos, feats.specs, w, prepared, merged)
+        return prepared
+
+    def _training_frame(self, X, y) -> tuple[pd.DataFrame, Hashable]:
+        """The table with its label column, and that column's name."""
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(
+                f"TableCleaner expects a pandas DataFrame (a raw table), not {type(X).__name__}."
+            )
+        _check_options(
+            self.non_numeric,
+            self.missing,
+            self.max_rows,
+            self.max_features,
+            self.n_folds,
+            self.min_class_size,
+        )
+        if self.handle_unknown not in ("error", "impute"):
+            raise ValueError(
+                f"handle_unknown must be 'error' or 'impute', not {self.handle_unknown!r}."
+            )
+        if X.shape[1] == 0:
+            raise ValueError("The table has no columns.")
+        if X.shape[0] == 0:
+            raise ValueError("The table has no rows: there is nothing to learn from.")
+        if self.label is not None:
+            if y is not None:
+                raise ValueError(
+                    "Give the labels either as the label column of the table (label=...) or "
+                    "as y with label=None, not both."
+                )
+            return X, self.label
+        if y is None:
+            raise ValueError(
+                "TableCleaner needs the labels: name the label column (label=...) or pass y."
+            )
+        y = np.asarray(y, dtype=object).ravel()
+        if len(y) != len(X):
+            raise ValueError(f"X has {len(X):,} rows but y has {len(y):,} labels.")
+        taken = set(_normalise_columns(X.columns, []))
+        label, k = "label", 1
+        while label in taken:
+            k += 1
+            label = f"label_{k}"
+        frame = X.copy(deep=False)
+        frame[label] = y
+        return frame, label
+
+    def _options(self) -> dict:
+        return {
+            "non_numeric": self.non_numeric,
+            "missing": self.missing,
+            "max_rows": self.max_rows,
+            "n_folds": self.n_folds,
+            "random_state": self.random_state,
+            "min_class_size": self.min_class_size,
+            "keep_identifiers": self.keep_identifiers,
+        }
+
+    def _remember(self, names, label_pos, specs, w: _Work, prepared, merged) -> None:
+        """Store what :meth:`transform` and :meth:`encode_labels` need (plain data only)."""
+        inputs = [n for j, n in enumerate(names) if j != label_pos]
+        self.feature_names_in_ = np.asarray(inputs, dtype=object)
+        self.n_features_in_ = len(inputs)
+        self.columns_ = [
+            {**specs[c], "name": name, "fill": float(fill)}
+            for c, name, fill in zip(w.cols, w.names, w.medians, strict=True)
+        ]
+        self.label_ = prepared.label
+        self.positive_label_ = prepared.positive_label
+        self.negative_label_ = prepared.negative_label
+        self.merged_ = bool(merged)
+        self.class_counts_ = dict(prepared.class_counts)
+        self.original_class_counts_ = dict(prepared.original_class_counts)
+        self.n_folds_ = prepared.n_folds
+        self.report_ = list(prepared.report)
+
+    # -- using the fitted cleaner ----------------------------------------------------------
+    @property
+    def changes_(self) -> pd.DataFrame:
+        """The report as a table: ``kind``, ``severity``, ``message`` (one row per change)."""
+        check_is_fitted(self, "columns_")
+        return pd.DataFrame(
+            [(c.kind, c.severity, c.message) for c in self.report_],
+            columns=["kind", "severity", "message"],
+        )
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of the cleaned columns :meth:`transform` returns."""
+        check_is_fitted(self, "columns_")
+        return np.asarray([c["name"] for c in self.columns_], dtype=object)
+
+    def transform(self, X) -> pd.DataFrame:
+        """Clean new raw rows exactly as the training rows were cleaned.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Raw rows with (at least) the columns the cleaner uses; read e.g. with
+            :func:`slb.tables.read.read_table`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``float64``, one row per row of ``X`` (same index), columns
+            :meth:`get_feature_names_out`.
+
+        Raises
+        ------
+        ValueError
+            A needed column is missing, or (``handle_unknown="error"``) a text column holds
+            a category the training rows did not have.
+        """
+        check_is_fitted(self, "columns_")
+        if not isinstance(X, pd.DataFrame):
+            raise ValueError(
+                f"TableCleaner.transform expects a pandas DataFrame with the columns "
+                f"{_names(list(self.feature_names_in_))}, not {type(X).__name__}."
+            )
+        positions = self._source_positions(X)
+        raw_cache: dict[str, Any] = {}
+        out = np.empty((len(X), len(self.columns_)))
+        for k, spec in enumerate(self.columns_):
+            series = X.iloc[:, positions[spec["source"]]]
+            out[:, k] = _apply_spec(spec, series, raw_cache, self.handle_unknown)
+        with np.errstate(invalid="ignore"):
+            out[~np.isfinite(out)] = np.nan
+        fill = np.array([c["fill"] for c in self.columns_], dtype=np.float64)
+        out = np.where(np.isnan(out), fill[None, :], out)
+        return pd.DataFrame(out, columns=pd.Index(self.get_feature_names_out()), index=X.index)
+
+    def _source_positions(self, X: pd.DataFrame) -> dict[str, int]:
+        """Position in ``X`` of each raw column the cleaner needs (matched by cleaned name)."""
+        names = _normalise_columns(X.columns, [])
+        where = {}
+        for j, name in enumerate(names):
+            where.setdefault(name, j)
+        needed = list(dict.fromkeys(c["source"] for c in self.columns_))
+        missing = [s for s in needed if s not in where]
+        if missing:
+            raise ValueError(
+                f"The new rows lack {_n(len(missing), 'column')} the model was trained with: "
+                f"{_names(missing, limit=15)}. Give a table with the training columns (same "
+                "names; extra columns are ignored)."
+            )
+        return {s: where[s] for s in needed}
+
+    def encode_labels(self, y) -> np.ndarray:
+        """Raw labels coded as the fitted cleaner codes them (merged classes included).
+
+        Parameters
+        ----------
+        y : array-like
+            Raw labels (values of the label column).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``positive_label_`` or ``negative_label_`` for every label.
+
+        Raises
+        ------
+        ValueError
+            A label is missing, or (two-class labels) is neither of the two classes.
+        """
+        check_is_fitted(self, "columns_")
+        pos, neg = self.positive_label_, self.negative_label_
+        out = np.empty(len(y), dtype=object)
+        for i, v in enumerate(np.asarray(y, dtype=object).ravel()):
+            t = _category_text(v)
+            if t is None:
+                raise ValueError(f"Label {i + 1:,} is missing; every row needs a class.")
+            if self.merged_:
+                out[i] = pos if t == _label_text(pos) else neg
+                continue
+            hit = _match_class(v if not isinstance(v, str) else t, [pos, neg])
+            if hit is None:
+                raise ValueError(
+                    f"Label {i + 1:,} is {_q(t)}, which is neither {_q(_label_text(pos))} nor "
+                    f"{_q(_label_text(neg))}."
+                )
+            out[i] = hit
+        if self.merged_ or isinstance(pos, str) or isinstance(neg, str):
+            return _final_y(out)
+        return np.asarray(out.tolist())
+
+    def _check_fitted_state(self) -> None:
+        """Refuse a fitted state that :meth:`transform` could not use (loaded files)."""
+        ok = isinstance(self.columns_, list) and all(
+            isinstance(c, dict)
+            and c.get("kind") in ("number", "date", "category")
+            and isinstance(c.get("source"), str)
+            and isinstance(c.get("name"), str)
+            and isinstance(c.get("fill"), float)
+            and isinstance(c.get("levels"), list)
+            and all(isinstance(v, str) for v in c["levels"])
+            and isinstance(c.get("level"), str)
+            and c.get("comma") in (None, "decimal", "thousands")
+            for c in self.columns_
+        )
+        if not ok or not isinstance(self.report_, list):
+            raise ValueError("Malformed model file: the table cleaner's columns are damaged.")
+
+
+def _prepared(w: _Work, pos, neg, report, label_name, original_counts, folds) -> PreparedData:
+    """The :class:`PreparedData` of the cleaned table."""
     X = pd.DataFrame(
-        np.ascontiguousarray(F, dtype=np.float64), columns=pd.Index(fnames, dtype=object)
+        np.ascontiguousarray(w.F, dtype=np.float64), columns=pd.Index(w.names, dtype=object)
     )
-    y = _final_y(y_values)
-    class_counts = {pos: int(np.sum(y == pos)), neg: int(np.sum(y == neg))}
+    y = _final_y(w.y)
     return PreparedData(
         X=X,
         y=y,
         positive_label=pos,
         negative_label=neg,
         report=report,
-        class_counts=class_counts,
+        class_counts={pos: int(np.sum(y == pos)), neg: int(np.sum(y == neg))},
         label=label_name,
         original_class_counts=original_counts,
-        source_rows=rows.astype(np.int64),
+        source_rows=w.rows.astype(np.int64),
         n_folds=folds,
     )
+
+
+def _apply_spec(spec: dict, series: pd.Series, cache: dict, handle_unknown: str) -> np.ndarray:
+    """One cleaned column of new rows (NaN where missing), as :meth:`TableCleaner.fit` read it."""
+    key = (spec["source"], spec["kind"])
+    if key not in cache:
+        if spec["kind"] == "number":
+            cache[key] = _new_numbers(series, spec["source"], spec["comma"])
+        elif spec["kind"] == "date":
+            cache[key] = _new_dates(series, spec["source"])
+        else:
+            cache[key] = _new_categories(series, spec, handle_unknown)
+    values = cache[key]
+    if spec["kind"] != "category":
+        return values
+    return np.where(pd.isna(values), np.nan, (values == spec["level"]).astype(np.float64))
+
+
+def _new_numbers(series: pd.Series, name: str, comma: str | None) -> np.ndarray:
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype) or (
+        pd.api.types.is_numeric_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype)
+    ):
+        with np.errstate(all="ignore"):
+            return series.to_numpy(dtype=np.float64, na_value=np.nan)
+    parsed = parse_numeric(series.to_numpy(dtype=object), comma_hint=comma)
+    if parsed.n_bad:
+        warnings.warn(
+            f"{_n(parsed.n_bad, 'cell')} of the column {_q(name)} could not be read as numbers "
+            f"({_names(parsed.bad_values, limit=5)}); they are treated as missing and filled "
+            "with the training median.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return parsed.values
+
+
+def _new_dates(series: pd.Series, name: str) -> np.ndarray:
+    dtype = series.dtype
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        return _days(series)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dates = pd.to_datetime(series, errors="coerce", utc=True)
+    bad = dates.isna().to_numpy() & ~np.array([_category_text(v) is None for v in series])
+    if bad.any():
+        warnings.warn(
+            f"{_n(int(bad.sum()), 'cell')} of the date column {_q(name)} could not be read as "
+            "dates; they are treated as missing and filled with the training median.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return _days(dates)
+
+
+def _new_categories(series: pd.Series, spec: dict, handle_unknown: str) -> np.ndarray:
+    """Category texts of new cells (None where missing); unknown ones refused or missing."""
+    texts = np.array([_category_text(v) for v in series.to_numpy(dtype=object)], dtype=object)
+    known = set(spec["levels"])
+    unknown = np.array([t is not None and t not in known for t in texts], dtype=bool)
+    if unknown.any():
+        if handle_unknown == "error":
+            values = list(dict.fromkeys(texts[unknown]))
+            raise ValueError(
+                f"The column {_q(spec['source'])} holds {_n(len(values), 'category', 'categories')} "
+                f"the training rows did not have ({_names(values, limit=5)}, in "
+                f"{_row_list(np.flatnonzero(unknown))}). The known categories are "
+                f"{_names(spec['levels'], limit=10)}. Fix these cells, or clean with "
+                "handle_unknown='impute' to treat unknown categories as missing."
+            )
+        texts[unknown] = None
+    return texts
 
 
 def _stray_threshold(n_rows: int) -> int:
