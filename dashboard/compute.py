@@ -52,6 +52,7 @@ from slb.viz.figures import cluster_order, pair_graph_layout, tree_layout
 
 from . import models
 from .state import density_params
+from .workqueue import queued
 
 _TTL = 2 * 3600
 
@@ -105,6 +106,7 @@ class Screening:
 @st.cache_data(
     show_spinner="Measuring the dependence of every pair of features…", max_entries=32, ttl=_TTL
 )
+@queued
 def screening(key: str, _ds, measure: str) -> Screening:
     X = _ds.X.to_numpy()
     res = [dependence_matrix(X[_ds.y == c], measure) for c in (0, 1)]
@@ -155,6 +157,7 @@ def fdr_lambda(scr: Screening, alpha: float, pair_rule: str) -> tuple[float, int
     max_entries=16,
     ttl=_TTL,
 )
+@queued
 def cv_lambda(
     key: str, _ds, measure: str, pair_rule: str, dens: tuple, n_folds: int, seed: int
 ) -> tuple[float, pd.DataFrame]:
@@ -308,6 +311,7 @@ def threshold_path(
 
 
 @st.cache_data(show_spinner=False, max_entries=512, ttl=_TTL)
+@queued
 def slb_fold_ber(
     key: str,
     _ds,
@@ -325,6 +329,7 @@ def slb_fold_ber(
 
 
 @st.cache_data(show_spinner=False, max_entries=256, ttl=_TTL)
+@queued
 def slb_fold_ber_auto(
     key: str,
     _ds,
@@ -354,6 +359,7 @@ def slb_fold_ber_auto(
     max_entries=16,
     ttl=_TTL,
 )
+@queued
 def slb_nested_ber(
     key: str,
     _ds,
@@ -423,6 +429,7 @@ def slb_ber_for(ds, cfg: dict, lam: LambdaInfo, dens: tuple, n_folds: int, n_rep
 @st.cache_data(
     show_spinner="Tracing SLB's cross-validated BER along λ (done once)…", max_entries=16, ttl=_TTL
 )
+@queued
 def slb_curve(
     key: str,
     _ds,
@@ -473,6 +480,7 @@ def cv_processes(n_tasks: int) -> int:
 
 
 @st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
+@queued
 def model_fold_ber(
     key: str, _ds, name: str, dens: tuple | None, n_folds: int, seed: int, n_repeats: int = 1
 ) -> tuple[np.ndarray, float]:
@@ -499,6 +507,7 @@ def model_fold_ber(
 
 
 @st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
+@queued
 def nb_fold_ber_from_path(
     key: str,
     _ds,
@@ -633,6 +642,7 @@ def _warm_slb(key: str, _ds, measure: str, pair_rule: str, dens: tuple, seed: in
 
 
 @st.cache_data(show_spinner="Fitting SLB on all the data…", max_entries=64, ttl=_TTL)
+@queued
 def fit_slb(
     key: str, _ds, lam: float, measure: str, pair_rule: str, dens: tuple, seed: int
 ) -> SLBClassifier:
@@ -665,6 +675,7 @@ def slb_contributions(
 
 
 @st.cache_data(show_spinner="Fitting TAN's trees on all the data…", max_entries=16, ttl=_TTL)
+@queued
 def fit_tan(key: str, _ds, dens: tuple) -> TANClassifier:
     return TANClassifier(**density_params(dens)).fit(_ds.X, _ds.y)
 

@@ -35,6 +35,7 @@ from slb.tables.clean import prepare_table, stray_classes
 from slb.tables.read import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, list_excel_sheets, read_table
 
 from . import state
+from .workqueue import queued
 
 _LOG = logging.getLogger(__name__)
 
@@ -242,7 +243,7 @@ def _session_memo(name: str, key, compute):
     hit = memo.get(name)
     if hit is None or hit[0] != key:
         try:
-            hit = (key, compute(), None)
+            hit = (key, queued(compute)(), None)  # a big upload waits in the server's line
         except Exception as exc:  # noqa: BLE001 - re-raised below, and on every rerun
             hit = (key, None, exc)
         memo[name] = hit

@@ -1,0 +1,227 @@
+"""One queue for the heavy computations of every session of a server process.
+
+A class on one server: when everybody opens Compare at once, each session's fits compete for
+the same cores and everybody waits for everybody (8 sessions took 98 s each).  Here at most
+:data:`SLOTS` heavy computations (cache misses: screening, per-fold densities, cross-validation,
+fits, uploads) run at once, first come first served; the others wait in line and their page
+shows their place ("waiting for 3 computations ahead of yours").  Cached results never wait.
+
+Usage: decorate the *body* of a cached function (under ``st.cache_data``/``st.cache_resource``)
+with :func:`queued`; a computation that calls another queued one from the same thread keeps its
+slot (no deadlock).  The waiting notice is drawn from a helper thread that carries the
+session's script context: element calls there are not recorded by ``st.cache_data``'s replay
+(its recording is context-local), so a cached result never replays a stale notice.
+
+Lock order (no deadlock with Streamlit's per-key compute locks): ``st.cache_*`` holds a lock on
+the value being computed while the function runs, so a session waiting in line holds the lock
+of its *outermost* queued function.  A queued function must therefore never call, inside its
+slot, a cached function that is itself queued *and* called from elsewhere: shared inner
+computations (``threshold_path``, ``folds``, the layouts) are cached but not queued, and every
+queued function that needs them is the outermost call of its page.
+
+``SLB_HEAVY_SLOTS`` sets the number of slots (default: the number of CPUs, at least 1).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import os
+import threading
+import time
+from contextlib import contextmanager
+
+
+def _default_slots() -> int:
+    env = os.environ.get("SLB_HEAVY_SLOTS", "")
+    try:
+        return max(1, int(env)) if env else max(1, os.cpu_count() or 1)
+    except ValueError:
+        return max(1, os.cpu_count() or 1)
+
+
+class WorkQueue:
+    """First-come-first-served admission of at most ``slots`` computations at once.
+
+    Parameters
+    ----------
+    slots : int
+        Computations allowed to run at the same time.
+
+    Notes
+    -----
+    ``threading.Semaphore`` does not serve waiters in order; a class of users waiting for
+    their Compare page should, so the waiters form an explicit line (a deque of tickets).
+    """
+
+    def __init__(self, slots: int):
+        self.slots = int(slots)
+        self._cond = threading.Condition()
+        self._active = 0
+        self._line: collections.deque = collections.deque()
+        self._held = threading.local()
+
+    # -- state -----------------------------------------------------------------------------
+    def snapshot(self) -> tuple[int, int]:
+        """``(running, waiting)`` computations right now."""
+        with self._cond:
+            return self._active, len(self._line)
+
+    def holding(self) -> bool:
+        """True in a thread that holds a slot (nested queued calls do not queue again)."""
+        return getattr(self._held, "depth", 0) > 0
+
+    # -- admission -------------------------------------------------------------------------
+    @contextmanager
+    def slot(self, on_wait=None, poll: float = 0.5):
+        """Hold a slot for the block; wait in line first when all are taken.
+
+        Parameters
+        ----------
+        on_wait : callable or None
+            Called as ``on_wait(ahead, running)`` (outside the lock) whenever the number of
+            computations ahead in line changes while waiting, and as ``on_wait(None, None)``
+            once the slot is granted after a wait.
+        poll : float
+            Seconds between checks of the line.
+        """
+        if self.holding():
+            self._held.depth += 1
+            try:
+                yield
+            finally:
+                self._held.depth -= 1
+            return
+        ticket = object()
+        waited, shown = False, None
+        with self._cond:
+            self._line.append(ticket)
+        try:
+            while True:
+                with self._cond:
+                    if self._active < self.slots and self._line[0] is ticket:
+                        self._line.popleft()
+                        self._active += 1
+                        self._cond.notify_all()
+                        break
+                    ahead = self._line.index(ticket)
+                    running = self._active
+                    if shown == (ahead, running):
+                        self._cond.wait(timeout=poll)
+                        continue
+                waited, shown = True, (ahead, running)
+                if on_wait is not None:
+                    on_wait(ahead, running)
+        except BaseException:
+            with self._cond:
+                if ticket in self._line:
+                    self._line.remove(ticket)
+                self._cond.notify_all()
+            raise
+        if waited and on_wait is not None:
+            on_wait(None, None)
+        self._held.depth = 1
+        try:
+            yield
+        finally:
+            self._held.depth = 0
+            with self._cond:
+                self._active -= 1
+                self._cond.notify_all()
+
+
+#: The process-wide queue of heavy computations.
+QUEUE = WorkQueue(_default_slots())
+
+
+def waiting_text(ahead: int, running: int) -> str:
+    """The notice of a waiting session."""
+    others = ahead + running
+    return (
+        f"The server is busy: waiting for {others} other computation{'s' if others != 1 else ''} "
+        f"({running} running, {ahead} ahead of yours in line). Yours starts as soon as a slot "
+        "is free; nothing needs to be pressed."
+    )
+
+
+class _Notice:
+    """A waiting notice in the page of the session whose script thread is waiting."""
+
+    def __init__(self):
+        try:
+            from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+            self.ctx = get_script_run_ctx(suppress_warning=True)
+        except Exception:  # pragma: no cover - streamlit internals moved
+            self.ctx = None
+        self.box = None
+
+    def _in_session(self, fn) -> None:
+        # A helper thread with the session's context: its element calls reach the page but
+        # are not recorded by the cached function being computed on the script thread.
+        from streamlit.runtime.scriptrunner import add_script_run_ctx
+
+        def run():
+            try:
+                fn()
+            except Exception:  # a notice must never break the computation
+                pass
+
+        t = threading.Thread(target=run, name="slb-queue-notice", daemon=True)
+        add_script_run_ctx(t, self.ctx)
+        t.start()
+        t.join(timeout=5)
+
+    def __call__(self, ahead, running) -> None:
+        if self.ctx is None:
+            return
+        import streamlit as st
+
+        if ahead is None:
+            if self.box is not None:
+                self._in_session(self.box.empty)
+            return
+        if self.box is None:
+
+            def make():
+                self.box = st.empty()
+
+            self._in_session(make)
+        if self.box is not None:
+            text = waiting_text(ahead, running)
+            self._in_session(lambda: self.box.info(text, icon=":material/hourglass_top:"))
+
+
+def queued(fn):
+    """Run ``fn`` holding a slot of :data:`QUEUE`, showing the session its place while waiting.
+
+    Apply it *under* the caching decorator so that only cache misses queue::
+
+        @st.cache_data(...)
+        @queued
+        def heavy(...): ...
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        t0 = time.perf_counter()
+        with QUEUE.slot(on_wait=None if QUEUE.holding() else _Notice()):
+            WAITED.record(time.perf_counter() - t0)
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+class _WaitLog:
+    """Seconds computations waited in line (for the benchmarks), bounded."""
+
+    def __init__(self, size: int = 1000):
+        self._lock = threading.Lock()
+        self.seconds: collections.deque = collections.deque(maxlen=size)
+
+    def record(self, s: float) -> None:
+        with self._lock:
+            self.seconds.append(float(s))
+
+
+WAITED = _WaitLog()

@@ -1,0 +1,103 @@
+"""The server's line of heavy computations (dashboard/workqueue.py): at most ``slots`` at once,
+served in order of arrival, nested calls keep their slot, waiters are told their place.
+
+No timing: threads are held inside their slot by events the test sets, and every wait on the
+queue's state has a generous timeout (a loaded machine only makes the test slower).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from dashboard.workqueue import WorkQueue, queued, waiting_text
+
+WAIT_S = 60.0
+
+
+def wait_for(cond, what):
+    t0 = time.monotonic()
+    while not cond():
+        if time.monotonic() - t0 > WAIT_S:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.005)
+
+
+def test_at_most_slots_run_and_the_line_is_first_come_first_served():
+    q = WorkQueue(2)
+    admitted, release, notices = [], {}, {}
+
+    def worker(i):
+        def on_wait(ahead, running):
+            notices.setdefault(i, []).append((ahead, running))
+
+        with q.slot(on_wait=on_wait, poll=0.01):
+            admitted.append(i)
+            release[i].wait(WAIT_S)
+
+    threads = []
+    for i in range(5):
+        release[i] = threading.Event()
+        t = threading.Thread(target=worker, args=(i,), daemon=True)
+        t.start()
+        threads.append(t)
+        # the next thread arrives only once this one is running or in line
+        wait_for(lambda i=i: sum(q.snapshot()) == i + 1, f"thread {i} to arrive")
+    assert q.snapshot() == (2, 3) and admitted == [0, 1]
+    wait_for(lambda: notices.get(4, [None])[-1] == (2, 2), "thread 4's notice")
+    assert notices[2][-1] == (0, 2)  # first in line, two running
+    for i in range(5):
+        release[i].set()
+        wait_for(lambda i=i: len(admitted) >= min(5, i + 3), f"admission after {i}")
+        assert admitted == list(range(min(5, i + 3)))  # order of arrival
+    for t in threads:
+        t.join(WAIT_S)
+    assert q.snapshot() == (0, 0)
+    assert notices[4][-1] == (None, None)  # told once its computation started
+    assert 0 not in notices and 1 not in notices  # the first two never waited
+
+
+def test_nested_slots_in_one_thread_do_not_deadlock():
+    q = WorkQueue(1)
+    with q.slot():
+        with q.slot():  # a queued computation calling another one
+            assert q.holding() and q.snapshot() == (1, 0)
+        assert q.holding()
+    assert not q.holding() and q.snapshot() == (0, 0)
+
+
+def test_an_error_frees_the_slot():
+    q = WorkQueue(1)
+    with pytest.raises(ValueError):
+        with q.slot():
+            raise ValueError("bad upload")
+    assert q.snapshot() == (0, 0)
+    with q.slot():
+        assert q.snapshot() == (1, 0)
+
+
+def test_queued_decorator_outside_streamlit_runs_the_function(monkeypatch):
+    import dashboard.workqueue as wq
+
+    q = WorkQueue(1)
+    monkeypatch.setattr(wq, "QUEUE", q)
+    inner_state = []
+
+    @queued
+    def inner():
+        inner_state.append(q.snapshot())
+        return 2
+
+    @queued
+    def outer(x):
+        return x + inner()
+
+    assert outer(1) == 3 and inner_state == [(1, 0)]
+    assert q.snapshot() == (0, 0)
+
+
+def test_waiting_text_names_the_others():
+    assert "waiting for 3 other computations (2 running, 1 ahead of yours" in waiting_text(1, 2)
+    assert "waiting for 1 other computation (1 running, 0 ahead" in waiting_text(0, 1)
