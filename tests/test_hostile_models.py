@@ -2,7 +2,8 @@
 
 The files come from ``tests/data/make_hostile_models.py`` (zip and JSON bombs, nested zips,
 ``.npy`` headers declaring gigabytes, object arrays, path traversal names, pickles, wrong
-structures and classes).  Each must be refused with a ``ValueError`` -- never another exception,
+structures and classes, and real files of scikit-learn's trees, forests, SVMs and k-NN, of the
+table cleaner and of pipelines with one field falsified where native code would trust it).  Each must be refused with a ``ValueError`` -- never another exception,
 never a model -- and loading it may allocate at most a fraction of what it declares (peak traced
 memory, a generous bound; no timing assertions).
 """
@@ -18,7 +19,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))
-from make_hostile_models import hostile_models  # noqa: E402
+from make_hostile_models import _repack, _saved, hostile_models  # noqa: E402
 
 from slb import KDENaiveBayes, load_dataset  # noqa: E402
 from slb.persistence import load_model, save_model  # noqa: E402
@@ -61,3 +62,23 @@ def test_a_real_model_still_loads_under_the_same_measurement():
     assert type(again) is KDENaiveBayes
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
     assert peak > 200 * 8  # at least the 200 training rows were read
+
+
+def test_the_falsified_files_come_from_files_that_load():
+    # The refusals above are due to the falsified field: the same files, untouched, load.
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0], [4.0, 3.0], [5.0, 0.5]] * 2)
+    y = np.array([0, 0, 1, 1, 0, 1] * 2)
+    for model in (
+        DecisionTreeClassifier(max_depth=2, random_state=0),
+        RandomForestClassifier(n_estimators=2, random_state=0),
+        SVC(),
+        KNeighborsClassifier(n_neighbors=3),
+    ):
+        model.fit(X, y)
+        again = load_model(_repack(*_saved(model)))
+        np.testing.assert_array_equal(again.predict(X), model.predict(X))

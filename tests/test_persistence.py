@@ -49,7 +49,9 @@ def test_round_trip_identical_predictions(pima, model):
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
     assert list(again.classes_) == list(model.classes_)
     if hasattr(model, "coef_"):
-        assert again.coef_.index.tolist() == model.coef_.index.tolist()
+        np.testing.assert_array_equal(np.asarray(again.coef_), np.asarray(model.coef_))
+    if hasattr(model, "terms_"):
+        assert list(np.asarray(again.terms_)) == list(np.asarray(model.terms_))
 
 
 def test_file_holds_only_json_and_npz(pima):

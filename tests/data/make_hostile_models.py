@@ -202,7 +202,7 @@ def hostile_models() -> dict[str, bytes]:
     f["model_is_number.slbmodel"] = _model_file(_doc(3))
     f["unknown_class.slbmodel"] = _model_file(_doc(_estimator("os.system")))
     f["sklearn_class_not_exportable.slbmodel"] = _model_file(
-        _doc(_estimator("RandomForestClassifier"))
+        _doc(_estimator("FunctionTransformer", params={"func": "os.system"}))
     )
     f["class_name_not_a_string.slbmodel"] = _model_file(_doc({"__estimator__": ["SLB"]}))
     f["unknown_param.slbmodel"] = _model_file(
@@ -229,6 +229,119 @@ def hostile_models() -> dict[str, bytes]:
     f["json_nan_constant.slbmodel"] = _model_file(
         None, json_bytes=b'{"format":"slb-model","version":1,"model":NaN}'
     )
+    f.update(_hostile_fitted_models())
+    return f
+
+
+# --------------------------------------------------------------------------------------------
+# Real model files of the new exportable types (trees, SVMs, k-NN, the table cleaner,
+# pipelines) with one field falsified: what scikit-learn's native code would trust.
+# --------------------------------------------------------------------------------------------
+def _saved(model) -> tuple[dict, dict]:
+    """``(document, arrays)`` of a fitted model as ``save_model`` writes it."""
+    from slb.persistence import save_model
+
+    buf = io.BytesIO()
+    save_model(model, buf)
+    with zipfile.ZipFile(buf) as zf:
+        doc = json.loads(zf.read("model.json"))
+        npz = np.load(io.BytesIO(zf.read("arrays.npz")), allow_pickle=False)
+        arrays = {k: npz[k] for k in npz.files}
+    return doc, arrays
+
+
+def _repack(doc, arrays) -> bytes:
+    npz = io.BytesIO()
+    np.savez(npz, **arrays)
+    return _model_file(doc, npz.getvalue())
+
+
+def _entry(obj, key):
+    """The value of the first ``[key, value]`` pair of a ``__dict__`` under ``obj``."""
+    if isinstance(obj, dict):
+        for k, v in obj.get("__dict__", []):
+            if k == key:
+                return v
+        children = list(obj.values())
+    elif isinstance(obj, list):
+        children = obj
+    else:
+        return None
+    for child in children:
+        hit = _entry(child, key)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _set_array(doc, arrays, key, change) -> bytes:
+    """The model file with ``change(array)`` applied to the array stored under ``key``."""
+    arrays = dict(arrays)
+    name = _entry(doc, key)["__array__"]
+    arrays[name] = change(arrays[name].copy())
+    return _repack(doc, arrays)
+
+
+def _hostile_fitted_models() -> dict[str, bytes]:
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    from slb.tables.clean import TableCleaner
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0], [4.0, 3.0], [5.0, 0.5]] * 2)
+    y = np.array([0, 0, 1, 1, 0, 1] * 2)
+    f = {}
+    tree = _saved(DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y))
+
+    def poke(index, value):
+        def change(a):
+            a[index] = value
+            return a
+
+        return change
+
+    f["tree_child_outside.slbmodel"] = _set_array(*tree, "left_child", poke(0, 10**6))
+    f["tree_child_loops_to_root.slbmodel"] = _set_array(*tree, "left_child", poke(0, 0))
+    f["tree_feature_outside.slbmodel"] = _set_array(*tree, "feature", poke(0, 99))
+    f["tree_values_short.slbmodel"] = _set_array(*tree, "values", lambda a: a[:1])
+    forest = _saved(RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y))
+    f["forest_tree_child_negative.slbmodel"] = _set_array(*forest, "right_child", poke(0, -7))
+    svc = _saved(SVC().fit(X, y))
+    f["svc_n_support_lies.slbmodel"] = _set_array(*svc, "_n_support", lambda a: a * 0 + 1000)
+    f["svc_dual_coef_short.slbmodel"] = _set_array(*svc, "_dual_coef_", lambda a: a[:, :1])
+    doc, arrays = svc
+    bad = json.loads(json.dumps(doc).replace('"rbf"', '"precomputed"'))
+    f["svc_kernel_precomputed.slbmodel"] = _repack(bad, arrays)
+    bad = json.loads(json.dumps(doc).replace('["C", 1.0]', '["C", -1.0]'))
+    f["svc_negative_C.slbmodel"] = _repack(bad, arrays)
+    knn = _saved(KNeighborsClassifier(n_neighbors=3).fit(X, y))
+    f["knn_codes_outside.slbmodel"] = _set_array(*knn, "_y", lambda a: a + 50)
+    f["knn_rows_one_dimensional.slbmodel"] = _set_array(*knn, "_fit_X", lambda a: a.ravel())
+    frame = pd.DataFrame({"x": X[:, 0], "c": ["a", "b"] * 6, "label": y})
+    doc, arrays = _saved(TableCleaner("label", non_numeric="encode").fit(frame))
+    bad = json.loads(json.dumps(doc).replace('"category"', '"__import__"'))
+    f["cleaner_unknown_kind.slbmodel"] = _repack(bad, arrays)
+    pipeline = {
+        "__estimator__": "Pipeline",
+        "params": {
+            "__dict__": [
+                [
+                    "steps",
+                    {
+                        "__list__": [
+                            {"__tuple__": ["clean", doc["model"]]},
+                            {"__tuple__": ["run", _estimator("FunctionTransformer")]},
+                        ]
+                    },
+                ]
+            ]
+        },
+        "state": {"__dict__": []},
+    }
+    f["pipeline_with_foreign_step.slbmodel"] = _repack(_doc(pipeline), arrays)
     return f
 
 
