@@ -51,7 +51,9 @@ def test_round_trip_identical_predictions(pima, model):
     if hasattr(model, "coef_"):
         np.testing.assert_array_equal(np.asarray(again.coef_), np.asarray(model.coef_))
     if hasattr(model, "terms_"):
-        assert list(np.asarray(again.terms_)) == list(np.asarray(model.terms_))
+        np.testing.assert_array_equal(
+            np.asarray(again.terms_, dtype=object), np.asarray(model.terms_, dtype=object)
+        )
 
 
 def test_file_holds_only_json_and_npz(pima):
