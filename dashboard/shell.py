@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import compute, controls, data, sidebar, state
+from . import compute, controls, data, sidebar, state, warmup
 
 ROUTED = "_routed_by_app"
 
@@ -31,6 +31,7 @@ def page_config() -> None:
 def setup() -> compute.LambdaInfo:
     """Settings, dataset (from the settings), λ, sidebar; returns the current λ."""
     compute.limit_native_threads()
+    warmup.start()  # once per server process: the bundled datasets' defaults, in the background
     state.init()
     data.refresh()
     state.sync_url()

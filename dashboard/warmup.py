@@ -1,0 +1,190 @@
+"""Server-start warm-up: the bundled datasets' default results are computed before anyone asks.
+
+A class opening the app at once should wait only for the browser.  :func:`start` (called by
+:func:`dashboard.shell.setup` on every run, but started once per server process through
+``st.cache_resource``) launches one background thread that computes, for every bundled dataset
+with the default settings, what the first visit of each page computes: the screening, the
+clustering and layouts of the Dependencies page, the bandwidths, SLB's per-fold path and CV BER
+at the default λ, the other default classifiers' CV, the full-data SLB and TAN fits.  Each result
+lands in the same ``st.cache_data``/``st.cache_resource`` entry a page would fill, because the
+calls below are exactly the pages' calls with the default settings (``tests/test_warmup.py``
+checks that the Compare page computes nothing after :func:`build`).
+
+The warm-up yields to users: before each step it waits until no session's computation is
+running or waiting (:data:`dashboard.workqueue.QUEUE`), and its steps go through the same queue.
+``SLB_WARMUP=0`` turns it off (the test suite's AppTest runs do); ``SLB_WARMUP_DATASETS`` lists
+the datasets to warm (comma-separated; default: all bundled ones, the default dataset first).
+
+Page modules with their own cached computations add them with :func:`register`:
+``register(fn)`` where ``fn(ds, ctx)`` calls them with the defaults in ``ctx``
+(:class:`Defaults`).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+from slb import BUNDLED_DATASETS
+
+from . import compute, data, models, state
+from .workqueue import QUEUE
+
+_LOG = logging.getLogger(__name__)
+
+#: Extra warm-up steps of page modules: ``fn(ds, ctx)``.
+_EXTRA: list[Callable] = []
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """The settings of a fresh session, as the pages pass them to :mod:`dashboard.compute`."""
+
+    measure: str
+    rule: str
+    seed: int
+    dens: tuple
+    n_folds: int
+    reps: int
+    lam: float
+
+
+def register(step: Callable) -> Callable:
+    """Add ``step(ds, ctx)`` to the warm-up of every bundled dataset; returns ``step``."""
+    if step not in _EXTRA:
+        _EXTRA.append(step)
+    return step
+
+
+def enabled() -> bool:
+    """Off with ``SLB_WARMUP=0``, and by default inside pytest (tests warm what they need)."""
+    flag = os.environ.get("SLB_WARMUP", "").strip()
+    if flag:
+        return flag != "0"
+    return "pytest" not in sys.modules
+
+
+def dataset_names() -> list[str]:
+    default = state.DEFAULTS["bundled_name"]
+    env = os.environ.get("SLB_WARMUP_DATASETS", "").strip()
+    names = [n.strip() for n in env.split(",") if n.strip()] if env else list(BUNDLED_DATASETS)
+    names = [n for n in names if n in BUNDLED_DATASETS]
+    return sorted(names, key=lambda n: n != default)  # the default dataset first
+
+
+def default_dataset(name: str):
+    """The :class:`dashboard.data.Dataset` a fresh session shows for a bundled dataset."""
+    cfg = copy.deepcopy(state.DEFAULTS)
+    cfg["bundled_name"] = name
+    return data.build(cfg, None).dataset
+
+
+def defaults_for(ds) -> Defaults:
+    d = state.DEFAULTS
+    scr = compute.screening(ds.key, ds, d["measure"])
+    return Defaults(
+        measure=d["measure"],
+        rule=d["pair_rule"],
+        seed=int(d["seed"]),
+        dens=(str(d["bw_rule"]), float(d["bw_mult"]), ()),  # state.density_key(), no overrides
+        n_folds=int(ds.n_folds),
+        reps=compute.affordable_repeats(ds.n, ds.d, int(d["cv_repeats"])),
+        lam=compute.default_lambda(scr, d["pair_rule"]),  # controls.sync_lambda_context
+    )
+
+
+def _steps(ds, x: Defaults) -> list[tuple[str, Callable]]:
+    """The pages' cached calls with the defaults (same positional/keyword form as the pages)."""
+    key = ds.key
+    out = [
+        ("screening", lambda: compute.screening(key, ds, x.measure)),
+        ("feature order", lambda: compute.feature_order(key, ds, x.measure)),
+        ("pair graph", lambda: compute.graph_positions(key, ds, x.measure)),
+        ("bandwidths", lambda: compute.bandwidths(key, ds, x.dens)),
+        (
+            "SLB's CV",
+            lambda: compute.slb_fold_ber(
+                key, ds, x.measure, x.rule, x.dens, x.n_folds, x.seed, x.lam, n_repeats=x.reps
+            ),
+        ),
+    ]
+    for name in models.DEFAULT_MODELS[1:]:
+        out.append(
+            (
+                f"{name}'s CV",
+                lambda name=name: compute.classifier_fold_ber(
+                    ds, name, x.dens, x.n_folds, x.seed, x.reps, x.measure, x.rule
+                ),
+            )
+        )
+    out += [
+        ("SLB", lambda: compute.fit_slb(key, ds, x.lam, x.measure, x.rule, x.dens, x.seed)),
+        (
+            "SLB's contributions",
+            lambda: compute.slb_contributions(key, ds, x.lam, x.measure, x.rule, x.dens, x.seed),
+        ),
+        ("TAN", lambda: compute.fit_tan(key, ds, x.dens)),
+        ("TAN's layout", lambda: compute.tan_tree_positions(key, ds, x.dens)),
+    ]
+    out += [(getattr(f, "__name__", "extra"), lambda f=f: f(ds, x)) for f in _EXTRA]
+    return out
+
+
+def _wait_until_idle(poll: float = 0.5) -> None:
+    """Let every session's computation go first."""
+    while QUEUE.snapshot() != (0, 0):
+        time.sleep(poll)
+
+
+def build(name: str, *, yield_to_users: bool = True) -> dict[str, float]:
+    """Compute one bundled dataset's defaults; returns seconds per step."""
+    ds = default_dataset(name)
+    x = defaults_for(ds)
+    seconds = {}
+    for what, step in _steps(ds, x):
+        if yield_to_users:
+            _wait_until_idle()
+        t0 = time.perf_counter()
+        try:
+            step()
+        except Exception:  # a failed warm-up step only means that page computes it itself
+            _LOG.exception("Warm-up of %s failed at %s", name, what)
+        seconds[what] = time.perf_counter() - t0
+    return seconds
+
+
+def build_all(*, yield_to_users: bool = True) -> dict[str, dict[str, float]]:
+    """:func:`build` every dataset of :func:`dataset_names`, the default one first."""
+    out = {}
+    for name in dataset_names():
+        t0 = time.perf_counter()
+        out[name] = build(name, yield_to_users=yield_to_users)
+        _LOG.info("Warm-up of %s done in %.1f s", name, time.perf_counter() - t0)
+    STATUS["done"] = True
+    return out
+
+
+#: ``{"started": bool, "done": bool}`` of this process's warm-up.
+STATUS = {"started": False, "done": False}
+
+
+@st.cache_resource(show_spinner=False)
+def _thread() -> threading.Thread:
+    t = threading.Thread(target=build_all, name="slb-warmup", daemon=True)
+    STATUS["started"] = True
+    t.start()
+    return t
+
+
+def start() -> None:
+    """Start the warm-up thread once per server process (no-op when :func:`enabled` is False)."""
+    if enabled():
+        _thread()

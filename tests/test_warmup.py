@@ -1,0 +1,74 @@
+"""Server-start warm-up (dashboard/warmup.py): after it, a fresh session's first visit to the
+home page and to Compare on the bundled default dataset computes nothing expensive again.
+
+The check is structural, not timed: the library's expensive steps (per-fold densities, HSIC
+screening, SLB and TAN fits) are replaced by functions that raise, then the pages run.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from dashboard import compute, warmup  # noqa: E402
+
+pytestmark = pytest.mark.slow
+APP = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "app.py")
+
+
+def _forbid(monkeypatch, target, name):
+    def boom(*args, **kwargs):
+        raise AssertionError(f"{name} recomputed after the warm-up")
+
+    monkeypatch.setattr(target, name.rsplit(".", 1)[-1], boom)
+
+
+def test_warm_up_leaves_nothing_to_compute_on_the_default_pages(monkeypatch):
+    import slb.model.path as path_module
+    from slb import SLBClassifier, TANClassifier, ThresholdPath
+
+    seconds = warmup.build("sonar", yield_to_users=False)
+    assert {"screening", "SLB's CV", "TAN's CV", "NB's CV", "SLB", "TAN"} <= set(seconds)
+
+    _forbid(monkeypatch, ThresholdPath, "ThresholdPath.fit")
+    _forbid(monkeypatch, SLBClassifier, "SLBClassifier.fit")
+    _forbid(monkeypatch, TANClassifier, "TANClassifier.fit")
+    _forbid(monkeypatch, compute, "compute.dependence_matrix")
+    _forbid(monkeypatch, path_module, "path.dependence_matrix")
+
+    # the warm entries are the ones the pages' calls hit (same arguments, same form)
+    ds = warmup.default_dataset("sonar")
+    x = warmup.defaults_for(ds)
+    for name in ("TAN", "NB"):
+        ber, _ = compute.classifier_fold_ber(
+            ds, name, x.dens, x.n_folds, x.seed, x.reps, x.measure, x.rule
+        )
+        assert len(ber) == x.n_folds * x.reps == 25
+
+    monkeypatch.undo()  # the pages below may draw TAN's CV through their own module
+    _forbid(monkeypatch, ThresholdPath, "ThresholdPath.fit")
+    _forbid(monkeypatch, SLBClassifier, "SLBClassifier.fit")
+    _forbid(monkeypatch, compute, "compute.dependence_matrix")
+    _forbid(monkeypatch, path_module, "path.dependence_matrix")
+    at = AppTest.from_file(APP, default_timeout=600)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.switch_page("pages/compare.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert {"SLB", "TAN", "NB"} <= set(at.dataframe[0].value.index)
+
+
+def test_warm_up_is_off_in_tests_and_by_switch(monkeypatch):
+    assert not warmup.enabled()  # pytest: off unless asked for
+    monkeypatch.setenv("SLB_WARMUP", "1")
+    assert warmup.enabled()
+    monkeypatch.setenv("SLB_WARMUP", "0")
+    assert not warmup.enabled()
+    monkeypatch.setenv("SLB_WARMUP_DATASETS", "pima, nonsense ,sonar")
+    assert warmup.dataset_names() == ["sonar", "pima"]  # the default dataset first
