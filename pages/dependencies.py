@@ -1,4 +1,9 @@
-"""Dependencies: which feature pairs are dependent in each class, and which ones SLB keeps."""
+"""Dependencies: which feature pairs are dependent in each class, and which ones SLB keeps.
+
+Layout (issue 13): one compact control row (λ, the measure, the pair rule, a feature search),
+then the pictures those controls move side by side (heatmaps | pair graph + histogram), all
+inside one 1440x900 screen; a clicked pair's bivariate density and the long table below.
+"""
 
 import numpy as np
 import streamlit as st
@@ -9,86 +14,191 @@ from slb.viz import figures
 
 shell.ensure()
 
+CHART = {"displaylogo": False}
+PICK = "dep_pair_pick"  # the pair whose bivariate density is shown: (data key, i, j) or None
+
 c = state.cfg()
 ds = state.dataset()
 neg, pos = ds.class_names
+names = list(ds.feature_names)
 
 st.title("Dependencies")
 st.caption(
-    "SLB's first step screens every pair of features: a pair enters the model when its "
-    "dependence within a class reaches the threshold λ."
+    "SLB's first step: a pair of features enters the model when its dependence within a class "
+    "reaches λ. Click a heatmap cell or a graph edge to see that pair's density below."
 )
 
-top = st.columns([3, 2])
-with top[0]:
-    controls.measure_control("dep")
-with top[1]:
-    controls.pair_rule_control("dep")
-lam = controls.lambda_controls("dep")
+# --- the control row ------------------------------------------------------------------------
+ctl = st.columns([6, 2.6, 2.6], gap="medium")
+with ctl[2]:
+    label = compute.MEASURES[c["measure"]]
+    with st.popover(f"Screening: {label}, {c['pair_rule'].replace('_', ' ')}", width="stretch"):
+        controls.measure_control("dep")
+        controls.pair_rule_control("dep")
+    query = st.text_input("Find a feature", key="dep_search", placeholder="name or part of it")
+with ctl[0]:
+    lam = controls.lambda_controls("dep")
 scr = compute.screening(ds.key, ds, c["measure"])
-label = compute.MEASURES[c["measure"]]
-
-m = st.columns(3)
-m[0].metric("λ", controls.format_lambda(lam.value))
-m[1].metric("pairs kept", f"{lam.n_kept} of {lam.n_pairs}")
-m[2].metric("share kept", f"{100 * lam.n_kept / max(lam.n_pairs, 1):.1f} %")
+keep_c = compute.kept_mask(scr, lam.value, c["pair_rule"])
+kept = keep_c.any(axis=0)
+with ctl[1]:
+    st.metric(
+        "pairs kept",
+        f"{lam.n_kept} of {lam.n_pairs}",
+        f"{100 * lam.n_kept / max(lam.n_pairs, 1):.1f} % at λ = {controls.format_lambda(lam.value)}",
+        delta_color="off",
+        delta_arrow="off",
+    )
 if lam.note:
     st.caption(lam.note + ".")
 
-st.subheader("Dependence of every pair, per class")
-state.bound(st.checkbox, "Order features by hierarchical clustering", "cluster", key="dep_cluster")
-order = compute.feature_order(ds.key, ds, c["measure"]) if c["cluster"] else None
-zmax = float(np.nanmax(scr.stat)) if np.isfinite(scr.stat).any() else 1.0
-h1, h2 = st.columns(2)
-for col, k, sym, name in ((h1, 1, "+", pos), (h2, 0, "-", neg)):
-    with col:
-        fig = figures.dependence_heatmap(
-            scr.stat[k],
-            scr.pvalue[k],
-            ds.feature_names,
-            order=order,
-            zmax=zmax,
-            measure=c["measure"],
-            color=figures.COLORS[sym],
-            title=f"class {'+' if k else '−'} ({figures.escape_text(name)})",
-        )
-        st.plotly_chart(fig, key=f"dep_heatmap_{sym}", config={"displaylogo": False})
 
-st.plotly_chart(
-    figures.dependence_histogram(
+def find_feature(text: str) -> int | None:
+    """Index of the feature named ``text`` (case-insensitive), else the first containing it."""
+    q = text.strip().lower()
+    if not q:
+        return None
+    lower = [str(n).lower() for n in names]
+    if q in lower:
+        return lower.index(q)
+    return next((i for i, n in enumerate(lower) if q in n), None)
+
+
+found = find_feature(query)
+if query.strip() and found is None:
+    st.caption(f"No feature name contains “{esc(query)}”.")
+
+
+def pick_from(key: str) -> None:
+    """on_select callback: the clicked cell or edge becomes the pair shown below."""
+    event = st.session_state.get(key)
+    points = (event or {}).get("selection", {}).get("points", [])
+    for p in points:
+        cd = p.get("customdata")
+        if cd is not None and len(cd) >= 2 and int(cd[0]) != int(cd[1]):
+            st.session_state[PICK] = (ds.key, int(cd[0]), int(cd[1]))
+            return
+
+
+def kept_matrix(flags) -> np.ndarray:
+    """(d, d) symmetric flags of one class's kept pair terms."""
+    K = np.zeros((ds.d, ds.d), dtype=bool)
+    K[scr.pairs[:, 0], scr.pairs[:, 1]] = flags
+    return K | K.T
+
+
+# --- the pictures: heatmaps | pair graph + histogram ------------------------------------------
+left, right = st.columns(2, gap="medium")
+with left:
+    order = compute.feature_order(ds.key, ds, c["measure"]) if c["cluster"] else None
+    zmax = float(np.nanmax(scr.stat)) if np.isfinite(scr.stat).any() else 1.0
+    tabs = st.tabs([f"class + ({esc(pos)})", f"class − ({esc(neg)})"])
+    for tab, k, sym in ((tabs[0], 1, "+"), (tabs[1], 0, "-")):
+        with tab:
+            fig = figures.dependence_heatmap(
+                scr.stat[k],
+                scr.pvalue[k],
+                names,
+                order=order,
+                zmax=zmax,
+                measure=c["measure"],
+                color=figures.COLORS[sym],
+                kept=kept_matrix(keep_c[k]),
+            )
+            st.plotly_chart(
+                fig,
+                key=f"dep_heatmap_{sym}",
+                config=CHART,
+                on_select=lambda key=f"dep_heatmap_{sym}": pick_from(key),
+                selection_mode="points",
+            )
+    st.caption(
+        "What it shows: the dependence of every pair of features within one class (darker: more "
+        "dependent); outlined cells above the diagonal are the pairs kept at the current λ. "
+        "Moving λ up removes outlines from the weakest pairs first."
+    )
+    state.bound(
+        st.checkbox, "Order features by hierarchical clustering", "cluster", key="dep_cluster"
+    )
+
+with right:
+    idx = np.flatnonzero(kept)
+    show_isolated = st.session_state.get("dep_isolated", True)
+    graph = figures.pair_graph(
+        names,
+        scr.pairs[idx],
+        scr.pair_stat[:, idx],
+        scr.pair_stat[:, idx] >= lam.value,
+        compute.graph_positions(ds.key, ds, c["measure"]),
+        measure=c["measure"],
+        pos_name=pos,
+        neg_name=neg,
+        show_isolated=show_isolated,
+        highlight=found,
+    )
+    graph.update_layout(height=430, margin={"t": 30, "b": 0})
+    st.plotly_chart(
+        graph,
+        key="dep_pair_graph",
+        config=CHART,
+        on_select=lambda: pick_from("dep_pair_graph"),
+        selection_mode="points",
+    )
+    hist = figures.dependence_histogram(
         scr.pair_stat[1],
         scr.pair_stat[0],
         lam.value,
         measure=c["measure"],
         pos_name=pos,
         neg_name=neg,
-    ),
-    key="dep_histogram",
-    config={"displaylogo": False},
-)
+    )
+    hist.update_layout(height=230, margin={"t": 40, "b": 0})
+    st.plotly_chart(hist, key="dep_histogram", config=CHART)
+    st.caption(
+        "What they show: the graph's nodes are features and its edges the kept pairs (thicker: "
+        f"more dependent; colour: dependent in + ({esc(pos)}) only, in − ({esc(neg)}) only, or "
+        "both); the histogram counts the pairs at each dependence, λ the dashed line. Moving λ "
+        "right drops edges; node positions do not depend on λ."
+    )
+    st.toggle("Show features without kept pairs", value=True, key="dep_isolated")
 
-st.subheader("Pair graph of the kept pairs")
-keep_c = compute.kept_mask(scr, lam.value, c["pair_rule"])
-kept = keep_c.any(axis=0)
-idx = np.flatnonzero(kept)
-graph = figures.pair_graph(
-    ds.feature_names,
-    scr.pairs[idx],
-    scr.pair_stat[:, idx],
-    scr.pair_stat[:, idx] >= lam.value,
-    compute.graph_positions(ds.key, ds, c["measure"]),
-    measure=c["measure"],
-    pos_name=pos,
-    neg_name=neg,
-    show_isolated=st.toggle("Show features without kept pairs", value=True, key="dep_isolated"),
-)
-st.plotly_chart(graph, key="dep_pair_graph", config={"displaylogo": False})
-st.caption(
-    "Nodes are features; an edge is a kept pair, thicker when more dependent. "
-    f"Colour: dependent (≥ λ) in + ({esc(pos)}) only, in − ({esc(neg)}) only, or in both. "
-    "Node positions do not depend on λ."
-)
 
+# --- the clicked pair's bivariate density -----------------------------------------------------
+def pair_density(i: int, j: int) -> None:
+    st.subheader(f"Bivariate density of {esc(names[i])} × {esc(names[j])}")
+    controls.bandwidth_controls("dep", overrides=False)
+    _, h2 = compute.bandwidths(ds.key, ds, state.density_key())
+    X = ds.X.to_numpy()
+    fig = figures.density_2d(
+        X[:, i],
+        X[:, j],
+        ds.y,
+        h2[0, [i, j]],
+        h2[1, [i, j]],
+        feature_a=names[i],
+        feature_b=names[j],
+        pos_name=pos,
+        neg_name=neg,
+    )
+    st.plotly_chart(fig, key="dep_pair_density", config=CHART)
+    st.caption(
+        "What it shows: where the pair's values fall in each class (blue contours: +, orange: "
+        "−); SLB's pair terms are these densities. Moving the bandwidth multiplier up smooths "
+        "the contours; moving it down lets them cling to single points."
+    )
+    st.button(
+        "Close the pair view",
+        key="dep_pair_close",
+        on_click=st.session_state.pop,
+        args=(PICK, None),
+    )
+
+
+pick = st.session_state.get(PICK)
+if pick is not None and pick[0] == ds.key:
+    pair_density(*pick[1:])
+
+# --- the long table -------------------------------------------------------------------------
 st.subheader(f"Kept pairs ({len(idx)})")
 table = compute.kept_pairs_table(ds, scr, lam.value, c["pair_rule"])
 st.dataframe(

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+from conftest import make_two_class
 
 from dashboard.safety import escape_markdown, neutralise_csv_cell, safe_csv_bytes
 from slb import SLBClassifier, TANClassifier, dependence_matrix, make_forest_bn
@@ -35,8 +36,13 @@ def test_heatmap_axes_are_feature_names(small):
     hm = fig.data[0]
     expected = [figures.escape_text(n) for n in X.columns]
     assert list(hm.x) == expected and list(hm.y) == expected
-    assert np.asarray(hm.customdata).shape == (5, 5)
-    assert "p-value" in hm.hovertemplate and "HSIC" in hm.hovertemplate
+    cells = next(t for t in fig.data if t.name == "cells")
+    cd = np.asarray(cells.customdata)
+    assert cd.shape == (20, 4)  # (i, j, statistic, p-value) of every off-diagonal cell
+    i, j = cd[:, 0].astype(int), cd[:, 1].astype(int)
+    np.testing.assert_allclose(cd[:, 2], res.statistic[i, j])
+    np.testing.assert_allclose(cd[:, 3], res.pvalue[i, j])
+    assert "p-value" in cells.hovertemplate and "HSIC" in cells.hovertemplate
     # user HTML never reaches the figure unescaped
     assert "<b>eps</b>" not in fig.to_json()
 
@@ -127,27 +133,38 @@ def test_ber_bars_one_bar_per_classifier():
 
 
 def test_ber_curve_marks_current_lambda():
-    curve = pd.DataFrame(
+    steps = pd.DataFrame(
         {
             "threshold": [0.0, 0.1, 0.2],
+            "lower": [0.0, 0.0, 0.1],
             "mean_ber": [0.2, 0.15, 0.3],
             "sd_ber": [0.01, 0.02, 0.03],
             "mean_pairs": [10, 5, 0],
         }
     )
-    fig = figures.ber_curve(curve, 0.1, 0.15)
-    assert any(s.type == "line" and s.x0 == 0.1 for s in fig.layout.shapes)
-    assert any(t.name == "current λ" for t in fig.data)
+    steps.attrs.update({"lo": 0.0, "requested_lo": 0.0, "hi": 0.2})
+    fig = figures.ber_curve(steps, 0.15, 0.3, lam_range=(0.0, 0.25), nested_ber=0.18)
+    assert any(s.type == "line" and s.x0 == 0.15 for s in fig.layout.shapes)
+    star = next(t for t in fig.data if t.name == "current λ")
+    assert star.y[0] == pytest.approx(30.0)
+    meta = fig.layout.meta
+    # λ = 0.15 lies in (0.1, 0.2]: the step of threshold 0.2, drawn "vh" (held up to its λ)
+    assert meta["current"]["curve_ber"] == pytest.approx(0.3)
+    assert meta["steps"]["ber"] == [0.2, 0.15, 0.3]
+    assert tuple(fig.layout.xaxis.range) == (0.0, 0.25) and meta["nested_ber"] == 0.18
+    line = next(t for t in fig.data if t.name.startswith("SLB CV BER"))
+    assert line.line.shape == "vh"
 
 
 def test_coefficient_bars_match_coef(small):
     X, y = small
     clf = SLBClassifier(threshold=0.0, random_state=0).fit(X, y)
-    fig = figures.coefficient_figure(clf.coef_, feature_names=list(X.columns), n_visible=10)
+    coef = clf.coef_series_
+    fig = figures.coefficient_figure(coef, feature_names=list(X.columns), n_visible=10)
     bars = _bars(fig)
-    assert sum(len(b.x) for b in bars) == len(clf.coef_) == fig.layout.meta["n_terms"]
+    assert sum(len(b.x) for b in bars) == len(clf.coef_series_) == fig.layout.meta["n_terms"]
     shown = {lab: v for b in bars for lab, v in zip(b.y, b.x, strict=True)}
-    for term, w in clf.coef_.items():
+    for term, w in clf.coef_series_.items():
         assert shown[figures.escape_text(term)] == pytest.approx(w)
     # univariate and bivariate terms of both classes are distinct traces
     assert {b.name.split(" terms")[0] + b.name.split("class ")[1][0] for b in bars} == {
@@ -162,13 +179,13 @@ def test_coefficient_bars_match_coef(small):
 def test_coefficients_with_oracle():
     syn = make_forest_bn(n_train=200, n_test=0, d=6, random_state=1)
     clf = SLBClassifier(threshold=0.0, random_state=0).fit(syn.X_train, syn.y_train)
-    fig = figures.coefficient_figure(clf.coef_, oracle=syn.oracle_coef)
+    fig = figures.coefficient_figure(clf.coef_series_, oracle=syn.oracle_coef)
     s = fig.layout.meta["scale"]
-    assert s == pytest.approx(figures.oracle_scale(clf.coef_, syn.oracle_coef))
+    assert s == pytest.approx(figures.oracle_scale(clf.coef_series_, syn.oracle_coef))
     assert s > 0  # SLB's weights point the oracle's way
     oracle_trace = next(t for t in fig.data if t.name.startswith("oracle"))
     assert len(oracle_trace.x) == len(syn.oracle_coef)
-    assert sum(len(b.x) for b in _bars(fig)) == len(clf.coef_)
+    assert sum(len(b.x) for b in _bars(fig)) == len(clf.coef_series_)
 
 
 def test_oracle_scale_is_least_squares():
@@ -229,3 +246,136 @@ def test_escape_markdown():
     s = escape_markdown("[click](http://evil) <b>x</b> *y*\n# z")
     assert "](" not in s.replace("\\](", "").replace("\\(", "")
     assert "<b>" not in s and "\n" not in s
+
+
+# --- issue 13: readable figures at any d, a truthful BER curve ----------------------------------
+def _random_dependence(d, seed=0):
+    rng = np.random.default_rng(seed)
+    A = rng.random((d, d))
+    S = (A + A.T) / 2
+    np.fill_diagonal(S, np.nan)
+    return S, np.clip(1 - S, 0, 1)
+
+
+@pytest.mark.parametrize("d, labelled", [(13, True), (60, False)])
+def test_heatmap_sized_to_d_and_labelled_up_to_30(d, labelled):
+    S, P = _random_dependence(d)
+    names = [f"feature_{i}" for i in range(d)]
+    fig = figures.dependence_heatmap(S, P, names)
+    assert fig.layout.meta["n_labels"] == (d if labelled else 0)
+    assert bool(fig.layout.xaxis.showticklabels) is labelled
+    assert bool(fig.layout.yaxis.showticklabels) is labelled
+    if labelled:  # every name is a tick (explicit array: plotly skips none)
+        assert list(fig.layout.xaxis.tickvals) == names == list(fig.layout.yaxis.tickvals)
+    assert fig.layout.yaxis.scaleanchor == "x"  # square cells
+    cells = next(t for t in fig.data if t.name == "cells")
+    assert len(cells.x) == d * (d - 1)  # one hover/click target per off-diagonal cell
+    small = figures.dependence_heatmap(*_random_dependence(5), names[:5])
+    assert fig.layout.height > small.layout.height  # grows with d
+
+
+@pytest.mark.parametrize("q", [0.0, 0.5, 0.9, 1.1])
+def test_heatmap_outlines_exactly_the_kept_pairs(q):
+    d = 17
+    S, P = _random_dependence(d, seed=3)
+    lam = np.nanquantile(S, q) if q <= 1 else np.inf
+    kept = np.nan_to_num(S, nan=-1.0) >= lam
+    order = np.random.default_rng(1).permutation(d)
+    fig = figures.dependence_heatmap(S, P, list("abcdefghijklmnopq"), kept=kept, order=order)
+    n_pairs = sum(kept[i, j] for i in range(d) for j in range(i + 1, d))  # slow reference
+    assert fig.layout.meta["n_outlined"] == n_pairs
+    squares = sum(s.path.count("M") for s in fig.layout.shapes if s.type == "path")
+    assert squares == n_pairs
+
+
+def test_tree_layout_children_strictly_below_parents():
+    import networkx as nx
+
+    for d, seed in ((2, 0), (13, 1), (60, 2)):
+        rng = np.random.default_rng(seed)
+        tree = nx.from_prufer_sequence(rng.integers(0, d, d - 2).tolist()) if d > 2 else None
+        edges = list(tree.edges()) if tree is not None else [(0, 1)]
+        pos = figures.tree_layout(d, edges)
+        root = int(np.argmax(pos[:, 1]))
+        depth = nx.single_source_shortest_path_length(nx.Graph(edges), root)
+        for i, j in edges:
+            parent, child = (i, j) if depth[i] < depth[j] else (j, i)
+            assert pos[child, 1] == pos[parent, 1] - 1  # one row below its parent
+        assert sum(pos[:, 1] == pos[root, 1]) == 1  # a single root on top
+        assert len({tuple(p) for p in pos.round(9)}) == d  # no two nodes on one spot
+
+
+def test_tree_and_pair_graph_labels():
+    X, y = make_two_class(n_per_class=40, d=35, seed=2)
+    tan = TANClassifier().fit(X, y)
+    names = [f"f{i}" for i in range(35)]
+    fig = figures.tree_graph(names, tan.trees_["a"], highlight=7)
+    assert fig.layout.meta["n_labels"] <= 11 and fig.layout.meta["n_edges"] == 34
+    nodes = next(t for t in fig.data if t.name == "features")
+    assert "f7" in nodes.text and sum(bool(t) for t in nodes.text) == fig.layout.meta["n_labels"]
+    small = figures.tree_graph(names[:6], [(0, 1), (1, 2), (1, 3), (3, 4), (3, 5)])
+    assert small.layout.meta["n_labels"] == 6
+    pairs = np.array([[0, 1], [0, 2], [0, 3], [4, 5]])
+    strength = np.ones((2, 4))
+    g = figures.pair_graph(
+        names, pairs, strength, strength > 0, np.random.default_rng(0).random((35, 2))
+    )
+    assert g.layout.meta["n_labels"] == 6  # the 6 connected nodes (fewer than the top 10)
+    text = next(t for t in g.data if t.name == "features").text
+    assert text[0] == "f0" and text[10] == ""
+    hover = next(t for t in g.data if t.name == "pair hover")
+    assert np.asarray(hover.customdata).tolist() == pairs.tolist()  # a click names the pair
+
+
+@pytest.fixture(scope="module")
+def path_data():
+    from slb import ThresholdPath
+    from slb.evaluation import stratified_folds
+
+    X, y = make_two_class(n_per_class=40, d=5, seed=21)
+    folds = stratified_folds(y, n_splits=3, random_state=4)
+    return X, y, folds, ThresholdPath(C=0.5, random_state=3).fit(X, y, folds)
+
+
+def test_ber_steps_are_exact_and_constant_between_breakpoints(path_data):
+    from slb.evaluation import compare_estimators
+    from slb.model.steps import ber_steps, step_at
+
+    X, y, folds, path = path_data
+    scores = [path._score(f.score) for f in path.folds_]
+    hi = float(max(s.max() for s in scores)) * 1.01
+    steps = ber_steps(path, 0.0, hi)
+    t = steps["threshold"].to_numpy()
+    # breakpoints: exactly 0, every fold's pair scores, and the top of the range
+    assert np.array_equal(t, np.unique(np.concatenate([[0.0, hi], *scores])))
+    rng = np.random.default_rng(0)
+    for k in rng.choice(np.arange(1, len(t)), size=5, replace=False):
+        a, b = steps["lower"].iloc[k], t[k]
+        inside = [a + f * (b - a) for f in (0.25, 0.5, 0.75)]
+        vals = [path.fold_ber(lam)[0].mean() for lam in inside]
+        assert vals[0] == vals[1] == vals[2]  # constant inside the step
+        row = step_at(steps, inside[1])
+        assert row.mean_ber == pytest.approx(steps["mean_ber"].iloc[k], abs=1e-15)
+        # an independent refit: SLBClassifier(threshold=λ) cross-validated on the same folds
+        slb = SLBClassifier(threshold=float(inside[1]), C=0.5, random_state=3)
+        ref = compare_estimators({"slb": slb}, X, y, folds=folds).per_fold["slb"].mean()
+        assert steps["mean_ber"].iloc[k] == pytest.approx(ref, abs=1e-12)
+    fig = figures.ber_curve(steps, float(t[3]), None, lam_range=(0.0, hi))
+    assert fig.layout.meta["current"]["curve_ber"] == pytest.approx(steps["mean_ber"].iloc[3])
+
+
+def test_ber_steps_budget_starts_higher_and_says_so(path_data):
+    from slb.model.steps import ber_steps
+
+    _, _, _, path = path_data
+    full = ber_steps(path, 0.0, None)
+    cut = ber_steps(path, 0.0, None, max_fits=12)
+    assert cut.attrs["lo"] > 0.0 == cut.attrs["requested_lo"]
+    assert cut.attrs["n_fits"] <= 12 < full.attrs["n_fits"]
+    # where both are computed they agree
+    for _, row in cut.iloc[1:].iterrows():
+        ref = full.loc[full["threshold"] == row.threshold, "mean_ber"]
+        assert ref.iloc[0] == pytest.approx(row.mean_ber, abs=1e-15)
+    fig = figures.ber_curve(cut, 0.0, 0.2, lam_range=(0.0, cut.attrs["hi"]))
+    assert fig.layout.meta["current"]["curve_ber"] is None  # λ below the computed steps
+    assert any(s.type == "rect" for s in fig.layout.shapes)  # the grey "not computed" band

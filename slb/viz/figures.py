@@ -126,6 +126,23 @@ def cluster_order(matrix) -> np.ndarray:
     return leaves_list(Z).astype(int)
 
 
+#: Largest number of features whose names are all written on the axes and graph nodes; wider
+#: data keep the names in the hover (and the graphs label the best-connected nodes only).
+MAX_LABELLED = 30
+
+
+def heatmap_cell_px(d: int) -> int:
+    """Side of one heatmap cell in pixels, so that the matrix is about 300-380 px wide (half a
+    1440 px screen beside its labels and colour bar); at least 6 px, at most 28 px."""
+    room = 300 if d <= MAX_LABELLED else 380
+    return int(min(28, max(6, room // max(int(d), 1))))
+
+
+def _outline_path(cells) -> str:
+    """One SVG path of unit squares around the ``(row, column)`` cells (category serial numbers)."""
+    return " ".join(f"M{c - 0.5},{r - 0.5} H{c + 0.5} V{r + 0.5} H{c - 0.5} Z" for r, c in cells)
+
+
 def dependence_heatmap(
     statistic,
     pvalue,
@@ -137,8 +154,9 @@ def dependence_heatmap(
     zmax: float | None = None,
     color: str = COLORS["+"],
     height: int | None = None,
+    kept=None,
 ) -> go.Figure:
-    """Heatmap of one class's all-pairs dependence; hover shows the statistic and p-value.
+    """Heatmap of one class's all-pairs dependence, square cells, kept pairs outlined.
 
     Parameters
     ----------
@@ -155,12 +173,19 @@ def dependence_heatmap(
     color : str
         Colour of the strongest dependence.
     height : int or None
+        None: sized to ``d`` (cells of :func:`heatmap_cell_px` pixels).
+    kept : ndarray of bool, shape (d, d), or None
+        Pairs kept at the current λ (symmetric, rows in the order of ``names``); each kept
+        pair's cell above the diagonal (in display order) is outlined.
 
     Returns
     -------
     Figure
-        ``x`` and ``y`` are the (escaped) feature names in display order; ``customdata`` holds
-        the p-values.
+        ``x`` and ``y`` are the (escaped) feature names in display order.  Every name is on
+        the axes up to :data:`MAX_LABELLED` features, none beyond (hover shows them).  The
+        trace named ``"cells"`` has one point per off-diagonal cell (hover, click) with
+        ``customdata`` ``(i, j, statistic, p-value)`` in the original indices.
+        ``layout.meta``: ``n_features``, ``n_labels`` (names on each axis), ``n_outlined``.
     """
     S = np.asarray(statistic, dtype=float)
     P = np.asarray(pvalue, dtype=float)
@@ -168,33 +193,93 @@ def dependence_heatmap(
     order = np.arange(d) if order is None else np.asarray(order, dtype=int)
     escaped = _names(names)
     labels = [escaped[i] for i in order]
-    S = S[np.ix_(order, order)]
-    P = P[np.ix_(order, order)]
+    Sd, Pd = S[np.ix_(order, order)], P[np.ix_(order, order)]
     label = _measure_label(measure)
     fig = go.Figure(
         go.Heatmap(
-            z=S,
+            z=Sd,
             x=labels,
             y=labels,
-            customdata=P,
             zmin=0.0,
-            zmax=zmax if zmax is not None else (np.nanmax(S) if np.isfinite(S).any() else 1.0),
+            zmax=zmax if zmax is not None else (np.nanmax(Sd) if np.isfinite(Sd).any() else 1.0),
             colorscale=[[0.0, "#FFFFFF"], [0.15, "#E8EEF6"], [1.0, color]],
             colorbar={"title": {"text": label}, "thickness": 12},
-            hovertemplate=(
-                "%{y} × %{x}<br>" + label + " = %{z:.4g}<br>p-value = %{customdata:.3g}"
-                "<extra></extra>"
-            ),
-            hoverongaps=False,
+            hoverinfo="skip",
+            name="dependence",
         )
     )
-    fig.update_xaxes(type="category", showticklabels=d <= 40, tickangle=-60, showgrid=False)
-    fig.update_yaxes(type="category", autorange="reversed", showticklabels=d <= 40, showgrid=False)
+    fig.add_trace(_heatmap_cells(Sd, Pd, labels, order, label))
+    n_out = 0
+    if kept is not None:
+        K = np.asarray(kept, dtype=bool)[np.ix_(order, order)]
+        cells = np.argwhere(np.triu(K, k=1))
+        n_out = int(cells.shape[0])
+        if n_out:
+            fig.add_shape(
+                type="path",
+                path=_outline_path(cells),
+                line={"color": "#111827", "width": 1.5 if d <= MAX_LABELLED else 1},
+                layer="above",
+            )
+    few = d <= MAX_LABELLED
+    font = {"size": 12 if d <= 15 else 10}
+    fig.update_xaxes(
+        type="category",
+        showticklabels=few,
+        tickangle=-60,
+        showgrid=False,
+        tickfont=font,
+        tickmode="array" if few else "auto",
+        tickvals=labels if few else None,
+        range=[-0.5, d - 0.5],
+        constrain="domain",
+    )
+    fig.update_yaxes(
+        type="category",
+        showticklabels=few,
+        showgrid=False,
+        tickfont=font,
+        tickmode="array" if few else "auto",
+        tickvals=labels if few else None,
+        range=[d - 0.5, -0.5],
+        scaleanchor="x",
+        scaleratio=1,
+        constrain="domain",
+    )
+    fig.update_layout(clickmode="event+select", dragmode=False)
+    room = 130 if few else 40  # the names below the x axis
     return _base_layout(
         fig,
         title=title,
-        height=height or int(min(620, max(320, 14 * d + 140))),
-        meta={"kind": "dependence_heatmap", "n_features": int(d)},
+        height=height or int(d * heatmap_cell_px(d) + room + (50 if title else 20)),
+        meta={
+            "kind": "dependence_heatmap",
+            "n_features": int(d),
+            "n_labels": int(d) if few else 0,
+            "n_outlined": n_out,
+        },
+    )
+
+
+def _heatmap_cells(Sd, Pd, labels, order, label) -> go.Scatter:
+    """Invisible points on the off-diagonal cells: the hover and the click target."""
+    d = len(labels)
+    r, c = np.nonzero(~np.eye(d, dtype=bool))
+    px = heatmap_cell_px(d)
+    return go.Scatter(
+        x=[labels[k] for k in c],
+        y=[labels[k] for k in r],
+        mode="markers",
+        marker={"symbol": "square", "size": px, "opacity": 0.0, "color": "#111827"},
+        selected={"marker": {"opacity": 0.35}},
+        unselected={"marker": {"opacity": 0.0}},
+        customdata=np.column_stack([order[r], order[c], Sd[r, c], Pd[r, c]]),
+        hovertemplate=(
+            "%{y} × %{x}<br>" + label + " = %{customdata[2]:.4g}"
+            "<br>p-value = %{customdata[3]:.3g}<br>click: its bivariate density<extra></extra>"
+        ),
+        name="cells",
+        showlegend=False,
     )
 
 
@@ -321,6 +406,7 @@ def pair_graph(
     neg_name: str = "-",
     show_isolated: bool = True,
     title: str = "",
+    highlight: int | None = None,
 ) -> go.Figure:
     """The graph of kept pairs: nodes are features, edges are pairs above the threshold.
 
@@ -342,12 +428,16 @@ def pair_graph(
     measure, pos_name, neg_name, title : str
     show_isolated : bool
         Draw features without any kept pair too.
+    highlight : int or None
+        Index of a feature to ring and label (the page's search box).
 
     Returns
     -------
     Figure
-        ``layout.meta`` holds ``n_edges`` (= ``k``) and ``n_nodes``; the trace named
-        ``"pair hover"`` has one point per edge.
+        ``layout.meta`` holds ``n_edges`` (= ``k``), ``n_nodes`` and ``n_labels`` (nodes with
+        their name written: all up to :data:`MAX_LABELLED` nodes, else the best connected);
+        the trace named ``"pair hover"`` has one point per edge (hover, click) with the pair's
+        feature indices as ``customdata``.
     """
     labels = _names(names)
     pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
@@ -405,21 +495,25 @@ def pair_graph(
             y=(y0 + y1) / 2,
             mode="markers",
             marker={"size": 6, "opacity": 0.0, "color": "#000"},
-            hovertext=hover,
+            hovertext=[h + "<br>click: its bivariate density" for h in hover],
             hoverinfo="text",
+            customdata=pairs,
+            selected={"marker": {"opacity": 0.9, "size": 12}},
+            unselected={"marker": {"opacity": 0.0}},
             name="pair hover",
             showlegend=False,
         )
     )
     degree = np.bincount(pairs.ravel(), minlength=len(labels)) if k else np.zeros(len(labels), int)
     nodes = np.arange(len(labels)) if show_isolated else np.flatnonzero(degree > 0)
-    few = len(nodes) <= 40
+    named = _labelled_nodes(nodes, degree, highlight)
     fig.add_trace(
         go.Scatter(
             x=pos[nodes, 0],
             y=pos[nodes, 1],
-            mode="markers+text" if few else "markers",
-            text=[labels[i] for i in nodes],
+            mode="markers+text",
+            text=[labels[i] if i in named else "" for i in nodes],
+            hovertext=[labels[i] for i in nodes],
             textposition="top center",
             textfont={"size": 11},
             marker={
@@ -428,42 +522,106 @@ def pair_graph(
                 "line": {"color": "white", "width": 1},
             },
             customdata=degree[nodes],
-            hovertemplate="%{text}<br>%{customdata} kept pairs<extra></extra>",
+            hovertemplate="%{hovertext}<br>%{customdata} kept pairs<extra></extra>",
             name="features",
             showlegend=False,
         )
     )
+    _add_highlight(fig, pos, labels, highlight)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    fig.update_layout(clickmode="event+select", dragmode="pan")
     return _base_layout(
         fig,
         title=title,
         height=560,
-        meta={"kind": "pair_graph", "n_edges": int(k), "n_nodes": int(len(nodes))},
+        meta={
+            "kind": "pair_graph",
+            "n_edges": int(k),
+            "n_nodes": int(len(nodes)),
+            "n_labels": len(named),
+        },
+    )
+
+
+def _labelled_nodes(nodes, degree, highlight=None, top: int = 10) -> set:
+    """Nodes whose names are written: all up to :data:`MAX_LABELLED`, else the ``top`` best
+    connected (ties: lower index first), plus the highlighted one."""
+    nodes = np.asarray(nodes, dtype=int)
+    if nodes.size <= MAX_LABELLED:
+        named = set(nodes.tolist())
+    else:
+        best = nodes[np.argsort(-degree[nodes], kind="stable")[:top]]
+        named = {int(i) for i in best if degree[i] > 0}
+    if highlight is not None and int(highlight) in set(nodes.tolist()):
+        named.add(int(highlight))
+    return named
+
+
+def _add_highlight(fig, pos, labels, highlight) -> None:
+    """A ring around the searched feature (its name in bold beside it)."""
+    if highlight is None:
+        return
+    i = int(highlight)
+    fig.add_trace(
+        go.Scatter(
+            x=[pos[i, 0]],
+            y=[pos[i, 1]],
+            mode="markers+text",
+            text=[f"<b>{labels[i]}</b>"],
+            textposition="bottom center",
+            marker={"size": 24, "color": "rgba(0,0,0,0)", "line": {"color": "#E69F00", "width": 4}},
+            hoverinfo="skip",
+            name="searched feature",
+            showlegend=False,
+        )
     )
 
 
 def tree_layout(n_features: int, edges, *, seed: int = 0) -> np.ndarray:
-    """Node positions for a spanning tree: Kamada-Kawai (spring layout if disconnected).
+    """Layered positions of a tree (or forest): the root on top, each BFS depth one row down.
+
+    networkx has no tree layout without graphviz (``nx.nx_agraph``/``nx_pydot`` need it), so
+    this is a small tidy layout written here: the leaves take consecutive x slots in depth-first
+    order, every parent sits centred over its children, and ``y = -depth``.  Each component's
+    root is its best-connected node (a central one, so the tree is shallow); components are
+    placed side by side.
 
     Parameters
     ----------
     n_features : int
     edges : list of (i, j)
     seed : int
+        Unused (kept for the callers of the former spring layout).
 
     Returns
     -------
     pos : ndarray of shape (n_features, 2)
+        ``pos[:, 1]`` is minus the depth: a child is exactly one row below its parent.
     """
     g = nx.Graph()
     g.add_nodes_from(range(n_features))
     g.add_edges_from((int(i), int(j)) for i, j in edges)
-    if n_features > 1 and nx.is_connected(g):
-        pos = nx.kamada_kawai_layout(g)
-    else:
-        pos = nx.spring_layout(g, seed=seed)
-    return np.array([pos[i] for i in range(n_features)], dtype=float).reshape(n_features, 2)
+    pos = np.zeros((n_features, 2))
+    slot = [0.0]
+
+    def place(node, children):
+        kids = children.get(node, [])
+        for kid in kids:
+            place(kid, children)
+        if kids:
+            pos[node, 0] = np.mean([pos[kid, 0] for kid in kids])
+        else:
+            pos[node, 0], slot[0] = slot[0], slot[0] + 1.0
+
+    for comp in sorted(nx.connected_components(g), key=min):
+        root = max(sorted(comp), key=lambda v: (g.degree(v), -v))
+        # a rooted tree: a node's children are its neighbours one BFS level further down
+        children = {u: sorted(vs) for u, vs in nx.bfs_successors(g, root)}
+        for node, depth in nx.single_source_shortest_path_length(g, root).items():
+            pos[node, 1] = -float(depth)
+        place(root, children)
+    return pos
 
 
 def tree_graph(
@@ -475,8 +633,9 @@ def tree_graph(
     color: str = COLORS["+"],
     positions=None,
     seed: int = 0,
+    highlight: int | None = None,
 ) -> go.Figure:
-    """A spanning tree (e.g. one of TAN's Chow-Liu trees).
+    """A spanning tree (e.g. one of TAN's Chow-Liu trees), drawn top-down by depth.
 
     Parameters
     ----------
@@ -486,18 +645,22 @@ def tree_graph(
         Edge weights shown on hover (e.g. mutual information).
     title, color : str
     positions : ndarray of shape (d, 2) or None
-        Node positions; None: :func:`tree_layout` (Kamada-Kawai, slow for many features, so
-        callers that redraw often pass cached positions).
+        Node positions; None: :func:`tree_layout` (layered by depth from the root).
     seed : int
+    highlight : int or None
+        Index of a feature to ring and label (the page's search box).
 
     Returns
     -------
     Figure
-        ``layout.meta["n_edges"]`` is ``len(edges)``.
+        ``layout.meta``: ``n_edges`` (``len(edges)``) and ``n_labels`` (nodes with their name
+        written: all up to :data:`MAX_LABELLED` features, else the best connected).
     """
     labels = _names(names)
     d = len(labels)
     P = tree_layout(d, edges, seed=seed) if positions is None else np.asarray(positions, float)
+    degree = np.bincount(np.asarray(edges, dtype=int).ravel(), minlength=d)
+    named = _labelled_nodes(np.arange(d), degree, highlight)
     xs, ys, mx, my, hover = [], [], [], [], []
     for i, j in edges:
         xs += [P[i, 0], P[j, 0], None]
@@ -530,20 +693,28 @@ def tree_graph(
             go.Scatter(
                 x=P[:, 0],
                 y=P[:, 1],
-                mode="markers+text" if d <= 40 else "markers",
-                text=labels,
-                textposition="top center",
+                mode="markers+text",
+                text=[labels[i] if i in named else "" for i in range(d)],
+                hovertext=labels,
+                textposition="bottom center",
                 textfont={"size": 10},
                 marker={"size": 9, "color": "#374151", "line": {"color": "white", "width": 1}},
-                hovertemplate="%{text}<extra></extra>",
+                hovertemplate="%{hovertext}<extra></extra>",
                 showlegend=False,
                 name="features",
             ),
         ]
     )
+    _add_highlight(fig, P, labels, highlight)
+    depth = int(-P[:, 1].min()) if d else 0
     fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
-    return _base_layout(fig, title=title, height=460, meta={"kind": "tree", "n_edges": len(edges)})
+    fig.update_yaxes(visible=False, range=[-depth - 0.6, 0.4])
+    return _base_layout(
+        fig,
+        title=title,
+        height=int(min(720, max(320, 150 + 70 * depth))),
+        meta={"kind": "tree", "n_edges": len(edges), "n_labels": len(named), "depth": depth},
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -816,79 +987,144 @@ def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.
 
 
 def ber_curve(
-    curve: pd.DataFrame,
+    steps: pd.DataFrame,
     threshold: float,
     ber_at_threshold: float | None = None,
     *,
     measure: str = "hsic",
+    lam_range: tuple[float, float] | None = None,
+    nested_ber: float | None = None,
 ) -> go.Figure:
-    """Cross-validated BER of SLB along the threshold path, the current λ marked.
+    """SLB's cross-validated BER as the exact step function of λ, the current λ on it.
 
     Parameters
     ----------
-    curve : DataFrame
-        :meth:`slb.model.path.ThresholdPath.curve` output (``threshold``, ``mean_ber``, ``sd_ber``,
-        ``mean_pairs``).
+    steps : DataFrame
+        :func:`slb.model.steps.ber_steps` output: row ``k`` holds the mean CV BER for every λ
+        in ``(threshold[k-1], threshold[k]]`` (``mean_ber``, ``sd_ber``, ``mean_pairs``);
+        ``attrs["lo"]`` / ``attrs["requested_lo"]``: where the computed steps start and where
+        they were asked to start.
     threshold : float
         Current λ.
     ber_at_threshold : float or None
-        Mean CV BER at the current λ (marked with a point).
+        Mean CV BER at the current λ as shown elsewhere (the bar): marked with a star.
     measure : str
+    lam_range : (float, float) or None
+        The slider's range; the x axis is clipped to it.
+    nested_ber : float or None
+        The nested estimate (λ and C chosen inside every outer fold), drawn as a labelled
+        horizontal line beside the curve.
 
     Returns
     -------
     Figure
+        ``layout.meta``: ``steps`` (``threshold``, ``lower``, ``ber`` as fractions),
+        ``range``, ``computed_from``, ``current`` (``threshold``, ``curve_ber``: the step
+        holding λ, None outside the computed range; ``marker_ber``) and ``nested_ber``.
     """
-    c = curve.sort_values("threshold")
-    t = c["threshold"].to_numpy()
-    m = c["mean_ber"].to_numpy() * 100
-    s = c["sd_ber"].to_numpy() * 100
-    fig = go.Figure(
-        [
-            go.Scatter(
-                x=np.concatenate([t, t[::-1]]),
-                y=np.concatenate([m + s, (m - s)[::-1]]),
-                fill="toself",
-                fillcolor="rgba(0,114,178,0.12)",
-                line={"width": 0},
-                hoverinfo="skip",
-                name="± 1 sd",
-            ),
-            go.Scatter(
-                x=t,
-                y=m,
-                mode="lines+markers",
-                name="SLB CV BER",
-                line={"color": COLORS["+"], "width": 2},
-                customdata=np.column_stack([c["mean_pairs"].to_numpy(), s]),
-                hovertemplate=(
-                    "λ = %{x:.4g}<br>BER %{y:.1f}% ± %{customdata[1]:.1f}"
-                    "<br>%{customdata[0]:.0f} pairs kept<extra></extra>"
-                ),
-            ),
-        ]
-    )
-    if np.isfinite(threshold):
-        fig.add_vline(
-            x=float(threshold),
-            line={"color": "#111827", "dash": "dash", "width": 2},
-            annotation={"text": f"current λ = {threshold:.4g}", "showarrow": False},
-            annotation_position="top right",
+    t = steps["threshold"].to_numpy(dtype=float)
+    m = steps["mean_ber"].to_numpy(dtype=float) * 100
+    s = steps["sd_ber"].to_numpy(dtype=float) * 100
+    lo_req = float(steps.attrs.get("requested_lo", t[0] if t.size else 0.0))
+    lo = float(steps.attrs.get("lo", t[0] if t.size else 0.0))
+    rng = lam_range or (lo_req, float(t[-1]) if t.size else 1.0)
+    fig = go.Figure(_step_traces(t, m, s, steps["mean_pairs"].to_numpy(dtype=float)))
+    if lo > rng[0]:
+        fig.add_vrect(
+            x0=rng[0],
+            x1=lo,
+            fillcolor="#E5E7EB",
+            opacity=0.6,
+            line_width=0,
+            layer="below",
+            annotation={"text": "not computed (many pairs per fold)", "showarrow": False},
+            annotation_position="top left",
         )
+    if nested_ber is not None and np.isfinite(nested_ber):
+        fig.add_hline(
+            y=100 * float(nested_ber),
+            line={"color": COLORS["-"], "dash": "dot", "width": 2},
+            annotation={
+                "text": f"nested CV estimate (λ and C chosen inside each fold): "
+                f"{100 * float(nested_ber):.1f} %",
+                "showarrow": False,
+            },
+            annotation_position="bottom right",
+        )
+    row = None
+    if t.size and np.isfinite(threshold) and t[0] <= threshold <= t[-1]:
+        row = int(np.searchsorted(t, float(threshold), side="left"))
+    if np.isfinite(threshold):
+        fig.add_vline(x=float(threshold), line={"color": "#111827", "dash": "dash", "width": 1})
         if ber_at_threshold is not None:
             fig.add_trace(
                 go.Scatter(
                     x=[float(threshold)],
                     y=[100 * float(ber_at_threshold)],
                     mode="markers",
-                    marker={"size": 13, "color": "#111827", "symbol": "star"},
+                    marker={"size": 14, "color": "#111827", "symbol": "star"},
                     name="current λ",
-                    hovertemplate="current λ<br>BER %{y:.1f}%<extra></extra>",
+                    hovertemplate=f"current λ = {threshold:.4g}<br>BER %{{y:.2f}}%<extra></extra>",
                 )
             )
-    fig.update_xaxes(title=f"λ ({_measure_label(measure)} threshold): larger keeps fewer pairs")
+    fig.update_xaxes(
+        title=f"λ ({_measure_label(measure)} threshold): larger keeps fewer pairs",
+        range=[float(rng[0]), float(rng[1])],
+    )
     fig.update_yaxes(title="CV balanced error rate (%)")
-    return _base_layout(fig, height=360, meta={"kind": "ber_curve", "threshold": float(threshold)})
+    return _base_layout(
+        fig,
+        height=380,
+        meta={
+            "kind": "ber_curve",
+            "threshold": float(threshold),
+            "steps": {
+                "threshold": t.tolist(),
+                "lower": steps["lower"].to_numpy(dtype=float).tolist(),
+                "ber": (m / 100).tolist(),
+            },
+            "range": [float(rng[0]), float(rng[1])],
+            "computed_from": lo,
+            "current": {
+                "threshold": float(threshold),
+                "curve_ber": None if row is None else float(m[row] / 100),
+                "marker_ber": None if ber_at_threshold is None else float(ber_at_threshold),
+            },
+            "nested_ber": None if nested_ber is None else float(nested_ber),
+        },
+    )
+
+
+def _step_traces(t, m, s, pairs) -> list:
+    """The ±1 sd band and the step line; ``shape="vh"``: each value holds up to its λ."""
+    step = {"shape": "vh", "width": 0}
+    return [
+        go.Scatter(
+            x=t, y=m + s, mode="lines", line=step, hoverinfo="skip", showlegend=False, name="+1 sd"
+        ),
+        go.Scatter(
+            x=t,
+            y=m - s,
+            mode="lines",
+            line=step,
+            fill="tonexty",
+            fillcolor="rgba(0,114,178,0.12)",
+            hoverinfo="skip",
+            name="± 1 sd over folds",
+        ),
+        go.Scatter(
+            x=t,
+            y=m,
+            mode="lines",
+            name="SLB CV BER (exact steps)",
+            line={"color": COLORS["+"], "width": 2, "shape": "vh"},
+            customdata=np.column_stack([pairs, s]),
+            hovertemplate=(
+                "λ up to %{x:.4g}<br>BER %{y:.2f}% ± %{customdata[1]:.1f}"
+                "<br>%{customdata[0]:.1f} pairs kept per fold<extra></extra>"
+            ),
+        ),
+    ]
 
 
 def term_kind(term: str, feature_names: Sequence[str] | None = None) -> tuple[str, str]:

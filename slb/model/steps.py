@@ -1,0 +1,119 @@
+"""SLB's cross-validated BER as an exact step function of the threshold λ.
+
+On each fold, the kept pairs at λ are the pairs whose screening score (from that fold's
+training rows) reaches λ, so the fold's BER only changes where λ crosses one of the fold's
+scores; between two consecutive scores the same SVM is fitted.  The mean over folds is
+therefore a step function whose breakpoints are the union of the folds' scores.
+:func:`ber_steps` fits one SVM per fold and per *distinct kept set* (never one per λ asked
+for), with the nested-mask path of :func:`slb.model.svm.nested_mask_predictions`, and returns
+every step; :func:`step_at` reads the value at any λ.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..dependence.screening import kept_terms, pair_scores
+from ..evaluation.metrics import balanced_error_rate
+from .path import column_mask
+from .svm import nested_mask_predictions
+
+__all__ = ["ber_steps", "step_at"]
+
+
+def _fold_values(fold, pair_rule) -> np.ndarray:
+    """Sorted distinct finite scores of one fold: every λ where its kept set can change."""
+    s = np.asarray(fold.screen.score, dtype=float).reshape(2, -1)
+    s = s.ravel() if pair_rule == "per_class" else pair_scores(s, pair_rule)
+    return np.unique(s[np.isfinite(s)])
+
+
+def _cut(values, lo, hi, n_folds, max_fits):
+    """Lowest λ of the computed range: ``lo``, or higher when ``max_fits`` would be exceeded."""
+    if max_fits is None:
+        return float(lo)
+    inside = np.sort(np.concatenate([v[(v > lo) & (v <= hi)] for v in values]))[::-1]
+    room = max(int(max_fits) - 2 * n_folds, 1)  # each fold also fits at the two ends
+    return float(lo) if inside.size <= room else float(inside[room - 1])
+
+
+def _fold_steps(path, fold, values, grid):
+    """BER and kept pairs of one fold at every λ of ``grid`` (one SVM per distinct kept set)."""
+    # λ and the smallest fold score >= λ keep the same terms: compute once per such score.
+    where = np.searchsorted(values, grid, side="left")
+    uniq, back = np.unique(where, return_inverse=True)
+    lams = [values[k] if k < values.size else np.inf for k in uniq]
+    keeps = [kept_terms(fold.screen.score, lam, path.pair_rule) for lam in lams]
+    masks = np.array([column_mask(k, path.n_features_in_) for k in keeps])
+    distinct, which = np.unique(masks, axis=0, return_inverse=True)
+    y = path._y_index
+    T = np.vstack([fold.T_train, fold.T_test])
+    yy = np.concatenate([y[fold.train], y[fold.test]])
+    tr, te = np.arange(fold.train.size), np.arange(fold.train.size, yy.size)
+    preds = nested_mask_predictions(T, yy, tr, te, list(distinct), path.C, path._class_weight())
+    ber = np.array([balanced_error_rate(yy[te], p) for p in preds])[which.ravel()]
+    pairs = np.array([int(k.any(axis=0).sum()) for k in keeps])
+    return ber[back.ravel()], pairs[back.ravel()], len(distinct)
+
+
+def ber_steps(path, lo=0.0, hi=None, *, max_fits=None, progress=None) -> pd.DataFrame:
+    """Exact cross-validated BER of SLB for every λ in ``[lo, hi]``, as steps.
+
+    Parameters
+    ----------
+    path : slb.ThresholdPath
+        Fitted (its folds' screening scores and feature maps are reused, never modified).
+    lo, hi : float
+        Range of λ (e.g. the dashboard slider's).  ``hi=None``: the largest fold score.
+    max_fits : int or None
+        Budget of SVM fits.  When the range holds more breakpoints, the steps start higher
+        (the most dependent pairs first); ``attrs["lo"]`` says where.  None: the whole range.
+    progress : callable or None
+        Called as ``progress(done, total)`` after each fold.
+
+    Returns
+    -------
+    steps : DataFrame
+        One row per breakpoint ``threshold`` (increasing); row ``k`` holds the BER for every λ
+        in ``(threshold[k-1], threshold[k]]`` (row 0: at ``threshold[0]`` itself):
+        ``mean_ber``, ``sd_ber`` (ddof=1, over folds), ``mean_pairs``, and ``lower`` (the
+        previous breakpoint).  ``attrs``: ``lo`` (first computed λ), ``hi``, ``requested_lo``,
+        ``n_fits`` (SVMs fitted).
+    """
+    values = [_fold_values(f, path.pair_rule) for f in path.folds_]
+    if hi is None:
+        hi = max((float(v[-1]) for v in values if v.size), default=float(lo))
+    lo, hi = float(lo), float(max(hi, lo))
+    start = _cut(values, lo, hi, len(values), max_fits)
+    inner = np.concatenate([v[(v > start) & (v < hi)] for v in values] + [[start, hi]])
+    grid = np.unique(inner)
+    bers, pairs, n_fits = [], [], 0
+    for k, (fold, v) in enumerate(zip(path.folds_, values, strict=True)):
+        b, p, n = _fold_steps(path, fold, v, grid)
+        bers.append(b)
+        pairs.append(p)
+        n_fits += n
+        if progress is not None:
+            progress(k + 1, len(values))
+    B, P = np.array(bers), np.array(pairs)
+    out = pd.DataFrame(
+        {
+            "threshold": grid,
+            "lower": np.concatenate([grid[:1], grid[:-1]]),
+            "mean_ber": B.mean(axis=0),
+            "sd_ber": B.std(axis=0, ddof=1) if B.shape[0] > 1 else np.zeros(grid.size),
+            "mean_pairs": P.mean(axis=0),
+        }
+    )
+    out.attrs.update({"lo": start, "hi": hi, "requested_lo": lo, "n_fits": int(n_fits)})
+    return out
+
+
+def step_at(steps: pd.DataFrame, threshold: float) -> pd.Series | None:
+    """The row of :func:`ber_steps` that holds λ = ``threshold`` (None outside its range)."""
+    t = steps["threshold"].to_numpy()
+    lam = float(threshold)
+    if not t.size or not t[0] <= lam <= t[-1]:
+        return None
+    return steps.iloc[int(np.searchsorted(t, lam, side="left"))]
