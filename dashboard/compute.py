@@ -426,6 +426,36 @@ def slb_ber_for(ds, cfg: dict, lam: LambdaInfo, dens: tuple, n_folds: int, n_rep
     return ber, pairs, how
 
 
+#: SVM fits the exact BER-vs-λ steps may cost (about 5-20 ms each on Sonar's folds); beyond
+#: it the steps start at a higher λ (the most dependent pairs first) and the figure says so.
+CURVE_MAX_FITS = 2500
+
+
+@st.cache_data(
+    show_spinner="Computing SLB's BER at every λ where a fold's kept pairs change (done once)…",
+    max_entries=16,
+    ttl=_TTL,
+)
+def slb_ber_steps(
+    key: str,
+    _ds,
+    measure: str,
+    pair_rule: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    lam_range: tuple[float, float],
+    n_repeats: int = 1,
+    max_fits: int | None = CURVE_MAX_FITS,
+) -> pd.DataFrame:
+    """SLB's CV BER as exact steps over ``lam_range`` (:func:`slb.model.steps.ber_steps`):
+    one SVM per fold and distinct kept set, on the folds and densities of the page's BER."""
+    from slb.model.steps import ber_steps
+
+    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
+    return ber_steps(path, float(lam_range[0]), float(lam_range[1]), max_fits=max_fits)
+
+
 @st.cache_data(
     show_spinner="Tracing SLB's cross-validated BER along λ (done once)…", max_entries=16, ttl=_TTL
 )

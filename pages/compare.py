@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import slb
-from dashboard import compute, controls, models, shell, state
+from dashboard import compute, controls, curve_ui, models, shell, state
 from dashboard.safety import escape_markdown as esc
 from dashboard.safety import safe_csv_bytes
 from slb.viz import figures
@@ -128,12 +128,8 @@ elif "SLB (nested λ, C)" in per_fold:
     )
 
 st.subheader("SLB's BER along λ")
-curve = compute.slb_curve(ds.key, ds, measure, rule, dens, k, seed, n_repeats=reps)
-st.plotly_chart(
-    figures.ber_curve(curve, lam.value, float(slb_ber.mean()), measure=measure),
-    key="cmp_ber_curve",
-    config={"displaylogo": False},
-)
+if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
+    curve_ui.ber_curve_section(ds, c, lam, dens, k, reps, per_fold)
 
 st.subheader("SLB's learned coefficients")
 clf = compute.fit_slb(ds.key, ds, lam.value, measure, rule, dens, seed)

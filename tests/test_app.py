@@ -243,6 +243,8 @@ def test_compare_page_shows_ber_and_coefficients():
     assert set(ber["layout"]["meta"]["classifiers"]) == {"SLB", "TAN", "NB"}
     assert ber["layout"]["meta"]["n_folds"] == 25  # 5 x 5 repeated CV by default on Sonar
     _check_significance_display(at, table)
+    at.toggle(key="cmp_curve_on").set_value(True).run()  # the exact curve is drawn on demand
+    assert_ok(at)
     curve = chart(at, "cmp_ber_curve")
     assert any(t.get("name") == "current λ" for t in curve["data"])
 
