@@ -8,16 +8,30 @@ unfitted estimator; ``uses_density`` says whether it uses the shared KDE setting
 cached BER is keyed on them); ``default`` puts it in the comparison from the start.  The page
 evaluates SLB itself through :class:`slb.ThresholdPath` (so λ moves fast), not through ``make``.
 To add a classifier, add it to ``slb.evaluation.registry``.
+
+:func:`download_model` is the "Download model" block pages call with one line: the chosen
+classifier fitted with its :class:`slb.tables.TableCleaner` (the Data page's cleaning) as one
+model file of :mod:`slb.persistence`.
 """
 
 from __future__ import annotations
 
+import io
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+import numpy as np
+import streamlit as st
+from sklearn.pipeline import Pipeline
+
 from slb.evaluation.registry import CLASSIFIERS as CATALOG
 from slb.evaluation.registry import make_classifier
+from slb.persistence import save_model
+from slb.tables.clean import TableCleaner
+
+from . import state
 
 #: Compared from the start, in this order (SLB first: the page reads it from the λ path).
 DEFAULT_MODELS = ("SLB", "TAN", "NB")
@@ -49,3 +63,110 @@ _ORDER = [*DEFAULT_MODELS, *(n for n in CATALOG if n not in DEFAULT_MODELS and n
 #: name -> ModelSpec, built once at import time; read-only.
 CLASSIFIERS: Mapping[str, ModelSpec] = MappingProxyType({n: _spec(n) for n in _ORDER})
 OPTIONAL_MODELS = tuple(n for n, s in CLASSIFIERS.items() if not s.default)
+
+
+# --------------------------------------------------------------------------------------------
+# "Download model": a classifier plus its TableCleaner for the current data and settings
+# --------------------------------------------------------------------------------------------
+def _cleaners(ds, raw, cfg: dict):
+    """TableCleaners with the Data page's settings, for each positive class it may have used.
+
+    :func:`dashboard.data.build` passes the positive class the user chose, or none (then
+    ``prepare_table``'s own default), or the smaller class; the caller keeps the first whose
+    cleaned table is the session's dataset.
+    """
+    upload = raw.source == "upload"
+    columns = [str(c) for c in raw.frame.columns]
+    features = cfg["features"]
+    if features is not None:
+        features = [f for f in features if f in columns and f != ds.label] or None
+    common = dict(
+        features=features,
+        non_numeric=cfg["non_numeric"] if upload else "drop",
+        missing=cfg["missing"] if upload else "drop",
+        max_rows=int(cfg["max_rows"]) if upload and cfg["max_rows"] else None,
+        max_features=int(cfg["max_features"]) if upload and cfg["max_features"] else None,
+        n_folds=int(cfg["n_folds"]),
+        random_state=int(cfg["seed"]),
+        keep_identifiers=bool(cfg.get("keep_identifiers")) if upload else False,
+    )
+    chosen = raw.positive if raw.positive is not None else cfg["positive"]
+    for positive in dict.fromkeys([chosen, None, ds.positive_label]):
+        yield TableCleaner(ds.label, positive=positive, **common)
+
+
+def model_file(ds, raw, cfg: dict, name: str, density_key: tuple) -> bytes:
+    """The bytes of a model file: ``Pipeline(TableCleaner, classifier)`` fitted on ``raw``.
+
+    The cleaner repeats the Data page's cleaning (its cleaned table must be the session's
+    dataset, value for value); the classifier is the catalogue's ``name`` with the shared
+    density settings and seed, fitted on the cleaned rows with the original class names, so
+    the file predicts those names for new raw rows.
+
+    Raises
+    ------
+    ValueError
+        The cleaning cannot be repeated (the data settings changed since the dataset was built).
+    """
+    for cleaner in _cleaners(ds, raw, cfg):
+        try:
+            prep = cleaner.fit_prepare(raw.frame)
+        except ValueError:
+            continue
+        same = list(prep.X.columns) == ds.feature_names and np.array_equal(
+            prep.X.to_numpy(), ds.X.to_numpy()
+        )
+        if same and str(prep.positive_label) == ds.positive_label:
+            break
+    else:
+        raise ValueError(
+            "The cleaning of the current data could not be repeated (the data settings changed "
+            "since the dataset was built); open the Data page and try again."
+        )
+    dens = state.density_params(density_key)
+    model = CLASSIFIERS[name].make(dens, int(cfg["seed"])).fit(prep.X, prep.y)
+    buf = io.BytesIO()
+    save_model(Pipeline([("clean", cleaner), ("model", model)]), buf)
+    return buf.getvalue()
+
+
+def download_model(ds, key: str = "dl_model") -> None:
+    """A "Download model" block: pick a classifier, fit it with its cleaner, download the file.
+
+    Pages call it with one line.  The file is made on demand (fitting SLB can take a while) and
+    kept in the session for the same data, classifier and settings.
+    """
+    build = st.session_state.get("data_build")
+    raw = getattr(build, "raw", None)
+    st.markdown("**Download model**")
+    if raw is None:
+        st.caption("Build a dataset on the Data page to download a model for it.")
+        return
+    cfg, dens = state.cfg(), state.density_key()
+    left, right = st.columns([2, 1])
+    name = left.selectbox("Classifier to download", list(CLASSIFIERS), key=f"{key}_name")
+    wanted = (ds.key, name, dens, int(cfg["seed"]))
+    if right.button("Fit it for download", key=f"{key}_fit"):
+        try:
+            with st.spinner(f"Fitting {name} on all {ds.n} rows…"):
+                st.session_state[f"{key}_file"] = (wanted, model_file(ds, raw, cfg, name, dens))
+        except ValueError as e:
+            st.error(str(e))
+    made = st.session_state.get(f"{key}_file")
+    if made is not None and made[0] == wanted:
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{ds.name}_{name}").strip("_")[:80]
+        st.download_button(
+            f"Download model ({name} + its table cleaner)",
+            made[1],
+            file_name=f"{stem or 'model'}.slbmodel",
+            mime="application/zip",
+            key=f"{key}_button",
+            on_click="ignore",
+        )
+    st.caption(
+        "The file holds the classifier (the catalogue's default settings, the density settings "
+        "above, fitted on all rows) and the cleaning of the Data page, so new rows of a table "
+        "with the same columns are cleaned the same way: "
+        "`slb.persistence.load_model(path).predict(new_table)` (see the README). "
+        "It is JSON plus numeric arrays: loading it runs no code from the file."
+    )

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import compute, controls, shell, state
+from dashboard import compute, controls, models, shell, state
 from dashboard.safety import escape_markdown as esc
 from slb.viz import figures
 
@@ -105,3 +105,4 @@ st.dataframe(
 )
 with st.expander("This sample's feature values"):
     st.dataframe(ds.X.iloc[[i]].T.rename(columns={ds.X.index[i]: "value"}), width="stretch")
+models.download_model(ds)
