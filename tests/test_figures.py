@@ -379,3 +379,18 @@ def test_ber_steps_budget_starts_higher_and_says_so(path_data):
     fig = figures.ber_curve(cut, 0.0, 0.2, lam_range=(0.0, cut.attrs["hi"]))
     assert fig.layout.meta["current"]["curve_ber"] is None  # λ below the computed steps
     assert any(s.type == "rect" for s in fig.layout.shapes)  # the grey "not computed" band
+
+
+def test_ber_steps_in_chunks_join_to_the_whole(path_data):
+    from slb.model.steps import ber_steps, chunk_bounds, join_steps
+
+    _, _, _, path = path_data
+    full = ber_steps(path, 0.0, 0.5)
+    bounds = chunk_bounds(path, 0.0, 0.5, 7)
+    assert bounds[0] == 0.5 and bounds[-1] == 0.0 and len(bounds) >= 4
+    assert all(a > b for a, b in zip(bounds, bounds[1:], strict=False))
+    frames = [ber_steps(path, b, a) for a, b in zip(bounds, bounds[1:], strict=False)]
+    joined = join_steps(frames[::-1], 0.0)
+    for col in ("threshold", "lower", "mean_ber", "mean_pairs"):
+        np.testing.assert_allclose(joined[col], full[col], rtol=0, atol=1e-15)
+    assert joined.attrs["lo"] == 0.0 and joined.attrs["hi"] == 0.5

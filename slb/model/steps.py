@@ -19,7 +19,7 @@ from ..evaluation.metrics import balanced_error_rate
 from .path import column_mask
 from .svm import nested_mask_predictions
 
-__all__ = ["ber_steps", "step_at"]
+__all__ = ["ber_steps", "chunk_bounds", "join_steps", "step_at"]
 
 
 def _fold_values(fold, pair_rule) -> np.ndarray:
@@ -117,3 +117,38 @@ def step_at(steps: pd.DataFrame, threshold: float) -> pd.Series | None:
     if not t.size or not t[0] <= lam <= t[-1]:
         return None
     return steps.iloc[int(np.searchsorted(t, lam, side="left"))]
+
+
+def chunk_bounds(path, lo, hi, size) -> list[float]:
+    """Boundaries ``hi = b[0] > b[1] > ... > b[-1] = lo`` cutting ``[lo, hi]`` into chunks of
+    about ``size`` breakpoints (all folds together), from the top: the first chunk holds the
+    most dependent pairs.  Each chunk can be computed (and cached) on its own with
+    ``ber_steps(path, b[k + 1], b[k])`` and the chunks put together with :func:`join_steps`.
+    """
+    lo, hi = float(lo), float(hi)
+    values = [_fold_values(f, path.pair_rule) for f in path.folds_]
+    inside = np.sort(np.concatenate([v[(v > lo) & (v < hi)] for v in values] + [[]]))[::-1]
+    cuts = np.unique(inside[max(int(size), 1) - 1 :: max(int(size), 1)])[::-1]
+    return [hi, *(float(c) for c in cuts), lo] if hi > lo else [hi]
+
+
+def join_steps(frames, requested_lo=None) -> pd.DataFrame:
+    """One step table from :func:`ber_steps` tables of adjacent ranges (any order).
+
+    Each range's first row (the value at its lowest λ exactly) is the previous range's last
+    row, so it is dropped from every range but the lowest.
+    """
+    frames = sorted(frames, key=lambda f: f.attrs["lo"])
+    for low, high in zip(frames, frames[1:], strict=False):
+        if not np.isclose(low.attrs["hi"], high.attrs["lo"], rtol=0, atol=0):
+            raise ValueError("join_steps needs adjacent ranges (each one's lo the previous hi).")
+    out = pd.concat([frames[0], *(f.iloc[1:] for f in frames[1:])], ignore_index=True)
+    out.attrs.update(
+        {
+            "lo": frames[0].attrs["lo"],
+            "hi": frames[-1].attrs["hi"],
+            "requested_lo": frames[0].attrs["lo"] if requested_lo is None else requested_lo,
+            "n_fits": int(sum(f.attrs["n_fits"] for f in frames)),
+        }
+    )
+    return out
