@@ -10,8 +10,10 @@ Measures (issue 14):
 
 * ``cold``: a fresh server, the home page, then Compare on Sonar (the numbers a first visitor
   waits for), and the λ change on Compare (median of 5 moves of the λ slider);
-* ``warm``: the same after the server-start warm-up (``dashboard.warmup``) has finished, what a
-  class opening the app after the server started waits for;
+* ``warm``: the same after the server-start warm-up of Sonar (``dashboard.warmup.build``) has
+  finished, what a class opening the app after the server started waits for;
+* the CPU of one full ``gc.collect()`` at the end (what ``runner.postScriptGC`` adds to every
+  rerun of every session) and the number of objects on the heap;
 * ``--profile N``: the N most expensive functions of the cold Compare run (cProfile of the
   script thread, cumulative seconds).
 
@@ -20,6 +22,7 @@ Usage::
     python benchmarks/dashboard_speed.py                      # cold and warm, this checkout
     python benchmarks/dashboard_speed.py --baseline HEAD~3    # also the code of HEAD~3, ratios
     python benchmarks/dashboard_speed.py --profile 25         # and the cold run's profile
+    python benchmarks/dashboard_speed.py --rev HEAD --baseline 8313bc9   # committed code only
 """
 
 from __future__ import annotations
@@ -72,15 +75,19 @@ def timed(fn):
 def check(at):
     assert not at.exception, [e.value for e in at.exception]
 
-if mode == "warm":
-    w, c = timed(lambda: __import__("dashboard.warmup", fromlist=["x"]).build_all())
+if mode.startswith("warm"):
+    from dashboard import warmup
+    w, c = timed(lambda: warmup.build("sonar", yield_to_users=False))
     out["warmup"] = [w, c]
+import gc
+gc.collect()
+out["heap_objects"] = len(gc.get_objects())
 at = AppTest.from_file(os.path.join(root, "app.py"), default_timeout=900)
 out["home"] = timed(at.run); check(at)
 at.switch_page("pages/compare.py")
-profiling["on"] = n_profile > 0
+profiling["on"] = n_profile > 0 and mode == "cold"
 out["compare"] = timed(at.run); check(at)
-profiling["on"] = False
+profiling["on"] = n_profile > 0 and mode != "cold"  # warm: profile the λ changes
 s = at.slider(key="cmp_lambda")
 moves = []
 for f in (0.30, 0.45, 0.60, 0.40, 0.55):  # five new λ values, none cached
@@ -90,7 +97,16 @@ for f in (0.30, 0.45, 0.60, 0.40, 0.55):  # five new λ values, none cached
 out["lambda_median"] = [statistics.median(m[0] for m in moves),
                         statistics.median(m[1] for m in moves)]
 out["lambda_max"] = [max(m[0] for m in moves), max(m[1] for m in moves)]
+profiling["on"] = False
 out["load_after"] = os.getloadavg()[0]
+# what runner.postScriptGC costs every rerun of every session: one full collection
+gcs = []
+for _ in range(5):
+    t = time.process_time(); gc.collect(2); gcs.append(time.process_time() - t)
+out["gc_full"] = statistics.median(gcs)
+out["heap_objects_end"] = len(gc.get_objects())
+import resource
+out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 if n_profile:
     buf = io.StringIO()
     pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(n_profile)
@@ -101,6 +117,7 @@ print("RESULT " + json.dumps(out))
 
 def run_child(root: Path, mode: str, n_profile: int = 0) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root))
+    env["STREAMLIT_RUNNER_POST_SCRIPT_GC"] = "false" if mode == "warm-nogc" else "true"
     res = subprocess.run(
         [sys.executable, "-c", CHILD, str(root), mode, str(n_profile)],
         capture_output=True,
@@ -135,21 +152,37 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--baseline", help="git revision to measure in the same run (ratios)")
     ap.add_argument("--profile", type=int, default=0, help="print the top N of the cold profile")
-    ap.add_argument("--modes", nargs="+", default=["cold", "warm"], choices=["cold", "warm"])
+    ap.add_argument(
+        "--modes",
+        nargs="+",
+        default=["cold", "warm", "warm-nogc"],
+        choices=["cold", "warm", "warm-nogc"],
+        help="warm-nogc: warm with runner.postScriptGC = false (the setting's measurement)",
+    )
+    ap.add_argument(
+        "--rev",
+        help="measure this git revision as 'now' instead of the working tree (others' "
+        "uncommitted edits then do not enter the numbers)",
+    )
     args = ap.parse_args()
     print(f"# dashboard speed ({time.strftime('%Y-%m-%d %H:%M')}), {os.cpu_count()} CPUs")
     print("command: python benchmarks/dashboard_speed.py " + " ".join(sys.argv[1:]))
-    trees = [("now", ROOT)]
-    tmp = None
+    tmp = tempfile.TemporaryDirectory()
+    now_root = ROOT
+    if args.rev:
+        (Path(tmp.name) / "now").mkdir()
+        now_root = extract(args.rev, Path(tmp.name) / "now")
+    trees = [("now", now_root)]
     if args.baseline:
-        tmp = tempfile.TemporaryDirectory()
-        trees.append((f"baseline {args.baseline}", extract(args.baseline, Path(tmp.name))))
+        (Path(tmp.name) / "base").mkdir()
+        base_root = extract(args.baseline, Path(tmp.name) / "base")
+        trees.append((f"baseline {args.baseline}", base_root))
     results = {}
     for label, root in trees:
         for mode in args.modes:
-            if mode == "warm" and not (root / "dashboard" / "warmup.py").exists():
+            if mode != "cold" and not (root / "dashboard" / "warmup.py").exists():
                 continue  # that revision has no server-start warm-up
-            r = run_child(root, mode, args.profile if mode == "cold" else 0)
+            r = run_child(root, mode, args.profile)
             results[(label, mode)] = r
             print(f"\n## {label}, {mode} (load average {r['load_before']:.1f} -> "
                   f"{r['load_after']:.1f})")
@@ -159,8 +192,13 @@ def main() -> None:
             print(f"Compare on Sonar                   {fmt(r['compare'])}")
             print(f"λ change on Compare, median of 5   {fmt(r['lambda_median'])}")
             print(f"λ change on Compare, max of 5      {fmt(r['lambda_max'])}")
+            print(f"one full gc.collect (postScriptGC)  {1000 * r['gc_full']:7.1f} ms CPU, "
+                  f"{r['heap_objects_end']:,} objects on the heap")
+            if "peak_rss_mb" in r:
+                print(f"peak RSS of the process           {r['peak_rss_mb']:7.0f} MB")
             if r.get("profile"):
-                print("\ncProfile of the Compare run (script thread, cumulative):")
+                what = "the Compare run" if mode == "cold" else "the five λ changes"
+                print(f"\ncProfile of {what} (script thread, cumulative):")
                 print("\n".join(r["profile"].splitlines()[:12 + args.profile]))
     if args.baseline:
         print(f"\n## ratios, baseline {args.baseline} / now (wall seconds)")
@@ -174,8 +212,7 @@ def main() -> None:
                 ratio = ref[what][0] / max(now_r[what][0], 1e-9)
                 print(f"{what:14s} now {mode:4s} {now_r[what][0]:7.2f} s, baseline cold "
                       f"{ref[what][0]:7.2f} s: {ratio:5.1f}x")
-    if tmp is not None:
-        tmp.cleanup()
+    tmp.cleanup()
 
 
 if __name__ == "__main__":
