@@ -321,16 +321,19 @@ def test_nested_kernel_cv_equals_one_svm_per_threshold(monkeypatch):
     X[y == 1, 3] *= 1.5
     fast = SLBClassifier(random_state=0).fit(X, y)
 
-    def one_fit_per_mask(T, y_index, tr, te, masks, C, class_weight):
+    def one_fit_per_mask(T_train, y_train, T_test, masks, Cs, class_weight):
         out = []
-        for m in masks:
-            w, b = path_module.fit_linear_svm(
-                T[tr][:, m], y_index[tr], C=C, class_weight=class_weight
-            )
-            out.append((T[te][:, m] @ w + b > 0).astype(int))
+        for C in Cs:
+            row = []
+            for m in masks:
+                w, b = path_module.fit_linear_svm(
+                    T_train[:, m], y_train, C=C, class_weight=class_weight
+                )
+                row.append((T_test[:, m] @ w + b > 0).astype(int))
+            out.append(row)
         return out
 
-    monkeypatch.setattr(path_module, "nested_mask_predictions", one_fit_per_mask)
+    monkeypatch.setattr(path_module, "grid_mask_predictions", one_fit_per_mask)
     slow = SLBClassifier(random_state=0).fit(X, y)
     assert fast.threshold_ == slow.threshold_
     np.testing.assert_allclose(fast.cv_results_["mean_ber"], slow.cv_results_["mean_ber"])

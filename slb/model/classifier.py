@@ -48,12 +48,17 @@ from ..dependence.screening import (
     top_fraction_threshold,
 )
 from .path import (
+    MAX_SEARCH_ROWS,
+    SEARCH_MEMORY_MB,
     ThresholdPath,
+    cap_screen,
     column_mask,
     fdr_selector,
     fixed_selector,
     fraction_selector,
+    pairs_for_budget,
     screen_pairs,
+    search_rows,
     threshold_selector,
 )
 from .svm import fit_linear_svm, index_class_weight
@@ -111,8 +116,15 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         """Candidate pair selectors, sparsest first, and their grid values for ``cv_results_``."""
         return [fixed_selector(False)], {}
 
-    def _record_selection(self, screen, i):
-        """Set the screening attributes of the fitted model for selector ``i``."""
+    def _record_selection(self, screen, i, candidates):
+        """Set the screening attributes of the fitted model for selector ``i``.
+
+        ``screen``: every pair on all the rows; ``candidates``: the pairs selection chose from.
+        """
+
+    def _search_max_pairs(self, n_rows, n_features, n_folds):
+        """Cap on the candidate pairs of the nested selection (None: every pair)."""
+        return None
 
     # -- shared -------------------------------------------------------------------------------------
     def _density_params(self, seed):
@@ -175,7 +187,7 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         cache = self._warm_cache(X, y_index, dens)
         cache["seed"] = seed
 
-        for stale in ("cv_results_", "best_index_"):
+        for stale in ("cv_results_", "best_index_", "n_search_rows_"):
             self.__dict__.pop(stale, None)
         i, j = 0, 0
         if len(selectors) > 1 or len(Cs) > 1:
@@ -184,9 +196,11 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         if "screen" not in cache:
             params = {k: v for k, v in self._path_params().items() if k != "pair_rule"}
             cache["screen"] = screen_pairs(X, y_index, n_jobs=self.n_jobs, **params)
-        screen = cache["screen"]
+        # The candidates the inner folds had (the top K by score on wide tables), all rows.
+        screen = cap_screen(cache["screen"], cache.get("max_pairs"))
+        self.n_candidate_pairs_ = int(screen.pairs.shape[0])
         keep_c = selectors[i](screen)
-        self._record_selection(screen, i)
+        self._record_selection(cache["screen"], i, screen)
         used = keep_c.any(axis=0)
         pairs = screen.pairs[used]
         transformer, T = self._candidate_features(X, y_index, pairs, dens, cache)
@@ -224,16 +238,23 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
             self.cv_results_ = None
             return 0, len(Cs) // 2
         path_key = ("path", k)
-        if path_key not in cache:
-            folds = StratifiedKFold(k, shuffle=True, random_state=seed).split(X, y_index)
+        # Tall tables: a stratified subsample of the rows; wide: the top pairs within a budget.
+        max_rows = getattr(self, "max_search_rows", MAX_SEARCH_ROWS)
+        rows = search_rows(y_index, max_rows, seed)
+        max_pairs = self._search_max_pairs(rows.size, X.shape[1], k)
+        if path_key not in cache or cache.get("search") != (max_rows, max_pairs):
+            split = StratifiedKFold(k, shuffle=True, random_state=seed).split(rows, y_index[rows])
             cache[path_key] = ThresholdPath(
                 class_weight=self.class_weight,
-                max_pairs=None,
+                max_pairs=max_pairs,
                 n_jobs=self.n_jobs,
                 **self._path_params(),
                 **dens,
             )
-            cache[path_key].fit(X, self.classes_[y_index], list(folds))
+            folds = [(rows[tr], rows[te]) for tr, te in split]
+            cache[path_key].fit(X, self.classes_[y_index], folds)
+            cache["search"], cache["max_pairs"] = (max_rows, max_pairs), max_pairs
+        self.n_search_rows_ = int(rows.size)
         ber, n_pairs = cache[path_key].grid_ber(selectors, Cs)
         mean = ber.mean(axis=2)
         i, j = _select_best(mean)
@@ -410,6 +431,14 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         Sorted labels; ``classes_[1]`` is ``+``.
     C_ : float
         The SVM cost used (selected one for ``C="cv"``).
+    n_search_rows_ : int
+        Rows of the nested selection's inner CV (present when it ran): all the rows, or a
+        stratified subsample of ``slb.model.path.MAX_SEARCH_ROWS`` on tall tables (the final
+        fit always uses every row).
+    n_candidate_pairs_ : int
+        Pairs the selection chose from: every pair (0 for LU), or on wide tables the top
+        ``K`` by screening score, ``K`` from the memory budget
+        ``slb.model.path.SEARCH_MEMORY_MB`` of the inner folds' feature maps.
     cv_results_ : dict or None
         When anything is selected: one entry per candidate (``param_*`` grid values,
         ``param_C``, ``mean_n_pairs``, ``mean_ber``, ``std_ber``, ``split<k>_ber``,
@@ -651,7 +680,14 @@ class SLBClassifier(_LogDensitySVM):
             "fraction": DEFAULT_FRACTIONS
         }
 
-    def _record_selection(self, screen, i):
+    def _search_max_pairs(self, n_rows, n_features, n_folds):
+        # FDR tests every pair (Benjamini-Hochberg over a top subset would not control it).
+        if self.threshold == "fdr":
+            return None
+        budget = getattr(self, "search_memory_mb", SEARCH_MEMORY_MB)
+        return pairs_for_budget(budget, n_rows, n_features, n_folds)
+
+    def _record_selection(self, screen, i, candidates):
         d = self.n_features_in_
         self.dependence_ = np.full((2, d, d), np.nan)
         self.pvalues_ = np.full((2, d, d), np.nan)
@@ -671,5 +707,5 @@ class SLBClassifier(_LogDensitySVM):
         else:
             self.fraction_ = float(DEFAULT_FRACTIONS[i])
             self.threshold_ = top_fraction_threshold(
-                screen.score, self.fraction_, self.pair_rule, n_total=screen.n_all_pairs
+                candidates.score, self.fraction_, self.pair_rule, n_total=screen.n_all_pairs
             )

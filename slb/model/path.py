@@ -14,6 +14,17 @@ It is the engine of every honest number about SLB:
   the same folds, sharing each fold's densities across the grid; :class:`slb.SLBClassifier`
   uses it on its *inner* folds to choose ``lambda`` and ``C`` without looking at the rows it is
   scored on (nested selection).
+
+At scale (see ``benchmarks/scale.py``) the selection is bounded in both directions:
+
+* **wide tables**: the candidate pairs of the inner folds are the top ``K`` by screening score,
+  ``K`` from a memory budget for the folds' feature maps (:func:`pairs_for_budget`); the final
+  model chooses among the same ``K`` (:func:`cap_screen`);
+* **tall tables**: the inner CV runs on a stratified subsample of at most
+  :data:`MAX_SEARCH_ROWS` rows (:func:`search_rows`); the final fit uses every row;
+* **beyond one machine**: the folds' densities and SVM grids are independent joblib tasks
+  (:func:`slb._parallel.run_tasks` with ``distribute=True``), so under
+  ``joblib.parallel_backend("dask")`` they run on the cluster, with identical results.
 """
 
 from __future__ import annotations
@@ -23,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._parallel import resolve_n_jobs, run_tasks
+from .._parallel import distributed_backend, resolve_n_jobs, run_tasks
 from .._utils import all_pairs, check_binary_target, check_magnitude, overrides_by_index
 from ..density.features import LogDensityTransformer
 from ..dependence.hsic import DEPENDENCE_MEASURES, dependence_matrix
@@ -37,7 +48,7 @@ from ..dependence.screening import (
     top_fraction_threshold,
 )
 from ..evaluation.metrics import balanced_error_rate
-from .svm import fit_linear_svm, index_class_weight, nested_mask_predictions
+from .svm import fit_linear_svm, grid_mask_predictions, index_class_weight
 
 #: Fixed SVM cost used where no inner CV selects it (the dashboard's hand-set lambda, and
 #: ``ThresholdPath``).  e1071's default, the paper's; see ``docs/defaults.md`` for the protocol
@@ -50,6 +61,94 @@ FIXED_C = 1.0
 THREADED_MIN_ROWS = 3000
 
 CANDIDATE_MODES = ("screened", "all", "none")
+
+#: Rows of the nested selection's inner CV: above, it runs on a stratified subsample of this
+#: many rows (the final fit uses every row).  Its cost is then bounded whatever ``n``; what
+#: the subsample changes was measured against the full search in ``benchmarks/scale.py``.
+MAX_SEARCH_ROWS = 2000
+
+#: Memory budget (MB) of the inner folds' candidate feature maps; it sets how many candidate
+#: pairs the selection considers on wide tables (:func:`pairs_for_budget`).
+SEARCH_MEMORY_MB = 256
+
+
+def search_rows(y_index, max_rows, seed):
+    """Rows of the inner CV: all, or a stratified subsample of ``max_rows`` (sorted).
+
+    Parameters
+    ----------
+    y_index : ndarray of shape (n_samples,)
+    max_rows : int or None
+        None: every row.
+    seed : int
+
+    Returns
+    -------
+    rows : ndarray of int
+    """
+    n = y_index.size
+    if max_rows is None or n <= max_rows:
+        return np.arange(n)
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    split = StratifiedShuffleSplit(1, train_size=int(max_rows), random_state=seed)
+    rows, _ = next(split.split(np.zeros((n, 1)), y_index))
+    return np.sort(rows)
+
+
+def pairs_for_budget(memory_mb, n_rows, n_features, n_folds):
+    """Candidate pairs whose feature maps fit ``memory_mb`` over ``n_folds`` folds.
+
+    Every fold holds the map of all ``n_rows`` rows (its training and test rows): ``2 d``
+    univariate and ``2 K`` pair columns of doubles.
+
+    Parameters
+    ----------
+    memory_mb : float or None
+        None: no cap.
+    n_rows, n_features, n_folds : int
+
+    Returns
+    -------
+    max_pairs : int or None
+        ``K`` (at least 0), or None without a budget.
+    """
+    if memory_mb is None:
+        return None
+    columns = memory_mb * 2**20 / (8.0 * max(n_rows, 1) * max(n_folds, 1))
+    return max(0, int((columns - 2 * n_features) // 2))
+
+
+def cap_screen(screen, max_pairs):
+    """``screen`` restricted to its ``max_pairs`` highest-scoring pairs (ties: the first).
+
+    The score of a pair is its larger class score; the candidates keep their order.  The
+    inner folds of the selection and the final fit apply the same cap, so the final model can
+    keep only what the inner folds could.
+
+    Parameters
+    ----------
+    screen : Screen
+    max_pairs : int or None
+        None: ``screen`` itself.
+
+    Returns
+    -------
+    screen : Screen
+    """
+    P = screen.pairs.shape[0]
+    if max_pairs is None or P <= max_pairs:
+        return screen
+    keep = np.sort(np.argsort(-screen.score.max(axis=0), kind="stable")[:max_pairs])
+    s = screen
+    return Screen(
+        s.pairs[keep],
+        s.stat[:, keep],
+        s.pvalue[:, keep],
+        s.score[:, keep],
+        s.counts,
+        s.n_all_pairs,
+    )
 
 
 @dataclass
@@ -115,10 +214,7 @@ def screen_pairs(
     stat = np.stack([r.statistic for r in res])[:, pairs[:, 0], pairs[:, 1]]
     pval = np.stack([r.pvalue for r in res])[:, pairs[:, 0], pairs[:, 1]]
     score = screening_statistic(stat, pval, counts, dependence, screening_score)
-    keep = slice(None)
-    if max_pairs is not None and pairs.shape[0] > max_pairs:
-        keep = np.sort(np.argsort(-score.max(axis=0), kind="stable")[:max_pairs])
-    return Screen(pairs[keep], stat[:, keep], pval[:, keep], score[:, keep], counts, len(stat[0]))
+    return cap_screen(Screen(pairs, stat, pval, score, counts, len(stat[0])), max_pairs)
 
 
 # -- pair selectors: Screen -> (2, P) flags of kept bivariate terms --------------------------------
@@ -191,13 +287,13 @@ def _grid_fold(fold, y_index, selectors, Cs, class_weight, n_features):
     masks = [column_mask(k, n_features) for k in keeps]
     # Selectors that keep the same terms (few pairs, or tied scores) share one SVM per C.
     unique, which = np.unique(np.array(masks).reshape(len(masks), -1), axis=0, return_inverse=True)
-    T = np.vstack([fold.T_train, fold.T_test])
-    y = np.concatenate([y_index[fold.train], y_index[fold.test]])
-    tr, te = np.arange(fold.train.size), np.arange(fold.train.size, y.size)
+    y_te = y_index[fold.test]
+    preds = grid_mask_predictions(
+        fold.T_train, y_index[fold.train], fold.T_test, list(unique), Cs, class_weight
+    )
     ber = np.empty((len(selectors), len(Cs)))
-    for j, C in enumerate(Cs):
-        preds = nested_mask_predictions(T, y, tr, te, list(unique), C, class_weight)
-        ber[:, j] = np.array([balanced_error_rate(y[te], p) for p in preds])[which.ravel()]
+    for j, per_mask in enumerate(preds):
+        ber[:, j] = np.array([balanced_error_rate(y_te, p) for p in per_mask])[which.ravel()]
     return ber, np.array([int(k.any(axis=0).sum()) for k in keeps])
 
 
@@ -286,6 +382,14 @@ class ThresholdPath:
         self._y_index = y_index
         params = dict(self.density_params)
         params["bandwidth_overrides"] = overrides_by_index(params.get("bandwidth_overrides"), names)
+        folds = [(np.asarray(tr), np.asarray(te)) for tr, te in folds]
+        if distributed_backend():
+            # One task per fold on the caller's joblib backend (e.g. a Dask cluster).
+            tasks = [(self._fit_fold, (X, y_index, tr, te, params)) for tr, te in folds]
+            self.folds_ = run_tasks(tasks, 1, distribute=True)
+            if progress is not None:
+                progress(len(folds), len(folds), f"densities of {len(folds)} folds")
+            return self
         self.folds_ = []
         for k, (tr, te) in enumerate(folds):
             self.folds_.append(self._fit_fold(X, y_index, tr, te, params))
@@ -383,7 +487,7 @@ class ThresholdPath:
             for f in self.folds_
         ]
         big = bool(self.folds_) and min(f.train.size for f in self.folds_) > THREADED_MIN_ROWS
-        out = run_tasks(tasks, resolve_n_jobs(self.n_jobs) if big else 1)
+        out = run_tasks(tasks, resolve_n_jobs(self.n_jobs) if big else 1, distribute=True)
         ber = np.stack([b for b, _ in out], axis=-1)
         n_pairs = np.stack([k for _, k in out], axis=-1)
         return ber, n_pairs

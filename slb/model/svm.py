@@ -33,9 +33,14 @@ over all rows): 1.9x for one fit and 3.5-5x for SLB's threshold CV at 5920 rows 
 (``benchmarks/speed.py``, section 6).  The decomposition reuses libsvm for
 every subproblem, so the numerical core is still the well-kept solver.
 
-:func:`nested_mask_predictions` evaluates many nested column subsets (the candidate thresholds
-of SLB's internal cross-validation) on one split, growing one kernel column group by column
-group instead of rebuilding it per subset.
+:func:`grid_mask_predictions` evaluates many nested column subsets (the candidate thresholds
+of SLB's internal cross-validation) and a grid of costs ``C`` on one split, growing one kernel
+column group by column group instead of rebuilding it per subset.  Up to
+:data:`GRAM_MAX_SAMPLES` training rows the kernel depends on the columns only, so each column
+subset's kernel serves the whole ``C`` grid (built once, not once per ``C``); above, the
+working set of one ``C`` starts the next (warm start along the increasing grid).  The feature
+map is standardised on the fly, block by block (``center`` and ``scale`` of
+:class:`WorkingSetSVM`), never copied whole: a fold's map can hold thousands of columns.
 """
 
 from __future__ import annotations
@@ -204,10 +209,29 @@ class WorkingSetSVM:
         :data:`WORKING_SET_MAX_SAMPLES` (a working set of more than half the rows saves little
         kernel and costs libsvm more than liblinear: measured 3x slower on noisy data).  Once
         a fit has fallen back, the later ones (other column sets) skip the working set.
+    center, scale : ndarray of shape (n_columns,) or None
+        When given, ``Z`` is the raw map and the solver works on ``(Z - center) / scale``,
+        standardising only the blocks it reads (no copy of ``Z``).
+    initial_rows : ndarray of int or None
+        A first working set (e.g. the previous ``C``'s); None: a guess from a subsample.  The
+        solution does not depend on it beyond the tolerance.
     """
 
-    def __init__(self, Z, y, C, weights, *, tol=TOL, max_rows=None):
+    def __init__(
+        self,
+        Z,
+        y,
+        C,
+        weights,
+        *,
+        tol=TOL,
+        max_rows=None,
+        center=None,
+        scale=None,
+        initial_rows=None,
+    ):
         self.Z, self.y, self.C, self.weights, self.tol = Z, y, C, weights, tol
+        self.center, self.scale, self.initial_rows = center, scale, initial_rows
         if max_rows is None:
             # Up to GRAM_MAX_SAMPLES rows the working set is every row: the full kernel.
             small = y.size <= GRAM_MAX_SAMPLES
@@ -224,19 +248,25 @@ class WorkingSetSVM:
         """``Z[rows][:, cols]`` (default: the current columns) in one copy."""
         cols = np.flatnonzero(self.cols if cols is None else cols)
         if rows.size == self.y.size:  # every row (the full kernel): a column gather only
-            return self.Z[:, cols]
-        return self.Z[np.ix_(rows, cols)]
+            A = self.Z[:, cols]
+        else:
+            A = self.Z[np.ix_(rows, cols)]
+        if self.center is not None:  # standardise the gathered copy in place
+            A -= self.center[cols]
+            A /= self.scale[cols]
+        return A
 
     def _weights(self, dual, support):
-        """``w = sum_i dual_i z_i`` over the current columns, as one product with all of Z."""
-        d = np.zeros(self.y.size)
-        d[self.rows[support]] = dual
-        return (d @ self.Z)[self.cols]
+        """``w = sum_i dual_i z_i`` over the current columns (the support rows only)."""
+        return dual @ self._block(self.rows[support])
 
     def _margins(self, w, b):
         """``s_i (z_i . w + b)`` of every row, ``w`` over the current columns."""
         w_all = np.zeros(self.Z.shape[1])
         w_all[self.cols] = w  # a product with zeros instead of a copy of the columns
+        if self.center is not None:  # (Z - c) / s @ w = Z @ (w / s) - c @ (w / s)
+            w_all /= self.scale
+            b = b - self.center @ w_all
         return self.sign * (self.Z @ w_all + b)
 
     def _initial_rows(self):
@@ -246,6 +276,8 @@ class WorkingSetSVM:
         y = self.y
         if self.max_rows >= y.size:
             return np.arange(y.size)
+        if self.initial_rows is not None:
+            return np.unique(np.asarray(self.initial_rows, dtype=int))
         k = _INITIAL_ROWS // 2
         rng = np.random.default_rng(0)  # a fixed choice of rows: fits are reproducible
         sub = np.sort(np.concatenate([rng.permutation(np.flatnonzero(y == c))[:k] for c in (0, 1)]))
@@ -270,13 +302,13 @@ class WorkingSetSVM:
     def _give_up(self):
         # Too many support vectors for a small kernel: solve without a working set.
         self.rows, self.K, self.gave_up = None, None, True
-        return _fit_fallback(self.Z[:, self.cols], self.y, self.C, self.weights)
+        return _fit_fallback(self._block(np.arange(self.y.size)), self.y, self.C, self.weights)
 
     def fit(self):
         """Solve on the current columns: (w over the current columns, b)."""
         self.n_rounds_ = 0
         if self.gave_up:
-            return _fit_fallback(self.Z[:, self.cols], self.y, self.C, self.weights)
+            return _fit_fallback(self._block(np.arange(self.y.size)), self.y, self.C, self.weights)
         if self.rows is None:
             self.rows = self._initial_rows()
             if self.rows.size > self.max_rows:
@@ -341,13 +373,109 @@ def fit_linear_svm(T, y_index, *, C=1.0, class_weight="balanced"):
     return w, float(b_std - w @ scaler.mean_)
 
 
+def column_scaling(T, chunk_bytes=64 * 2**20):
+    """Column means and scales of ``T`` as :class:`~sklearn.preprocessing.StandardScaler` has them.
+
+    Computed over column blocks of at most ``chunk_bytes``, so a wide map needs no temporary
+    of its own size.
+
+    Parameters
+    ----------
+    T : ndarray of shape (n_samples, n_columns)
+    chunk_bytes : int
+
+    Returns
+    -------
+    center, scale : ndarray of shape (n_columns,)
+    """
+    n, p = T.shape
+    center, scale = np.zeros(p), np.ones(p)
+    step = max(1, int(chunk_bytes // (8 * max(n, 1))))
+    for a in range(0, p, step):
+        sc = StandardScaler().fit(T[:, a : a + step])
+        center[a : a + step], scale[a : a + step] = sc.mean_, sc.scale_
+    return center, scale
+
+
+def grid_mask_predictions(T_train, y_train, T_test, masks, Cs, class_weight):
+    """Test predictions of :func:`fit_linear_svm` for every column mask and every ``C``.
+
+    The same SVM as :func:`fit_linear_svm` on ``T_train[:, m]`` (columns standardised on the
+    training rows), for each mask ``m`` and cost ``C``.  Neither map is copied whole: the
+    solver standardises the blocks it reads.  Nested masks (SLB's candidate thresholds) share
+    the kernel, grown mask by mask in order of size; up to :data:`GRAM_MAX_SAMPLES` training
+    rows each mask's kernel also serves every ``C``; above, each ``C``'s working set starts
+    from the previous ``C``'s (pass ``Cs`` increasing).
+
+    Parameters
+    ----------
+    T_train : ndarray of shape (n_train, n_terms)
+    y_train : ndarray of shape (n_train,)
+        0/1 class indices.
+    T_test : ndarray of shape (n_test, n_terms)
+    masks : list of ndarray of bool
+        Column masks; fastest when nested (each contains the smaller ones).
+    Cs : list of float
+    class_weight : "balanced", dict (keyed 0/1) or None
+
+    Returns
+    -------
+    preds : list (one per ``C``) of lists (one per mask) of ndarray
+        0/1 predictions of the test rows.
+    """
+    with one_blas_thread():
+        center, scale = column_scaling(T_train)
+        weights = class_weights(class_weight, y_train)
+        order = np.argsort([int(m.sum()) for m in masks], kind="stable")
+        preds = [[None] * len(masks) for _ in Cs]
+
+        def predict(m, w, b):
+            Zte = T_test[:, m]  # a copy of the test rows' columns only
+            Zte -= center[m]
+            Zte /= scale[m]
+            return (Zte @ w + b > 0).astype(int)
+
+        def solver(C, start=None):
+            return WorkingSetSVM(
+                T_train, y_train, C, weights, center=center, scale=scale, initial_rows=start
+            )
+
+        if y_train.size <= GRAM_MAX_SAMPLES:
+            # The full kernel depends on the columns only: one per mask for the whole C grid.
+            ws = solver(Cs[0])
+            for g in order:
+                m = masks[g]
+                if not m.any():
+                    for j in range(len(Cs)):
+                        preds[j][g] = np.zeros(T_test.shape[0], dtype=int)  # the first class
+                    continue
+                ws.use_columns(m)
+                for j, C in enumerate(Cs):
+                    ws.C = C
+                    preds[j][g] = predict(m, *ws.fit())
+            return preds
+        start = None
+        for j, C in enumerate(Cs):
+            ws, first = solver(C, start), None
+            for g in order:
+                m = masks[g]
+                if not m.any():
+                    preds[j][g] = np.zeros(T_test.shape[0], dtype=int)
+                    continue
+                ws.use_columns(m)
+                preds[j][g] = predict(m, *ws.fit())
+                if first is None and ws.rows is not None:
+                    first = ws.rows.copy()  # the working set of the sparsest mask
+            # Warm start of the next C's sparsest mask (none after a fallback).
+            start = first
+        return preds
+
+
 def nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
     """Test predictions of :func:`fit_linear_svm` on ``T[tr][:, m]`` for column masks ``m``.
 
-    The same SVM as :func:`fit_linear_svm` on each mask (columns standardised on the training
-    rows).  Nested masks (SLB's candidate thresholds) share the work: the kernel and the working
-    set are grown mask by mask, in order of size, so one split costs one pass over the columns
-    instead of one per mask.
+    One ``C`` of :func:`grid_mask_predictions` (the same SVM as :func:`fit_linear_svm` on each
+    mask; nested masks share the kernel and the working set).
 
     Parameters
     ----------
@@ -365,28 +493,4 @@ def nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
     preds : list of ndarray
         0/1 predictions of the rows ``te``, one per mask, in the order of ``masks``.
     """
-    with one_blas_thread():
-        return _nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight)
-
-
-def _nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
-    # Standardised in place of the row copies: the feature map can be large (Hill-valley:
-    # 10,000 columns), and two folds may run at once.
-    Ztr, Zte = T[tr], T[te]
-    scaler = StandardScaler().fit(Ztr)
-    for Z in (Ztr, Zte):
-        Z -= scaler.mean_
-        Z /= scaler.scale_
-    y_tr = y_index[tr]
-    ws = WorkingSetSVM(Ztr, y_tr, C, class_weights(class_weight, y_tr))
-    preds = [None] * len(masks)
-    # Smallest mask first: with nested masks each step only adds columns to the kernel.
-    for g in np.argsort([int(m.sum()) for m in masks], kind="stable"):
-        m = masks[g]
-        if not m.any():
-            preds[g] = np.zeros(te.size, dtype=int)  # no feature: the first class
-            continue
-        ws.use_columns(m)
-        w, b = ws.fit()
-        preds[g] = (Zte[:, m] @ w + b > 0).astype(int)
-    return preds
+    return grid_mask_predictions(T[tr], y_index[tr], T[te], masks, [C], class_weight)[0]
