@@ -583,8 +583,11 @@ def _decode_document(doc, arrays):
         raise ValueError(f"The model file is damaged ({type(exc).__name__}: {exc}).") from None
     if type(model) not in EXPORTABLE.values():  # pragma: no cover - guarded above
         raise ValueError("The model file does not hold an slb model.")
+    # A Pipeline reports only its last step: every step of a model file must be fitted.
+    steps = [s for _, s in model.steps] if isinstance(model, Pipeline) else [model]
     try:
-        check_is_fitted(model)
+        for step in steps:
+            check_is_fitted(step)
     except NotFittedError:
         raise ValueError("The model file holds a model that was never fitted.") from None
     return model

@@ -342,6 +342,13 @@ def _hostile_fitted_models() -> dict[str, bytes]:
         "state": {"__dict__": []},
     }
     f["pipeline_with_foreign_step.slbmodel"] = _repack(_doc(pipeline), arrays)
+    # a Pipeline reports only its last step as fitted: here the cleaner before it is not
+    knn_doc, knn_arrays = _saved(KNeighborsClassifier(n_neighbors=3).fit(X, y))
+    pipeline["params"]["__dict__"][0][1]["__list__"] = [
+        {"__tuple__": ["clean", _estimator("TableCleaner")]},
+        {"__tuple__": ["model", knn_doc["model"]]},
+    ]
+    f["pipeline_with_unfitted_cleaner.slbmodel"] = _repack(_doc(pipeline), knn_arrays)
     return f
 
 
