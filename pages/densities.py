@@ -48,91 +48,97 @@ if not (
     else:
         c["density_pair"] = None
 
-views = {"feature": "one feature"}
-if ds.d >= 2:
-    views["pair"] = "a pair of features"
-if c["density_view"] not in views:
-    c["density_view"] = "feature"
-state.bound(
-    st.radio,
-    "Show",
-    "density_view",
-    key="dens_view",
-    options=list(views),
-    format_func=views.get,
-    horizontal=True,
-)
+# Controls beside the picture they move (issue 13): settings left, the density right.
+left, right = st.columns([2, 3], gap="large")
+with left:
+    views = {"feature": "one feature"}
+    if ds.d >= 2:
+        views["pair"] = "a pair of features"
+    if c["density_view"] not in views:
+        c["density_view"] = "feature"
+    state.bound(
+        st.radio,
+        "Show",
+        "density_view",
+        key="dens_view",
+        options=list(views),
+        format_func=views.get,
+        horizontal=True,
+    )
 
-if c["density_view"] == "feature":
-    state.bound(st.selectbox, "Feature", "density_feature", key="dens_feature", options=names)
-    chosen = [c["density_feature"]]
-else:
-    a, b = st.columns(2)
+    if c["density_view"] == "feature":
+        state.bound(st.selectbox, "Feature", "density_feature", key="dens_feature", options=names)
+        chosen = [c["density_feature"]]
+    else:
+        a, b = st.columns(2)
 
-    def _put(k, v):
-        pair = list(c["density_pair"])
-        pair[k] = v
-        c["density_pair"] = pair
+        def _put(k, v):
+            pair = list(c["density_pair"])
+            pair[k] = v
+            c["density_pair"] = pair
 
-    with a:
-        state.bound_to(
-            st.selectbox,
-            "First feature",
-            key="dens_pair_a",
-            options=names,
-            get=lambda: c["density_pair"][0],
-            put=lambda v: _put(0, v),
-        )
-    with b:
-        state.bound_to(
-            st.selectbox,
-            "Second feature",
-            key="dens_pair_b",
-            options=names,
-            get=lambda: c["density_pair"][1],
-            put=lambda v: _put(1, v),
-        )
-    chosen = list(dict.fromkeys(c["density_pair"]))
+        with a:
+            state.bound_to(
+                st.selectbox,
+                "First feature",
+                key="dens_pair_a",
+                options=names,
+                get=lambda: c["density_pair"][0],
+                put=lambda v: _put(0, v),
+            )
+        with b:
+            state.bound_to(
+                st.selectbox,
+                "Second feature",
+                key="dens_pair_b",
+                options=names,
+                get=lambda: c["density_pair"][1],
+                put=lambda v: _put(1, v),
+            )
+        chosen = list(dict.fromkeys(c["density_pair"]))
 
-st.markdown("**Bandwidths**")
-controls.bandwidth_controls("dens", chosen)
+    st.markdown("**Bandwidths**")
+    controls.bandwidth_controls("dens", chosen)
 
 dens = state.density_key()
 h1, h2 = compute.bandwidths(ds.key, ds, dens)
 idx = [names.index(f) for f in chosen]
 X = ds.X.to_numpy()
 
-if len(chosen) == 1:
-    i = idx[0]
-    fig = figures.density_1d(X[:, i], ds.y, h1[:, i], feature=chosen[0], pos_name=pos, neg_name=neg)
-    st.plotly_chart(fig, key="dens_figure", config={"displaylogo": False})
-    st.caption(
-        f"Bandwidth of {esc(chosen[0])}: {h1[1, i]:.4g} in + ({esc(pos)}), {h1[0, i]:.4g} in − "
-        f"({esc(neg)}). Bars: histogram; lines: KDE; ticks below: the data (rug)."
-    )
-    st.caption(TEACH_1D)
-else:
-    i, j = idx
-    fig = figures.density_2d(
-        X[:, i],
-        X[:, j],
-        ds.y,
-        h2[0, [i, j]],
-        h2[1, [i, j]],
-        feature_a=chosen[0],
-        feature_b=chosen[1],
-        pos_name=pos,
-        neg_name=neg,
-    )
-    st.plotly_chart(fig, key="dens_figure", config={"displaylogo": False})
-    k = np.flatnonzero((scr.pairs[:, 0] == min(i, j)) & (scr.pairs[:, 1] == max(i, j)))
-    dep = ""
-    if k.size:
-        lab = compute.MEASURES[c["measure"]]
-        dep = f" {lab}: {scr.pair_stat[1, k[0]]:.4g} in +, {scr.pair_stat[0, k[0]]:.4g} in −."
-    st.caption(
-        f"Pair bandwidths: ({h2[1, i]:.3g}, {h2[1, j]:.3g}) in + ({esc(pos)}), "
-        f"({h2[0, i]:.3g}, {h2[0, j]:.3g}) in − ({esc(neg)}). Contours: product-Gaussian KDE "
-        f"of each class.{dep}"
-    )
-    st.caption(TEACH_2D)
+with right:
+    if len(chosen) == 1:
+        i = idx[0]
+        fig = figures.density_1d(
+            X[:, i], ds.y, h1[:, i], feature=chosen[0], pos_name=pos, neg_name=neg
+        )
+        st.plotly_chart(fig, key="dens_figure", config={"displaylogo": False})
+        st.caption(
+            f"Bandwidth of {esc(chosen[0])}: {h1[1, i]:.4g} in + ({esc(pos)}), {h1[0, i]:.4g} in − "
+            f"({esc(neg)}). Bars: histogram; lines: KDE; ticks below: the data (rug)."
+        )
+        st.caption(TEACH_1D)
+    else:
+        i, j = idx
+        fig = figures.density_2d(
+            X[:, i],
+            X[:, j],
+            ds.y,
+            h2[0, [i, j]],
+            h2[1, [i, j]],
+            feature_a=chosen[0],
+            feature_b=chosen[1],
+            pos_name=pos,
+            neg_name=neg,
+        )
+        st.plotly_chart(fig, key="dens_figure", config={"displaylogo": False})
+        k = np.flatnonzero((scr.pairs[:, 0] == min(i, j)) & (scr.pairs[:, 1] == max(i, j)))
+        dep = ""
+        if k.size:
+            lab = compute.MEASURES[c["measure"]]
+            dep = f" {lab}: {scr.pair_stat[1, k[0]]:.4g} in +, {scr.pair_stat[0, k[0]]:.4g} in −."
+        st.caption(
+            f"Pair bandwidths: ({h2[1, i]:.3g}, {h2[1, j]:.3g}) in + ({esc(pos)}), "
+            f"({h2[0, i]:.3g}, {h2[0, j]:.3g}) in − ({esc(neg)}). Contours: product-Gaussian KDE "
+            f"of each class.{dep}"
+        )
+        st.caption(TEACH_2D)
