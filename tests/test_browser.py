@@ -221,3 +221,104 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
 
     problems = server.log_problems()
     assert not problems, "server log:\n" + server.log_text()
+
+
+# --- issue 13: controls beside their pictures, outlines that match, a truthful curve -------------
+def plot_state(page, key: str, nth: int = 0) -> dict:
+    """The layout.meta and the outline path(s) of a chart, read from plotly's own graph div."""
+    sel = f".st-key-{key} .js-plotly-plot"
+    page.locator(sel).nth(nth).wait_for()
+    return page.evaluate(
+        """([sel, nth]) => {
+            const el = document.querySelectorAll(sel)[nth];
+            const paths = (el.layout.shapes || []).filter(s => s.type === "path");
+            const bars = (el.data || []).filter(t => t.type === "bar");
+            return {meta: el.layout.meta, paths: paths.map(s => s.path),
+                    bars: bars.map(t => ({x: t.x, y: t.y}))};
+        }""",
+        [sel, nth],
+    )
+
+
+def kept_shown(page) -> int:
+    metric = page.get_by_test_id("stMetric").filter(has_text="pairs kept")
+    return int(re.search(r"(\d+) of \d+", metric.inner_text()).group(1))
+
+
+def inside_viewport(page, key: str) -> bool:
+    box = page.locator(f".st-key-{key}").first.bounding_box()
+    view = page.viewport_size
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= view["height"]
+
+
+def test_dependencies_layout_outlines_and_ber_curve(server, browser):
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    ctx.set_default_timeout(LONG)
+    page = ctx.new_page()
+    try:
+        page.goto(server.url + "/dependencies")
+        slider = page.locator('.st-key-dep_lambda input[type="range"]')
+        slider.wait_for(state="attached")
+        page.locator(".st-key-dep_pair_graph .js-plotly-plot").wait_for()
+        wait_idle(page)
+        assert_no_exception(page, "Dependencies")
+        # the λ control and the pair graph it moves are both on the first screen
+        assert inside_viewport(page, "dep_lambda") and inside_viewport(page, "dep_pair_graph")
+        page.screenshot(path=str(artifacts_dir() / "browser-dependencies-1440.png"))
+
+        lam0 = float(slider.input_value())
+        slider.focus()
+        for _ in range(4):
+            slider.press("PageUp")  # a tenth of the range each
+        expect_text = page.get_by_test_id("stSidebar")
+        lam1 = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and lam1 is None:
+            v = float(slider.input_value())
+            if v != lam0 and f"λ = {v:.4g} (by value)" in expect_text.inner_text():
+                lam1 = v
+            page.wait_for_timeout(250)
+        assert lam1 is not None and lam1 > lam0
+        wait_idle(page)
+        n_kept = kept_shown(page)
+        heat = plot_state(page, "dep_heatmap_-", 0)  # "+" is "-" in Streamlit's class name
+        assert heat["meta"]["kind"] == "dependence_heatmap"
+        n_squares = sum(p.count("M") for p in heat["paths"])
+        assert heat["meta"]["n_outlined"] == n_squares == n_kept > 0
+        assert plot_state(page, "dep_pair_graph")["meta"]["n_edges"] == n_kept
+
+        page.set_viewport_size({"width": 1024, "height": 768})
+        page.wait_for_timeout(1500)  # the charts redraw at the new width
+        page.screenshot(path=str(artifacts_dir() / "browser-dependencies-1024.png"))
+        page.set_viewport_size({"width": 1440, "height": 900})
+
+        # --- Compare: the exact BER curve at the current λ is the bar's SLB value -----------
+        goto_page(page, "Compare")
+        page.locator(".st-key-cmp_ber_bars .js-plotly-plot").wait_for()
+        wait_idle(page)
+        assert float(
+            page.locator('.st-key-cmp_lambda input[type="range"]').input_value()
+        ) == pytest.approx(lam1)
+        page.locator(".st-key-cmp_curve_on label").click()  # the curve is drawn on demand
+        curve_el = page.locator(".st-key-cmp_ber_curve .js-plotly-plot")
+        curve_el.wait_for(timeout=600_000)
+        wait_idle(page, timeout_s=600)
+        assert_no_exception(page, "Compare with the BER curve")
+        bars = plot_state(page, "cmp_ber_bars")["bars"][0]
+        slb_bar = dict(zip(bars["x"], bars["y"], strict=True))["SLB"]
+        meta = plot_state(page, "cmp_ber_curve")["meta"]
+        steps = meta["steps"]
+        # the step holding λ: threshold[k - 1] < λ <= threshold[k], read independently here
+        k = next(i for i, t in enumerate(steps["threshold"]) if lam1 <= t)
+        assert k == 0 or steps["threshold"][k - 1] < lam1
+        assert 100 * steps["ber"][k] == pytest.approx(slb_bar, abs=1e-9)
+        assert 100 * meta["current"]["curve_ber"] == pytest.approx(slb_bar, abs=1e-9)
+        assert meta["range"][0] <= lam1 <= meta["range"][1]
+        assert max(steps["threshold"]) <= meta["range"][1]  # clipped to the slider's range
+        curve_el.scroll_into_view_if_needed()
+        curve_el.screenshot(path=str(artifacts_dir() / "browser-compare-ber-curve-1440.png"))
+    except BaseException:
+        shot(page, "browser-failure-dependencies.png")
+        raise
+    finally:
+        ctx.close()
