@@ -223,6 +223,51 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
             )
 
 
+#: SLB's four steps (Algorithm 1 of the paper), each with the page that shows it.
+START_HERE = (
+    (
+        "1 · Screen pairs by HSIC",
+        "pages/dependencies.py",
+        "Dependencies",
+        "Every feature pair gets a per-class dependence score; λ keeps the pairs above it.",
+    ),
+    (
+        "2 · Per-class 1-d and 2-d KDEs",
+        "pages/densities.py",
+        "Densities",
+        "Each feature, and each kept pair, gets a kernel density estimate in each class.",
+    ),
+    (
+        "3 · Log-density features",
+        "pages/explain.py",
+        "Explain",
+        "A sample becomes its log p+(x) and log p−(x) values: one term per density.",
+    ),
+    (
+        "4 · Linear SVM",
+        "pages/compare.py",
+        "Compare",
+        "A linear SVM weighs the terms; its cross-validated errors are compared with TAN, NB, ….",
+    ),
+)
+
+
+def _start_here() -> None:
+    """A short map from SLB's four steps to the pages (for a class watching a projector)."""
+    with st.container(border=True):
+        st.markdown(
+            "**Start here.** SLB classifies in four steps; each page shows one. Choose the data "
+            "below, then follow the steps."
+        )
+        for col, (step, page, title, text) in zip(
+            st.columns(len(START_HERE)), START_HERE, strict=True
+        ):
+            with col:
+                st.markdown(f"**{step}**")
+                st.caption(text)
+                st.page_link(page, label=f"{title} →")
+
+
 def data_page() -> None:
     c = state.cfg()
     build: data.BuildResult = st.session_state["data_build"]
@@ -232,6 +277,7 @@ def data_page() -> None:
         "The Sparse Log-Bivariate density classifier (Tenzer et al., JMLR 2020) and its peers. "
         "Choose the data here; every page works on it."
     )
+    _start_here()
     left, right = st.columns([2, 3], gap="large")
     with left:
         _source_widgets(c, build)

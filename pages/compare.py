@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import slb
-from dashboard import compute, controls, curve_ui, models, shell, state
+from dashboard import compute, controls, curve_ui, evaluation, models, shell, state
 from dashboard.safety import escape_markdown as esc
 from dashboard.safety import safe_csv_bytes
 from slb.viz import figures
@@ -27,15 +27,6 @@ with left:
 with right:
     controls.bandwidth_controls("cmp", overrides=False)
     state.bound(
-        st.multiselect,
-        "More classifiers",
-        "extra_models",
-        key="cmp_models",
-        options=list(models.OPTIONAL_MODELS),
-        help="SLB, TAN and NB are always compared; add others here (each is cross-validated "
-        "once and cached).",
-    )
-    state.bound(
         st.number_input,
         "Repeats of the K-fold cross-validation",
         "cv_repeats",
@@ -46,6 +37,15 @@ with right:
         help="The K-fold CV is repeated on new random stratified splits; more repeats give a "
         "more stable estimate and a more powerful test. Large data sets get fewer repeats.",
     )
+# Full width, below the two columns: with every classifier chosen all chips stay visible.
+state.bound(
+    st.multiselect,
+    "More classifiers (SLB, TAN and NB are always compared)",
+    "extra_models",
+    key="cmp_models",
+    options=list(models.OPTIONAL_MODELS),
+    help="Each added classifier is cross-validated once on the same folds and cached.",
+)
 dens = state.density_key()
 measure, rule = c["measure"], c["pair_rule"]
 names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
@@ -54,21 +54,23 @@ reps = compute.affordable_repeats(ds.n, ds.d, wanted)
 cv_text = f"stratified {k}-fold CV" + (f" repeated {reps} times" if reps > 1 else "")
 
 # --- cross-validation (cached; only SLB depends on λ) ----------------------------------------
-per_fold, seconds = {}, {}
+# One fit per classifier and fold gives its per-fold BER (the test) and its out-of-fold
+# predictions (the metrics, curves and confusion matrices below).
+evals = {}
 bar = st.progress(0.0, text="Cross-validating…")
-slb_ber, slb_pairs, slb_how = compute.slb_ber_for(ds, c, lam, dens, k, reps)
-per_fold["SLB"] = slb_ber
+evals["SLB"], slb_how = evaluation.slb_eval_for(ds, c, lam, dens, k, reps)
+slb_pairs = evals["SLB"].n_pairs
 nested_key = ("nested", ds.key, measure, rule, dens, k, seed, reps)
 if st.session_state.get("cmp_nested") == nested_key:
-    per_fold["SLB (nested λ, C)"], _ = compute.slb_nested_ber(
-        ds.key, ds, measure, rule, dens, k, seed, True, n_repeats=reps
+    evals["SLB (nested λ, C)"] = evaluation.slb_nested_eval(
+        ds.key, ds, measure, rule, dens, k, seed, True, "SLB (nested λ, C)", n_repeats=reps
     )
 for n_done, name in enumerate(names[1:], start=1):
     bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
-    per_fold[name], seconds[name] = compute.classifier_fold_ber(
-        ds, name, dens, k, seed, reps, measure, rule
-    )
+    evals[name] = evaluation.classifier_eval(ds, name, dens, k, seed, reps, measure, rule)
 bar.empty()
+per_fold = {name: ev.ber for name, ev in evals.items()}
+seconds = {name: ev.seconds for name, ev in evals.items() if name in names[1:]}
 per_fold = pd.DataFrame(per_fold)
 per_fold.index = pd.RangeIndex(1, len(per_fold) + 1, name="fold")
 table = compute.comparison(per_fold, compute.folds(ds.key, ds, k, seed, reps))
@@ -95,6 +97,7 @@ st.plotly_chart(
 st.dataframe(
     compute.comparison_display(table),
     width="stretch",
+    height=evaluation.table_height(len(table)),
     key="cmp_table",
     column_config={
         "mean BER (%)": st.column_config.NumberColumn(format="%.1f"),
@@ -125,6 +128,86 @@ elif "SLB (nested λ, C)" in per_fold:
     st.caption(
         '"SLB (nested λ, C)": SLBClassifier() with λ and C chosen by inner cross-validation '
         "inside every outer fold, an honest estimate of SLB with automatic settings."
+    )
+
+# --- out-of-fold evaluation: the same fits, more than the BER --------------------------------
+st.subheader("Accuracy, AUC, F1, … (out of fold)")
+metrics = evaluation.metrics_display(evals)
+st.dataframe(
+    metrics,
+    width="stretch",
+    height=evaluation.table_height(len(metrics)),
+    key="cmp_metrics",
+)
+slb_proba = (
+    "SLBClassifier's own calibrated predict_proba (Platt, cross-fitted inside each training set)"
+    if lam.mode == "cv"
+    else "a Platt sigmoid of its SVM score fitted on the out-of-fold scores of the other folds "
+    "of the same repeat (never on the rows it scores; no extra fit)"
+)
+st.caption(
+    f"Every number comes from the predictions each fold's model made for its own test rows "
+    f"({cv_text}, seed {seed}: the same {len(per_fold)} folds and fits as the BER above). "
+    f"Positive class: + {esc(pos)}. Accuracy, BER, F1, precision, recall (in %), AUC and "
+    f"log-loss: mean ± sd over the {len(per_fold)} folds. AUC (pooled): area under the ROC "
+    "curve below, of all out-of-fold scores pooled over folds and repeats. Curves rank by the "
+    'probability of + where the classifier gives one, else by its decision score ("ranked '
+    'by"). Log-loss needs probabilities: "—" for classifiers without them. SLB\'s '
+    f"probability of +: {slb_proba}."
+)
+roc_col, pr_col = st.columns(2, gap="large")
+with roc_col:
+    st.plotly_chart(
+        evaluation.roc_chart(evals),
+        key="cmp_roc",
+        config={"displaylogo": False},
+    )
+with pr_col:
+    st.plotly_chart(
+        evaluation.pr_chart(evals),
+        key="cmp_pr",
+        config={"displaylogo": False},
+    )
+st.caption(
+    "ROC: each point is a cut-off on the pooled out-of-fold scores; up and left is better, the "
+    "dotted diagonal is guessing. Precision-recall: the dotted line is the share of + rows "
+    "(precision of a random ranking). Scores of different folds come from different models, "
+    "so a pooled curve also reflects how comparable their scales are (best with probabilities)."
+)
+cm_col, pred_col = st.columns([2, 3], gap="large")
+with cm_col:
+    chosen = st.selectbox("Classifier", list(evals), key="cmp_eval_model")
+    ev = evals[chosen]
+    st.plotly_chart(
+        evaluation.confusion_chart(ev, chosen, pos, neg),
+        key="cmp_confusion",
+        config={"displaylogo": False},
+    )
+    st.caption(
+        f"Counts pooled over all {len(per_fold)} folds: every row is predicted once per "
+        f"repeat, so the four cells sum to {ds.n} rows × {reps} = {ds.n * reps}. Percentages "
+        "are of the true class (each row of the matrix)."
+    )
+preds = evaluation.predictions_display(evals, ds)
+with pred_col:
+    st.markdown(f"**Out-of-fold predictions of {esc(chosen)}** (one line per row and repeat)")
+    st.dataframe(
+        preds[preds["classifier"] == chosen].drop(columns="classifier"),
+        hide_index=True,
+        width="stretch",
+        key="cmp_predictions",
+        column_config={
+            "P(+)": st.column_config.NumberColumn(format="%.3f"),
+            "decision score": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+    st.download_button(
+        "All out-of-fold predictions, every classifier (CSV)",
+        safe_csv_bytes(preds),
+        file_name="slb_oof_predictions.csv",
+        mime="text/csv",
+        key="dl_predictions",
+        on_click="ignore",
     )
 
 st.subheader("SLB's BER along λ")
@@ -171,6 +254,12 @@ if oracle is not None:
         f"{coef_fig.layout.meta['scale']:.3g} to compare with the integer oracle weights."
     )
 st.caption(msg)
+st.caption(
+    f"Reading a weight: a positive weight on a log p+(x) term moves the decision toward + "
+    f"({esc(pos)}) wherever the + class's density finds the sample more typical than usual; a "
+    f"positive weight on a log p−(x) term moves it toward + where the − class's density is "
+    f"high, so the usual sign there is negative (high p− pushes toward − ({esc(neg)}))."
+)
 
 st.subheader("TAN's trees")
 tan = compute.fit_tan(ds.key, ds, dens)

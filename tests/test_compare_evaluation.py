@@ -25,7 +25,9 @@ from sklearn.metrics import (
 from sklearn.model_selection import cross_val_predict
 from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import SVC
+from test_app import chart, csv_upload, goto, new_app, small_csv  # the AppTest helpers, one copy
 
+from dashboard.compute import affordable_repeats
 from slb import ThresholdPath
 from slb.evaluation import (
     compare_estimators,
@@ -234,3 +236,78 @@ def test_figures_draw_the_library_numbers_and_escape_names():
 def test_bad_input_is_refused_clearly():
     with pytest.raises(ValueError, match="empty"):
         evaluate_predictions(pd.DataFrame(columns=["classifier", "fold", "y_true", "y_pred"]))
+
+
+# --------------------------------------------------------------------------------------------
+# the Compare page (AppTest)
+# --------------------------------------------------------------------------------------------
+def _table(at, column: str) -> pd.DataFrame:
+    """The page's dataframe that has ``column`` (AppTest gives dataframes no key)."""
+    for el in at.dataframe:
+        if column in el.value.columns:
+            return el.value
+    raise AssertionError(f"no table with a column {column!r}")
+
+
+def _check_compare_evaluation(at, n_rows: int, reps: int) -> None:
+    """AUC, F1, a confusion matrix and ROC curves for SLB, TAN and NB, consistent with each
+    other and with the BER table."""
+    core = ["SLB", "TAN", "NB"]
+    metrics = _table(at, "AUC (pooled)")
+    assert set(core) <= set(metrics.index)
+    for col in ("accuracy (%)", "BER (%)", "AUC", "F1 (%)", "precision (%)", "recall (%)"):
+        assert not metrics.loc[core, col].isin(["—", "None", "nan"]).any(), col
+    auc = metrics.loc[core, "AUC (pooled)"].astype(float)
+    assert auc.between(0.5, 1.0).all(), auc
+    # log-loss of the three density-based classifiers: they all give probabilities
+    assert not metrics.loc[core, "log-loss"].isin(["—"]).any()
+    # the out-of-fold BER is the BER of the significance table (same fits)
+    ber_table = _table(at, "mean BER (%)")
+    for name in core:
+        mean_ber = float(metrics.loc[name, "BER (%)"].split(" ± ")[0])
+        assert mean_ber == pytest.approx(float(ber_table.loc[name, "mean BER (%)"]), abs=0.051)
+    roc = chart(at, "cmp_roc")
+    assert roc["layout"]["meta"]["kind"] == "roc"
+    assert set(core) <= set(roc["layout"]["meta"]["classifiers"])
+    for name in core:
+        assert roc["layout"]["meta"]["AUC"][name] == pytest.approx(auc[name], abs=5e-4)
+    pr = chart(at, "cmp_pr")
+    assert set(core) <= set(pr["layout"]["meta"]["classifiers"])
+    for name in core:
+        at.selectbox(key="cmp_eval_model").set_value(name).run()
+        assert not at.exception, [e.value for e in at.exception]
+        cm = chart(at, "cmp_confusion")
+        assert cm["layout"]["meta"]["kind"] == "confusion"
+        assert cm["layout"]["meta"]["total"] == n_rows * reps
+        assert name in cm["layout"]["title"]["text"]
+        preds = _table(at, "P(+)")
+        assert len(preds) == n_rows * reps
+        assert preds["row"].nunique() == n_rows
+        assert preds["P(+)"].between(0, 1).all()
+    labels = {b.label for b in at.get("download_button")}
+    assert "All out-of-fold predictions, every classifier (CSV)" in labels
+
+
+@pytest.mark.slow
+def test_compare_shows_auc_f1_confusion_and_roc_on_sonar():
+    at = goto(new_app(), "pages/compare.py")
+    _check_compare_evaluation(at, n_rows=208, reps=5)
+
+
+@pytest.mark.slow
+def test_compare_shows_auc_f1_confusion_and_roc_on_an_uploaded_csv():
+    at = goto(csv_upload(new_app(), "patients.csv", small_csv()), "pages/compare.py")
+    ds = at.session_state["data_build"].dataset
+    assert ds.name.startswith("patients.csv") or "patients" in ds.name
+    _check_compare_evaluation(at, n_rows=ds.n, reps=affordable_repeats(ds.n, ds.d, 5))
+
+
+@pytest.mark.slow
+def test_home_page_maps_the_four_steps_to_the_pages():
+    at = new_app()
+    text = " ".join(m.value for m in at.markdown)
+    assert "Start here" in text
+    for step in ("Screen pairs by HSIC", "1-d and 2-d KDEs", "Log-density features", "Linear SVM"):
+        assert step in text
+    labels = [el.proto.label for el in at.get("page_link")]
+    assert labels == ["Dependencies →", "Densities →", "Explain →", "Compare →"], labels
