@@ -337,7 +337,7 @@ def test_nested_kernel_cv_equals_one_svm_per_threshold(monkeypatch):
     slow = SLBClassifier(random_state=0).fit(X, y)
     assert fast.threshold_ == slow.threshold_
     np.testing.assert_allclose(fast.cv_results_["mean_ber"], slow.cv_results_["mean_ber"])
-    np.testing.assert_allclose(fast.coef_.to_numpy(), slow.coef_.to_numpy())
+    np.testing.assert_allclose(fast.coef_, slow.coef_)
 
 
 def test_exact_paths_unchanged_against_scipy():
@@ -377,7 +377,7 @@ def test_warm_cache_refit_equals_cold_fit():
     # fit with that seed is the same model
     cold = SLBClassifier(threshold=lam, random_state=warm._cache["seed"]).fit(X, y)
     np.testing.assert_array_equal(warm.pairs_, cold.pairs_)
-    np.testing.assert_allclose(warm.coef_.to_numpy(), cold.coef_.to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-10)
     np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), rtol=1e-10)
 
 
@@ -502,3 +502,34 @@ def test_dashboard_fit_slb_warm_equals_cold_and_reuses_the_screening(monkeypatch
             got.decision_function(ds.X), cold.decision_function(ds.X), rtol=1e-10, atol=1e-12
         )
     assert len(second.pairs_) < len(first.pairs_)
+
+
+# ---------------------------------------------------------------------------------------------
+# the balanced error rate: numpy fast path = scikit-learn
+# ---------------------------------------------------------------------------------------------
+def test_balanced_error_rate_equals_scikit_learn():
+    import warnings
+
+    from sklearn.metrics import balanced_accuracy_score
+
+    from slb.evaluation.metrics import balanced_error_rate
+
+    rng = np.random.default_rng(19)
+    cases = []
+    for n in (1, 2, 7, 42, 500):
+        y = rng.integers(0, 2, n)
+        cases += [(y, rng.integers(0, 2, n)), (y, y), (y, 1 - y), (y, np.zeros(n, int))]
+        cases.append((y.astype(float), rng.integers(0, 2, n).astype(np.int8)))
+        cases.append((np.where(y == 1, "rock", "mine"), rng.choice(["rock", "mine"], n)))
+        cases.append((y, rng.integers(0, 3, n)))  # a predicted class absent from y_true
+        cases.append((rng.integers(0, 4, n), rng.integers(0, 4, n)))  # more classes
+    for t, p in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scikit-learn warns about absent classes
+            ref = 1.0 - balanced_accuracy_score(t, p)
+        assert balanced_error_rate(t, p) == ref, (t, p)
+    # mixed or odd inputs still get scikit-learn's behaviour and messages
+    with pytest.raises(ValueError):
+        balanced_error_rate(np.array([0, 1]), np.array(["a", "b"]))
+    with pytest.raises(ValueError):
+        balanced_error_rate([0, 1, 1], [0, 1])

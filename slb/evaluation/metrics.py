@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.metrics import balanced_accuracy_score
 
 
 def balanced_error_rate(y_true, y_pred):
     """Balanced error rate ``BER = 1 - (sensitivity + specificity) / 2``.
+
+    ``1 - sklearn.metrics.balanced_accuracy_score(y_true, y_pred)``: the mean over the classes
+    present in ``y_true`` of the share of their rows predicted wrongly.  One-dimensional label
+    arrays of the same kind (numbers, or strings) are scored with numpy directly: the same
+    numbers (``tests/test_speed_paths.py`` checks them against scikit-learn) without
+    scikit-learn's input validation, which cost ~2-6 ms per call, and SLB's threshold path
+    scores every fold of every λ (25 folds per λ change on the dashboard's Compare page).
+    Anything else goes to scikit-learn (its checks and messages).
 
     Parameters
     ----------
@@ -17,4 +26,22 @@ def balanced_error_rate(y_true, y_pred):
     ber : float
         In [0, 1]; 0.5 for a constant prediction.
     """
-    return 1.0 - balanced_accuracy_score(y_true, y_pred)
+    t, p = np.asarray(y_true), np.asarray(y_pred)
+    if not _same_simple_kind(t, p):
+        return 1.0 - balanced_accuracy_score(y_true, y_pred)
+    classes = np.unique(t)
+    recall = np.array([np.count_nonzero(p[t == c] == c) for c in classes]) / np.array(
+        [np.count_nonzero(t == c) for c in classes]
+    )
+    return 1.0 - float(np.mean(recall))
+
+
+def _same_simple_kind(t, p):
+    """Both 1-d, same length, non-empty, and both numeric (no NaN) or both strings."""
+    if t.ndim != 1 or p.ndim != 1 or t.shape != p.shape or t.size == 0:
+        return False
+    numeric = t.dtype.kind in "biu" and p.dtype.kind in "biu"
+    if t.dtype.kind == "f" or p.dtype.kind == "f":
+        numeric = t.dtype.kind in "biuf" and p.dtype.kind in "biuf"
+        numeric = numeric and bool(np.isfinite(t).all() and np.isfinite(p).all())
+    return numeric or (t.dtype.kind == "U" and p.dtype.kind == "U")
