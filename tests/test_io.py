@@ -600,13 +600,13 @@ def test_text_caps_before_parsing(monkeypatch) -> None:
     cells = gen.csv_many_cells(623_000, 40)  # 49.8 MB, 24.9 M cells
     rows = gen.csv_many_cells(1_050_000, 3)
     assert len(cells) < DEFAULT_MAX_BYTES
-    _forbid(monkeypatch, "pandas.read_csv", "csv.Sniffer.sniff", "slb.tables.read._parse_body")
+    _forbid(monkeypatch, "pandas.read_csv", "csv.Sniffer.sniff", "slb.tables.text._parse_body")
     with pytest.raises(
         ValueError, match=r"a line with [\d,]+ or more values, more than the 10,000"
     ):
         read_table(line, "line.csv")
     monkeypatch.undo()  # the separator is sniffed on a bounded sample; the body is never parsed
-    _forbid(monkeypatch, "pandas.read_csv", "slb.tables.read._parse_body")
+    _forbid(monkeypatch, "pandas.read_csv", "slb.tables.text._parse_body")
     with pytest.raises(ValueError, match="623,000 rows and 40 columns, more than the 10,000,000"):
         read_table(cells, "cells.csv")
     with pytest.raises(ValueError, match="1,050,000 rows, more than the 1,000,000"):
