@@ -1,0 +1,84 @@
+"""The Dependencies page of issue 13 under AppTest: outlines that follow λ, the feature search,
+and a clicked pair's bivariate density (the click itself is tested in tests/test_browser.py;
+here the page's callback is fed the selection event Streamlit would store)."""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+import pytest
+from test_app import assert_ok, chart, goto, metric, new_app
+
+from slb import dependence_matrix, load_dataset
+from slb._utils import all_pairs
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def at():
+    return goto(new_app(), "pages/dependencies.py")
+
+
+def _kept_reference(lam: float) -> int:
+    """Pairs kept at λ, from the library directly (the page's rule "either": max over classes)."""
+    X, y = load_dataset("sonar")
+    X = X.to_numpy()
+    pairs = all_pairs(X.shape[1])
+    stat = [dependence_matrix(X[y == c], "hsic").statistic for c in np.unique(y)]
+    scores = np.fmax(stat[0][pairs[:, 0], pairs[:, 1]], stat[1][pairs[:, 0], pairs[:, 1]])
+    return int((scores >= lam).sum())
+
+
+def _typed_array(spec) -> np.ndarray:
+    """A plotly JSON array: a list, or plotly's base64 typed array ``{dtype, bdata, shape}``."""
+    if not isinstance(spec, dict):
+        return np.asarray(spec)
+    flat = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=spec["dtype"])
+    shape = [int(v) for v in str(spec.get("shape", flat.size)).split(",")]
+    return flat.reshape(shape)
+
+
+def test_outlines_follow_lambda(at):
+    for frac in (0.3, 0.6):
+        slider = at.slider(key="dep_lambda")
+        slider.set_value(round(slider.max * frac, 4)).run()
+        assert_ok(at)
+        kept = int(metric(at, "pairs kept").split()[0])
+        assert kept == _kept_reference(at.slider(key="dep_lambda").value)
+        for sym in "+-":
+            meta = chart(at, f"dep_heatmap_{sym}")["layout"]["meta"]
+            assert meta["n_outlined"] == kept and meta["n_labels"] == 0  # d = 60: hover only
+
+
+def test_search_rings_the_feature(at):
+    at.text_input(key="dep_search").set_value("BAND_7").run()  # case-insensitive
+    assert_ok(at)
+    graph = chart(at, "dep_pair_graph")
+    ring = [t for t in graph["data"] if t.get("name") == "searched feature"]
+    assert len(ring) == 1 and ring[0]["text"] == ["<b>band_7</b>"]
+    at.text_input(key="dep_search").set_value("no such feature").run()
+    assert not [
+        t for t in chart(at, "dep_pair_graph")["data"] if t.get("name") == "searched feature"
+    ]
+    assert any("No feature name contains" in c.value for c in at.caption)
+
+
+def test_picked_pair_shows_its_density(at):
+    graph = chart(at, "dep_pair_graph")
+    hover = next(t for t in graph["data"] if t.get("name") == "pair hover")
+    i, j = _typed_array(hover["customdata"])[0]  # a kept pair, as a click reports it
+    names = load_dataset("sonar")[0].columns.tolist()
+    at.session_state["dep_pair_pick"] = (at.session_state["dataset"].key, i, j)
+    at.run()
+    assert_ok(at)
+    dens = chart(at, "dep_pair_density")
+    assert dens["layout"]["meta"]["kind"] == "density_2d"
+    assert dens["layout"]["xaxis"]["title"]["text"] == names[i]
+    assert dens["layout"]["yaxis"]["title"]["text"] == names[j]
+    assert any(f"{names[i]} × {names[j]}" in h.value.replace("\\", "") for h in at.subheader)
+    at.button(key="dep_pair_close").click().run()
+    assert_ok(at)
+    with pytest.raises(AssertionError, match="no plotly chart"):
+        chart(at, "dep_pair_density")
