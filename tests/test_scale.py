@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sklearn.preprocessing import StandardScaler
 
-import slb.model.classifier as clf_module
+import slb.model.path as path_module
 from slb import SLBClassifier
 from slb.model import svm
 from slb.model.path import pairs_for_budget
@@ -73,7 +73,7 @@ def test_pair_cap_keeps_the_top_pairs_within_the_budget(monkeypatch):
     d, n, k, K = X.shape[1], X.shape[0], 5, 40
     budget = (2 * K + 2 * d) * 8.0 * n * k / 2**20  # MB for K pairs over 5 folds of 120 rows
     assert pairs_for_budget(budget, n, d, k) == K
-    monkeypatch.setattr(clf_module, "SEARCH_MEMORY_MB", budget)
+    monkeypatch.setattr(path_module, "SEARCH_MEMORY_MB", budget)
     clf = SLBClassifier(random_state=0, warm_start=True, Cs=[0.1, 1.0]).fit(X, y)
     assert clf.n_candidate_pairs_ == K
     for f in clf._cache[("path", k)].folds_:  # every inner fold: K candidates, no more columns
@@ -86,14 +86,14 @@ def test_pair_cap_keeps_the_top_pairs_within_the_budget(monkeypatch):
     top = {(int(iu[0][i]), int(iu[1][i])) for i in np.argsort(-score, kind="stable")[:K]}
     assert {tuple(map(int, p)) for p in clf.pairs_} <= top
     # without a cap every pair is a candidate
-    monkeypatch.setattr(clf_module, "SEARCH_MEMORY_MB", None)
+    monkeypatch.setattr(path_module, "SEARCH_MEMORY_MB", None)
     assert SLBClassifier(random_state=0, Cs=[0.1]).fit(X, y).n_candidate_pairs_ == d * (d - 1) // 2
 
 
 def test_row_subsample_of_the_selection(monkeypatch):
     X, y = _wide(n=400, d=8, seed=2)
     y[:40] = 0  # 220 / 180: the subsample must keep the class shares
-    monkeypatch.setattr(clf_module, "MAX_SEARCH_ROWS", 200)
+    monkeypatch.setattr(path_module, "MAX_SEARCH_ROWS", 200)
     clf = SLBClassifier(random_state=5, warm_start=True, Cs=[0.1, 1.0]).fit(X, y)
     assert clf.n_search_rows_ == 200
     folds = clf._cache[("path", 5)].folds_

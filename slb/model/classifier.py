@@ -47,9 +47,8 @@ from ..dependence.screening import (
     pair_scores,
     top_fraction_threshold,
 )
+from . import path as _path
 from .path import (
-    MAX_SEARCH_ROWS,
-    SEARCH_MEMORY_MB,
     ThresholdPath,
     cap_screen,
     column_mask,
@@ -239,7 +238,7 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
             return 0, len(Cs) // 2
         path_key = ("path", k)
         # Tall tables: a stratified subsample of the rows; wide: the top pairs within a budget.
-        max_rows = getattr(self, "max_search_rows", MAX_SEARCH_ROWS)
+        max_rows = getattr(self, "max_search_rows", _path.MAX_SEARCH_ROWS)
         rows = search_rows(y_index, max_rows, seed)
         max_pairs = self._search_max_pairs(rows.size, X.shape[1], k)
         if path_key not in cache or cache.get("search") != (max_rows, max_pairs):
@@ -684,7 +683,7 @@ class SLBClassifier(_LogDensitySVM):
         # FDR tests every pair (Benjamini-Hochberg over a top subset would not control it).
         if self.threshold == "fdr":
             return None
-        budget = getattr(self, "search_memory_mb", SEARCH_MEMORY_MB)
+        budget = getattr(self, "search_memory_mb", _path.SEARCH_MEMORY_MB)
         return pairs_for_budget(budget, n_rows, n_features, n_folds)
 
     def _record_selection(self, screen, i, candidates):

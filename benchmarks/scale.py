@@ -1,0 +1,241 @@
+"""The library at scale (issue 14, items 4-6): wide tables, tall tables, beyond one machine.
+
+Each case runs in a fresh subprocess (wall time, peak RSS of that process), with the
+one-minute load average before and after: the development machine is a shared 2-core box, so
+absolute times are noisy; where the previous code path can still be run (the nested selection
+on every row, every candidate pair) it is run in the same invocation and printed as a ratio.
+
+Cases (the targets' rows of issue 14)
+-------------------------------------
+* ``cv7400``: 5-fold CV of ``SLBClassifier()`` on Ringnorm-like data (d = 20, n = 7,400);
+* ``wide``: one default fit at d = 1,000, n = 500 (a forest-like dependence in each class);
+* ``tall``: one default fit at d = 20, n = 100,000 (Ringnorm-like);
+* ``dask``: the same fit locally and on a ``dask.distributed.LocalCluster`` (2 worker
+  processes) through ``joblib.parallel_backend("dask")``: identical or not;
+* ``subsample``: what the row subsample of the selection changes: the selection on a
+  ``MAX_SEARCH_ROWS`` subsample vs on every row, on synthetic data (Ringnorm-like and the SLB
+  paper's forest design): the selected (fraction, C) and the held-out BER of both final models.
+
+References (``--reference``): ``cv7400`` and ``subsample`` with the selection on every row (the
+code path before the subsample), ``wide`` at d = 300 with and without the pair cap (the
+uncapped selection at d = 1,000 needed 11.7 GB).
+
+Run from the project root::
+
+    python benchmarks/scale.py                  # the targets' rows (about 10 minutes, idle)
+    python benchmarks/scale.py --reference      # plus the previous code paths (much longer)
+    python benchmarks/scale.py --case wide      # one case
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+# ---------------------------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------------------------
+def ringnorm(n, d=20, seed=0):
+    """Breiman's Ringnorm: class 0 ~ N(0, 4 I), class 1 ~ N(a 1, I) with a = 2 / sqrt(d)."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    X = rng.normal(size=(n, d))
+    X[y == 0] *= 2.0
+    X[y == 1] += 2.0 / np.sqrt(d)
+    return X, y
+
+
+def wide(n, d, seed=0):
+    """Chains x_{2k+1} = 0.8 x_{2k} + noise in class 1 only (for 10 % of the features)."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    X = rng.normal(size=(n, d))
+    for k in range(0, d // 10, 2):
+        X[y == 1, k + 1] = 0.8 * X[y == 1, k] + 0.6 * X[y == 1, k + 1]
+    X[y == 1, -1] += 0.5
+    return X, y
+
+
+# ---------------------------------------------------------------------------------------------
+# one case in this process (called by the subprocess)
+# ---------------------------------------------------------------------------------------------
+def _reference(full):
+    """The previous code paths: selection on every row and every candidate pair."""
+    import slb.model.path as path_module
+
+    if full:
+        path_module.MAX_SEARCH_ROWS = None
+        path_module.SEARCH_MEMORY_MB = None
+
+
+def _summary(clf):
+    return {
+        "fraction": clf.fraction_,
+        "C": clf.C_,
+        "n_pairs": int(len(clf.pairs_)),
+        "n_candidate_pairs": getattr(clf, "n_candidate_pairs_", None),
+        "n_search_rows": getattr(clf, "n_search_rows_", None),
+    }
+
+
+def run_case(case, full, n=None, d=None):
+    from sklearn.model_selection import StratifiedKFold
+
+    from slb import SLBClassifier
+    from slb.evaluation import balanced_error_rate
+
+    _reference(full)
+    out = {}
+    t = time.perf_counter()
+    if case == "cv7400":
+        X, y = ringnorm(7400)
+        bers = []
+        for tr, te in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+            m = SLBClassifier(random_state=0).fit(X[tr], y[tr])
+            bers.append(balanced_error_rate(y[te], m.predict(X[te])))
+        out["ber"] = float(np.mean(bers))
+    elif case in ("wide", "tall"):
+        n = n or (500 if case == "wide" else 100_000)
+        d = d or (1000 if case == "wide" else 20)
+        X, y = wide(n, d) if case == "wide" else ringnorm(n, d)
+        out.update(_summary(SLBClassifier(random_state=0).fit(X, y)))
+    elif case.startswith("subsample"):
+        out.update(_subsample_case(case.split(":")[1], n or 6000))
+    elif case == "dask":
+        out.update(_dask_case())
+    out["seconds"] = time.perf_counter() - t
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def _subsample_case(data, n):
+    from slb import SLBClassifier
+    from slb.data.synthetic import make_forest_bn
+    from slb.evaluation import balanced_error_rate
+
+    if data == "ringnorm":
+        X, y = ringnorm(n, seed=1)
+        E, f = ringnorm(4000, seed=2)
+    else:
+        ds = make_forest_bn(n_train=n, n_test=4000, d=20, random_state=1)
+        X, y, E, f = ds.X_train.to_numpy(), ds.y_train, ds.X_test.to_numpy(), ds.y_test
+    clf = SLBClassifier(random_state=0).fit(X, y)
+    out = _summary(clf)
+    out["test_ber"] = balanced_error_rate(f, clf.predict(E))
+    out["inner_ber"] = float(np.min(clf.cv_results_["mean_ber"]))
+    return out
+
+
+def _dask_case():
+    import joblib
+    from distributed import Client, LocalCluster
+
+    from slb import SLBClassifier
+
+    X, y = wide(600, 30, seed=4)
+    t = time.perf_counter()
+    local = SLBClassifier(random_state=0).fit(X, y)
+    t_local = time.perf_counter() - t
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        as cluster,
+        Client(cluster) as client,
+    ):
+        client.run(lambda root: sys.path.insert(0, root), str(ROOT))
+        t = time.perf_counter()
+        with joblib.parallel_backend("dask"):
+            remote = SLBClassifier(random_state=0).fit(X, y)
+        t_dask = time.perf_counter() - t
+    same = bool(
+        np.array_equal(local.cv_results_["mean_ber"], remote.cv_results_["mean_ber"])
+        and np.array_equal(np.asarray(local.coef_), np.asarray(remote.coef_))
+        and np.array_equal(local.decision_function(X), remote.decision_function(X))
+    )
+    return {"identical": same, "local_s": t_local, "dask_s": t_dask}
+
+
+# ---------------------------------------------------------------------------------------------
+# driver
+# ---------------------------------------------------------------------------------------------
+def subprocess_case(case, full=False, n=None, d=None):
+    args = [sys.executable, __file__, "--one", case] + (["--full"] if full else [])
+    args += (["--n", str(n)] if n else []) + (["--d", str(d)] if d else [])
+    load0 = os.getloadavg()[0]
+    res = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, check=False)
+    if res.returncode != 0:
+        return {"error": res.stderr.strip().splitlines()[-1:], "load": load0}
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["load"] = f"{load0:.1f}-{os.getloadavg()[0]:.1f}"
+    return out
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    return str(v)
+
+
+def show(label, res, ref=None):
+    keys = [k for k in res if k not in ("load",)]
+    line = f"{label:<46} load {res.get('load')}  " + "  ".join(f"{k}={_fmt(res[k])}" for k in keys)
+    if ref is not None and "seconds" in ref and "seconds" in res:
+        line += f"  | previous path: {ref['seconds']:.1f} s, {ref.get('peak_rss_mb', 0):.0f} MB"
+        line += f" (time ratio {ref['seconds'] / res['seconds']:.1f}x)"
+        extra = {k: ref[k] for k in ("fraction", "C", "ber", "test_ber") if k in ref}
+        if extra:
+            line += "  previous " + " ".join(f"{k}={_fmt(v)}" for k, v in extra.items())
+    print(line, flush=True)
+
+
+TARGETS = {
+    "cv7400": "5-fold CV d=20, n=7,400 (target <= 8 s)",
+    "wide": "one default fit d=1,000, n=500 (<= 60 s, <= 2 GB)",
+    "tall": "one default fit d=20, n=100,000 (<= 60 s)",
+    "dask": "Dask LocalCluster run (identical result)",
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--case", choices=[*TARGETS, "subsample"], action="append")
+    ap.add_argument("--reference", action="store_true", help="also run the previous code paths")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--full", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--d", type=int, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:
+        print(json.dumps(run_case(a.one, a.full, a.n, a.d), default=float))
+        return
+    print(f"cores {os.cpu_count()}, load average {os.getloadavg()}")
+    for case in a.case or [*TARGETS, "subsample"]:
+        if case == "subsample":
+            for data in ("ringnorm", "forest"):
+                res = subprocess_case(f"subsample:{data}")
+                ref = subprocess_case(f"subsample:{data}", full=True) if a.reference else None
+                show(f"selection on 2000 of 6000 rows ({data})", res, ref)
+            continue
+        if case == "wide" and a.reference:
+            show(
+                "one default fit d=300, n=500 (capped pairs)",
+                subprocess_case("wide", d=300),
+                subprocess_case("wide", full=True, d=300),
+            )
+        ref = subprocess_case(case, full=True) if a.reference and case == "cv7400" else None
+        show(TARGETS[case], subprocess_case(case), ref)
+
+
+if __name__ == "__main__":
+    main()
