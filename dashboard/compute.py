@@ -22,13 +22,11 @@ from __future__ import annotations
 import copy
 import os
 import threading
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
-from sklearn.base import clone
 
 from slb import (
     LogDensityTransformer,
@@ -41,16 +39,13 @@ from slb._parallel import resolve_n_jobs
 from slb._utils import all_pairs
 from slb.dependence import screening as screening_rules
 from slb.evaluation import (
-    balanced_error_rate,
-    compare_estimators,
     corrected_t_against_best,
     holdout_ratio,
     stratified_folds,
 )
-from slb.model.path import FIXED_C, fdr_selector, fraction_selector, threshold_selector
+from slb.model.path import FIXED_C, threshold_selector
 from slb.viz.figures import cluster_order, pair_graph_layout, tree_layout
 
-from . import models
 from .state import density_params
 from .workqueue import queued
 
@@ -310,8 +305,10 @@ def threshold_path(
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=512, ttl=_TTL)
-@queued
+# SLB's, TAN's, NB's... cross-validation lives in :mod:`dashboard.evaluation` (one cached,
+# queued pass per classifier gives its per-fold BER and its out-of-fold predictions); the
+# functions below return the BER part of the same cache entries.  They are not cached or
+# queued themselves (no second entry, and no queued call inside a queued one).
 def slb_fold_ber(
     key: str,
     _ds,
@@ -324,12 +321,14 @@ def slb_fold_ber(
     n_repeats: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """SLB's BER on each fold (all repeats) at λ, and the kept pairs per fold."""
-    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
-    return path.fold_ber(float(lam))
+    from . import evaluation  # it imports this module
+
+    ev = evaluation.slb_fold_eval(
+        key, _ds, measure, pair_rule, dens, n_folds, seed, "value", float(lam), n_repeats=n_repeats
+    )
+    return ev.ber, ev.n_pairs
 
 
-@st.cache_data(show_spinner=False, max_entries=256, ttl=_TTL)
-@queued
 def slb_fold_ber_auto(
     key: str,
     _ds,
@@ -347,19 +346,14 @@ def slb_fold_ber_auto(
     ``mode="quantile"``: each fold keeps its own top ``1 - param`` share of the pairs;
     ``mode="fdr"``: Benjamini-Hochberg at level ``param`` on each fold's own p-values.
     """
-    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
-    if mode == "quantile":
-        return path.fold_ber_selected(fraction_selector(1.0 - float(param), pair_rule))
-    return path.fold_ber_selected(fdr_selector(float(param), pair_rule))
+    from . import evaluation
+
+    ev = evaluation.slb_fold_eval(
+        key, _ds, measure, pair_rule, dens, n_folds, seed, mode, float(param), n_repeats=n_repeats
+    )
+    return ev.ber, ev.n_pairs
 
 
-@st.cache_data(
-    show_spinner="Nested cross-validation: SLB selects its settings again inside every fold "
-    "(about a minute on Sonar; done once)…",
-    max_entries=16,
-    ttl=_TTL,
-)
-@queued
 def slb_nested_ber(
     key: str,
     _ds,
@@ -376,22 +370,13 @@ def slb_nested_ber(
     Everything is refitted from each outer fold's training rows (screening, densities, inner
     CV), so the numbers are an honest estimate of the whole procedure.
     """
-    est = SLBClassifier(
-        threshold="cv",
-        C="cv" if tune_c else FIXED_C,
-        dependence=measure,
-        pair_rule=pair_rule,
-        random_state=seed,
-        **density_params(dens),
+    from . import evaluation
+
+    name = evaluation.NESTED_NAMES[bool(tune_c)]
+    ev = evaluation.slb_nested_eval(
+        key, _ds, measure, pair_rule, dens, n_folds, seed, bool(tune_c), name, n_repeats=n_repeats
     )
-    X, y = _ds.X, np.asarray(_ds.y)
-    rows = (lambda idx: X.iloc[idx]) if hasattr(X, "iloc") else (lambda idx: X[idx])
-    ber, n_pairs = [], []
-    for tr, te in folds(key, _ds, n_folds, seed, n_repeats):
-        m = clone(est).fit(rows(tr), y[tr])
-        ber.append(balanced_error_rate(y[te], m.predict(rows(te))))
-        n_pairs.append(len(m.pairs_))
-    return np.array(ber), np.array(n_pairs)
+    return ev.ber, ev.n_pairs
 
 
 def slb_ber_for(ds, cfg: dict, lam: LambdaInfo, dens: tuple, n_folds: int, n_repeats: int):
@@ -400,30 +385,10 @@ def slb_ber_for(ds, cfg: dict, lam: LambdaInfo, dens: tuple, n_folds: int, n_rep
     Automatic λ is recomputed inside each fold (honest); a λ set by hand is applied to every
     fold as is, and the sentence says that choosing it while watching the BER is selection.
     """
-    seed, measure, rule = int(cfg["seed"]), cfg["measure"], cfg["pair_rule"]
-    args = (ds.key, ds, measure, rule, dens, n_folds, seed)
-    if lam.mode in ("quantile", "fdr"):
-        param = cfg["lam_quantile"] if lam.mode == "quantile" else cfg["fdr_alpha"]
-        ber, pairs = slb_fold_ber_auto(*args, lam.mode, float(param), n_repeats=n_repeats)
-        how = (
-            "λ recomputed inside each fold from its own training rows ("
-            + ("its own top share of pairs" if lam.mode == "quantile" else "its own FDR test")
-            + "): an honest estimate, unless you tuned the bandwidths while watching it"
-        )
-    elif lam.mode == "cv":
-        ber, pairs = slb_nested_ber(*args, False, n_repeats=n_repeats)
-        how = (
-            "λ chosen by inner cross-validation inside each fold (nested): an honest estimate, "
-            "unless you tuned the bandwidths while watching it"
-        )
-    else:
-        ber, pairs = slb_fold_ber(*args, float(lam.value), n_repeats=n_repeats)
-        how = (
-            "λ set by hand and applied to every fold. If you chose λ (or the bandwidths) while "
-            "watching this BER, that is selection on the shown estimate and the number is "
-            "optimistic; the nested estimate below is not"
-        )
-    return ber, pairs, how
+    from . import evaluation
+
+    ev, how = evaluation.slb_eval_for(ds, cfg, lam, dens, n_folds, n_repeats)
+    return ev.ber, ev.n_pairs, how
 
 
 #: SVM fits the exact BER-vs-λ steps may cost (about 5-20 ms each on Sonar's folds); beyond
@@ -492,14 +457,6 @@ def slb_curve(
     )
 
 
-def _one_fold_ber(est, X, y, train, test) -> float:
-    """BER of ``est`` fitted on the rows ``train`` and scored on ``test`` (one fold of
-    :func:`slb.evaluation.compare_estimators`, for a worker process)."""
-    rows = (lambda idx: X.iloc[idx]) if hasattr(X, "iloc") else (lambda idx: X[idx])
-    model = clone(est).fit(rows(train), y[train])
-    return float(balanced_error_rate(y[test], model.predict(rows(test))))
-
-
 def cv_processes(n_tasks: int) -> int:
     """Worker processes for ``n_tasks`` independent folds: more than one only when cores are
     free (:func:`slb._parallel.resolve_n_jobs`: the one-minute load average leaves a CPU idle;
@@ -509,8 +466,6 @@ def cv_processes(n_tasks: int) -> int:
     return max(1, min(n, n_tasks))
 
 
-@st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
-@queued
 def model_fold_ber(
     key: str, _ds, name: str, dens: tuple | None, n_folds: int, seed: int, n_repeats: int = 1
 ) -> tuple[np.ndarray, float]:
@@ -519,25 +474,14 @@ def model_fold_ber(
     ``dens`` is None for classifiers that do not use the densities, so that moving a bandwidth
     slider does not refit them.  The folds run in joblib worker processes when cores are free
     (:func:`cv_processes`); each fold is fitted exactly as ``compare_estimators`` fits it, so
-    the BERs do not depend on the number of processes.
+    the BERs do not depend on the number of processes (:func:`dashboard.evaluation.model_fold_eval`).
     """
-    spec = models.CLASSIFIERS[name]
-    est = spec.make(density_params(dens) if dens is not None else {}, seed)
-    f = folds(key, _ds, n_folds, seed, n_repeats)
-    n_proc = cv_processes(len(f))
-    if n_proc == 1:
-        comp = compare_estimators({name: est}, _ds.X, _ds.y, folds=f)
-        return comp.per_fold[name].to_numpy(), float(comp.fit_seconds[name])
-    from joblib import Parallel, delayed
+    from . import evaluation
 
-    y = np.asarray(_ds.y)
-    t0 = time.perf_counter()
-    ber = Parallel(n_jobs=n_proc)(delayed(_one_fold_ber)(est, _ds.X, y, tr, te) for tr, te in f)
-    return np.array(ber), time.perf_counter() - t0
+    ev = evaluation.model_fold_eval(key, _ds, name, dens, n_folds, seed, n_repeats=n_repeats)
+    return ev.ber, ev.seconds
 
 
-@st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
-@queued
 def nb_fold_ber_from_path(
     key: str,
     _ds,
@@ -555,18 +499,12 @@ def nb_fold_ber_from_path(
     Bayes's decision is their sum, so no density is estimated again.  Identical to
     ``KDENaiveBayes`` cross-validated on the same folds (``tests/test_speed_paths.py``).
     """
-    t0 = time.perf_counter()
-    path = threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
-    d = path.n_features_in_
-    y = np.asarray(_ds.y)
-    prior = np.log([0.5, 0.5])  # KDENaiveBayes(priors="balanced"), the registry's NB
-    ber = []
-    for f in path.folds_:
-        T = f.T_test
-        jll = np.column_stack([T[:, d : 2 * d].sum(axis=1), T[:, :d].sum(axis=1)]) + prior
-        pred = path.classes_[(jll[:, 1] - jll[:, 0] > 0).astype(int)]
-        ber.append(balanced_error_rate(y[f.test], pred))
-    return np.array(ber), time.perf_counter() - t0
+    from . import evaluation
+
+    ev = evaluation.nb_fold_eval_from_path(
+        key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats=n_repeats
+    )
+    return ev.ber, ev.seconds
 
 
 def classifier_fold_ber(
@@ -578,14 +516,10 @@ def classifier_fold_ber(
     per-fold path (:func:`nb_fold_ber_from_path`); the others go through
     :func:`model_fold_ber` (``dens`` is dropped for those that do not use densities).
     """
-    spec = models.CLASSIFIERS[name]
-    if name == "NB":
-        return nb_fold_ber_from_path(
-            ds.key, ds, measure, rule, dens, n_folds, seed, n_repeats=n_repeats
-        )
-    return model_fold_ber(
-        ds.key, ds, name, dens if spec.uses_density else None, n_folds, seed, n_repeats=n_repeats
-    )
+    from . import evaluation
+
+    ev = evaluation.classifier_eval(ds, name, dens, n_folds, seed, n_repeats, measure, rule)
+    return ev.ber, ev.seconds
 
 
 def comparison(per_fold: pd.DataFrame, folds: list, alpha: float = 0.05) -> pd.DataFrame:

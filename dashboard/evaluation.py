@@ -39,6 +39,7 @@ from slb.viz.evaluation import confusion_figure, pr_figure, roc_figure
 from . import compute, models
 from .compute import _TTL, DASH
 from .state import density_params
+from .workqueue import queued
 
 #: Probabilities drawn from densities are kept in [eps, 1 - eps] (as the estimators do).
 PROBA_EPS = 1e-6
@@ -115,6 +116,7 @@ def _processes(n_tasks: int) -> int:
 
 
 @st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
+@queued
 def model_fold_eval(
     key: str, _ds, name: str, dens: tuple | None, n_folds: int, seed: int, n_repeats: int = 1
 ) -> FoldEval:
@@ -144,6 +146,7 @@ def model_fold_eval(
 
 
 @st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
+@queued
 def nb_fold_eval_from_path(
     key: str,
     _ds,
@@ -179,6 +182,7 @@ def _selector(mode: str, param: float, pair_rule: str):
 
 
 @st.cache_data(show_spinner=False, max_entries=256, ttl=_TTL)
+@queued
 def slb_fold_eval(
     key: str,
     _ds,
@@ -208,6 +212,7 @@ def slb_fold_eval(
     max_entries=16,
     ttl=_TTL,
 )
+@queued
 def slb_nested_eval(
     key: str,
     _ds,
@@ -243,6 +248,9 @@ def slb_nested_eval(
     return fold_eval(comp.predictions, ber=comp.per_fold[name], n_pairs=pairs)
 
 
+#: Names of SLB's nested estimates in the tables: λ by inner CV, and λ and C by inner CV.
+NESTED_NAMES = {False: "SLB", True: "SLB (nested λ, C)"}
+
 #: How SLB's numbers were obtained, by λ mode (the page shows it under the table).
 SLB_HOW = {
     "quantile": "λ recomputed inside each fold from its own training rows (its own top share of "
@@ -262,7 +270,7 @@ def slb_eval_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
     seed, measure, rule = int(cfg["seed"]), cfg["measure"], cfg["pair_rule"]
     args = (ds.key, ds, measure, rule, dens, n_folds, seed)
     if lam.mode == "cv":
-        res = slb_nested_eval(*args, False, n_repeats=n_repeats)
+        res = slb_nested_eval(*args, False, NESTED_NAMES[False], n_repeats=n_repeats)
     else:
         param = {"quantile": cfg["lam_quantile"], "fdr": cfg["fdr_alpha"]}.get(lam.mode, lam.value)
         mode = lam.mode if lam.mode in ("quantile", "fdr") else "value"

@@ -62,8 +62,9 @@ evals["SLB"], slb_how = evaluation.slb_eval_for(ds, c, lam, dens, k, reps)
 slb_pairs = evals["SLB"].n_pairs
 nested_key = ("nested", ds.key, measure, rule, dens, k, seed, reps)
 if st.session_state.get("cmp_nested") == nested_key:
-    evals["SLB (nested λ, C)"] = evaluation.slb_nested_eval(
-        ds.key, ds, measure, rule, dens, k, seed, True, "SLB (nested λ, C)", n_repeats=reps
+    nested = evaluation.NESTED_NAMES[True]
+    evals[nested] = evaluation.slb_nested_eval(
+        ds.key, ds, measure, rule, dens, k, seed, True, nested, n_repeats=reps
     )
 for n_done, name in enumerate(names[1:], start=1):
     bar.progress(n_done / len(names), text=f"Cross-validating {name}…")

@@ -176,7 +176,7 @@ def test_path_predictions_match_the_path_ber_and_are_calibrated_out_of_fold():
         pred, n_pairs = path_predictions(path, y, selector)
         ber, pairs = path.fold_ber_selected(selector)
         ev = evaluate_predictions(pred)
-        np.testing.assert_allclose(ev.per_fold["BER"], ber, atol=1e-12)
+        np.testing.assert_array_equal(ev.per_fold["BER"], ber)  # bit for bit
         np.testing.assert_array_equal(n_pairs, pairs)
         # the label follows the sign of the decision score
         assert ((pred["score"] > 0) == (pred["y_pred"] == 1)).all()
@@ -311,3 +311,27 @@ def test_home_page_maps_the_four_steps_to_the_pages():
         assert step in text
     labels = [el.proto.label for el in at.get("page_link")]
     assert labels == ["Dependencies →", "Densities →", "Explain →", "Compare →"], labels
+
+
+def test_dashboard_evaluation_reuses_the_fits_and_equals_the_estimators(monkeypatch):
+    """NB read off SLB's path and TAN in worker processes: the same out-of-fold labels,
+    probabilities and scores as the estimators cross-validated by compare_estimators."""
+    from test_speed_paths import DENS, DENS_PARAMS, _dashboard_dataset
+
+    from dashboard import evaluation
+    from slb import KDENaiveBayes, TANClassifier
+
+    ds = _dashboard_dataset(n=120, d=5, seed=21)
+    monkeypatch.setenv("SLB_CV_PROCESSES", "2")
+    folds = stratified_folds(ds.y, n_splits=5, n_repeats=2, random_state=0)
+    for name, est in (("NB", KDENaiveBayes(**DENS_PARAMS)), ("TAN", TANClassifier(**DENS_PARAMS))):
+        ev = evaluation.classifier_eval(ds, name, DENS, 5, 0, 2, "hsic", "either")
+        ref = compare_estimators({name: est}, ds.X, ds.y, folds=folds, record_predictions=True)
+        mine, theirs = ev.predictions, ref.predictions
+        np.testing.assert_array_equal(mine["row"], theirs["row"])
+        np.testing.assert_array_equal(mine["y_pred"], theirs["y_pred"])
+        np.testing.assert_allclose(mine["score"], theirs["score"], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(mine["proba"], theirs["proba"], rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(ev.ber, ref.per_fold[name].to_numpy())
+        assert int(ev.confusion.to_numpy().sum()) == 2 * ds.n
+        assert ev.auc == pytest.approx(roc_auc_score(theirs["y_true"], theirs["proba"]))

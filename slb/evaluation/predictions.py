@@ -221,7 +221,9 @@ def _fold_metrics(pred, pos_label):
     has_p = bool(proba.size and np.isfinite(proba).all())
     return {
         "accuracy": (tp + tn) / yt.size,
-        "BER": 0.5 * (fn / (tp + fn) + fp / (tn + fp)) if both else np.nan,
+        # the operations of 1 - balanced_accuracy_score, so the BER is bit-identical to
+        # slb.evaluation.balanced_error_rate (the significance tests use that one)
+        "BER": 1.0 - np.mean([tn / (tn + fp), tp / (tp + fn)]) if both else np.nan,
         "AUC": _auc(yt, _rank(pred, pos_label)) if both else np.nan,
         "F1": _ratio(2 * tp, 2 * tp + fp + fn),
         "precision": _ratio(tp, tp + fp),
