@@ -286,6 +286,7 @@ def _read_excel(
 
 
 def _is_blank(v: Any) -> bool:
+    """True for an empty cell or one holding only spaces."""
     return v is None or (isinstance(v, str) and not v.strip())
 
 

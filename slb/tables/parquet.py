@@ -5,6 +5,8 @@ unpickled.  The row and column counts and the uncompressed size of the data are 
 the file's metadata before anything is read; text columns are read as dictionaries and their
 expanded size is checked before they are expanded.  Exact decimals become floats, nested
 columns (lists, records) are left out and a stored row index becomes an ordinary column.
+
+pyarrow is imported only when a Parquet file is read (inside the functions), as before the split.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .result import TableRead
 
 
 def _parquet_error(name: str, exc: BaseException) -> ValueError:
+    """The error for a file pyarrow cannot open or read."""
     return ValueError(
         f"{_q(name, 60)} could not be read as a Parquet file ({type(exc).__name__}: "
         f"{_q(str(exc), 120)}). The file may be damaged; upload it again or save the table as CSV."
@@ -29,6 +32,7 @@ def _parquet_error(name: str, exc: BaseException) -> ValueError:
 
 
 def _parquet_too_big(name: str, size: int) -> ValueError:
+    """The error for data that would take more than MAX_UNPACKED_BYTES once unpacked."""
     return ValueError(
         f"{_q(name, 60)} would take {_size(size)} once unpacked (its data are stored "
         f"compressed), more than the {_size(MAX_UNPACKED_BYTES)} this tool reads. Please upload "

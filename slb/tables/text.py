@@ -153,6 +153,8 @@ def _check_is_table_text(text: str, name: str) -> str:
 # --------------------------------------------------------------------------------------------
 @dataclass
 class _Layout:
+    """A separator's reading of the sample: the usual width and the header record."""
+
     delimiter: str
     width: int
     header: int  # index into records
@@ -192,6 +194,7 @@ def _records(sample: str, delimiter: str) -> list[tuple[int, list[str]]]:
 
 
 def _filled(fields: list[str]) -> int:
+    """Number of non-blank fields."""
     return sum(1 for f in fields if f.strip())
 
 
