@@ -7,6 +7,16 @@ self-contained plain-text sentence (no HTML, no Markdown) that a dashboard can s
 every problem it cannot repair raises a :class:`ValueError` whose message says what is wrong
 and what to do about it.
 
+:class:`TableCleaner` is the same cleaning as a fitted scikit-learn transformer:
+``prepare_table(frame, label, ...)`` is ``TableCleaner(label, ...).fit_prepare(frame)``.  The
+fitted cleaner remembers every data-dependent choice (columns, category levels, comma readings,
+medians, dropped columns, the label coding) and :meth:`TableCleaner.transform` applies them to
+new raw rows, so it is saved with a model (``Pipeline(TableCleaner, model)``) and new files are
+cleaned the way the training file was.  The steps run in this order: column names, label and
+features (:func:`_column_positions`), label rows and classes (:func:`_label_rows`,
+:func:`_positive_class`), conversion to numbers (:func:`_convert_features`), infinities, empty
+columns, missing values, row limit, constant and duplicate columns, feature limit, size checks.
+
 Choices made here (and why)
 ---------------------------
 * **Label.**  Rows whose label is missing (empty, ``None``, ``NaN``, ``"NA"``, ``"?"``, ...)
@@ -948,6 +958,19 @@ def _categories(values: np.ndarray) -> tuple[list[str], np.ndarray]:
     return [levels[k] for k in order], codes
 
 
+@dataclass
+class _Notes:
+    """What the conversion of the feature columns did, for the report."""
+
+    text_numbers: list[tuple[str, NumericParse]] = field(default_factory=list)
+    partly: list[tuple[str, NumericParse]] = field(default_factory=list)
+    booleans: list[str] = field(default_factory=list)
+    encoded: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
+    row_numbers: list[str] = field(default_factory=list)
+    identifiers: list[tuple[str, str]] = field(default_factory=list)
+    dates: list[str] = field(default_factory=list)
+
+
 def _convert_features(
     frame: pd.DataFrame,
     positions: list[int],
@@ -957,15 +980,9 @@ def _convert_features(
     report: list[Change],
     keep_identifiers: bool = False,
 ) -> _Features:
-    feats = _Features()
+    """Step 3: the feature columns as numbers (see the module notes), with their report."""
+    feats, notes = _Features(), _Notes()
     n_all = len(frame)
-    text_numbers: list[tuple[str, NumericParse]] = []
-    partly: list[tuple[str, NumericParse]] = []
-    booleans: list[str] = []
-    encoded: list[tuple[str, list[str], list[str]]] = []
-    row_numbers: list[str] = []
-    identifiers: list[tuple[str, str]] = []
-    dates: list[str] = []
     dtypes = list(frame.dtypes)
     plain = [j for j in positions if isinstance(dtypes[j], np.dtype) and dtypes[j].kind in "iuf"]
     block: dict[int, np.ndarray] = {}
@@ -974,90 +991,125 @@ def _convert_features(
             values = frame.iloc[:, plain].to_numpy(dtype=np.float64)
         block = {j: values[:, k] for k, j in enumerate(plain)}
     for j in positions:
-        name = names[j]
         if j in block:
-            values = block[j]
-            if n_all >= 10 and _is_row_number(values):
-                row_numbers.append(name)
-            elif not keep_identifiers and (why := _identifier_reason(name, values)):
-                identifiers.append((name, why))
-                feats.drop("identifier", name)
-            else:
-                feats.add(name, values[rows], _spec(name, "number"))
-            continue
-        series = frame.iloc[:, j]
-        dtype = series.dtype
-        if pd.api.types.is_bool_dtype(dtype):
-            feats.add(
-                name,
-                series.to_numpy(dtype=np.float64, na_value=np.nan)[rows],
-                _spec(name, "number"),
-            )
-            booleans.append(name)
-            continue
-        if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
-            feats.add(name, _days(series)[rows], _spec(name, "date"))
-            dates.append(name)
-            continue
-        if isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
-            feats.drop("datetime", name)
-            continue
-        if pd.api.types.is_complex_dtype(dtype):
-            feats.drop("text", name)
-            continue
-        if pd.api.types.is_numeric_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype):
-            with np.errstate(all="ignore"):
-                values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-            if n_all >= 10 and _is_row_number(values):
-                row_numbers.append(name)
-                continue
-            if not keep_identifiers and (why := _identifier_reason(name, values)):
-                identifiers.append((name, why))
-                feats.drop("identifier", name)
-                continue
-            feats.add(name, values[rows], _spec(name, "number"))
-            continue
-        raw = series.to_numpy(dtype=object)[rows]
-        parsed = parse_numeric(
-            series.iloc[rows] if isinstance(dtype, pd.StringDtype) else raw,
-            max_bad=int((1 - NUMERIC_TEXT_FRACTION) * len(raw)),
-        )
-        if parsed.n_present == 0:
-            feats.add(name, parsed.values, _spec(name, "number"))  # all missing: dropped later
-            continue
-        if parsed.fraction >= NUMERIC_TEXT_FRACTION:
-            if parsed.n_bool == parsed.n_numbers:
-                booleans.append(name)
-            elif parsed.n_text:
-                text_numbers.append((name, parsed))
-            if parsed.n_bad:
-                partly.append((name, parsed))
-            feats.add(name, parsed.values, _spec(name, "number", comma=parsed.comma))
-            continue
-        if non_numeric == "drop":
-            feats.drop("text", name)
-            continue
-        levels, codes = _categories(raw)
-        if len(levels) <= 1:
-            feats.add(  # constant or empty: dropped later
-                name,
-                np.where(codes >= 0, 0.0, np.nan),
-                _spec(name, "category", levels=levels, level=levels[0] if levels else ""),
-            )
-            continue
-        if len(levels) > MAX_CATEGORIES:
-            feats.drop("many_categories", name)
-            continue
-        used = levels[1:] if len(levels) == 2 else levels
-        new_names = []
-        for level in used:
-            k = levels.index(level)
-            indicator = np.where(codes < 0, np.nan, (codes == k).astype(np.float64))
-            new_name = f"{name}={level}"
-            feats.add(new_name, indicator, _spec(name, "category", levels=levels, level=level))
-            new_names.append(new_name)
-        encoded.append((name, levels, new_names))
+            _add_numbers(names[j], block[j], rows, n_all, keep_identifiers, feats, notes)
+        else:
+            column = frame.iloc[:, j]
+            _convert_column(column, names[j], rows, non_numeric, keep_identifiers, feats, notes)
+    _report_set_aside(notes, report)
+    _report_converted(notes, report)
+    _report_categories(notes, feats, non_numeric, report)
+    return feats
 
+
+def _add_numbers(
+    name: str,
+    values: np.ndarray,
+    rows: np.ndarray,
+    n_all: int,
+    keep_identifiers: bool,
+    feats: _Features,
+    notes: _Notes,
+) -> None:
+    """A numeric column (all rows of the file): row numbers and identifiers are set aside."""
+    if n_all >= 10 and _is_row_number(values):
+        notes.row_numbers.append(name)
+    elif not keep_identifiers and (why := _identifier_reason(name, values)):
+        notes.identifiers.append((name, why))
+        feats.drop("identifier", name)
+    else:
+        feats.add(name, values[rows], _spec(name, "number"))
+
+
+def _convert_column(
+    series: pd.Series,
+    name: str,
+    rows: np.ndarray,
+    non_numeric: str,
+    keep_identifiers: bool,
+    feats: _Features,
+    notes: _Notes,
+) -> None:
+    """One feature column that is not a plain numpy number column."""
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+        feats.add(name, values, _spec(name, "number"))
+        notes.booleans.append(name)
+    elif pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        feats.add(name, _days(series)[rows], _spec(name, "date"))
+        notes.dates.append(name)
+    elif isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
+        feats.drop("datetime", name)
+    elif pd.api.types.is_complex_dtype(dtype):
+        feats.drop("text", name)
+    elif pd.api.types.is_numeric_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype):
+        with np.errstate(all="ignore"):
+            values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        _add_numbers(name, values, rows, len(series), keep_identifiers, feats, notes)
+    else:
+        _convert_text(series, name, rows, non_numeric, feats, notes)
+
+
+def _convert_text(
+    series: pd.Series,
+    name: str,
+    rows: np.ndarray,
+    non_numeric: str,
+    feats: _Features,
+    notes: _Notes,
+) -> None:
+    """A text column: numbers stored as text, else categories (encoded or dropped)."""
+    raw = series.to_numpy(dtype=object)[rows]
+    parsed = parse_numeric(
+        series.iloc[rows] if isinstance(series.dtype, pd.StringDtype) else raw,
+        max_bad=int((1 - NUMERIC_TEXT_FRACTION) * len(raw)),
+    )
+    if parsed.n_present == 0:
+        feats.add(name, parsed.values, _spec(name, "number"))  # all missing: dropped later
+        return
+    if parsed.fraction >= NUMERIC_TEXT_FRACTION:
+        if parsed.n_bool == parsed.n_numbers:
+            notes.booleans.append(name)
+        elif parsed.n_text:
+            notes.text_numbers.append((name, parsed))
+        if parsed.n_bad:
+            notes.partly.append((name, parsed))
+        feats.add(name, parsed.values, _spec(name, "number", comma=parsed.comma))
+        return
+    if non_numeric == "drop":
+        feats.drop("text", name)
+        return
+    _encode_categories(name, raw, feats, notes)
+
+
+def _encode_categories(name: str, raw: np.ndarray, feats: _Features, notes: _Notes) -> None:
+    """One-hot 0/1 columns of a text column's categories (one column for two categories)."""
+    levels, codes = _categories(raw)
+    if len(levels) <= 1:
+        feats.add(  # constant or empty: dropped later
+            name,
+            np.where(codes >= 0, 0.0, np.nan),
+            _spec(name, "category", levels=levels, level=levels[0] if levels else ""),
+        )
+        return
+    if len(levels) > MAX_CATEGORIES:
+        feats.drop("many_categories", name)
+        return
+    used = levels[1:] if len(levels) == 2 else levels
+    new_names = []
+    for level in used:
+        k = levels.index(level)
+        indicator = np.where(codes < 0, np.nan, (codes == k).astype(np.float64))
+        new_name = f"{name}={level}"
+        feats.add(new_name, indicator, _spec(name, "category", levels=levels, level=level))
+        new_names.append(new_name)
+    notes.encoded.append((name, levels, new_names))
+
+
+def _report_set_aside(notes: _Notes, report: list[Change]) -> None:
+    """Notes on row-number and identifier columns."""
+    row_numbers, identifiers = notes.row_numbers, notes.identifiers
     if row_numbers:
         report.append(
             Change(
@@ -1095,6 +1147,12 @@ def _convert_features(
                 severity="warning",
             )
         )
+
+
+def _report_converted(notes: _Notes, report: list[Change]) -> None:
+    """Notes on dates, booleans and numbers stored as text."""
+    dates, booleans = notes.dates, notes.booleans
+    text_numbers, partly = notes.text_numbers, notes.partly
     if dates:
         report.append(
             Change(
@@ -1159,6 +1217,13 @@ def _convert_features(
                 severity="warning",
             )
         )
+
+
+def _report_categories(
+    notes: _Notes, feats: _Features, non_numeric: str, report: list[Change]
+) -> None:
+    """Notes on encoded categories and dropped text, many-category and date columns."""
+    encoded = notes.encoded
     for name, levels, new_names in encoded:
         if len(levels) == 2:
             how = (
@@ -1219,7 +1284,6 @@ def _convert_features(
                 count=len(cols),
             )
         )
-    return feats
 
 
 def _days(series: pd.Series) -> np.ndarray:
