@@ -29,7 +29,7 @@ st.caption(
 )
 
 # --- the control row ------------------------------------------------------------------------
-ctl = st.columns([6, 2.6, 2.6], gap="medium")
+ctl = st.columns([5.4, 3, 2.6], gap="medium")
 with ctl[2]:
     label = compute.MEASURES[c["measure"]]
     with st.popover(f"Screening: {label}, {c['pair_rule'].replace('_', ' ')}", width="stretch"):
@@ -69,15 +69,35 @@ if query.strip() and found is None:
     st.caption(f"No feature name contains “{esc(query)}”.")
 
 
+TARGETS = "dep_pick_targets"  # chart key -> (trace index, (i, j) of each of its points)
+
+
 def pick_from(key: str) -> None:
-    """on_select callback: the clicked cell or edge becomes the pair shown below."""
+    """on_select callback: the clicked cell or edge becomes the pair shown below.
+
+    Streamlit reports the clicked trace and point index; the pair comes from the table stored
+    when the chart was drawn (the event's own customdata is not relied upon).
+    """
     event = st.session_state.get(key)
     points = (event or {}).get("selection", {}).get("points", [])
+    trace, table = st.session_state.get(TARGETS, {}).get(key, (None, None))
     for p in points:
-        cd = p.get("customdata")
-        if cd is not None and len(cd) >= 2 and int(cd[0]) != int(cd[1]):
-            st.session_state[PICK] = (ds.key, int(cd[0]), int(cd[1]))
-            return
+        k = p.get("point_index", p.get("point_number"))
+        if p.get("curve_number") == trace and k is not None and 0 <= int(k) < len(table):
+            i, j = (int(v) for v in table[int(k)])
+            if i != j:
+                st.session_state[PICK] = (ds.key, i, j)
+                return
+
+
+def clickable(key: str, fig, trace_name: str):
+    """Remember which trace of ``fig`` is clickable and the pair of each of its points."""
+    k = next(n for n, t in enumerate(fig.data) if t.name == trace_name)
+    cd = fig.data[k].customdata
+    pairs = np.zeros((0, 2), int) if cd is None or len(cd) == 0 else np.asarray(cd)[:, :2]
+    pairs = pairs.astype(int)
+    st.session_state.setdefault(TARGETS, {})[key] = (k, pairs)
+    return fig
 
 
 def kept_matrix(flags) -> np.ndarray:
@@ -106,7 +126,7 @@ with left:
                 kept=kept_matrix(keep_c[k]),
             )
             st.plotly_chart(
-                fig,
+                clickable(f"dep_heatmap_{sym}", fig, "cells"),
                 key=f"dep_heatmap_{sym}",
                 config=CHART,
                 on_select=lambda key=f"dep_heatmap_{sym}": pick_from(key),
@@ -138,7 +158,7 @@ with right:
     )
     graph.update_layout(height=430, margin={"t": 30, "b": 0})
     st.plotly_chart(
-        graph,
+        clickable("dep_pair_graph", graph, "pair hover"),
         key="dep_pair_graph",
         config=CHART,
         on_select=lambda: pick_from("dep_pair_graph"),

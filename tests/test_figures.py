@@ -312,7 +312,9 @@ def test_tree_and_pair_graph_labels():
     fig = figures.tree_graph(names, tan.trees_["a"], highlight=7)
     assert fig.layout.meta["n_labels"] <= 11 and fig.layout.meta["n_edges"] == 34
     nodes = next(t for t in fig.data if t.name == "features")
-    assert "f7" in nodes.text and sum(bool(t) for t in nodes.text) == fig.layout.meta["n_labels"]
+    assert "<b>f7</b>" in nodes.text  # the searched feature: named (in bold) and ringed
+    assert sum(bool(t) for t in nodes.text) == fig.layout.meta["n_labels"]
+    assert any(t.name == "searched feature" for t in fig.data)
     small = figures.tree_graph(names[:6], [(0, 1), (1, 2), (1, 3), (3, 4), (3, 5)])
     assert small.layout.meta["n_labels"] == 6
     pairs = np.array([[0, 1], [0, 2], [0, 3], [4, 5]])

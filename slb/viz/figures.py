@@ -512,7 +512,7 @@ def pair_graph(
             x=pos[nodes, 0],
             y=pos[nodes, 1],
             mode="markers+text",
-            text=[labels[i] if i in named else "" for i in nodes],
+            text=[_node_text(labels, i, named, highlight) for i in nodes],
             hovertext=[labels[i] for i in nodes],
             textposition="top center",
             textfont={"size": 11},
@@ -527,7 +527,7 @@ def pair_graph(
             showlegend=False,
         )
     )
-    _add_highlight(fig, pos, labels, highlight)
+    _add_highlight(fig, pos, highlight)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
     fig.update_layout(clickmode="event+select", dragmode="pan")
@@ -558,8 +558,15 @@ def _labelled_nodes(nodes, degree, highlight=None, top: int = 10) -> set:
     return named
 
 
-def _add_highlight(fig, pos, labels, highlight) -> None:
-    """A ring around the searched feature (its name in bold beside it)."""
+def _node_text(labels, i, named, highlight) -> str:
+    """A node's written name: none, its name, or in bold for the searched feature."""
+    if i not in named:
+        return ""
+    return f"<b>{labels[i]}</b>" if highlight is not None and i == int(highlight) else labels[i]
+
+
+def _add_highlight(fig, pos, highlight) -> None:
+    """A ring around the searched feature (whose name the node trace writes in bold)."""
     if highlight is None:
         return
     i = int(highlight)
@@ -567,9 +574,7 @@ def _add_highlight(fig, pos, labels, highlight) -> None:
         go.Scatter(
             x=[pos[i, 0]],
             y=[pos[i, 1]],
-            mode="markers+text",
-            text=[f"<b>{labels[i]}</b>"],
-            textposition="bottom center",
+            mode="markers",
             marker={"size": 24, "color": "rgba(0,0,0,0)", "line": {"color": "#E69F00", "width": 4}},
             hoverinfo="skip",
             name="searched feature",
@@ -584,8 +589,8 @@ def tree_layout(n_features: int, edges, *, seed: int = 0) -> np.ndarray:
     networkx has no tree layout without graphviz (``nx.nx_agraph``/``nx_pydot`` need it), so
     this is a small tidy layout written here: the leaves take consecutive x slots in depth-first
     order, every parent sits centred over its children, and ``y = -depth``.  Each component's
-    root is its best-connected node (a central one, so the tree is shallow); components are
-    placed side by side.
+    root is its centre (the node whose farthest node is nearest, so the drawing is as shallow
+    as the tree allows); components are placed side by side.
 
     Parameters
     ----------
@@ -615,7 +620,7 @@ def tree_layout(n_features: int, edges, *, seed: int = 0) -> np.ndarray:
             pos[node, 0], slot[0] = slot[0], slot[0] + 1.0
 
     for comp in sorted(nx.connected_components(g), key=min):
-        root = max(sorted(comp), key=lambda v: (g.degree(v), -v))
+        root = min(nx.center(g.subgraph(comp)))  # the shallowest rooting (1 or 2 centres)
         # a rooted tree: a node's children are its neighbours one BFS level further down
         children = {u: sorted(vs) for u, vs in nx.bfs_successors(g, root)}
         for node, depth in nx.single_source_shortest_path_length(g, root).items():
@@ -694,7 +699,7 @@ def tree_graph(
                 x=P[:, 0],
                 y=P[:, 1],
                 mode="markers+text",
-                text=[labels[i] if i in named else "" for i in range(d)],
+                text=[_node_text(labels, i, named, highlight) for i in range(d)],
                 hovertext=labels,
                 textposition="bottom center",
                 textfont={"size": 10},
@@ -705,7 +710,7 @@ def tree_graph(
             ),
         ]
     )
-    _add_highlight(fig, P, labels, highlight)
+    _add_highlight(fig, P, highlight)
     depth = int(-P[:, 1].min()) if d else 0
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, range=[-depth - 0.6, 0.4])
