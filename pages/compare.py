@@ -280,6 +280,11 @@ for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
             key=f"cmp_tan_{sym}",
             config={"displaylogo": False},
         )
+st.caption(
+    "What it shows: TAN's tree of each class, the spanning tree of the most informative pairs "
+    "(mutual information on hover), drawn top-down from the tree's centre. TAN does not use λ; "
+    "moving the bandwidth multiplier re-estimates the densities and can change the trees."
+)
 
 with st.expander("About the classifiers"):
     for name in models.CLASSIFIERS:
