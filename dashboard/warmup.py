@@ -126,12 +126,6 @@ def _steps(ds, x: Defaults) -> list[tuple[str, Callable]]:
             )
         )
     out += [
-        (
-            "BER along λ",  # while the Compare page draws the curve on every first visit
-            lambda: compute.slb_curve(
-                key, ds, x.measure, x.rule, x.dens, x.n_folds, x.seed, n_repeats=x.reps
-            ),
-        ),
         ("SLB", lambda: compute.fit_slb(key, ds, x.lam, x.measure, x.rule, x.dens, x.seed)),
         (
             "SLB's contributions",

