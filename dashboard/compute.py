@@ -653,7 +653,7 @@ def tan_tree_positions(key: str, _ds, dens: tuple) -> dict:
 
 def coefficient_table(ds, clf: SLBClassifier, oracle: pd.Series | None = None) -> pd.DataFrame:
     """SLB's weights as a table: term, class, kind, features, weight (and oracle weight)."""
-    t = clf.terms_
+    t = clf.term_table_
     pos = t["class"].to_numpy() == "+"
     out = pd.DataFrame(
         {
@@ -663,7 +663,7 @@ def coefficient_table(ds, clf: SLBClassifier, oracle: pd.Series | None = None) -
             "kind": t["kind"].to_numpy(dtype=object),
             "feature a": t["feature_i"].to_numpy(dtype=object),
             "feature b": t["feature_j"].fillna("").to_numpy(dtype=object),
-            "weight": clf.coef_.to_numpy(dtype=float),
+            "weight": clf.coef_[0].astype(float),
         }
     )
     if oracle is not None and len(out):

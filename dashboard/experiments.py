@@ -135,7 +135,7 @@ def structure_fit(design_args: tuple, n_train: int, seed: int, dens: tuple) -> S
         graphs=graphs,
         kept_pairs=kept,
         threshold=float(clf.threshold_),
-        coef=clf.coef_.copy(),
+        coef=clf.coef_series_.copy(),
         oracle_coef=None if ds.oracle_coef is None else ds.oracle_coef.copy(),
         recovery=rec,
         positions=positions,

@@ -223,7 +223,7 @@ if ds.oracle_coef is not None:
         "Show the oracle weights of Lemma 1 (true forest structure)", value=True, key="cmp_oracle"
     ):
         oracle = ds.oracle_coef
-n_terms = len(clf.coef_)
+n_terms = clf.n_terms_
 if n_terms > 10:
     state.bound(
         st.slider,
@@ -235,7 +235,7 @@ if n_terms > 10:
         step=5,
     )
 coef_fig = figures.coefficient_figure(
-    clf.coef_,
+    clf.coef_series_,
     feature_names=ds.feature_names,
     oracle=oracle,
     n_visible=min(int(c["coef_visible"]), n_terms),
@@ -243,10 +243,10 @@ coef_fig = figures.coefficient_figure(
     neg_name=neg,
 )
 st.plotly_chart(coef_fig, key="cmp_coef", config={"displaylogo": False})
-n_uni = int((clf.terms_["kind"] == "univariate").sum())
+n_uni = int((clf.term_table_["kind"] == "univariate").sum())
 msg = (
     f"SLB fitted on all {ds.n} rows at λ = {controls.format_lambda(lam.value)}: "
-    f"{len(clf.coef_)} terms ({n_uni} univariate, {len(clf.coef_) - n_uni} bivariate, "
+    f"{n_terms} terms ({n_uni} univariate, {n_terms - n_uni} bivariate, "
     f"{len(clf.pairs_)} pairs). Solid bars: univariate terms; hatched: bivariate."
 )
 if oracle is not None:

@@ -6,7 +6,7 @@ Every estimator follows scikit-learn's conventions and works in ``Pipeline``,
 >>> from slb import SLBClassifier, load_dataset
 >>> X, y = load_dataset("pima")
 >>> clf = SLBClassifier(random_state=0).fit(X, y)
->>> clf.coef_.head()  # doctest: +SKIP
+>>> clf.coef_series_.head()  # doctest: +SKIP
 """
 
 from .data.bundled import BUNDLED_DATASETS, load_dataset

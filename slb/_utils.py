@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+from scipy.special import expit
+from sklearn.calibration import _sigmoid_calibration
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 MIN_SAMPLES_PER_CLASS = 2
 
@@ -223,3 +226,89 @@ class SignPredictMixin:
         """
         scores = self.decision_function(X)  # first: it checks that the model is fitted
         return self.classes_[(scores > 0).astype(int)]
+
+
+#: Probabilities are kept within [PROBA_EPS, 1 - PROBA_EPS], so that log-loss stays finite.
+PROBA_EPS = 1e-6
+
+
+def binary_proba(p1):
+    """``(n, 2)`` probabilities of ``classes_[0]`` and ``classes_[1]`` from ``P(classes_[1])``,
+    clipped away from exact 0 and 1 (:data:`PROBA_EPS`)."""
+    p1 = np.clip(np.asarray(p1, dtype=float), PROBA_EPS, 1.0 - PROBA_EPS)
+    return np.column_stack([1.0 - p1, p1])
+
+
+def platt_scaling(scores, y_index):
+    """Platt's sigmoid ``P(y = 1 | s) = 1 / (1 + exp(a s + b))`` fitted to decision values.
+
+    scikit-learn's implementation behind ``CalibratedClassifierCV(method="sigmoid")`` (Platt's
+    smoothed targets, so separable scores give a finite slope), applied to scores the caller
+    has cross-fitted.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,)
+        Decision values of rows that did not train the model that scored them.
+    y_index : ndarray of shape (n_samples,)
+        0/1 labels.
+
+    Returns
+    -------
+    platt : ndarray of shape (2,)
+        ``(a, b)``.
+    """
+    a, b = _sigmoid_calibration(np.asarray(scores, dtype=float), np.asarray(y_index))
+    return np.array([a, b], dtype=float)
+
+
+class LogProbaMixin:
+    """``predict_log_proba`` as the logarithm of ``predict_proba`` (finite: it is clipped)."""
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, 2)
+        """
+        return np.log(self.predict_proba(X))
+
+
+class LinearTermsMixin:
+    """``coef_series_``: ``coef_[0]`` (shape (1, n_terms)) as a Series indexed by ``terms_``."""
+
+    @property
+    def coef_series_(self):
+        """``coef_[0]`` as a Series indexed by the term names ``terms_``, named "coef"."""
+        check_is_fitted(self)
+        return pd.Series(self.coef_[0], index=pd.Index(self.terms_, name="term"), name="coef")
+
+
+class PlattProbaMixin(LogProbaMixin):
+    """``predict_proba`` by Platt scaling of ``decision_function`` with the fitted ``platt_``."""
+
+    def predict_proba(self, X):
+        """Calibrated probabilities of ``classes_[0]`` and ``classes_[1]`` (Platt scaling).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Within ``[1e-6, 1 - 1e-6]``.
+        """
+        check_is_fitted(self)
+        if getattr(self, "platt_", None) is None:
+            raise ValueError(
+                f"This {type(self).__name__} was saved before probabilities were calibrated; "
+                "refit it to use predict_proba (decision_function and predict work)."
+            )
+        a, b = self.platt_
+        return binary_proba(expit(-(a * self.decision_function(X) + b)))

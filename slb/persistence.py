@@ -298,6 +298,7 @@ def _tree_from_state(st) -> Tree:
 
 def _after_load(est):
     """Check (and where needed rebuild) a decoded estimator before anyone calls it."""
+    _upgrade_coef(est)
     if hasattr(est, "_parameter_constraints") and hasattr(est, "_validate_params"):
         est._validate_params()  # InvalidParameterError is a ValueError
     if isinstance(est, DecisionTreeClassifier) and hasattr(est, "tree_"):
@@ -310,6 +311,27 @@ def _after_load(est):
     elif isinstance(est, TableCleaner) and hasattr(est, "columns_"):
         est._check_fitted_state()
     return est
+
+
+def _upgrade_coef(est) -> None:
+    """Files written before the ``coef_`` convention (up to commit 8313bc9) in today's terms.
+
+    SLB, SLB- and LU then kept ``coef_`` as a Series indexed by term name, ``terms_`` as the
+    term DataFrame and ``intercept_`` as a float; now ``coef_`` has shape (1, n_terms),
+    ``intercept_`` shape (1,), the names are ``terms_`` and the DataFrame ``term_table_``.
+    Naive Bayes and TAN had no ``coef_``: it is derived from their densities and priors.
+    Such files have no Platt scaling: their ``predict_proba`` asks for a refit.
+    """
+    coef = est.__dict__.get("coef_")
+    if isinstance(coef, pd.Series):
+        table = est.__dict__.get("terms_")
+        if isinstance(table, pd.DataFrame):
+            est.term_table_ = table
+        est.terms_ = np.asarray([str(t) for t in coef.index], dtype=object)
+        est.coef_ = np.asarray(coef.to_numpy(), dtype=float).reshape(1, -1)
+        est.intercept_ = np.asarray(est.intercept_, dtype=float).reshape(1)
+    elif coef is None and hasattr(est, "_set_linear_model") and hasattr(est, "transformer_"):
+        est._set_linear_model()
 
 
 def _check_svc(est) -> None:
@@ -614,15 +636,13 @@ def model_settings(model):
     out = {"estimator": type(model).__name__, "params": params}
     for attr in ("threshold_", "intercept_"):
         if hasattr(model, attr):
-            v = float(getattr(model, attr))
+            v = float(np.ravel(getattr(model, attr))[0])  # intercept_ has shape (1,)
             out[attr.rstrip("_")] = v if math.isfinite(v) else repr(v)
     if hasattr(model, "classes_"):
         out["classes"] = [c.item() if hasattr(c, "item") else c for c in model.classes_]
-    if hasattr(model, "coef_") and isinstance(model.coef_, pd.Series):
+    if hasattr(model, "term_table_"):  # the SLB family
         out["n_terms"] = int(model.coef_.size)
         out["pairs"] = [
-            t[len("log p+(") : -1]
-            for t in model.coef_.index
-            if ", " in t and t.startswith("log p+")
+            t[len("log p+(") : -1] for t in model.terms_ if ", " in t and t.startswith("log p+")
         ]
     return out

@@ -153,7 +153,11 @@ def test_kde_naive_bayes_decision_by_hand():
         np.testing.assert_allclose(nb.decision_function(E), expected, rtol=1e-9)
         proba = nb.predict_proba(E)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-        np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-expected)), rtol=1e-9)
+        p1 = np.clip(1 / (1 + np.exp(-expected)), 1e-6, 1 - 1e-6)  # never exactly 0 or 1
+        np.testing.assert_allclose(proba[:, 1], p1, rtol=1e-9)
+        # the decision is linear in the transformer's log-density terms
+        T = nb.transformer_.transform(E)
+        np.testing.assert_allclose(T @ nb.coef_[0] + nb.intercept_[0], expected, rtol=1e-9)
         np.testing.assert_allclose(nb.predict_log_proba(E), np.log(proba), atol=1e-12)
         np.testing.assert_array_equal(nb.predict(E), (expected > 0).astype(int))
     # the bandwidths are the rule's, times the multiplier
@@ -195,8 +199,12 @@ def test_labels_of_any_type_give_identical_predictions():
 def test_coef_series_and_decision_function(two_class_frame):
     X, y = two_class_frame
     clf = SLBClassifier(threshold=0.005).fit(X, y)
-    coef = clf.coef_
+    assert clf.coef_.shape == (1, clf.n_terms_) and clf.coef_.dtype == np.float64
+    assert clf.intercept_.shape == (1,)
+    coef = clf.coef_series_
     assert isinstance(coef, pd.Series)
+    np.testing.assert_array_equal(coef.to_numpy(), clf.coef_[0])
+    assert list(coef.index) == list(clf.terms_) == list(clf.term_table_.index)
     d, k = X.shape[1], len(clf.pairs_)
     assert len(coef) == 2 * d + 2 * k  # "either": both classes' terms of every kept pair
     assert coef.index.is_unique
@@ -206,7 +214,7 @@ def test_coef_series_and_decision_function(two_class_frame):
     T = clf.log_density_features(X)
     assert list(T.columns) == list(coef.index)
     np.testing.assert_allclose(
-        clf.decision_function(X), T.to_numpy() @ coef.to_numpy() + clf.intercept_, rtol=1e-12
+        clf.decision_function(X), T.to_numpy() @ coef.to_numpy() + clf.intercept_[0], rtol=1e-12
     )
     # the terms are the transformer's own log-densities (in-sample for new rows)
     t = LogDensityTransformer(pairs=clf.pairs_).fit(X, y)
@@ -218,7 +226,7 @@ def test_coef_series_and_decision_function(two_class_frame):
         contrib.sum(axis=1).to_numpy(), clf.decision_function(X.iloc[:25]) - baseline, atol=1e-9
     )
     # the baseline is the decision at the training means of the (LOO) terms
-    np.testing.assert_allclose(baseline, clf.intercept_ + coef.to_numpy() @ clf.term_means_)
+    np.testing.assert_allclose(baseline, clf.intercept_[0] + coef.to_numpy() @ clf.term_means_)
 
 
 def test_dependence_matrices_are_per_class_hsic(two_class):
@@ -285,12 +293,12 @@ def test_pair_rule_semantics(two_class):
     assert edge_set(clf["per_class"].pairs_) == either
     for p in pairs:
         plus, minus = f"log p+(x{p[0]}, x{p[1]})", f"log p-(x{p[0]}, x{p[1]})"
-        idx = clf["per_class"].coef_.index
+        idx = clf["per_class"].terms_
         assert (plus in idx) == (s[p][1] >= thr), p
         assert (minus in idx) == (s[p][0] >= thr), p
-        assert (plus in clf["either"].coef_.index) == (p in either)
-        assert (minus in clf["either"].coef_.index) == (p in either)
-        assert (plus in clf["both"].coef_.index) == (p in both)
+        assert (plus in clf["either"].terms_) == (p in either)
+        assert (minus in clf["either"].terms_) == (p in either)
+        assert (plus in clf["both"].terms_) == (p in both)
     np.testing.assert_allclose(clf["both"].pair_scores_, [s[p].min() for p in pairs])
     np.testing.assert_allclose(clf["either"].pair_scores_, [s[p].max() for p in pairs])
 
@@ -312,8 +320,9 @@ def test_warm_start_refit_equals_cold_fit():
         warm.set_params(**params).fit(X, y)
         cold = clone(warm).set_params(warm_start=False).fit(X, y)
         np.testing.assert_array_equal(warm.pairs_, cold.pairs_)
-        pd.testing.assert_series_equal(warm.coef_, cold.coef_, rtol=1e-10)
-        assert warm.intercept_ == pytest.approx(cold.intercept_, rel=1e-10)
+        pd.testing.assert_series_equal(warm.coef_series_, cold.coef_series_, rtol=1e-10)
+        np.testing.assert_allclose(warm.intercept_, cold.intercept_, rtol=1e-10)
+        np.testing.assert_allclose(warm.platt_, cold.platt_, rtol=1e-8)
         np.testing.assert_allclose(warm.decision_function(E), cold.decision_function(E), rtol=1e-9)
         assert warm.threshold_ == cold.threshold_
     # a change of data is not served from the cache
@@ -331,7 +340,7 @@ def test_threshold_zero_is_forest_density_classifier(two_class):
     fdc = ForestDensityClassifier(random_state=0).fit(X, y)
     assert len(slb0.pairs_) == 10
     np.testing.assert_array_equal(slb0.pairs_, fdc.pairs_)
-    pd.testing.assert_series_equal(slb0.coef_, fdc.coef_, rtol=1e-10)
+    pd.testing.assert_series_equal(slb0.coef_series_, fdc.coef_series_, rtol=1e-10)
     np.testing.assert_allclose(slb0.decision_function(E), fdc.decision_function(E), rtol=1e-9)
 
 
@@ -341,7 +350,7 @@ def test_huge_threshold_is_lu(two_class):
     big = SLBClassifier(threshold=1e6, random_state=0).fit(X, y)
     lu = LUClassifier(random_state=0).fit(X, y)
     assert big.pairs_.shape == (0, 2) and lu.pairs_.shape == (0, 2)
-    pd.testing.assert_series_equal(big.coef_, lu.coef_, rtol=1e-10)
+    pd.testing.assert_series_equal(big.coef_series_, lu.coef_series_, rtol=1e-10)
     np.testing.assert_allclose(big.decision_function(E), lu.decision_function(E), rtol=1e-9)
 
 
@@ -370,7 +379,7 @@ def test_sklearn_tools(two_class_frame):
     assert len(grid.cv_results_["params"]) == 6
     assert set(grid.predict(X.fillna(0.0))) <= {"a", "b"}
     best = grid.best_estimator_
-    assert isinstance(best.coef_, pd.Series)
+    assert best.coef_.shape == (1, best.n_terms_)
 
 
 # =============================================================================================
@@ -400,13 +409,13 @@ def test_slb_on_forest_data_approaches_bayes_error():
     assert len(kept) < 190  # CV chose a real screening (67 pairs when measured)
     for a, b in edges & kept:
         name = f"log p+({cols[a]}, {cols[b]})"
-        assert name in clf.coef_.index  # coef_ uses the DataFrame's names
+        assert name in clf.terms_  # terms_ uses the DataFrame's names
     # Lemma 1: the oracle weights are +1 on the + forest's bivariate terms and -1 on the - one's;
     # the learned weights of the true-edge terms have those signs (measured: 30 of 30)
     oracle = ds.oracle_coef
-    biv = [k for k in oracle.index if "," in k and k in clf.coef_.index]
+    biv = [k for k in oracle.index if "," in k and k in clf.terms_]
     assert len(biv) >= 25
-    assert np.mean(np.sign(clf.coef_[biv]) == np.sign(oracle[biv])) >= 0.9
+    assert np.mean(np.sign(clf.coef_series_[biv]) == np.sign(oracle[biv])) >= 0.9
     # FDR screening: sparse, and still every true edge (warm start: only the SVM is refitted)
     fdr = clf.set_params(threshold="fdr").fit(ds.X_train, ds.y_train)
     kept_fdr = edge_set(fdr.pairs_)
@@ -501,12 +510,17 @@ def test_wrong_number_of_columns_at_predict(est, small):
         (SLBClassifier(dependence="foo"), "dependence"),
         (SLBClassifier(threshold="foo"), "threshold"),
         (SLBClassifier(pair_rule="foo"), "pair_rule"),
-        (SLBClassifier(C=-1.0), "C must be a positive"),
-        (SLBClassifier(C=0.0), "C must be a positive"),
+        (SLBClassifier(C=-1.0), r"'C' parameter of SLBClassifier must be a float in the range \(0"),
+        (SLBClassifier(C=0.0), r"'C' parameter .* Got 0.0 instead"),
+        (SLBClassifier(C=np.inf), "'C' parameter"),
+        (SLBClassifier(cv=1), "'cv' parameter"),
+        (SLBClassifier(n_crossfit_folds=1), "'n_crossfit_folds' parameter"),
+        (SLBClassifier(density_floor=0.0), "'density_floor' parameter"),
+        (SLBClassifier(bandwidth_multiplier=-2.0), "'bandwidth_multiplier' parameter"),
         (SLBClassifier(threshold=0.1, alpha=2.0), "alpha"),
         (SLBClassifier(threshold=np.nan), "threshold"),
         (SLBClassifier(training_features="foo"), "training_features"),
-        (LUClassifier(C=-1.0), "C must be a positive"),
+        (LUClassifier(C=-1.0), "'C' parameter of LUClassifier"),
         (LUClassifier(bandwidth="foo"), "bandwidth"),
         (ForestDensityClassifier(bandwidth="foo"), "bandwidth"),
         (KDENaiveBayes(priors="foo"), "priors"),

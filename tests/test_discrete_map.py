@@ -12,7 +12,8 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_sco
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_classifiers_train, parametrize_with_checks
+from sklearn_support import expected_calibration_failures, without_proba
 
 from slb.peers.discrete_map import DiscreteMAPClassifier, chain_map, clique_loss_table, weight_grid
 
@@ -27,6 +28,7 @@ def _expected_failed_checks(estimator):
             "numpy-only estimator without Array API support (scikit-learn skips this check "
             "unless SCIPY_ARRAY_API=1 is set)"
         ),
+        **expected_calibration_failures(estimator),
     }
 
 
@@ -40,6 +42,12 @@ def _expected_failed_checks(estimator):
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("params", [{}, {"offset": "node", "n_chains": 3}])
+def test_classifiers_train_check_without_the_calibrated_probabilities(params):
+    est = without_proba(DiscreteMAPClassifier(**params))
+    check_classifiers_train(type(est).__name__, est)
 
 
 # --------------------------------------------------------------------------------------------

@@ -337,7 +337,7 @@ def test_nested_kernel_cv_equals_one_svm_per_threshold(monkeypatch):
     slow = SLBClassifier(random_state=0).fit(X, y)
     assert fast.threshold_ == slow.threshold_
     np.testing.assert_allclose(fast.cv_results_["mean_ber"], slow.cv_results_["mean_ber"])
-    np.testing.assert_allclose(fast.coef_.to_numpy(), slow.coef_.to_numpy())
+    np.testing.assert_allclose(fast.coef_, slow.coef_)
 
 
 def test_exact_paths_unchanged_against_scipy():
@@ -377,7 +377,7 @@ def test_warm_cache_refit_equals_cold_fit():
     # fit with that seed is the same model
     cold = SLBClassifier(threshold=lam, random_state=warm._cache["seed"]).fit(X, y)
     np.testing.assert_array_equal(warm.pairs_, cold.pairs_)
-    np.testing.assert_allclose(warm.coef_.to_numpy(), cold.coef_.to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-10)
     np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), rtol=1e-10)
 
 

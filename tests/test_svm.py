@@ -180,7 +180,7 @@ def test_class_weight_by_label():
         threshold=0.0, C=0.5, random_state=0, class_weight={"a": bal[0], "b": bal[1]}
     ).fit(X, y)
     balanced = SLBClassifier(threshold=0.0, C=0.5, random_state=0).fit(X, y)
-    np.testing.assert_allclose(by_label.coef_.to_numpy(), balanced.coef_.to_numpy(), rtol=1e-9)
+    np.testing.assert_allclose(by_label.coef_, balanced.coef_, rtol=1e-9)
     with pytest.raises(ValueError, match="not class labels"):
         SLBClassifier(threshold=0.0, class_weight={0: 1.0}).fit(X, y)
 
@@ -191,11 +191,11 @@ def test_threaded_internal_cv_gives_the_same_choice(monkeypatch, small_threshold
     monkeypatch.setattr(path_module, "THREADED_MIN_ROWS", 0)
     one = SLBClassifier(random_state=0, n_jobs=1).fit(X, y)
     two = SLBClassifier(random_state=0, n_jobs=2).fit(X, y)
-    with pytest.raises(ValueError, match="n_jobs must be"):
+    with pytest.raises(ValueError, match="n_jobs"):
         SLBClassifier(n_jobs=0).fit(X, y)
     np.testing.assert_array_equal(one.cv_results_["mean_ber"], two.cv_results_["mean_ber"])
     assert one.threshold_ == two.threshold_
-    np.testing.assert_array_equal(one.coef_.to_numpy(), two.coef_.to_numpy())
+    np.testing.assert_array_equal(one.coef_, two.coef_)
 
 
 def test_slb_above_the_kernel_threshold_matches_the_full_kernel(monkeypatch):
@@ -206,7 +206,7 @@ def test_slb_above_the_kernel_threshold_matches_the_full_kernel(monkeypatch):
     fast = SLBClassifier(threshold=0.0, C=0.03, random_state=0).fit(X, y)
     monkeypatch.setattr(svm, "GRAM_MAX_SAMPLES", 10_000)
     full = SLBClassifier(threshold=0.0, C=0.03, random_state=0).fit(X, y)
-    w, w_ref = fast.coef_.to_numpy(), full.coef_.to_numpy()
+    w, w_ref = fast.coef_[0], full.coef_[0]
     np.testing.assert_allclose(w, w_ref, atol=2e-3 * np.abs(w_ref).max())
     E = make_data(400, 4, 1.0, seed=14)[0]
     assert np.mean(fast.predict(E) == full.predict(E)) >= 0.995

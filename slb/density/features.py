@@ -35,16 +35,20 @@ feature ``i``: the floor is the same in standardised units whatever the units of
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._parallel import check_n_jobs
 from .._utils import (
     check_binary_target,
     check_magnitude,
     default_feature_names,
+    overrides_by_index,
     resolve_overrides,
     resolve_pairs,
     validate_training_data,
@@ -53,6 +57,124 @@ from .bandwidth import BANDWIDTH_RULES, class_bandwidths, robust_scale
 from .kde import ClassConditionalKDE
 
 TRAINING_FEATURES = ("kfold", "loo", "insample")
+
+
+_POSITIVE = Interval(Real, 0, np.inf, closed="neither")
+
+#: Constraints of the bandwidth settings shared by every density estimator (scikit-learn's
+#: declarative parameter validation, checked by ``BaseEstimator._validate_params``).
+BANDWIDTH_CONSTRAINTS = {
+    "bandwidth": [StrOptions(set(BANDWIDTH_RULES))],
+    "bandwidth_multiplier": [_POSITIVE],
+    "bandwidth_overrides": [dict, None],
+    "min_bandwidth": [_POSITIVE],
+    "density_floor": [_POSITIVE],
+}
+
+#: Constraints of how the training rows of the feature map are evaluated.
+FEATURE_MAP_CONSTRAINTS = {
+    **BANDWIDTH_CONSTRAINTS,
+    "training_features": [StrOptions(set(TRAINING_FEATURES))],
+    "n_crossfit_folds": [Interval(Integral, 2, None, closed="left")],
+}
+
+#: Constraints of the run settings (seed, threads) of the feature map and the SVM family.
+RUN_CONSTRAINTS = {
+    "random_state": ["random_state"],
+    "n_jobs": [
+        Interval(Integral, None, -1, closed="right"),
+        Interval(Integral, 1, None, closed="left"),
+        None,
+    ],
+}
+
+#: numpydoc of the bandwidth settings, inserted in the docstring of every density estimator.
+BANDWIDTH_PARAMS_DOC = """bandwidth : {"scott", "silverman", "lcv", "plugin"}, default="scott"
+        Bandwidth rule (see :mod:`slb.density.bandwidth`).
+    bandwidth_multiplier : float, default=1.0
+        Global multiplier of every bandwidth.
+    bandwidth_overrides : dict or None, default=None
+        Per-feature multipliers (feature name or index -> multiplier) replacing the global one.
+    min_bandwidth : float, default=1e-3
+        Bandwidth floor as a fraction of the feature's robust scale (tied/discrete features).
+    density_floor : float, default=1e-6
+        Density floor ``c`` before the log, in standardised units (paper, Remark 1)."""
+
+#: numpydoc of the training-row settings of the feature map.
+FEATURE_MAP_PARAMS_DOC = (
+    BANDWIDTH_PARAMS_DOC
+    + """
+    training_features : {"kfold", "loo", "insample"}, default="kfold"
+        How the training rows' features are evaluated (see :mod:`slb.density.features`):
+        ``"kfold"`` cross-fits them (no label leakage).
+    n_crossfit_folds : int, default=5
+        Folds for ``training_features="kfold"`` (at least 2)."""
+)
+
+
+def fill_doc(text, **fragments):
+    """``text`` with every ``%(name)s`` replaced by ``fragments[name]`` (shared docstrings)."""
+    for name, fragment in fragments.items():
+        text = text.replace(f"%({name})s", fragment)
+    return text
+
+
+# The parameter blocks are dataclass fields so that each is written once: the dataclass builds
+# the keyword-only ``__init__`` of every estimator from its bases' fields, which scikit-learn's
+# ``get_params`` reads from the signature as from a hand-written one.  ``eq=False, repr=False``
+# keep BaseEstimator's identity comparison and repr.
+@dataclass(eq=False, repr=False)
+class BandwidthParams(BaseEstimator):
+    """The bandwidth settings of the per-class KDEs, shared by every density estimator.
+
+    Parameters
+    ----------
+    %(bandwidth)s
+    """
+
+    _: KW_ONLY
+    bandwidth: str = "scott"
+    bandwidth_multiplier: float = 1.0
+    bandwidth_overrides: dict | None = None
+    min_bandwidth: float = 1e-3
+    density_floor: float = 1e-6
+
+    _parameter_constraints = BANDWIDTH_CONSTRAINTS
+
+    _density_params = tuple(BANDWIDTH_CONSTRAINTS)
+
+    def _density_settings(self, n_features, **extra):
+        """Keyword arguments of an inner :class:`LogDensityTransformer` on this model's settings.
+
+        Inner transformers see arrays: name-keyed bandwidth overrides become index-keyed.
+        """
+        params = {k: getattr(self, k) for k in self._density_params}
+        names = default_feature_names(self, n_features)
+        params["bandwidth_overrides"] = overrides_by_index(self.bandwidth_overrides, names)
+        return {**params, **extra}
+
+
+BandwidthParams.__doc__ = fill_doc(BandwidthParams.__doc__, bandwidth=BANDWIDTH_PARAMS_DOC)
+
+
+@dataclass(eq=False, repr=False)
+class FeatureMapParams(BandwidthParams):
+    """The bandwidth settings plus how the training rows of the feature map are evaluated.
+
+    Parameters
+    ----------
+    %(feature_map)s
+    """
+
+    _: KW_ONLY
+    training_features: str = "kfold"
+    n_crossfit_folds: int = 5
+
+    _parameter_constraints = FEATURE_MAP_CONSTRAINTS
+    _density_params = tuple(FEATURE_MAP_CONSTRAINTS)
+
+
+FeatureMapParams.__doc__ = fill_doc(FeatureMapParams.__doc__, feature_map=FEATURE_MAP_PARAMS_DOC)
 
 
 def class_order(classes):
@@ -96,7 +218,8 @@ def term_names(names, pairs, symbols=("+", "-")):
     return out
 
 
-class LogDensityTransformer(TransformerMixin, BaseEstimator):
+@dataclass(eq=False, repr=False)
+class LogDensityTransformer(TransformerMixin, FeatureMapParams):
     """Per-class univariate and bivariate log-density features (SLB paper, Eq. 5).
 
     Parameters
@@ -104,20 +227,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
     pairs : "all", None or list of pairs, default="all"
         Feature pairs whose bivariate log-densities are included: index pairs ``(i, j)`` or
         pairs of feature names.  ``"all"``/None: every pair.  An empty list: univariate only.
-    bandwidth : {"scott", "silverman", "lcv", "plugin"}, default="scott"
-        Bandwidth rule (see :mod:`slb.density.bandwidth`).
-    bandwidth_multiplier : float, default=1.0
-        Global multiplier of every bandwidth.
-    bandwidth_overrides : dict or None, default=None
-        Per-feature multipliers (feature name or index -> multiplier) replacing the global one.
-    min_bandwidth : float, default=1e-3
-        Bandwidth floor as a fraction of the feature's robust scale (tied/discrete features).
-    density_floor : float, default=1e-6
-        Density floor ``c`` before the log, in standardised units (paper, Remark 1).
-    training_features : {"kfold", "loo", "insample"}, default="kfold"
-        How ``fit_transform`` evaluates the training rows (see the module docstring).
-    n_crossfit_folds : int, default=5
-        Folds for ``training_features="kfold"``.
+    %(feature_map)s
     random_state : int, RandomState instance or None, default=None
         Seeds the cross-fitting folds.
     n_jobs : int or None, default=None
@@ -140,46 +250,16 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         Only when ``X`` has string column names.
     """
 
-    def __init__(
-        self,
-        pairs="all",
-        *,
-        bandwidth="scott",
-        bandwidth_multiplier=1.0,
-        bandwidth_overrides=None,
-        min_bandwidth=1e-3,
-        density_floor=1e-6,
-        training_features="kfold",
-        n_crossfit_folds=5,
-        random_state=None,
-        n_jobs=None,
-    ):
-        self.pairs = pairs
-        self.bandwidth = bandwidth
-        self.bandwidth_multiplier = bandwidth_multiplier
-        self.bandwidth_overrides = bandwidth_overrides
-        self.min_bandwidth = min_bandwidth
-        self.density_floor = density_floor
-        self.training_features = training_features
-        self.n_crossfit_folds = n_crossfit_folds
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+    pairs: object = "all"
+    _: KW_ONLY
+    random_state: object = None
+    n_jobs: int | None = None
 
-    def _check_params(self):
-        if self.bandwidth not in BANDWIDTH_RULES:
-            raise ValueError(
-                f"bandwidth must be one of {', '.join(BANDWIDTH_RULES)}, got {self.bandwidth!r}."
-            )
-        if self.training_features not in TRAINING_FEATURES:
-            raise ValueError(
-                f"training_features must be one of {', '.join(TRAINING_FEATURES)}, "
-                f"got {self.training_features!r}."
-            )
-        for name in ("bandwidth_multiplier", "density_floor", "min_bandwidth"):
-            v = getattr(self, name)
-            if not (np.isscalar(v) and np.isfinite(v) and v > 0):
-                raise ValueError(f"{name} must be a positive number, got {v!r}.")
-        check_n_jobs(self.n_jobs)
+    _parameter_constraints = {
+        **FEATURE_MAP_CONSTRAINTS,
+        **RUN_CONSTRAINTS,
+        "pairs": [StrOptions({"all"}), "array-like", None],
+    }
 
     def fit(self, X, y):
         """Estimate the bandwidths and store the per-class training data.
@@ -198,7 +278,7 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         return self
 
     def _fit(self, X, y):
-        self._check_params()
+        self._validate_params()
         X, y = validate_training_data(self, X, y, dtype=np.float64)
         self.classes_, y_index = check_binary_target(y, binary=False)
         names = default_feature_names(self, X.shape[1])
@@ -311,3 +391,8 @@ class LogDensityTransformer(TransformerMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         return tags
+
+
+LogDensityTransformer.__doc__ = fill_doc(
+    LogDensityTransformer.__doc__, feature_map=FEATURE_MAP_PARAMS_DOC
+)

@@ -34,6 +34,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 
+from ..density.features import BANDWIDTH_CONSTRAINTS
 from ..model.classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
 from ..peers.discrete_map import DiscreteMAPClassifier
 from ..peers.naive_bayes import KDENaiveBayes
@@ -49,13 +50,9 @@ __all__ = [
     "resolve_name",
 ]
 
-DENSITY_PARAMS = (
-    "bandwidth",
-    "bandwidth_multiplier",
-    "bandwidth_overrides",
-    "min_bandwidth",
-    "density_floor",
-)
+#: The bandwidth settings every density-based estimator takes (defined once, with their
+#: validation and documentation, in :mod:`slb.density.features`).
+DENSITY_PARAMS = tuple(BANDWIDTH_CONSTRAINTS)
 
 
 @dataclass(frozen=True)

@@ -21,28 +21,40 @@ of the paper's Lemma 1 (up to a positive factor).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import KW_ONLY, dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._parallel import check_n_jobs
 from .._utils import (
+    LinearTermsMixin,
+    PlattProbaMixin,
     SignPredictMixin,
     check_binary_target,
     check_magnitude,
     default_feature_names,
-    overrides_by_index,
+    platt_scaling,
     validate_training_data,
 )
-from ..density.features import LogDensityTransformer, term_names
+from ..density.features import (
+    FEATURE_MAP_CONSTRAINTS,
+    FEATURE_MAP_PARAMS_DOC,
+    RUN_CONSTRAINTS,
+    FeatureMapParams,
+    LogDensityTransformer,
+    fill_doc,
+    term_names,
+)
 from ..dependence.hsic import DEPENDENCE_MEASURES
 from ..dependence.screening import (
-    check_pair_rule,
-    check_screening_score,
+    PAIR_RULES,
+    SCREENING_SCORES,
     fdr_terms,
     pair_scores,
     top_fraction_threshold,
@@ -61,16 +73,6 @@ from .path import (
     threshold_selector,
 )
 from .svm import fit_linear_svm, index_class_weight
-
-_DENSITY_PARAMS = (
-    "bandwidth",
-    "bandwidth_multiplier",
-    "bandwidth_overrides",
-    "min_bandwidth",
-    "density_floor",
-    "training_features",
-    "n_crossfit_folds",
-)
 
 #: Default grid of SVM costs searched by ``C="cv"``: 0.01 ... 10, log-spaced (7 values).
 DEFAULT_CS = np.logspace(-2, 1, 7)
@@ -103,8 +105,30 @@ def _select_best(mean):
     return int(i), int(j)
 
 
-class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
-    """Shared machinery: feature map on a set of pairs + linear SVM."""
+@dataclass(eq=False, repr=False)
+class _LogDensitySVM(
+    LinearTermsMixin, PlattProbaMixin, SignPredictMixin, ClassifierMixin, FeatureMapParams
+):
+    """Shared machinery: feature map on a set of pairs + linear SVM + Platt scaling."""
+
+    _: KW_ONLY
+    C: float | str = "cv"
+    Cs: object = None
+    cv: int = 5
+    class_weight: str | dict | None = "balanced"
+    random_state: object = None
+    warm_start: bool = False
+    n_jobs: int | None = None
+
+    _parameter_constraints = {
+        **FEATURE_MAP_CONSTRAINTS,
+        **RUN_CONSTRAINTS,
+        "C": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"cv"})],
+        "Cs": ["array-like", None],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "warm_start": ["boolean"],
+    }
 
     # -- what the subclasses decide ---------------------------------------------------------------
     def _path_params(self):
@@ -125,30 +149,10 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         """Cap on the candidate pairs of the nested selection (None: every pair)."""
         return None
 
+    def _check_grids(self):
+        """Checks of the grids' contents (their types are in ``_parameter_constraints``)."""
+
     # -- shared -------------------------------------------------------------------------------------
-    def _density_params(self, seed):
-        # Inner transformers see arrays: name-keyed bandwidth overrides become index-keyed.
-        params = {k: getattr(self, k) for k in _DENSITY_PARAMS}
-        names = default_feature_names(self, self.n_features_in_)
-        params["bandwidth_overrides"] = overrides_by_index(self.bandwidth_overrides, names)
-        params["random_state"] = seed
-        return params
-
-    def _check_common(self):
-        C = self.C
-        if isinstance(C, str):
-            if C != "cv":
-                raise ValueError(f"C must be a positive number or 'cv', got {C!r}.")
-        elif not (np.isscalar(C) and np.isfinite(C) and C > 0):
-            raise ValueError(f"C must be a positive number or 'cv', got {C!r}.")
-        if not (
-            isinstance(self.cv, (int, np.integer))
-            and not isinstance(self.cv, bool)
-            and self.cv >= 2
-        ):
-            raise ValueError(f"cv must be an integer >= 2 (inner folds), got {self.cv!r}.")
-        check_n_jobs(self.n_jobs)
-
     def _C_grid(self):
         if self.C != "cv":
             return np.array([float(self.C)])
@@ -161,7 +165,7 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         return index_class_weight(self.class_weight, self.classes_)
 
     def fit(self, X, y):
-        """Select (by nested inner CV, where asked), fit the feature map and the linear SVM.
+        """Select (by nested inner CV, where asked), fit the feature map, the SVM and Platt.
 
         Parameters
         ----------
@@ -173,16 +177,17 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_common()
+        self._validate_params()
         X, y = validate_training_data(self, X, y, dtype=np.float64)
         self.classes_, y_index = check_binary_target(y)
         self._class_weight_index()  # a bad class_weight fails before any work
         names = default_feature_names(self, X.shape[1])
         check_magnitude(X, names)
         Cs = self._C_grid()
+        self._check_grids()
         selectors, grid_values = self._selectors()
         seed = self._seed()
-        dens = self._density_params(seed)
+        dens = self._density_settings(X.shape[1], random_state=seed)
         cache = self._warm_cache(X, y_index, dens)
         cache["seed"] = seed
 
@@ -208,11 +213,42 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
             T[:, mask], y_index, C=self.C_, class_weight=self._class_weight_index()
         )
         self._set_model(names, pairs, mask, T, coef, intercept, transformer)
+        scores, labels = self._calibration_scores(cache, selectors[i], T[:, mask], y_index, seed)
+        self.platt_ = platt_scaling(scores, labels)
         if getattr(self, "warm_start", False):
             self._cache = cache
         elif hasattr(self, "_cache"):
             del self._cache
         return self
+
+    def _calibration_scores(self, cache, selector, T, y_index, seed):
+        """Decision values of rows that did not train the SVM that scored them, with labels.
+
+        After a nested selection: the inner folds' SVMs of the selected candidate (screening,
+        densities and SVM all refitted without the scored rows; 5 small SVM fits, no new
+        densities).  Without one (``C`` and ``lambda`` fixed): the SVM cross-fitted on the
+        training feature map ``T``, whose densities are already cross-fitted
+        (``training_features="kfold"``).  With fewer than 2 rows of a class per fold: the
+        training decision values themselves.
+        """
+        cw = self._class_weight_index()
+        k = _inner_folds(self.cv, np.bincount(y_index, minlength=2).min())
+        path = cache.get(("path", k))
+        if getattr(self, "cv_results_", None) is not None and path is not None:
+            scores, labels = [], []
+            for f in path.folds_:
+                m = column_mask(selector(f.screen), self.n_features_in_)
+                w, b = fit_linear_svm(f.T_train[:, m], y_index[f.train], C=self.C_, class_weight=cw)
+                scores.append(f.T_test[:, m] @ w + b)
+                labels.append(y_index[f.test])
+            return np.concatenate(scores), np.concatenate(labels)
+        if k < 2:
+            return T @ self.coef_[0] + self.intercept_[0], y_index
+        scores = np.empty(y_index.size)
+        for tr, te in StratifiedKFold(k, shuffle=True, random_state=seed).split(T, y_index):
+            w, b = fit_linear_svm(T[tr], y_index[tr], C=self.C_, class_weight=cw)
+            scores[te] = T[te] @ w + b
+        return scores, y_index
 
     def _seed(self):
         """One integer seed for the inner folds and the cross-fitting (an int is used as is)."""
@@ -266,12 +302,16 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         self.pairs_ = pairs
         self._terms = mask
         all_names = np.asarray(term_names(names, pairs), dtype=object)
-        self.terms_ = _term_table(names, pairs, self.classes_).loc[mask]
-        self.terms_.index = pd.Index(all_names[mask], name="term")
-        self.coef_ = pd.Series(coef, index=self.terms_.index.copy(), name="coef")
-        self.intercept_ = intercept
+        self.terms_ = all_names[mask]
+        self.term_table_ = _term_table(names, pairs, self.classes_).loc[mask]
+        self.term_table_.index = pd.Index(self.terms_, name="term")
+        self.coef_ = np.asarray(coef, dtype=float).reshape(1, -1)
+        self.intercept_ = np.array([float(intercept)])
         self.term_means_ = T[:, mask].mean(axis=0)
         self.n_terms_ = int(mask.sum())
+        self.feature_importances_ = _feature_importances(
+            T[:, mask] * self.coef_[0], self.term_table_, self.n_features_in_
+        )
 
     def _candidate_features(self, X, y_index, pairs, dens, cache):
         """Training feature map for ``pairs``, reusing cached columns when possible."""
@@ -311,11 +351,11 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         T : DataFrame of shape (n_samples, n_terms)
-            Columns named like ``coef_.index``.
+            Columns named by ``terms_``.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return pd.DataFrame(self._terms_of(X), columns=self.coef_.index)
+        return pd.DataFrame(self._terms_of(X), columns=pd.Index(self.terms_, name="term"))
 
     def decision_function(self, X):
         """Signed distance to the SVM hyperplane; positive means ``classes_[1]``.
@@ -330,7 +370,7 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._terms_of(X) @ self.coef_.to_numpy() + self.intercept_
+        return self._terms_of(X) @ self.coef_[0] + self.intercept_[0]
 
     def contributions(self, X):
         """How much each log-density term pushed each decision, relative to the training mean.
@@ -349,8 +389,8 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
             The decision value of a sample whose terms all equal their training means.
         """
         T = self.log_density_features(X)
-        contrib = (T - self.term_means_) * self.coef_.to_numpy()
-        baseline = float(self.intercept_ + self.coef_.to_numpy() @ self.term_means_)
+        contrib = (T - self.term_means_) * self.coef_[0]
+        baseline = float(self.intercept_[0] + self.coef_[0] @ self.term_means_)
         return contrib, baseline
 
     def __sklearn_tags__(self):
@@ -362,6 +402,18 @@ class _LogDensitySVM(SignPredictMixin, ClassifierMixin, BaseEstimator):
         state = super().__getstate__()
         state.pop("_cache", None)  # a warm cache is a speed aid, never part of the model
         return state
+
+
+def _feature_importances(contrib, table, n_features):
+    """Per input feature: the standard deviation over the training rows of the summed
+    contributions ``coef * T`` of the terms that involve it (a pair's terms count for both).
+
+    The spread of what a feature adds to the decision, not the sum of ``|coef|``: the two
+    classes' log-densities of a useless feature are nearly equal, so the SVM may give them
+    large weights of opposite signs that cancel.
+    """
+    i, j = table["i"].to_numpy(), table["j"].to_numpy()
+    return np.array([contrib[:, (i == f) | (j == f)].sum(axis=1).std() for f in range(n_features)])
 
 
 def _term_table(names, pairs, classes):
@@ -411,10 +463,7 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
     cv : int, default=5
         Inner stratified folds of the selection.
     class_weight : "balanced", dict or None, default="balanced"
-    bandwidth, bandwidth_multiplier, bandwidth_overrides, min_bandwidth, density_floor, \
-training_features, n_crossfit_folds
-        As in :class:`slb.density.features.LogDensityTransformer` (``training_features="kfold"``:
-        cross-fitted densities for the training rows, no label leakage).
+    %(feature_map)s
     random_state : int, RandomState instance or None, default=None
         Seeds the inner folds and the cross-fitting folds.
     warm_start : bool, default=False
@@ -446,14 +495,28 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         minimum over the grid is optimistic, as any minimum).  None when nothing is selected.
     best_index_ : int
         Row of ``cv_results_`` selected (lowest mean BER; ties: sparser, then smaller C).
-    coef_ : Series
-        SVM weights in log-density units, indexed by term name (``log p+(a)``,
-        ``log p-(a, b)``, ...).
-    terms_ : DataFrame
-        What each term is: ``class`` ("+"/"-"), ``label``, ``kind`` ("univariate" /
-        "bivariate"), indices ``i``, ``j`` (-1 for univariate), ``feature_i``, ``feature_j``.
+    coef_ : ndarray of shape (1, n_terms)
+        SVM weights in log-density units, one per term of ``terms_``:
+        ``decision_function(X) = log_density_features(X) @ coef_[0] + intercept_[0]``.
+        ``coef_series_`` is the same as a Series indexed by term name.
+    intercept_ : ndarray of shape (1,)
+    terms_ : ndarray of str of shape (n_terms,)
+        Term names (``log p+(a)``, ``log p-(a, b)``, ...).
+    term_table_ : DataFrame
+        What each term is, indexed by ``terms_``: ``class`` ("+"/"-"), ``label``, ``kind``
+        ("univariate" / "bivariate"), indices ``i``, ``j`` (-1 for univariate), ``feature_i``,
+        ``feature_j``.
     n_terms_ : int
-    intercept_ : float
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Per input feature, the standard deviation over the training rows of the summed
+        contributions ``coef * T`` of its terms (for
+        ``SelectFromModel(..., importance_getter="feature_importances_")``: ``coef_`` has one
+        entry per term, not per input feature).
+    platt_ : ndarray of shape (2,)
+        Platt's ``(a, b)``: ``predict_proba = 1 / (1 + exp(a * decision_function + b))``,
+        fitted on cross-fitted decision values (the inner folds of the nested selection, or
+        the SVM cross-fitted on the training feature map when nothing is selected), clipped to
+        ``[1e-6, 1 - 1e-6]``.
     pairs_ : ndarray of shape (n_kept_pairs, 2)
     term_means_ : ndarray
         Training means of the terms (baseline of :meth:`contributions`).
@@ -463,7 +526,8 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
 
 
 def _doc(text):
-    return text.replace("%(params)s", _COMMON_PARAMS_DOC).replace("%(attrs)s", _COMMON_ATTRS_DOC)
+    params = fill_doc(_COMMON_PARAMS_DOC, feature_map=FEATURE_MAP_PARAMS_DOC)
+    return fill_doc(text, params=params, attrs=_COMMON_ATTRS_DOC)
 
 
 class LUClassifier(_LogDensitySVM):
@@ -477,39 +541,6 @@ class LUClassifier(_LogDensitySVM):
     ----------
     %(attrs)s
     """)
-
-    def __init__(
-        self,
-        *,
-        C="cv",
-        Cs=None,
-        cv=5,
-        class_weight="balanced",
-        bandwidth="scott",
-        bandwidth_multiplier=1.0,
-        bandwidth_overrides=None,
-        min_bandwidth=1e-3,
-        density_floor=1e-6,
-        training_features="kfold",
-        n_crossfit_folds=5,
-        random_state=None,
-        warm_start=False,
-        n_jobs=None,
-    ):
-        self.C = C
-        self.Cs = Cs
-        self.cv = cv
-        self.class_weight = class_weight
-        self.bandwidth = bandwidth
-        self.bandwidth_multiplier = bandwidth_multiplier
-        self.bandwidth_overrides = bandwidth_overrides
-        self.min_bandwidth = min_bandwidth
-        self.density_floor = density_floor
-        self.training_features = training_features
-        self.n_crossfit_folds = n_crossfit_folds
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.n_jobs = n_jobs
 
 
 class ForestDensityClassifier(LUClassifier):
@@ -526,6 +557,7 @@ class ForestDensityClassifier(LUClassifier):
         return [fixed_selector(True)], {}
 
 
+@dataclass(eq=False, repr=False)
 class SLBClassifier(_LogDensitySVM):
     __doc__ = _doc("""The Sparse Log-Bivariate density classifier (Tenzer et al., JMLR 2020, Algorithm 1).
 
@@ -586,69 +618,27 @@ class SLBClassifier(_LogDensitySVM):
     %(attrs)s
     """)
 
-    def __init__(
-        self,
-        threshold="cv",
-        *,
-        dependence="hsic",
-        pair_rule="either",
-        screening_score="statistic",
-        alpha=0.05,
-        thresholds=None,
-        C="cv",
-        Cs=None,
-        cv=5,
-        class_weight="balanced",
-        bandwidth="scott",
-        bandwidth_multiplier=1.0,
-        bandwidth_overrides=None,
-        min_bandwidth=1e-3,
-        density_floor=1e-6,
-        training_features="kfold",
-        n_crossfit_folds=5,
-        random_state=None,
-        warm_start=False,
-        n_jobs=None,
-    ):
-        self.threshold = threshold
-        self.dependence = dependence
-        self.pair_rule = pair_rule
-        self.screening_score = screening_score
-        self.alpha = alpha
-        self.thresholds = thresholds
-        self.C = C
-        self.Cs = Cs
-        self.cv = cv
-        self.class_weight = class_weight
-        self.bandwidth = bandwidth
-        self.bandwidth_multiplier = bandwidth_multiplier
-        self.bandwidth_overrides = bandwidth_overrides
-        self.min_bandwidth = min_bandwidth
-        self.density_floor = density_floor
-        self.training_features = training_features
-        self.n_crossfit_folds = n_crossfit_folds
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.n_jobs = n_jobs
+    threshold: float | str = "cv"
+    _: KW_ONLY
+    dependence: str = "hsic"
+    pair_rule: str = "either"
+    screening_score: str = "statistic"
+    alpha: float = 0.05
+    thresholds: object = None
 
-    def _check_common(self):
-        super()._check_common()
-        if self.dependence not in DEPENDENCE_MEASURES:
-            raise ValueError(
-                f"dependence must be one of {', '.join(DEPENDENCE_MEASURES)}, "
-                f"got {self.dependence!r}."
-            )
-        check_pair_rule(self.pair_rule)
-        check_screening_score(self.screening_score)
-        t = self.threshold
-        if isinstance(t, str):
-            if t not in ("cv", "fdr"):
-                raise ValueError(f"threshold must be a number, 'cv' or 'fdr', got {t!r}.")
-        elif not (np.isscalar(t) and isinstance(t, (int, float, np.number)) and not np.isnan(t)):
-            # +inf is allowed (no pair kept: LU), and "cv" may choose it.
-            raise ValueError(f"threshold must be a number, 'cv' or 'fdr', got {t!r}.")
-        if not 0 < self.alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}.")
+    _parameter_constraints = {
+        **_LogDensitySVM._parameter_constraints,
+        # Any number but NaN: +inf keeps no pair (LU), and "cv" may choose it.
+        "threshold": [Interval(Real, None, None, closed="both"), StrOptions({"cv", "fdr"})],
+        "dependence": [StrOptions(set(DEPENDENCE_MEASURES))],
+        "pair_rule": [StrOptions(set(PAIR_RULES))],
+        "screening_score": [StrOptions(set(SCREENING_SCORES))],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "thresholds": ["array-like", None],
+    }
+
+    def _check_grids(self):
+        self._threshold_grid()
 
     def _path_params(self):
         return {

@@ -78,14 +78,23 @@ tables, O(D B^(k+1)) numbers (about 12 MB for the 2-chain with the shared offset
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._utils import SignPredictMixin, check_binary_target, validate_training_data
+from .._utils import (
+    LinearTermsMixin,
+    PlattProbaMixin,
+    SignPredictMixin,
+    check_binary_target,
+    default_feature_names,
+    platt_scaling,
+    validate_training_data,
+)
 
 __all__ = ["DiscreteMAPClassifier", "clique_loss_table", "chain_map", "weight_grid"]
 
@@ -250,7 +259,9 @@ def tie_break_potentials(grid, n_weights):
     return np.tile((n_weights + 1.0) * (grid != 0) - np.abs(grid), (n_weights, 1))
 
 
-class DiscreteMAPClassifier(SignPredictMixin, ClassifierMixin, BaseEstimator):
+class DiscreteMAPClassifier(
+    LinearTermsMixin, PlattProbaMixin, SignPredictMixin, ClassifierMixin, BaseEstimator
+):
     """DISCRETE: discrete weights, clique-wise 0/1 losses, exact MAP on a random chain.
 
     Parameters
@@ -299,6 +310,13 @@ class DiscreteMAPClassifier(SignPredictMixin, ClassifierMixin, BaseEstimator):
     intercept_ : ndarray of shape (1,)
         The final classifier in the original feature space:
         ``decision_function(X) = X @ coef_[0] + intercept_[0]``.
+    terms_ : ndarray of str of shape (n_features_in_,)
+        The input feature names (``coef_series_``: ``coef_[0]`` indexed by them).
+    platt_ : ndarray of shape (2,)
+        Platt's ``(a, b)`` of ``predict_proba = 1 / (1 + exp(a * decision_function + b))``,
+        fitted on the training decision values (in-sample: the few discrete weights overfit
+        little, and cross-fitting would multiply the cost of the fit), clipped to
+        ``[1e-6, 1 - 1e-6]``.
     n_nonzero_ : int
         Number of non-zero entries of ``theta_``.
 
@@ -334,27 +352,15 @@ class DiscreteMAPClassifier(SignPredictMixin, ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _check_params(self):
-        B = self.n_weight_values
-        if not isinstance(B, numbers.Integral) or isinstance(B, bool) or B < 2:
-            raise ValueError(f"n_weight_values must be an integer >= 2, got {B!r}.")
-        lam = self.l0_penalty
-        if not isinstance(lam, numbers.Real) or not np.isfinite(lam) or lam < 0:
-            raise ValueError(f"l0_penalty must be a finite number >= 0, got {lam!r}.")
-        if self.graph not in ("chain", "2-chain"):
-            raise ValueError(f"graph must be 'chain' or '2-chain', got {self.graph!r}.")
-        if self.offset not in ("shared", "node"):
-            raise ValueError(f"offset must be 'shared' or 'node', got {self.offset!r}.")
-        nc = self.n_chains
-        if not isinstance(nc, numbers.Integral) or isinstance(nc, bool) or nc < 1:
-            raise ValueError(f"n_chains must be a positive integer, got {nc!r}.")
-        p = self.projection
-        if not (
-            p is None
-            or (isinstance(p, str) and p == "auto")
-            or (isinstance(p, numbers.Integral) and not isinstance(p, bool) and p >= 1)
-        ):
-            raise ValueError(f"projection must be None, 'auto' or a positive integer, got {p!r}.")
+    _parameter_constraints = {
+        "n_weight_values": [Interval(Integral, 2, None, closed="left")],
+        "l0_penalty": [Interval(Real, 0, np.inf, closed="left")],
+        "graph": [StrOptions({"chain", "2-chain"})],
+        "offset": [StrOptions({"shared", "node"})],
+        "n_chains": [Interval(Integral, 1, None, closed="left")],
+        "projection": [None, StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
 
     def _transform(self, X):
         """The features the weights act on: standardised, (1-augmented,) projected."""
@@ -418,7 +424,7 @@ class DiscreteMAPClassifier(SignPredictMixin, ClassifierMixin, BaseEstimator):
         -------
         self : DiscreteMAPClassifier
         """
-        self._check_params()
+        self._validate_params()
         X, y = validate_training_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, y01 = check_binary_target(y)
         y_pm = 2.0 * y01 - 1.0
@@ -465,6 +471,8 @@ class DiscreteMAPClassifier(SignPredictMixin, ClassifierMixin, BaseEstimator):
         b = theta[D] + (w[d] if self.offset == "node" else 0.0)
         self.coef_ = coef.reshape(1, -1)
         self.intercept_ = np.array([b - coef @ self.mean_])
+        self.terms_ = np.asarray(default_feature_names(self, d), dtype=object)
+        self.platt_ = platt_scaling(self._transform(X) @ theta[:D] + theta[D], y01)
         return self
 
     def decision_function(self, X):

@@ -7,19 +7,32 @@ comparison isolates what SLB's learned weights and bivariate terms add.
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from scipy.special import expit
+from sklearn.base import ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._utils import (
+    LinearTermsMixin,
+    LogProbaMixin,
     SignPredictMixin,
+    binary_proba,
     check_binary_target,
     check_magnitude,
     default_feature_names,
-    overrides_by_index,
     validate_training_data,
 )
-from ..density.features import LogDensityTransformer
+from ..density.features import (
+    BANDWIDTH_CONSTRAINTS,
+    BANDWIDTH_PARAMS_DOC,
+    BandwidthParams,
+    LogDensityTransformer,
+    fill_doc,
+    term_names,
+)
 
 PRIORS = ("balanced", "empirical")
 
@@ -32,22 +45,60 @@ def _log_priors(priors, y_index):
     raise ValueError(f"priors must be one of {', '.join(PRIORS)}, got {priors!r}.")
 
 
-class _DensityClassifierMixin(SignPredictMixin):
-    """Decision function, labels and posterior probabilities from ``joint_log_likelihood``."""
+_PARAMS_DOC = """priors : {"balanced", "empirical"}, default="balanced"
+        Class priors: equal (the Bayes rule for the balanced error rate, this project's metric)
+        or the training frequencies (the textbook classifier).
+    %(bandwidth)s"""
+
+_ATTRS_DOC = """coef_ : ndarray of shape (1, n_terms)
+        The classifier as a linear model on the log-density terms ``terms_``:
+        ``decision_function(X) = transformer_.transform(X) @ coef_[0] + intercept_[0]``.
+        ``coef_series_`` is the same as a Series indexed by term name.
+    intercept_ : ndarray of shape (1,)
+        The log prior odds.
+    terms_ : ndarray of str of shape (n_terms,)
+        ``log p+(a)``, ``log p-(a)``, ... (``transformer_.get_feature_names_out()`` in the
+        names of the fitted data)."""
+
+
+def _doc(text):
+    params = fill_doc(_PARAMS_DOC, bandwidth=BANDWIDTH_PARAMS_DOC)
+    return fill_doc(text, params=params, linear=_ATTRS_DOC)
+
+
+@dataclass(eq=False, repr=False)
+class _DensityBayes(
+    LinearTermsMixin, LogProbaMixin, SignPredictMixin, ClassifierMixin, BandwidthParams
+):
+    """Decision function, labels and posterior probabilities from ``joint_log_likelihood``;
+    the priors and the bandwidth settings."""
+
+    _: KW_ONLY
+    priors: str = "balanced"
+
+    _parameter_constraints = {**BANDWIDTH_CONSTRAINTS, "priors": [StrOptions(set(PRIORS))]}
 
     def _density_transformer(self, X, pairs):
         """The feature map on this model's bandwidth settings (overrides keyed by index)."""
-        return LogDensityTransformer(
-            pairs=pairs,
-            bandwidth=self.bandwidth,
-            bandwidth_multiplier=self.bandwidth_multiplier,
-            bandwidth_overrides=overrides_by_index(
-                self.bandwidth_overrides, default_feature_names(self, X.shape[1])
-            ),
-            min_bandwidth=self.min_bandwidth,
-            density_floor=self.density_floor,
-            training_features="loo",
-        )
+        settings = self._density_settings(X.shape[1], training_features="loo")
+        return LogDensityTransformer(pairs=pairs, **settings)
+
+    def _check_fit_data(self, X, y):
+        """Validated ``X``, ``y`` and 0/1 labels; sets ``classes_`` and ``class_log_prior_``."""
+        self._validate_params()
+        X, y = validate_training_data(self, X, y, dtype=np.float64)
+        check_magnitude(X, default_feature_names(self, X.shape[1]))  # the user's column name
+        self.classes_, y_index = check_binary_target(y)
+        self.class_log_prior_ = _log_priors(self.priors, y_index)
+        return X, y, y_index
+
+    def _set_linear_model(self):
+        """``coef_``, ``intercept_`` and ``terms_``: the decision as a linear model of the
+        transformer's log-density terms (coefficients from :meth:`_term_weights`)."""
+        names = default_feature_names(self, self.n_features_in_)  # transformer_ saw an array
+        self.terms_ = np.asarray(term_names(names, self.transformer_.pairs_), dtype=object)
+        self.coef_ = self._term_weights().reshape(1, -1)
+        self.intercept_ = np.array([self.class_log_prior_[1] - self.class_log_prior_[0]])
 
     def decision_function(self, X):
         """Log posterior odds of ``classes_[1]`` against ``classes_[0]``.
@@ -63,22 +114,9 @@ class _DensityClassifierMixin(SignPredictMixin):
         jll = self.joint_log_likelihood(X)
         return jll[:, 1] - jll[:, 0]
 
-    def predict_log_proba(self, X):
-        """Log posterior probabilities of ``classes_[0]`` and ``classes_[1]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, 2)
-        """
-        s = self.decision_function(X)
-        return -np.logaddexp(0.0, np.column_stack([s, -s]))
-
     def predict_proba(self, X):
-        """Posterior probabilities of ``classes_[0]`` and ``classes_[1]``.
+        """Posterior probabilities of ``classes_[0]`` and ``classes_[1]``, within
+        ``[1e-6, 1 - 1e-6]`` (density products reach exact 0 and 1 in floating point).
 
         Parameters
         ----------
@@ -88,7 +126,7 @@ class _DensityClassifierMixin(SignPredictMixin):
         -------
         proba : ndarray of shape (n_samples, 2)
         """
-        return np.exp(self.predict_log_proba(X))
+        return binary_proba(expit(self.decision_function(X)))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -96,42 +134,22 @@ class _DensityClassifierMixin(SignPredictMixin):
         return tags
 
 
-class KDENaiveBayes(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
-    """Naive Bayes with per-class univariate Gaussian KDEs.
+class KDENaiveBayes(_DensityBayes):
+    __doc__ = _doc("""Naive Bayes with per-class univariate Gaussian KDEs.
 
     Parameters
     ----------
-    priors : {"balanced", "empirical"}, default="balanced"
-        Class priors: equal (the Bayes rule for the balanced error rate, this project's metric)
-        or the training frequencies (the textbook classifier).
-    bandwidth, bandwidth_multiplier, bandwidth_overrides, min_bandwidth, density_floor
-        As in :class:`slb.density.features.LogDensityTransformer`.
+    %(params)s
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
     class_log_prior_ : ndarray of shape (2,)
     transformer_ : LogDensityTransformer
+    %(linear)s
     n_features_in_ : int
     feature_names_in_ : ndarray
-    """
-
-    def __init__(
-        self,
-        *,
-        priors="balanced",
-        bandwidth="scott",
-        bandwidth_multiplier=1.0,
-        bandwidth_overrides=None,
-        min_bandwidth=1e-3,
-        density_floor=1e-6,
-    ):
-        self.priors = priors
-        self.bandwidth = bandwidth
-        self.bandwidth_multiplier = bandwidth_multiplier
-        self.bandwidth_overrides = bandwidth_overrides
-        self.min_bandwidth = min_bandwidth
-        self.density_floor = density_floor
+    """)
 
     def fit(self, X, y):
         """Estimate the per-class univariate densities.
@@ -145,12 +163,15 @@ class KDENaiveBayes(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         -------
         self : KDENaiveBayes
         """
-        X, y = validate_training_data(self, X, y, dtype=np.float64)
-        check_magnitude(X, default_feature_names(self, X.shape[1]))  # the user's column name
-        self.classes_, y_index = check_binary_target(y)
-        self.class_log_prior_ = _log_priors(self.priors, y_index)
+        X, y, _ = self._check_fit_data(X, y)
         self.transformer_ = self._density_transformer(X, pairs=[]).fit(X, y)
+        self._set_linear_model()
         return self
+
+    def _term_weights(self):
+        # log p+(x) - log p-(x): +1 on every term of class +, -1 on every term of class -.
+        d = self.n_features_in_
+        return np.concatenate([np.ones(d), -np.ones(d)])
 
     def joint_log_likelihood(self, X):
         """``log p_y(x) + log prior_y`` for both classes.

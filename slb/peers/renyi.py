@@ -66,16 +66,24 @@ O(min(n, q)^3); a group-lasso iteration is O(n p + q log q).
 from __future__ import annotations
 
 import hashlib
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._utils import check_binary_target, validate_training_data
+from .._utils import (
+    LinearTermsMixin,
+    LogProbaMixin,
+    binary_proba,
+    check_binary_target,
+    default_feature_names,
+    validate_training_data,
+)
 
 __all__ = ["RenyiClassifier"]
 
@@ -326,6 +334,30 @@ def group_lasso_indicator(
     return z, n_iter
 
 
+def _level_labels(edges):
+    """Readable ranges of a feature's levels: ``<= a``, ``(a, b]``, ..., ``> z``."""
+    if edges.size == 0:
+        return ["(any)"]
+    e = [f"{v:.4g}" for v in edges]
+    inner = [f"({a}, {b}]" for a, b in zip(e[:-1], e[1:], strict=True)]
+    return [f"<= {e[0]}", *inner, f"> {e[-1]}"]
+
+
+def indicator_names(blocks, bin_edges, names):
+    """One name per indicator column, block by block: ``glucose (99.5, 117]`` or, for a pair
+    block, ``glucose <= 99.5 & bmi > 30.1`` (levels in the order of :func:`_block_codes`)."""
+    labels = [
+        [f"{n} {lab}" for lab in _level_labels(e)] for n, e in zip(names, bin_edges, strict=True)
+    ]
+    out = []
+    for block in blocks:
+        if len(block) == 1:
+            out += labels[block[0]]
+        else:
+            out += [f"{a} & {b}" for a in labels[block[0]] for b in labels[block[1]]]
+    return out
+
+
 def _row_uniforms(X, seed):
     """One uniform number per row, a keyed hash of the row's bytes (deterministic per row)."""
     X = np.ascontiguousarray(X, dtype=np.float64) + 0.0  # turns -0.0 into 0.0
@@ -342,7 +374,7 @@ def _row_uniforms(X, seed):
 # --------------------------------------------------------------------------------------------
 
 
-class RenyiClassifier(ClassifierMixin, BaseEstimator):
+class RenyiClassifier(LinearTermsMixin, LogProbaMixin, ClassifierMixin, BaseEstimator):
     """Discrete Rényi classifier: ridge least squares on bin indicators (Razaviyayn et al. 2015).
 
     Parameters
@@ -389,8 +421,14 @@ class RenyiClassifier(ClassifierMixin, BaseEstimator):
     blocks_ : ndarray of shape (n_blocks, 1) or (n_blocks, 2)
         The feature (or feature pair) of every indicator block kept in the model.
     block_sizes_ : ndarray of shape (n_blocks,)
-    coef_ : ndarray of shape (sum(block_sizes_),)
-        The fitted ``z``: one coefficient per level of every kept block, block by block.
+    coef_ : ndarray of shape (1, sum(block_sizes_))
+        The fitted ``z``: one coefficient per level of every kept block, block by block, so
+        ``decision_function(X) = W(X) @ coef_[0] + intercept_[0]`` with ``W`` the indicators.
+    intercept_ : ndarray of shape (1,)
+        Always 0: every block's indicators sum to one, so ``W`` already spans a constant.
+    terms_ : ndarray of str of shape (sum(block_sizes_),)
+        The indicator of each coefficient, e.g. ``glucose (99.5, 117]`` or
+        ``glucose <= 99.5 & bmi > 30.1``; ``coef_series_`` is ``coef_[0]`` indexed by them.
     selected_features_ : ndarray of int
         Features used by the model (all of them without ``group_lasso``).
     group_lasso_n_iter_ : int or None
@@ -401,7 +439,7 @@ class RenyiClassifier(ClassifierMixin, BaseEstimator):
     Notes
     -----
     ``decision_function`` returns ``w(x)'z = P~(Y = 1 | x) - 1/2``; ``predict_proba`` the
-    clipped posterior ``P~(Y | x)`` for both decision rules.  With ``decision="randomized"``
+    posterior ``P~(Y | x)`` for both decision rules, clipped to ``[1e-6, 1 - 1e-6]``.  With ``decision="randomized"``
     ``predict`` does not always follow the sign of ``decision_function`` (that is the point of
     the randomised rule).
     """
@@ -435,27 +473,17 @@ class RenyiClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _check_params(self):
-        if not isinstance(self.n_bins, numbers.Integral) or self.n_bins < 2:
-            raise ValueError(f"n_bins must be an integer >= 2, got {self.n_bins!r}.")
-        if (
-            not isinstance(self.alpha, numbers.Real)
-            or not np.isfinite(self.alpha)
-            or self.alpha < 0
-        ):
-            raise ValueError(f"alpha must be a finite number >= 0, got {self.alpha!r}.")
-        gl = self.group_lasso
-        if gl is not None and (not isinstance(gl, numbers.Real) or not np.isfinite(gl) or gl < 0):
-            raise ValueError(f"group_lasso must be None or a number >= 0, got {gl!r}.")
-        if self.group_norm not in ("linf", "l2"):
-            raise ValueError(f"group_norm must be 'linf' or 'l2', got {self.group_norm!r}.")
-        if self.decision not in ("map", "randomized"):
-            raise ValueError(f"decision must be 'map' or 'randomized', got {self.decision!r}.")
-        mi, tol = self.group_lasso_max_iter, self.group_lasso_tol
-        if not isinstance(mi, numbers.Integral) or mi < 1:
-            raise ValueError(f"group_lasso_max_iter must be a positive integer, got {mi!r}.")
-        if not isinstance(tol, numbers.Real) or not tol > 0:
-            raise ValueError(f"group_lasso_tol must be a positive number, got {tol!r}.")
+    _parameter_constraints = {
+        "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "alpha": [Interval(Real, 0, np.inf, closed="left")],
+        "pairwise": ["boolean"],
+        "group_lasso": [Interval(Real, 0, np.inf, closed="left"), None],
+        "group_norm": [StrOptions({"linf", "l2"})],
+        "decision": [StrOptions({"map", "randomized"})],
+        "group_lasso_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "group_lasso_tol": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
 
     def fit(self, X, y):
         """Discretise the features, optionally select blocks, and fit the ridge solution.
@@ -471,7 +499,7 @@ class RenyiClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : RenyiClassifier
         """
-        self._check_params()
+        self._validate_params()
         X, y = validate_training_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_, y01 = check_binary_target(y)
         n, d = X.shape
@@ -509,7 +537,10 @@ class RenyiClassifier(ClassifierMixin, BaseEstimator):
         self.blocks_ = blocks
         self.block_sizes_ = bsizes
         W = indicator_matrix(bcodes, bsizes)
-        self.coef_ = ridge_indicator_solution(W, c, float(self.alpha))
+        self.coef_ = ridge_indicator_solution(W, c, float(self.alpha)).reshape(1, -1)
+        self.intercept_ = np.zeros(1)
+        names = default_feature_names(self, d)
+        self.terms_ = np.asarray(indicator_names(blocks, self.bin_edges_, names), dtype=object)
         self.selected_features_ = np.unique(blocks).astype(np.int64)
         self.decision_seed_ = int(check_random_state(self.random_state).randint(2**31 - 1))
         return self
@@ -537,10 +568,10 @@ class RenyiClassifier(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.coef_.size == 0:
             return np.zeros(X.shape[0])
-        return np.asarray(self._indicator(X) @ self.coef_, dtype=np.float64)
+        return np.asarray(self._indicator(X) @ self.coef_[0], dtype=np.float64)
 
     def predict_proba(self, X):
-        """Estimated posterior ``P~(Y | x)`` (eq. 11), clipped to [0, 1].
+        """Estimated posterior ``P~(Y | x)`` (eq. 11), clipped to ``[1e-6, 1 - 1e-6]``.
 
         Parameters
         ----------
@@ -551,8 +582,7 @@ class RenyiClassifier(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, 2)
             Columns follow ``classes_``.
         """
-        p1 = np.clip(0.5 + self.decision_function(X), 0.0, 1.0)
-        return np.column_stack([1.0 - p1, p1])
+        return binary_proba(0.5 + self.decision_function(X))
 
     def predict(self, X):
         """Predicted labels by delta~_map (default) or the randomised rule delta~.

@@ -16,17 +16,13 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._utils import (
     all_pairs,
-    check_binary_target,
-    check_magnitude,
     default_feature_names,
-    validate_training_data,
 )
-from .naive_bayes import _DensityClassifierMixin, _log_priors
+from .naive_bayes import _DensityBayes, _doc
 
 
 def chow_liu_tree(weights):
@@ -51,15 +47,12 @@ def chow_liu_tree(weights):
     return sorted((min(a, b), max(a, b)) for a, b in tree.edges())
 
 
-class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
-    """Tree-augmented naive Bayes with per-class Chow-Liu trees on KDE mutual information.
+class TANClassifier(_DensityBayes):
+    __doc__ = _doc("""Tree-augmented naive Bayes with per-class Chow-Liu trees on KDE mutual information.
 
     Parameters
     ----------
-    priors : {"balanced", "empirical"}, default="balanced"
-        Class priors (see :class:`slb.peers.naive_bayes.KDENaiveBayes`).
-    bandwidth, bandwidth_multiplier, bandwidth_overrides, min_bandwidth, density_floor
-        As in :class:`slb.density.features.LogDensityTransformer`.
+    %(params)s
 
     Attributes
     ----------
@@ -72,26 +65,13 @@ class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         Estimated mutual information of every pair in ``classes_[0]`` and ``classes_[1]``.
     class_log_prior_ : ndarray of shape (2,)
     transformer_ : LogDensityTransformer
+        Its ``pairs_`` are the union of the two trees' edges.
+    %(linear)s
+        A tree density is linear in these terms: ``+1`` on each of the class's tree edges and
+        ``1 - degree`` on each univariate term (``+``: positive, ``-``: negative signs).
     n_features_in_ : int
     feature_names_in_ : ndarray
-    """
-
-    def __init__(
-        self,
-        *,
-        priors="balanced",
-        bandwidth="scott",
-        bandwidth_multiplier=1.0,
-        bandwidth_overrides=None,
-        min_bandwidth=1e-3,
-        density_floor=1e-6,
-    ):
-        self.priors = priors
-        self.bandwidth = bandwidth
-        self.bandwidth_multiplier = bandwidth_multiplier
-        self.bandwidth_overrides = bandwidth_overrides
-        self.min_bandwidth = min_bandwidth
-        self.density_floor = density_floor
+    """)
 
     def fit(self, X, y):
         """Estimate the densities, the mutual information and the two Chow-Liu trees.
@@ -105,10 +85,7 @@ class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
         -------
         self : TANClassifier
         """
-        X, y = validate_training_data(self, X, y, dtype=np.float64)
-        check_magnitude(X, default_feature_names(self, X.shape[1]))  # the user's column name
-        self.classes_, y_index = check_binary_target(y)
-        self.class_log_prior_ = _log_priors(self.priors, y_index)
+        X, y, y_index = self._check_fit_data(X, y)
         d = X.shape[1]
         pairs = all_pairs(d)
         tr = self._density_transformer(X, pairs)
@@ -139,7 +116,21 @@ class TANClassifier(_DensityClassifierMixin, ClassifierMixin, BaseEstimator):
             np.array([sorted(union).index(e) for e in self.trees_[lab]], dtype=int)
             for lab in self.trees_
         ]
+        self._set_linear_model()
         return self
+
+    def _term_weights(self):
+        # Class y's tree density: sum_i log p(x_i) + sum_edges [log p(x_i, x_j) - log p(x_i)
+        # - log p(x_j)], so 1 - degree on the univariate terms and 1 on the tree's pairs.
+        # Feature-map order: + univariate, - univariate, + pairs, - pairs; "-" enters negated.
+        d = self.n_features_in_
+        P = self.transformer_.pairs_.shape[0]
+        uni, biv = np.zeros((2, d)), np.zeros((2, P))
+        for c, e in enumerate(self._edge_index):
+            edges = self.transformer_.pairs_[e]
+            uni[c] = 1.0 - np.bincount(edges.ravel(), minlength=d)
+            biv[c, e] = 1.0
+        return np.concatenate([uni[1], -uni[0], biv[1], -biv[0]]) + 0.0  # no -0.0
 
     def joint_log_likelihood(self, X):
         """``log p_y(x) + log prior_y`` for both classes under their tree densities.
