@@ -270,14 +270,15 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
         slider.focus()
         for _ in range(4):
             slider.press("PageUp")  # a tenth of the range each
-        expect_text = page.get_by_test_id("stSidebar")
-        lam1 = None
-        deadline = time.monotonic() + 120
+        sidebar = page.get_by_test_id("stSidebar")
+        lam1, deadline = None, time.monotonic() + 180
         while time.monotonic() < deadline and lam1 is None:
+            # settled: the app has rerun for the slider's value and the value no longer moves
+            wait_idle(page, quiet_s=2.0)
             v = float(slider.input_value())
-            if v != lam0 and f"λ = {v:.4g} (by value)" in expect_text.inner_text():
-                lam1 = v
-            page.wait_for_timeout(250)
+            if v != lam0 and f"λ = {v:.4g} (by value)" in sidebar.inner_text():
+                wait_idle(page, quiet_s=2.0)
+                lam1 = v if float(slider.input_value()) == v else None
         assert lam1 is not None and lam1 > lam0
         wait_idle(page)
         n_kept = kept_shown(page)
@@ -286,6 +287,27 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
         n_squares = sum(p.count("M") for p in heat["paths"])
         assert heat["meta"]["n_outlined"] == n_squares == n_kept > 0
         assert plot_state(page, "dep_pair_graph")["meta"]["n_edges"] == n_kept
+
+        # clicking a graph edge opens that pair's bivariate density below
+        sel = ".st-key-dep_pair_graph .js-plotly-plot"
+        point = page.evaluate(
+            """(sel) => {
+                const el = document.querySelector(sel), xa = el._fullLayout.xaxis,
+                    ya = el._fullLayout.yaxis, r = el.getBoundingClientRect();
+                const t = el._fullData.find(t => t.name === "pair hover");
+                return {x: r.left + xa._offset + xa.l2p(t.x[0]),
+                        y: r.top + ya._offset + ya.l2p(t.y[0]), pair: t.customdata[0]};
+            }""",
+            sel,
+        )
+        page.mouse.move(point["x"], point["y"])
+        page.mouse.click(point["x"], point["y"])
+        page.locator(".st-key-dep_pair_density .js-plotly-plot").wait_for()
+        wait_idle(page)
+        assert_no_exception(page, "Dependencies after a click on an edge")
+        names = [f"band_{int(i) + 1}" for i in point["pair"]]  # Sonar's columns band_1..band_60
+        heading = page.get_by_test_id("stHeading").filter(has_text="Bivariate density of")
+        assert heading.inner_text().strip() == f"Bivariate density of {names[0]} × {names[1]}"
 
         page.set_viewport_size({"width": 1024, "height": 768})
         page.wait_for_timeout(1500)  # the charts redraw at the new width
