@@ -120,6 +120,13 @@ def kde_pdf_2d(X_train, X_eval, h, *, loo=False):
     return p
 
 
+def _groups_by_first(ii):
+    """(feature, indices of the pairs whose first feature it is) for every first feature."""
+    order = np.argsort(ii, kind="stable")
+    firsts, starts = np.unique(ii[order], return_index=True)
+    return list(zip(firsts, np.split(order, starts[1:]), strict=True))
+
+
 class ClassConditionalKDE:
     """Univariate and bivariate KDEs of every feature in each class.
 
@@ -205,9 +212,16 @@ class ClassConditionalKDE:
 
     @staticmethod
     def _kernels(E, Xc, h):
-        # (m, n_c, d) kernel values; broadcasting instead of a loop over features.
-        z = (E[:, None, :] - Xc[None, :, :]) / h
-        return np.exp(-0.5 * z * z) * (_INV_SQRT_2PI / h)
+        # (m, n_c, d) kernel values; broadcasting instead of a loop over features, in place in
+        # one array (the same values as exp(-0.5 z^2) / (h sqrt(2 pi)) with four temporaries,
+        # which made this memory-bound function 2-3x slower).
+        z = E[:, None, :] - Xc[None, :, :]
+        z /= h
+        z *= z
+        z *= -0.5
+        np.exp(z, out=z)
+        z *= _INV_SQRT_2PI / h
+        return z
 
     def univariate(self, E, self_class=None):
         """Univariate densities of every feature in both classes.
@@ -329,17 +343,23 @@ class ClassConditionalKDE:
         n_c, n_pairs = Xc.shape[0], pairs.shape[0]
         p = np.empty((m, n_pairs))
         # All pairs: one batched matrix product K^T K per evaluation point is cheaper than
-        # gathering the pair columns; few pairs: gather and multiply.
+        # gathering the pair columns; few pairs: per first feature i, one contraction of its
+        # kernel rows with its partners' (feature-major layout: contiguous gathers, no product
+        # array; 5-10x faster than gathering both columns of every pair at d = 1000).
         use_gram = n_pairs >= d * (d - 1) // 4
-        width = d if use_gram else d + n_pairs
+        width = d if use_gram else 2 * d + n_pairs
+        groups = None if use_gram else _groups_by_first(ii)
         with one_blas_thread():  # small batched products: one BLAS thread is much faster
             for sl in self._chunks(m, n_c, width):
                 K = self._kernels(Ef[sl], Xc, h)
                 if use_gram:
                     G = np.matmul(K.transpose(0, 2, 1), K) / n_c
                     p[sl] = G[:, ii, jj]
-                else:
-                    p[sl] = np.einsum("mkp,mkp->mp", K[:, :, ii], K[:, :, jj]) / n_c
+                    continue
+                Kt = np.ascontiguousarray(K.transpose(2, 0, 1))  # (features, m, n_c)
+                del K
+                for i, sel in groups:
+                    p[sl, sel] = np.einsum("mk,jmk->mj", Kt[i], Kt[jj[sel]]) / n_c
         if rows is not None:
             self_k = _INV_SQRT_2PI**2 / (h[ii] * h[jj])
             self._apply_loo(p, rows, n_c, self_k)
