@@ -7,6 +7,10 @@ own n and d in the sidebar and its own BER table (SLB, TAN, NB, with TAN's and N
 the library's on that session's data), never another session's data, also after all the others
 have uploaded theirs; the server's log must hold no traceback or error.
 
+The browsers run at ``nice 19`` (they share the cores with the server); the test prints the
+server's CPU seconds per session (server process and its joblib workers, via psutil), the
+median time until a session's Compare table, and the load average: the numbers of issue 14.
+
 Artefacts: ``test-artifacts/concurrency-server.log`` and one Compare screenshot per session.
 """
 
