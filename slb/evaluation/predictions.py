@@ -205,31 +205,48 @@ def _log_loss(y, p):
     return float(-np.mean(np.where(y, np.log(p), np.log1p(-p))))
 
 
-def _fold_metrics(pred, pos_label):
+def _fold_metrics(yt, yp, proba, rank):
     """The :data:`METRICS` of one classifier on one fold (NaN where one does not apply).
 
-    Computed from the confusion counts, the Mann-Whitney AUC and the clipped log-likelihood in
-    numpy (see :func:`_auc` for why not ``sklearn.metrics``; the tests compare every metric with
-    its ``sklearn.metrics`` function).  A ratio with an empty denominator (no predicted
-    positive, say) is 0, as sklearn's ``zero_division=0`` gives.
+    ``yt``, ``yp``: true / predicted label is positive (bool arrays); ``proba``: probability
+    of the positive class (NaN: none); ``rank``: the score the AUC ranks by.  Computed from
+    the confusion counts, the Mann-Whitney AUC and the clipped log-likelihood in numpy (see
+    :func:`_auc` for why not ``sklearn.metrics``; the tests compare every metric with its
+    ``sklearn.metrics`` function).  A ratio with an empty denominator (no predicted positive,
+    say) is 0, as sklearn's ``zero_division=0`` gives.
     """
-    yt, yp = _positive(pred, pos_label)
     tp, fp = int(np.sum(yt & yp)), int(np.sum(~yt & yp))
     fn, tn = int(np.sum(yt & ~yp)), int(np.sum(~yt & ~yp))
     both = 0 < tp + fn < yt.size
-    proba = pred["proba"].to_numpy(dtype=float)
     has_p = bool(proba.size and np.isfinite(proba).all())
     return {
         "accuracy": (tp + tn) / yt.size,
         # the operations of 1 - balanced_accuracy_score, so the BER is bit-identical to
         # slb.evaluation.balanced_error_rate (the significance tests use that one)
         "BER": 1.0 - np.mean([tn / (tn + fp), tp / (tp + fn)]) if both else np.nan,
-        "AUC": _auc(yt, _rank(pred, pos_label)) if both else np.nan,
+        "AUC": _auc(yt, rank) if both else np.nan,
         "F1": _ratio(2 * tp, 2 * tp + fp + fn),
         "precision": _ratio(tp, tp + fp),
         "recall": _ratio(tp, tp + fn),
         "log-loss": _log_loss(yt, proba) if has_p else np.nan,
     }
+
+
+def _classifier_fold_metrics(mine, pos_label):
+    """Per-fold metrics of ONE classifier's predictions (numpy per fold: pandas indexing cost
+    more than the metrics)."""
+    yt, yp = _positive(mine, pos_label)
+    proba = mine["proba"].to_numpy(dtype=float)
+    rank = _rank(mine, pos_label)
+    fold = mine["fold"].to_numpy()
+    folds = np.unique(fold)
+    rows = []
+    for k in folds:
+        i = fold == k
+        rows.append(_fold_metrics(yt[i], yp[i], proba[i], rank[i]))
+    fm = pd.DataFrame(rows, columns=list(METRICS))
+    fm.insert(0, "fold", folds)
+    return fm
 
 
 def _ratio(a, b):
@@ -281,8 +298,7 @@ def evaluate_predictions(pred, pos_label=None):
     rows, summary = [], {}
     for name in names:
         mine = pred[pred["classifier"] == name]
-        fm = pd.DataFrame([_fold_metrics(g, pos) for _, g in mine.groupby("fold", sort=True)])
-        fm.insert(0, "fold", sorted(mine["fold"].unique()))
+        fm = _classifier_fold_metrics(mine, pos)
         fm.insert(0, "classifier", name)
         rows.append(fm)
         summary[name] = _mean_sd(fm) | {"ranked by": ranking_scores(mine)[1]}
