@@ -176,9 +176,23 @@ def build_all(*, yield_to_users: bool = True) -> dict[str, dict[str, float]]:
 STATUS = {"started": False, "done": False}
 
 
+THREAD_NAME = "slb-warmup"
+
+
+class _QuietWarmup(logging.Filter):
+    """Drops Streamlit's "missing ScriptRunContext" warnings of the warm-up thread (it calls the
+    cached functions outside any session on purpose); other threads' records pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.threadName != THREAD_NAME
+
+
 @st.cache_resource(show_spinner=False)
 def _thread() -> threading.Thread:
-    t = threading.Thread(target=build_all, name="slb-warmup", daemon=True)
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+        _QuietWarmup()
+    )
+    t = threading.Thread(target=build_all, name=THREAD_NAME, daemon=True)
     STATUS["started"] = True
     t.start()
     return t
