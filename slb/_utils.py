@@ -209,7 +209,16 @@ def overrides_by_index(overrides, names):
     return {i: float(v) for i, v in enumerate(arr) if np.isfinite(v)}
 
 
-class SignPredictMixin:
+class BinaryClassifierMixin:
+    """The scikit-learn tags of a binary-only classifier (more classes: a clear ValueError)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class SignPredictMixin(BinaryClassifierMixin):
     """``predict`` of a binary classifier from the sign of its ``decision_function``."""
 
     def predict(self, X):

@@ -393,11 +393,6 @@ class _LogDensitySVM(
         baseline = float(self.intercept_[0] + self.coef_[0] @ self.term_means_)
         return contrib, baseline
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def __getstate__(self):
         state = super().__getstate__()
         state.pop("_cache", None)  # a warm cache is a speed aid, never part of the model

@@ -78,6 +78,7 @@ tables, O(D B^(k+1)) numbers (about 12 MB for the 2-chain with the shared offset
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -259,6 +260,7 @@ def tie_break_potentials(grid, n_weights):
     return np.tile((n_weights + 1.0) * (grid != 0) - np.abs(grid), (n_weights, 1))
 
 
+@dataclass(eq=False, repr=False)
 class DiscreteMAPClassifier(
     LinearTermsMixin, PlattProbaMixin, SignPredictMixin, ClassifierMixin, BaseEstimator
 ):
@@ -327,30 +329,15 @@ class DiscreteMAPClassifier(
     chain and 3 for the 2-chain, per chain; see the module docstring.
     """
 
-    student_summary: str = _STUDENT_SUMMARY
+    student_summary = _STUDENT_SUMMARY  # a class attribute, not a parameter
 
-    def __init__(
-        self,
-        n_weight_values=11,
-        l0_penalty=0.0,
-        graph="chain",
-        offset="shared",
-        n_chains=1,
-        projection=None,
-        random_state=None,
-    ):
-        self.n_weight_values = n_weight_values
-        self.l0_penalty = l0_penalty
-        self.graph = graph
-        self.offset = offset
-        self.n_chains = n_chains
-        self.projection = projection
-        self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+    n_weight_values: int = 11
+    l0_penalty: float = 0.0
+    graph: str = "chain"
+    offset: str = "shared"
+    n_chains: int = 1
+    projection: int | str | None = None
+    random_state: object = None
 
     _parameter_constraints = {
         "n_weight_values": [Interval(Integral, 2, None, closed="left")],

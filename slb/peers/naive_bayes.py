@@ -128,11 +128,6 @@ class _DensityBayes(
         """
         return binary_proba(expit(self.decision_function(X)))
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
 
 class KDENaiveBayes(_DensityBayes):
     __doc__ = _doc("""Naive Bayes with per-class univariate Gaussian KDEs.

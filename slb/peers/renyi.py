@@ -66,6 +66,7 @@ O(min(n, q)^3); a group-lasso iteration is O(n p + q log q).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -77,6 +78,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._utils import (
+    BinaryClassifierMixin,
     LinearTermsMixin,
     LogProbaMixin,
     binary_proba,
@@ -374,7 +376,10 @@ def _row_uniforms(X, seed):
 # --------------------------------------------------------------------------------------------
 
 
-class RenyiClassifier(LinearTermsMixin, LogProbaMixin, ClassifierMixin, BaseEstimator):
+@dataclass(eq=False, repr=False)
+class RenyiClassifier(
+    LinearTermsMixin, LogProbaMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator
+):
     """Discrete Rényi classifier: ridge least squares on bin indicators (Razaviyayn et al. 2015).
 
     Parameters
@@ -439,39 +444,22 @@ class RenyiClassifier(LinearTermsMixin, LogProbaMixin, ClassifierMixin, BaseEsti
     Notes
     -----
     ``decision_function`` returns ``w(x)'z = P~(Y = 1 | x) - 1/2``; ``predict_proba`` the
-    posterior ``P~(Y | x)`` for both decision rules, clipped to ``[1e-6, 1 - 1e-6]``.  With ``decision="randomized"``
-    ``predict`` does not always follow the sign of ``decision_function`` (that is the point of
-    the randomised rule).
+    posterior ``P~(Y | x)`` for both decision rules, clipped to ``[1e-6, 1 - 1e-6]``.  With
+    ``decision="randomized"`` ``predict`` does not always follow the sign of
+    ``decision_function`` (that is the point of the randomised rule).
     """
 
-    student_summary: str = _STUDENT_SUMMARY
+    student_summary = _STUDENT_SUMMARY  # a class attribute, not a parameter
 
-    def __init__(
-        self,
-        n_bins=5,
-        alpha=1e-2,
-        pairwise=False,
-        group_lasso=None,
-        group_norm="linf",
-        decision="map",
-        group_lasso_max_iter=5000,
-        group_lasso_tol=1e-6,
-        random_state=None,
-    ):
-        self.n_bins = n_bins
-        self.alpha = alpha
-        self.pairwise = pairwise
-        self.group_lasso = group_lasso
-        self.group_norm = group_norm
-        self.decision = decision
-        self.group_lasso_max_iter = group_lasso_max_iter
-        self.group_lasso_tol = group_lasso_tol
-        self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+    n_bins: int = 5
+    alpha: float = 1e-2
+    pairwise: bool = False
+    group_lasso: float | None = None
+    group_norm: str = "linf"
+    decision: str = "map"
+    group_lasso_max_iter: int = 5000
+    group_lasso_tol: float = 1e-6
+    random_state: object = None
 
     _parameter_constraints = {
         "n_bins": [Interval(Integral, 2, None, closed="left")],
