@@ -112,7 +112,7 @@ def run_case(case, full, n=None, d=None):
         X, y = wide(n, d) if case == "wide" else ringnorm(n, d)
         out.update(_summary(SLBClassifier(random_state=0).fit(X, y)))
     elif case.startswith("subsample"):
-        out.update(_subsample_case(case.split(":")[1], n or 6000))
+        out.update(_subsample_case(case.split(":")[1], n or 4000))
     elif case == "dask":
         out.update(_dask_case())
     out["seconds"] = time.perf_counter() - t
@@ -225,7 +225,7 @@ def main():
             for data in ("ringnorm", "forest"):
                 res = subprocess_case(f"subsample:{data}")
                 ref = subprocess_case(f"subsample:{data}", full=True) if a.reference else None
-                show(f"selection on 2000 of 6000 rows ({data})", res, ref)
+                show(f"selection on 2000 of 4000 rows ({data})", res, ref)
             continue
         if case == "wide" and a.reference:
             show(
