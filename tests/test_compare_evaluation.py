@@ -335,3 +335,18 @@ def test_dashboard_evaluation_reuses_the_fits_and_equals_the_estimators(monkeypa
         np.testing.assert_array_equal(ev.ber, ref.per_fold[name].to_numpy())
         assert int(ev.confusion.to_numpy().sum()) == 2 * ds.n
         assert ev.auc == pytest.approx(roc_auc_score(theirs["y_true"], theirs["proba"]))
+
+
+def test_labels_from_the_decision_sign_equal_predict():
+    """For the package's sign-of-decision classifiers the recorded label is read off the
+    decision score (one density evaluation fewer); it must be what ``predict`` returns, and
+    other classifiers (Rényi overrides predict; sklearn's) still go through ``predict``."""
+    from slb import KDENaiveBayes, RenyiClassifier, TANClassifier
+    from slb.evaluation.predictions import _predicts_by_sign, model_outputs
+
+    X, y = _data(n=120, seed=8)
+    for est in (TANClassifier(), KDENaiveBayes(), LogisticRegression(), RenyiClassifier()):
+        model = est.fit(X[:80], y[:80])
+        out = model_outputs(model, X[80:])
+        np.testing.assert_array_equal(out["y_pred"], model.predict(X[80:]))
+    assert _predicts_by_sign(TANClassifier()) and not _predicts_by_sign(LogisticRegression())

@@ -35,6 +35,8 @@ from sklearn.metrics import (
 )
 from sklearn.model_selection import StratifiedKFold
 
+from .._utils import SignPredictMixin
+
 __all__ = [
     "CALIBRATIONS",
     "METRICS",
@@ -102,15 +104,27 @@ def model_outputs(model, X_test, scores=True):
         ``y_pred``; with ``scores`` also ``proba`` and ``score`` (arrays, NaN where the model
         has no ``predict_proba`` / ``decision_function``).
     """
-    out = {"y_pred": np.asarray(model.predict(X_test))}
     if not scores:
-        return out
-    n = len(out["y_pred"])
+        return {"y_pred": np.asarray(model.predict(X_test))}
     proba = _optional_output(model, "predict_proba", X_test)
     score = _optional_output(model, "decision_function", X_test)
-    out["proba"] = proba[:, -1] if proba is not None else np.full(n, np.nan)
-    out["score"] = score.reshape(n) if score is not None else np.full(n, np.nan)
-    return out
+    if score is not None and _predicts_by_sign(model):
+        # exactly what its predict computes, without evaluating the densities a third time
+        y_pred = model.classes_[(score.reshape(-1) > 0).astype(int)]
+    else:
+        y_pred = np.asarray(model.predict(X_test))
+    n = len(y_pred)
+    return {
+        "y_pred": y_pred,
+        "proba": proba[:, -1] if proba is not None else np.full(n, np.nan),
+        "score": score.reshape(n) if score is not None else np.full(n, np.nan),
+    }
+
+
+def _predicts_by_sign(model):
+    """The model's ``predict`` is :class:`slb._utils.SignPredictMixin`'s (the sign of
+    ``decision_function``), not overridden."""
+    return getattr(type(model), "predict", None) is SignPredictMixin.predict
 
 
 def fold_prediction_frame(name, fold, test_index, y_true, y_pred, proba=None, score=None):
