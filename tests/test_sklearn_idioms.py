@@ -104,3 +104,15 @@ def test_pickle_round_trip_and_coef_convention(signal_and_noise, name):
 def test_the_catalogue_lists_every_slb_estimator():
     slb_names = [n for n in CLASSIFIERS if type(make_classifier(n)).__module__.startswith("slb.")]
     assert sorted(slb_names) == sorted(_LINEAR)
+
+
+def test_pickling_a_warm_model_keeps_its_cache(signal_and_noise):
+    """The warm-start cache is left out of the pickle, but the pickled model keeps its own
+    (object.__getstate__ returns the live __dict__ on Python >= 3.11)."""
+    X, y = signal_and_noise
+    model = SLBClassifier(threshold=0.02, C=1.0, warm_start=True, random_state=0).fit(X, y)
+    assert hasattr(model, "_cache")
+    restored = pickle.loads(pickle.dumps(model))
+    assert hasattr(model, "_cache")
+    assert not hasattr(restored, "_cache")
+    np.testing.assert_array_equal(restored.predict(X), model.predict(X))

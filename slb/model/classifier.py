@@ -394,7 +394,9 @@ class _LogDensitySVM(
         return contrib, baseline
 
     def __getstate__(self):
-        state = super().__getstate__()
+        # a copy: on Python >= 3.11 object.__getstate__ returns the live __dict__, and popping
+        # from it would empty the cache of the model being pickled or copied
+        state = dict(super().__getstate__())
         state.pop("_cache", None)  # a warm cache is a speed aid, never part of the model
         return state
 
