@@ -20,6 +20,17 @@ References (``--reference``): ``cv7400`` and ``subsample`` with the selection on
 code path before the subsample), ``wide`` at d = 300 with and without the pair cap (the
 uncapped selection at d = 1,000 needed 11.7 GB).
 
+Measured on the shared 2-core machine, 2026-11-23 (load average in brackets)
+-----------------------------------------------------------------------------
+* cv7400: 84 s, 576 MB, BER 1.58 % [1.1-1.9]; one outer fold's fit (n = 5,920): 21 s vs 79 s
+  with the selection on every row (3.7x), same fraction 0.5 (C 0.03 vs 0.1) [2.0];
+* wide (d = 1,000, n = 500): 95 s, 972 MB, 5,710 candidate pairs [2.1-2.5] (before: 170-260 s,
+  11.7 GB, issue 14); 300 s at load 9-13;
+* tall (d = 20, n = 100,000): 33 s, 939 MB [9-13];
+* dask: identical model; 47 s local, 61 s on the LocalCluster [1.9-2.9];
+* subsample at n = 4,000 (held-out BER, subsample vs every row): Ringnorm-like 1.30 vs 1.37 %,
+  forest 1.22 vs 1.12 %; the selected cells differed.
+
 Run from the project root::
 
     python benchmarks/scale.py                  # the targets' rows (about 10 minutes, idle)
