@@ -496,7 +496,9 @@ def test_no_unsafe_html_anywhere_in_the_dashboard():
         src = f.read_text(encoding="utf-8")
         assert not re.search(r"unsafe_allow_html\s*=", src), f
         assert "st.html(" not in src and "components.html(" not in src, f
-        assert "pickle" not in src and "eval(" not in src, f
+        assert "pickle" not in src, f
+        # the builtins eval/exec, not names that end in "eval" (slb_nested_eval)
+        assert not re.search(r"(?<![\w.])(eval|exec)\(", src), f
 
 
 # --------------------------------------------------------------------------------------------
