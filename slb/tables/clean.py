@@ -511,104 +511,130 @@ def parse_numeric(
         The numbers and counts of what was converted; ``fraction`` tells how numeric the
         column is.  Nothing is decided here about whether the column *is* numeric.
     """
+    vals, fast = _object_cells(values)
+    if fast is not None:
+        return fast
+    out = np.full(len(vals), np.nan)
+    result = NumericParse(values=out)
+    state = _ParseState()
+    for i, v in enumerate(vals):
+        if isinstance(v, str):
+            _read_text_cell(result, state, i, v)
+        elif _is_missing_scalar(v):
+            continue
+        else:
+            _read_scalar_cell(result, state, i, v)
+        if max_bad is not None and result.n_bad > max_bad:
+            break
+    if state.comma_cells:
+        _read_comma_cells(result, state, comma_hint)
+    result.bad_values = list(state.bad_seen)
+    return result
+
+
+@dataclass
+class _ParseState:
+    """What :func:`parse_numeric` remembers across the cells of one column."""
+
+    comma_cells: list = field(default_factory=list)  # (index, original text, payload)
+    bad_seen: dict = field(default_factory=dict)  # up to 10 unreadable values, in order
+    has_point_decimals: bool = False
+    plain_ints: list = field(default_factory=list)
+
+    def bad(self, result, text):
+        result.n_bad += 1
+        if len(self.bad_seen) < 10:
+            self.bad_seen.setdefault(text[:60], None)
+
+
+def _object_cells(values):
+    """The cells as an object array, or (for long text columns) the fast parse's result."""
     if isinstance(values, pd.Series):
         if len(values) >= 2000 and isinstance(values.dtype, pd.StringDtype):
             fast = _parse_numeric_fast(values.reset_index(drop=True))
             if fast is not None:
-                return fast
+                return None, fast
         vals = values.to_numpy(dtype=object)
     elif isinstance(values, np.ndarray):
         vals = values if values.dtype == object else values.astype(object)
     else:
         vals = np.asarray(list(values), dtype=object)
-    n = len(vals)
-    if n >= 2000:
+    if len(vals) >= 2000:
         series = pd.Series(vals, dtype=object)
         if pd.api.types.infer_dtype(series, skipna=True) == "string":
             fast = _parse_numeric_fast(series)
             if fast is not None:
-                return fast
-    out = np.full(n, np.nan)
-    result = NumericParse(values=out)
-    comma_cells: list[tuple[int, str, str]] = []
-    bad_seen: dict[str, None] = {}
-    has_point_decimals = False
-    plain_ints: list[float] = []
-    for i, v in enumerate(vals):
-        if isinstance(v, str):
-            kind, payload = _classify_text(v)
-            if kind == "missing":
-                continue
-            result.n_present += 1
-            if kind == "number":
-                out[i] = payload
-                result.n_numbers += 1
-                result.n_text += 1
-                if len(result.examples) < 3 and v.strip() != _label_text(payload):
-                    result.examples.append((v, payload))
-                if "." in v:
-                    has_point_decimals = True
-                elif math.isfinite(payload) and len(plain_ints) < 10_000:
-                    plain_ints.append(payload)
-            elif kind == "percent":
-                out[i] = payload
-                result.n_numbers += 1
-                result.n_text += 1
-                result.n_percent += 1
-                if len(result.examples) < 3:
-                    result.examples.append((v, payload))
-            elif kind == "bool":
-                out[i] = payload
-                result.n_numbers += 1
-                result.n_bool += 1
-            elif kind == "comma":
-                comma_cells.append((i, v, payload))
-            else:
-                result.n_bad += 1
-                if len(bad_seen) < 10:
-                    bad_seen.setdefault(payload[:60], None)
-                if max_bad is not None and result.n_bad > max_bad:
-                    break
-        elif _is_missing_scalar(v):
-            continue
-        elif isinstance(v, (bool, np.bool_)):
-            result.n_present += 1
-            result.n_numbers += 1
-            result.n_bool += 1
-            out[i] = 1.0 if v else 0.0
-        elif _is_number(v):
-            result.n_present += 1
-            result.n_numbers += 1
-            try:
-                out[i] = float(v)
-            except OverflowError:  # Python ints beyond float range
-                out[i] = math.inf if v > 0 else -math.inf
+                return None, fast
+    return vals, None
+
+
+def _read_text_cell(result, state, i, v):
+    """One text cell: a number, a percentage, a boolean, a comma number (decided later) or bad."""
+    kind, payload = _classify_text(v)
+    if kind == "missing":
+        return
+    result.n_present += 1
+    out = result.values
+    if kind == "number":
+        out[i] = payload
+        result.n_numbers += 1
+        result.n_text += 1
+        if len(result.examples) < 3 and v.strip() != _label_text(payload):
+            result.examples.append((v, payload))
+        if "." in v:
+            state.has_point_decimals = True
+        elif math.isfinite(payload) and len(state.plain_ints) < 10_000:
+            state.plain_ints.append(payload)
+    elif kind == "percent":
+        out[i] = payload
+        result.n_numbers += 1
+        result.n_text += 1
+        result.n_percent += 1
+        if len(result.examples) < 3:
+            result.examples.append((v, payload))
+    elif kind == "bool":
+        out[i] = payload
+        result.n_numbers += 1
+        result.n_bool += 1
+    elif kind == "comma":
+        state.comma_cells.append((i, v, payload))
+    else:
+        state.bad(result, payload)
+
+
+def _read_scalar_cell(result, state, i, v):
+    """One non-text, non-missing cell: a boolean, a number or something unreadable."""
+    result.n_present += 1
+    if isinstance(v, (bool, np.bool_)):
+        result.n_numbers += 1
+        result.n_bool += 1
+        result.values[i] = 1.0 if v else 0.0
+    elif _is_number(v):
+        result.n_numbers += 1
+        try:
+            result.values[i] = float(v)
+        except OverflowError:  # Python ints beyond float range
+            result.values[i] = math.inf if v > 0 else -math.inf
+    else:
+        state.bad(result, _CONTROL_RE.sub(" ", str(v)))
+
+
+def _read_comma_cells(result, state, comma_hint):
+    """Decide the column's comma reading (decimal or thousands) and convert those cells."""
+    mode, result.comma_ambiguous = _decide_comma(
+        [c[2] for c in state.comma_cells], state.has_point_decimals, state.plain_ints, comma_hint
+    )
+    result.comma = mode
+    for i, original, s in state.comma_cells:
+        x = _convert_comma(s, mode)
+        if x is None:
+            state.bad(result, s)
         else:
-            result.n_present += 1
-            result.n_bad += 1
-            if len(bad_seen) < 10:
-                bad_seen.setdefault(_CONTROL_RE.sub(" ", str(v))[:60], None)
-            if max_bad is not None and result.n_bad > max_bad:
-                break
-    if comma_cells:
-        mode, result.comma_ambiguous = _decide_comma(
-            [c[2] for c in comma_cells], has_point_decimals, plain_ints, comma_hint
-        )
-        result.comma = mode
-        for i, original, s in comma_cells:
-            x = _convert_comma(s, mode)
-            if x is None:
-                result.n_bad += 1
-                if len(bad_seen) < 10:
-                    bad_seen.setdefault(s[:60], None)
-            else:
-                out[i] = x
-                result.n_numbers += 1
-                result.n_text += 1
-                if len(result.examples) < 3:
-                    result.examples.append((original, x))
-    result.bad_values = list(bad_seen)
-    return result
+            result.values[i] = x
+            result.n_numbers += 1
+            result.n_text += 1
+            if len(result.examples) < 3:
+                result.examples.append((original, x))
 
 
 def _arrow_numbers(texts: pd.Series) -> np.ndarray | None:
