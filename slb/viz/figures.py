@@ -143,6 +143,52 @@ def _outline_path(cells) -> str:
     return " ".join(f"M{c - 0.5},{r - 0.5} H{c + 0.5} V{r + 0.5} H{c - 0.5} Z" for r, c in cells)
 
 
+def _outline_kept(fig: go.Figure, kept, order, d: int) -> int:
+    """Outline each kept pair's cell above the diagonal (display order); return their number."""
+    if kept is None:
+        return 0
+    K = np.asarray(kept, dtype=bool)[np.ix_(order, order)]
+    cells = np.argwhere(np.triu(K, k=1))
+    n_out = int(cells.shape[0])
+    if n_out:
+        fig.add_shape(
+            type="path",
+            path=_outline_path(cells),
+            line={"color": "#111827", "width": 1.5 if d <= MAX_LABELLED else 1},
+            layer="above",
+        )
+    return n_out
+
+
+def _square_category_axes(fig: go.Figure, labels, d: int) -> None:
+    """Category axes of square cells; the names written up to :data:`MAX_LABELLED` features."""
+    few = d <= MAX_LABELLED
+    font = {"size": 12 if d <= 15 else 10}
+    fig.update_xaxes(
+        type="category",
+        showticklabels=few,
+        tickangle=-60,
+        showgrid=False,
+        tickfont=font,
+        tickmode="array" if few else "auto",
+        tickvals=labels if few else None,
+        range=[-0.5, d - 0.5],
+        constrain="domain",
+    )
+    fig.update_yaxes(
+        type="category",
+        showticklabels=few,
+        showgrid=False,
+        tickfont=font,
+        tickmode="array" if few else "auto",
+        tickvals=labels if few else None,
+        range=[d - 0.5, -0.5],
+        scaleanchor="x",
+        scaleratio=1,
+        constrain="domain",
+    )
+
+
 def dependence_heatmap(
     statistic,
     pvalue,
@@ -195,57 +241,11 @@ def dependence_heatmap(
     labels = [escaped[i] for i in order]
     Sd, Pd = S[np.ix_(order, order)], P[np.ix_(order, order)]
     label = _measure_label(measure)
-    fig = go.Figure(
-        go.Heatmap(
-            z=Sd,
-            x=labels,
-            y=labels,
-            zmin=0.0,
-            zmax=zmax if zmax is not None else (np.nanmax(Sd) if np.isfinite(Sd).any() else 1.0),
-            colorscale=[[0.0, "#FFFFFF"], [0.15, "#E8EEF6"], [1.0, color]],
-            colorbar={"title": {"text": label}, "thickness": 12},
-            hoverinfo="skip",
-            name="dependence",
-        )
-    )
+    fig = go.Figure(_dependence_trace(Sd, labels, zmax, color, label))
     fig.add_trace(_heatmap_cells(Sd, Pd, labels, order, label))
-    n_out = 0
-    if kept is not None:
-        K = np.asarray(kept, dtype=bool)[np.ix_(order, order)]
-        cells = np.argwhere(np.triu(K, k=1))
-        n_out = int(cells.shape[0])
-        if n_out:
-            fig.add_shape(
-                type="path",
-                path=_outline_path(cells),
-                line={"color": "#111827", "width": 1.5 if d <= MAX_LABELLED else 1},
-                layer="above",
-            )
+    n_out = _outline_kept(fig, kept, order, d)
     few = d <= MAX_LABELLED
-    font = {"size": 12 if d <= 15 else 10}
-    fig.update_xaxes(
-        type="category",
-        showticklabels=few,
-        tickangle=-60,
-        showgrid=False,
-        tickfont=font,
-        tickmode="array" if few else "auto",
-        tickvals=labels if few else None,
-        range=[-0.5, d - 0.5],
-        constrain="domain",
-    )
-    fig.update_yaxes(
-        type="category",
-        showticklabels=few,
-        showgrid=False,
-        tickfont=font,
-        tickmode="array" if few else "auto",
-        tickvals=labels if few else None,
-        range=[d - 0.5, -0.5],
-        scaleanchor="x",
-        scaleratio=1,
-        constrain="domain",
-    )
+    _square_category_axes(fig, labels, d)
     fig.update_layout(clickmode="event+select", dragmode=False)
     room = 130 if few else 40  # the names below the x axis
     return _base_layout(
@@ -258,6 +258,21 @@ def dependence_heatmap(
             "n_labels": int(d) if few else 0,
             "n_outlined": n_out,
         },
+    )
+
+
+def _dependence_trace(Sd, labels, zmax, color, label) -> go.Heatmap:
+    """The coloured cells (no hover: the ``"cells"`` trace carries it)."""
+    return go.Heatmap(
+        z=Sd,
+        x=labels,
+        y=labels,
+        zmin=0.0,
+        zmax=zmax if zmax is not None else (np.nanmax(Sd) if np.isfinite(Sd).any() else 1.0),
+        colorscale=[[0.0, "#FFFFFF"], [0.15, "#E8EEF6"], [1.0, color]],
+        colorbar={"title": {"text": label}, "thickness": 12},
+        hoverinfo="skip",
+        name="dependence",
     )
 
 
@@ -394,6 +409,99 @@ def _edge_trace(x0, y0, x1, y1, idx, *, color, width, name, group, showlegend):
     )
 
 
+def _width_bins(s, k: int) -> np.ndarray:
+    """Width class (0..3) of each edge: the quartiles of its strength ``s`` (2 if under 4 edges)."""
+    if not k:
+        return np.zeros(0, dtype=int)
+    edges = np.quantile(s, [0.25, 0.5, 0.75]) if k >= 4 else np.array([np.inf] * 3)
+    wbin = np.searchsorted(edges, s, side="right")
+    return np.clip(wbin, 0, 3) if k >= 4 else np.full(k, 2)
+
+
+def _edge_legend(pos_name, neg_name) -> dict:
+    """Legend text of each edge category (class names escaped)."""
+    return {
+        "+": f"dependent in + only ({escape_text(pos_name)})",
+        "-": f"dependent in − only ({escape_text(neg_name)})",
+        "both": "dependent in both classes",
+    }
+
+
+def _kept_edge_traces(ends, cat, wbin, legend) -> list:
+    """One line trace per (class category, width class); one legend entry per category."""
+    x0, y0, x1, y1 = ends
+    widths = (1.0, 2.2, 3.6, 5.5)
+    traces = []
+    for c in ("+", "-", "both"):
+        shown = False
+        for b in range(4):
+            idx = np.flatnonzero((cat == c) & (wbin == b))
+            if idx.size == 0:
+                continue
+            traces.append(
+                _edge_trace(
+                    x0,
+                    y0,
+                    x1,
+                    y1,
+                    idx,
+                    color=COLORS[c],
+                    width=widths[b],
+                    name=legend[c],
+                    group=c,
+                    showlegend=not shown,
+                )
+            )
+            shown = True
+    return traces
+
+
+def _pair_hover_trace(labels, pairs, strength, ends, measure) -> go.Scatter:
+    """Invisible markers at the edges' midpoints: hover text and click (pair indices)."""
+    x0, y0, x1, y1 = ends
+    label = _measure_label(measure)
+    hover = [
+        f"{labels[i]} — {labels[j]}<br>{label} in +: {strength[1, m]:.4g}"
+        f"<br>{label} in −: {strength[0, m]:.4g}"
+        for m, (i, j) in enumerate(pairs)
+    ]
+    return go.Scatter(
+        x=(x0 + x1) / 2,
+        y=(y0 + y1) / 2,
+        mode="markers",
+        marker={"size": 6, "opacity": 0.0, "color": "#000"},
+        hovertext=[h + "<br>click: its bivariate density" for h in hover],
+        hoverinfo="text",
+        customdata=pairs,
+        selected={"marker": {"opacity": 0.9, "size": 12}},
+        unselected={"marker": {"opacity": 0.0}},
+        name="pair hover",
+        showlegend=False,
+    )
+
+
+def _feature_node_trace(labels, pos, nodes, degree, named, highlight) -> go.Scatter:
+    """The feature nodes, sized by their number of kept pairs, the ``named`` ones labelled."""
+    return go.Scatter(
+        x=pos[nodes, 0],
+        y=pos[nodes, 1],
+        mode="markers+text",
+        text=[_node_text(labels, i, named, highlight) for i in nodes],
+        hovertext=[labels[i] for i in nodes],
+        textposition="top center",
+        textfont={"size": 11},
+        marker={
+            "size": 8 + 2.0 * np.sqrt(degree[nodes]),
+            "color": np.where(degree[nodes] > 0, "#374151", "#D1D5DB").tolist(),
+            "line": {"color": "white", "width": 1},
+        },
+        customdata=degree[nodes],
+        hovertemplate="%{hovertext}<br>%{customdata} kept pairs<extra></extra>",
+        name="features",
+        showlegend=False,
+    )
+
+
 def pair_graph(
     names: Sequence[str],
     pairs,
@@ -449,84 +557,15 @@ def pair_graph(
     x1, y1 = pos[pairs[:, 1], 0], pos[pairs[:, 1], 1]
     s = np.nanmax(strength, axis=0) if k else np.zeros(0)
     cat = np.where(dependent[0] & dependent[1], "both", np.where(dependent[1], "+", "-"))
-    widths = (1.0, 2.2, 3.6, 5.5)
-    if k:
-        edges = np.quantile(s, [0.25, 0.5, 0.75]) if k >= 4 else np.array([np.inf] * 3)
-        wbin = np.searchsorted(edges, s, side="right")
-        wbin = np.clip(wbin, 0, 3) if k >= 4 else np.full(k, 2)
-    else:
-        wbin = np.zeros(0, dtype=int)
-    legend = {
-        "+": f"dependent in + only ({escape_text(pos_name)})",
-        "-": f"dependent in − only ({escape_text(neg_name)})",
-        "both": "dependent in both classes",
-    }
+    legend = _edge_legend(pos_name, neg_name)
     fig = go.Figure()
-    for c in ("+", "-", "both"):
-        shown = False
-        for b in range(4):
-            idx = np.flatnonzero((cat == c) & (wbin == b))
-            if idx.size == 0:
-                continue
-            fig.add_trace(
-                _edge_trace(
-                    x0,
-                    y0,
-                    x1,
-                    y1,
-                    idx,
-                    color=COLORS[c],
-                    width=widths[b],
-                    name=legend[c],
-                    group=c,
-                    showlegend=not shown,
-                )
-            )
-            shown = True
-    label = _measure_label(measure)
-    hover = [
-        f"{labels[i]} — {labels[j]}<br>{label} in +: {strength[1, m]:.4g}"
-        f"<br>{label} in −: {strength[0, m]:.4g}"
-        for m, (i, j) in enumerate(pairs)
-    ]
-    fig.add_trace(
-        go.Scatter(
-            x=(x0 + x1) / 2,
-            y=(y0 + y1) / 2,
-            mode="markers",
-            marker={"size": 6, "opacity": 0.0, "color": "#000"},
-            hovertext=[h + "<br>click: its bivariate density" for h in hover],
-            hoverinfo="text",
-            customdata=pairs,
-            selected={"marker": {"opacity": 0.9, "size": 12}},
-            unselected={"marker": {"opacity": 0.0}},
-            name="pair hover",
-            showlegend=False,
-        )
-    )
+    for trace in _kept_edge_traces((x0, y0, x1, y1), cat, _width_bins(s, k), legend):
+        fig.add_trace(trace)
+    fig.add_trace(_pair_hover_trace(labels, pairs, strength, (x0, y0, x1, y1), measure))
     degree = np.bincount(pairs.ravel(), minlength=len(labels)) if k else np.zeros(len(labels), int)
     nodes = np.arange(len(labels)) if show_isolated else np.flatnonzero(degree > 0)
     named = _labelled_nodes(nodes, degree, highlight)
-    fig.add_trace(
-        go.Scatter(
-            x=pos[nodes, 0],
-            y=pos[nodes, 1],
-            mode="markers+text",
-            text=[_node_text(labels, i, named, highlight) for i in nodes],
-            hovertext=[labels[i] for i in nodes],
-            textposition="top center",
-            textfont={"size": 11},
-            marker={
-                "size": 8 + 2.0 * np.sqrt(degree[nodes]),
-                "color": np.where(degree[nodes] > 0, "#374151", "#D1D5DB").tolist(),
-                "line": {"color": "white", "width": 1},
-            },
-            customdata=degree[nodes],
-            hovertemplate="%{hovertext}<br>%{customdata} kept pairs<extra></extra>",
-            name="features",
-            showlegend=False,
-        )
-    )
+    fig.add_trace(_feature_node_trace(labels, pos, nodes, degree, named, highlight))
     _add_highlight(fig, pos, highlight)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
