@@ -668,6 +668,39 @@ def tree_layout(n_features: int, edges, *, seed: int = 0) -> np.ndarray:
     return pos
 
 
+def _tree_edge_traces(labels, P, edges, weights, color) -> list:
+    """The tree's edges as one line trace, and invisible midpoint markers carrying the hover."""
+    xs, ys, mx, my, hover = [], [], [], [], []
+    for i, j in edges:
+        xs += [P[i, 0], P[j, 0], None]
+        ys += [P[i, 1], P[j, 1], None]
+        mx.append((P[i, 0] + P[j, 0]) / 2)
+        my.append((P[i, 1] + P[j, 1]) / 2)
+        w = "" if weights is None else f"<br>mutual information {float(weights[i][j]):.3g}"
+        hover.append(f"{labels[i]} — {labels[j]}{w}")
+    return [
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="lines",
+            line={"color": color, "width": 2},
+            hoverinfo="skip",
+            showlegend=False,
+            name="edges",
+        ),
+        go.Scatter(
+            x=mx,
+            y=my,
+            mode="markers",
+            marker={"opacity": 0, "size": 6},
+            hovertext=hover,
+            hoverinfo="text",
+            showlegend=False,
+            name="edge hover",
+        ),
+    ]
+
+
 def tree_graph(
     names: Sequence[str],
     edges,
@@ -705,35 +738,9 @@ def tree_graph(
     P = tree_layout(d, edges, seed=seed) if positions is None else np.asarray(positions, float)
     degree = np.bincount(np.asarray(edges, dtype=int).ravel(), minlength=d)
     named = _labelled_nodes(np.arange(d), degree, highlight)
-    xs, ys, mx, my, hover = [], [], [], [], []
-    for i, j in edges:
-        xs += [P[i, 0], P[j, 0], None]
-        ys += [P[i, 1], P[j, 1], None]
-        mx.append((P[i, 0] + P[j, 0]) / 2)
-        my.append((P[i, 1] + P[j, 1]) / 2)
-        w = "" if weights is None else f"<br>mutual information {float(weights[i][j]):.3g}"
-        hover.append(f"{labels[i]} — {labels[j]}{w}")
     fig = go.Figure(
         [
-            go.Scatter(
-                x=xs,
-                y=ys,
-                mode="lines",
-                line={"color": color, "width": 2},
-                hoverinfo="skip",
-                showlegend=False,
-                name="edges",
-            ),
-            go.Scatter(
-                x=mx,
-                y=my,
-                mode="markers",
-                marker={"opacity": 0, "size": 6},
-                hovertext=hover,
-                hoverinfo="text",
-                showlegend=False,
-                name="edge hover",
-            ),
+            *_tree_edge_traces(labels, P, edges, weights, color),
             go.Scatter(
                 x=P[:, 0],
                 y=P[:, 1],
