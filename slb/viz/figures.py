@@ -777,6 +777,47 @@ def _grid(values, n, pad_h):
     return np.linspace(lo - pad, hi + pad, n)
 
 
+def _class_1d_traces(xc, c, sym, lab, grid, h, bins) -> tuple:
+    """One class's histogram, KDE curve (bandwidth ``h``) and rug; ``bins`` = (lo, hi, size)."""
+    lo, hi, size = bins
+    hist = go.Histogram(
+        x=xc,
+        histnorm="probability density",
+        name=f"histogram {lab}",
+        marker_color=COLORS[sym],
+        opacity=0.28,
+        legendgroup=sym,
+        xbins={"start": lo, "end": hi + size, "size": size},
+        hovertemplate="%{x}<br>density %{y:.3g}<extra></extra>",
+    )
+    dens = kde_pdf_1d(xc, grid, h) if xc.size else np.zeros_like(grid)
+    kde = go.Scatter(
+        x=grid,
+        y=dens,
+        mode="lines",
+        name=f"KDE {'+' if c else '−'}",
+        line={"color": COLORS[sym], "width": 3},
+        legendgroup=sym,
+        hovertemplate=f"class {lab}<br>x = %{{x:.4g}}<br>density %{{y:.4g}}<extra></extra>",
+    )
+    rug = go.Scatter(
+        x=xc,
+        y=np.full(xc.size, c),
+        mode="markers",
+        marker={
+            "symbol": "line-ns-open",
+            "size": 12,
+            "color": COLORS[sym],
+            "line": {"width": 1},
+        },
+        name=f"rug {lab}",
+        legendgroup=sym,
+        showlegend=False,
+        hovertemplate="%{x}<extra></extra>",
+    )
+    return hist, kde, rug
+
+
 def density_1d(
     x,
     y01,
@@ -820,53 +861,10 @@ def density_1d(
     for c, sym, name in ((1, "+", pos_name), (0, "-", neg_name)):
         xc = x[y01 == c]
         lab = f"{'+' if c else '−'} ({escape_text(name)})"
-        fig.add_trace(
-            go.Histogram(
-                x=xc,
-                histnorm="probability density",
-                name=f"histogram {lab}",
-                marker_color=COLORS[sym],
-                opacity=0.28,
-                legendgroup=sym,
-                xbins={"start": lo, "end": hi + size, "size": size},
-                hovertemplate="%{x}<br>density %{y:.3g}<extra></extra>",
-            ),
-            row=1,
-            col=1,
-        )
-        dens = kde_pdf_1d(xc, grid, h[c]) if xc.size else np.zeros_like(grid)
-        fig.add_trace(
-            go.Scatter(
-                x=grid,
-                y=dens,
-                mode="lines",
-                name=f"KDE {'+' if c else '−'}",
-                line={"color": COLORS[sym], "width": 3},
-                legendgroup=sym,
-                hovertemplate=f"class {lab}<br>x = %{{x:.4g}}<br>density %{{y:.4g}}<extra></extra>",
-            ),
-            row=1,
-            col=1,
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=xc,
-                y=np.full(xc.size, c),
-                mode="markers",
-                marker={
-                    "symbol": "line-ns-open",
-                    "size": 12,
-                    "color": COLORS[sym],
-                    "line": {"width": 1},
-                },
-                name=f"rug {lab}",
-                legendgroup=sym,
-                showlegend=False,
-                hovertemplate="%{x}<extra></extra>",
-            ),
-            row=2,
-            col=1,
-        )
+        hist, kde, rug = _class_1d_traces(xc, c, sym, lab, grid, h[c], (lo, hi, size))
+        fig.add_trace(hist, row=1, col=1)
+        fig.add_trace(kde, row=1, col=1)
+        fig.add_trace(rug, row=2, col=1)
     fig.update_layout(barmode="overlay")
     fig.update_yaxes(title="density", row=1, col=1)
     fig.update_yaxes(visible=False, range=[-0.7, 1.7], row=2, col=1)
@@ -875,6 +873,42 @@ def density_1d(
         fig,
         height=440,
         meta={"kind": "density_1d", "bandwidth_neg": h[0], "bandwidth_pos": h[1]},
+    )
+
+
+def _contour_trace(ga, gb, Z, c, sym, lab) -> go.Contour:
+    """One class's KDE contour lines on the grid ``(ga, gb)``."""
+    return go.Contour(
+        x=ga,
+        y=gb,
+        z=Z,
+        name=f"KDE {'+' if c else '−'}",
+        contours={"coloring": "lines", "showlabels": False},
+        line={"width": 2},
+        colorscale=[[0, COLORS[sym]], [1, COLORS[sym]]],
+        showscale=False,
+        ncontours=8,
+        legendgroup=sym,
+        showlegend=True,
+        hovertemplate=f"class {lab}<br>density %{{z:.3g}}<extra></extra>",
+    )
+
+
+def _class_scatter_trace(xa, xb, c, sym, lab) -> go.Scatter:
+    """One class's points (circles for +, diamonds for −)."""
+    return go.Scatter(
+        x=xa,
+        y=xb,
+        mode="markers",
+        name=f"class {lab}",
+        marker={
+            "color": COLORS[sym],
+            "size": 6,
+            "opacity": 0.65,
+            "symbol": "circle" if c else "diamond",
+        },
+        legendgroup=sym,
+        hovertemplate="(%{x:.4g}, %{y:.4g})<extra></extra>",
     )
 
 
@@ -923,38 +957,8 @@ def density_2d(
         m = y01 == c
         lab = f"{'+' if c else '−'} ({escape_text(name)})"
         Z = kde_pdf_2d(np.column_stack([xa[m], xb[m]]), E, hs[c]).reshape(A.shape)
-        fig.add_trace(
-            go.Contour(
-                x=ga,
-                y=gb,
-                z=Z,
-                name=f"KDE {'+' if c else '−'}",
-                contours={"coloring": "lines", "showlabels": False},
-                line={"width": 2},
-                colorscale=[[0, COLORS[sym]], [1, COLORS[sym]]],
-                showscale=False,
-                ncontours=8,
-                legendgroup=sym,
-                showlegend=True,
-                hovertemplate=f"class {lab}<br>density %{{z:.3g}}<extra></extra>",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=xa[m],
-                y=xb[m],
-                mode="markers",
-                name=f"class {lab}",
-                marker={
-                    "color": COLORS[sym],
-                    "size": 6,
-                    "opacity": 0.65,
-                    "symbol": "circle" if c else "diamond",
-                },
-                legendgroup=sym,
-                hovertemplate="(%{x:.4g}, %{y:.4g})<extra></extra>",
-            )
-        )
+        fig.add_trace(_contour_trace(ga, gb, Z, c, sym, lab))
+        fig.add_trace(_class_scatter_trace(xa[m], xb[m], c, sym, lab))
     fig.update_xaxes(title=escape_text(feature_a))
     fig.update_yaxes(title=escape_text(feature_b))
     return _base_layout(
