@@ -1084,44 +1084,12 @@ def ber_curve(
     lo = float(steps.attrs.get("lo", t[0] if t.size else 0.0))
     rng = lam_range or (lo_req, float(t[-1]) if t.size else 1.0)
     fig = go.Figure(_step_traces(t, m, s, steps["mean_pairs"].to_numpy(dtype=float)))
-    if lo > rng[0]:
-        fig.add_vrect(
-            x0=rng[0],
-            x1=lo,
-            fillcolor="#E5E7EB",
-            opacity=0.6,
-            line_width=0,
-            layer="below",
-            annotation={"text": "not computed (many pairs per fold)", "showarrow": False},
-            annotation_position="top left",
-        )
-    if nested_ber is not None and np.isfinite(nested_ber):
-        fig.add_hline(
-            y=100 * float(nested_ber),
-            line={"color": COLORS["-"], "dash": "dot", "width": 2},
-            annotation={
-                "text": f"nested CV estimate (λ and C chosen inside each fold): "
-                f"{100 * float(nested_ber):.1f} %",
-                "showarrow": False,
-            },
-            annotation_position="bottom right",
-        )
+    _mark_uncomputed(fig, rng, lo)
+    _mark_nested(fig, nested_ber)
     row = None
     if t.size and np.isfinite(threshold) and t[0] <= threshold <= t[-1]:
         row = int(np.searchsorted(t, float(threshold), side="left"))
-    if np.isfinite(threshold):
-        fig.add_vline(x=float(threshold), line={"color": "#111827", "dash": "dash", "width": 1})
-        if ber_at_threshold is not None:
-            fig.add_trace(
-                go.Scatter(
-                    x=[float(threshold)],
-                    y=[100 * float(ber_at_threshold)],
-                    mode="markers",
-                    marker={"size": 14, "color": "#111827", "symbol": "star"},
-                    name="current λ",
-                    hovertemplate=f"current λ = {threshold:.4g}<br>BER %{{y:.2f}}%<extra></extra>",
-                )
-            )
+    _mark_current(fig, threshold, ber_at_threshold)
     fig.update_xaxes(
         title=f"λ ({_measure_label(measure)} threshold): larger keeps fewer pairs",
         range=[float(rng[0]), float(rng[1])],
@@ -1148,6 +1116,53 @@ def ber_curve(
             "nested_ber": None if nested_ber is None else float(nested_ber),
         },
     )
+
+
+def _mark_uncomputed(fig: go.Figure, rng, lo: float) -> None:
+    """Grey out the slider's range below ``lo``, where no steps were computed."""
+    if lo > rng[0]:
+        fig.add_vrect(
+            x0=rng[0],
+            x1=lo,
+            fillcolor="#E5E7EB",
+            opacity=0.6,
+            line_width=0,
+            layer="below",
+            annotation={"text": "not computed (many pairs per fold)", "showarrow": False},
+            annotation_position="top left",
+        )
+
+
+def _mark_nested(fig: go.Figure, nested_ber) -> None:
+    """The nested CV estimate as a labelled horizontal line (nothing if None or not finite)."""
+    if nested_ber is not None and np.isfinite(nested_ber):
+        fig.add_hline(
+            y=100 * float(nested_ber),
+            line={"color": COLORS["-"], "dash": "dot", "width": 2},
+            annotation={
+                "text": f"nested CV estimate (λ and C chosen inside each fold): "
+                f"{100 * float(nested_ber):.1f} %",
+                "showarrow": False,
+            },
+            annotation_position="bottom right",
+        )
+
+
+def _mark_current(fig: go.Figure, threshold, ber_at_threshold) -> None:
+    """The current λ as a dashed vertical line, with a star at its BER if given."""
+    if np.isfinite(threshold):
+        fig.add_vline(x=float(threshold), line={"color": "#111827", "dash": "dash", "width": 1})
+        if ber_at_threshold is not None:
+            fig.add_trace(
+                go.Scatter(
+                    x=[float(threshold)],
+                    y=[100 * float(ber_at_threshold)],
+                    mode="markers",
+                    marker={"size": 14, "color": "#111827", "symbol": "star"},
+                    name="current λ",
+                    hovertemplate=f"current λ = {threshold:.4g}<br>BER %{{y:.2f}}%<extra></extra>",
+                )
+            )
 
 
 def _step_traces(t, m, s, pairs) -> list:
