@@ -1239,6 +1239,49 @@ def oracle_scale(coef: pd.Series, oracle: pd.Series) -> float:
     return float(c @ o) / den if den > 0 else 1.0
 
 
+def _term_order(shown_d: dict, oracle_d: dict) -> list:
+    """Every shown term, then the nonzero oracle terms not shown, by magnitude (stable)."""
+    terms = list(shown_d)
+    terms += [t for t, v in oracle_d.items() if t not in shown_d and v != 0]
+    mag = pd.Series(
+        [max(abs(shown_d.get(t, 0.0)), abs(oracle_d.get(t, 0.0))) for t in terms], index=terms
+    )
+    return mag.sort_values(ascending=False, kind="stable").index.tolist()
+
+
+def _coef_bars(ts, labels, shown_d, sign, kind, cname, what) -> go.Bar:
+    """The bars of one class's univariate or bivariate terms (bivariate ones hatched)."""
+    return go.Bar(
+        y=[labels[t] for t in ts],
+        x=[shown_d[t] for t in ts],
+        orientation="h",
+        name=f"{kind} terms of class {'+' if sign == '+' else '−'} ({escape_text(cname)})",
+        marker={
+            "color": COLORS[sign],
+            "pattern": {
+                "shape": "/" if kind == "bivariate" else "",
+                "fgcolor": "white",
+                "fillmode": "overlay",
+                "solidity": 0.35,
+            },
+        },
+        hovertemplate="%{y}<br>" + what + " %{x:.4g}<extra></extra>",
+        meta={"role": "coef"},
+    )
+
+
+def _oracle_trace(y, x) -> go.Scatter:
+    """Lemma 1's oracle weights as black diamonds."""
+    return go.Scatter(
+        y=y,
+        x=x,
+        mode="markers",
+        marker={"symbol": "diamond", "size": 10, "color": "#111827"},
+        name="oracle weight (Lemma 1)",
+        hovertemplate="%{y}<br>oracle %{x:+.0f}<extra></extra>",
+    )
+
+
 def coefficient_figure(
     coef: pd.Series,
     *,
@@ -1279,12 +1322,7 @@ def coefficient_figure(
     shown = coef * scale
     shown_d = {str(t): float(v) for t, v in shown.items()}
     oracle_d = {str(t): float(v) for t, v in oracle.items()} if oracle is not None else {}
-    terms = list(shown_d)
-    terms += [t for t, v in oracle_d.items() if t not in shown_d and v != 0]
-    mag = pd.Series(
-        [max(abs(shown_d.get(t, 0.0)), abs(oracle_d.get(t, 0.0))) for t in terms], index=terms
-    )
-    order = mag.sort_values(ascending=False, kind="stable").index.tolist()
+    order = _term_order(shown_d, oracle_d)
     labels = {t: escape_text(t) for t in order}
     names = set(map(str, feature_names)) if feature_names is not None else None
     kinds = {t: term_kind(t, names) for t in order}
@@ -1295,38 +1333,10 @@ def coefficient_figure(
             ts = [t for t in order if t in shown_d and kinds[t] == (sign, kind)]
             if not ts:
                 continue
-            fig.add_trace(
-                go.Bar(
-                    y=[labels[t] for t in ts],
-                    x=[shown_d[t] for t in ts],
-                    orientation="h",
-                    name=f"{kind} terms of class {'+' if sign == '+' else '−'} "
-                    f"({escape_text(cname)})",
-                    marker={
-                        "color": COLORS[sign],
-                        "pattern": {
-                            "shape": "/" if kind == "bivariate" else "",
-                            "fgcolor": "white",
-                            "fillmode": "overlay",
-                            "solidity": 0.35,
-                        },
-                    },
-                    hovertemplate="%{y}<br>" + what + " %{x:.4g}<extra></extra>",
-                    meta={"role": "coef"},
-                )
-            )
+            fig.add_trace(_coef_bars(ts, labels, shown_d, sign, kind, cname, what))
     if oracle is not None:
         ot = [t for t in order if t in oracle_d]
-        fig.add_trace(
-            go.Scatter(
-                y=[labels[t] for t in ot],
-                x=[oracle_d[t] for t in ot],
-                mode="markers",
-                marker={"symbol": "diamond", "size": 10, "color": "#111827"},
-                name="oracle weight (Lemma 1)",
-                hovertemplate="%{y}<br>oracle %{x:+.0f}<extra></extra>",
-            )
-        )
+        fig.add_trace(_oracle_trace([labels[t] for t in ot], [oracle_d[t] for t in ot]))
     n_show = min(max(int(n_visible), 1), len(order))
     fig.update_layout(bargap=0.25)
     fig.update_yaxes(
@@ -1349,6 +1359,27 @@ def coefficient_figure(
         height=int(min(900, max(320, 20 * n_show + 140))),
         meta={"kind": "coefficients", "n_terms": int(coef.size), "scale": float(scale)},
     )
+
+
+def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
+    """Labels, values, measures and hover texts of the waterfall's steps, read from the top."""
+    order = c.abs().sort_values(ascending=False, kind="stable").index.tolist()
+    head, rest = order[: max(int(top), 0)], order[max(int(top), 0) :]
+    labels = ["baseline (training means)"] + [escape_text(t) for t in head]
+    values = [float(baseline)] + [float(c[t]) for t in head]
+    measure = ["absolute"] + ["relative"] * len(head)
+    hover = ["decision value at the training means"]
+    hover += [f"{term_kind(t, feature_names)[1]} term" for t in head]
+    if rest:
+        labels.append(f"{len(rest)} other terms")
+        values.append(float(c[rest].sum()))
+        measure.append("relative")
+        hover.append(f"sum of the other {len(rest)} terms")
+    labels.append("decision value")
+    values.append(float(baseline) + float(c.sum()))
+    measure.append("total")
+    hover.append("baseline + every term; > 0 predicts +")
+    return labels, values, measure, hover
 
 
 def contributions_figure(
@@ -1383,23 +1414,8 @@ def contributions_figure(
         class's; the legend says so in words.
     """
     c = pd.Series(contributions, dtype=float)
-    order = c.abs().sort_values(ascending=False, kind="stable").index.tolist()
-    head, rest = order[: max(int(top), 0)], order[max(int(top), 0) :]
-    labels = ["baseline (training means)"] + [escape_text(t) for t in head]
-    values = [float(baseline)] + [float(c[t]) for t in head]
-    measure = ["absolute"] + ["relative"] * len(head)
-    hover = ["decision value at the training means"]
-    hover += [f"{term_kind(t, feature_names)[1]} term" for t in head]
-    if rest:
-        labels.append(f"{len(rest)} other terms")
-        values.append(float(c[rest].sum()))
-        measure.append("relative")
-        hover.append(f"sum of the other {len(rest)} terms")
-    decision = float(baseline) + float(c.sum())
-    labels.append("decision value")
-    values.append(decision)
-    measure.append("total")
-    hover.append("baseline + every term; > 0 predicts +")
+    labels, values, measure, hover = _waterfall_steps(c, baseline, top, feature_names)
+    decision = values[-1]
     pos, neg = escape_text(pos_name), escape_text(neg_name)
     fig = go.Figure(
         go.Waterfall(
