@@ -1382,6 +1382,21 @@ def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
     return labels, values, measure, hover
 
 
+def _colour_legend(pos: str, neg: str) -> list:
+    """Empty bars, legend entries only: the waterfall's colours in words."""
+    return [
+        go.Bar(
+            x=[None],
+            y=[None],
+            orientation="h",
+            marker_color=COLORS[sign],
+            name=f"{words}: that class's colour",
+            hoverinfo="skip",
+        )
+        for sign, words in (("+", f"pushes toward + ({pos})"), ("-", f"pushes toward − ({neg})"))
+    ]
+
+
 def contributions_figure(
     contributions: pd.Series,
     *,
@@ -1434,17 +1449,8 @@ def contributions_figure(
             showlegend=False,
         )
     )
-    for sign, words in (("+", f"pushes toward + ({pos})"), ("-", f"pushes toward − ({neg})")):
-        fig.add_trace(  # legend entries only: the waterfall's colours in words
-            go.Bar(
-                x=[None],
-                y=[None],
-                orientation="h",
-                marker_color=COLORS[sign],
-                name=f"{words}: that class's colour",
-                hoverinfo="skip",
-            )
-        )
+    for trace in _colour_legend(pos, neg):
+        fig.add_trace(trace)
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     fig.update_xaxes(
         title=f"decision value (< 0: − {neg}   ·   > 0: + {pos})",
@@ -1497,6 +1503,20 @@ def _classifier_colour(name) -> str:
     return _PALETTE[k % len(_PALETTE)]
 
 
+def _paper_curve(p: pd.DataFrame, name: str, classifier) -> go.Scatter:
+    """The paper's curve of one classifier: a dotted line in its colour."""
+    return go.Scatter(
+        x=p["n"],
+        y=p["paper_mean"],
+        mode="lines",
+        name=f"{name} (paper)",
+        legendgroup=name,
+        line={"color": _classifier_colour(classifier), "dash": "dot"},
+        opacity=0.6,
+        hovertemplate=f"{name} (paper)<br>n=%{{x}}<br>%{{y:.2f}}%<extra></extra>",
+    )
+
+
 def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure:
     """BER against the training size, one line per classifier (mean ± standard error bars).
 
@@ -1542,18 +1562,7 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
         if paper is not None and len(paper):
             p = paper[paper["classifier"] == c].sort_values("n")
             if len(p):
-                fig.add_trace(
-                    go.Scatter(
-                        x=p["n"],
-                        y=p["paper_mean"],
-                        mode="lines",
-                        name=f"{name} (paper)",
-                        legendgroup=name,
-                        line={"color": _classifier_colour(c), "dash": "dot"},
-                        opacity=0.6,
-                        hovertemplate=f"{name} (paper)<br>n=%{{x}}<br>%{{y:.2f}}%<extra></extra>",
-                    )
-                )
+                fig.add_trace(_paper_curve(p, name, c))
     if bayes is not None and np.isfinite(bayes):
         fig.add_hline(
             y=100 * bayes,
