@@ -201,7 +201,9 @@ def test_switching_the_dependence_measure():
     assert_ok(at)
     s = at.slider(key="dep_lambda")
     assert 0.5 < s.max <= 1.0  # |rho| scale, λ reset to the 90 % quantile
-    assert "Spearman" in chart(at, "dep_heatmap_+")["data"][0]["hovertemplate"]
+    # the hover text lives on the "cells" trace drawn over the colour grid
+    hover = [t.get("hovertemplate", "") for t in chart(at, "dep_heatmap_+")["data"]]
+    assert any("Spearman" in h for h in hover) and not any("HSIC" in h for h in hover)
     assert int(metric(at, "pairs kept").split()[0]) == pytest.approx(177, abs=5)
 
 
