@@ -1,5 +1,4 @@
-"""Evaluation: stratified (repeated) K-fold CV on identical folds, the balanced error rate, and
-significance tests.
+"""Significance tests of classifier comparisons, within one data set and across data sets.
 
 Within one data set every classifier is compared with the best (lowest mean BER) on the same
 folds.  The default test is the Nadeau–Bengio corrected resampled t-test (Nadeau & Bengio 2003,
