@@ -1,61 +1,12 @@
-"""Plotly figures for the dashboard and the experiment reports (needs the ``app`` extra)."""
+"""Plotly figures for the dashboard and the experiment reports (needs the ``app`` extra).
 
-from .evaluation import (
-    CLASSIFIER_COLORS,
-    classifier_style,
-    confusion_figure,
-    pr_figure,
-    roc_figure,
-)
-from .figures import (
-    COLORS,
-    ber_bars,
-    ber_curve,
-    cluster_order,
-    coefficient_figure,
-    contributions_figure,
-    density_1d,
-    density_2d,
-    dependence_heatmap,
-    dependence_histogram,
-    escape_text,
-    learning_curve_figure,
-    network_graph,
-    noise_figure,
-    oracle_scale,
-    pair_graph,
-    pair_graph_layout,
-    recovery_graph,
-    term_kind,
-    tree_graph,
-    tree_layout,
-)
+:mod:`slb.viz.figures` holds the dashboard's figures, :mod:`slb.viz.evaluation` the
+out-of-fold evaluation figures (ROC, precision-recall, confusion matrices); their public names
+are re-exported here, as each module's ``__all__`` lists them.
+"""
 
-__all__ = [
-    "COLORS",
-    "escape_text",
-    "cluster_order",
-    "dependence_heatmap",
-    "dependence_histogram",
-    "pair_graph_layout",
-    "pair_graph",
-    "tree_layout",
-    "tree_graph",
-    "density_1d",
-    "density_2d",
-    "ber_bars",
-    "ber_curve",
-    "term_kind",
-    "oracle_scale",
-    "coefficient_figure",
-    "contributions_figure",
-    "learning_curve_figure",
-    "noise_figure",
-    "network_graph",
-    "recovery_graph",
-    "CLASSIFIER_COLORS",
-    "classifier_style",
-    "roc_figure",
-    "pr_figure",
-    "confusion_figure",
-]
+from . import evaluation, figures
+from .evaluation import *  # noqa: F403 (re-export: evaluation.__all__)
+from .figures import *  # noqa: F403 (re-export: figures.__all__)
+
+__all__ = [*figures.__all__, *evaluation.__all__]
