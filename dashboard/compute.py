@@ -329,68 +329,6 @@ def slb_fold_ber(
     return ev.ber, ev.n_pairs
 
 
-def slb_fold_ber_auto(
-    key: str,
-    _ds,
-    measure: str,
-    pair_rule: str,
-    dens: tuple,
-    n_folds: int,
-    seed: int,
-    mode: str,
-    param: float,
-    n_repeats: int = 1,
-) -> tuple[np.ndarray, np.ndarray]:
-    """SLB's BER per fold with λ recomputed inside each fold from its own training rows.
-
-    ``mode="quantile"``: each fold keeps its own top ``1 - param`` share of the pairs;
-    ``mode="fdr"``: Benjamini-Hochberg at level ``param`` on each fold's own p-values.
-    """
-    from . import evaluation
-
-    ev = evaluation.slb_fold_eval(
-        key, _ds, measure, pair_rule, dens, n_folds, seed, mode, float(param), n_repeats=n_repeats
-    )
-    return ev.ber, ev.n_pairs
-
-
-def slb_nested_ber(
-    key: str,
-    _ds,
-    measure: str,
-    pair_rule: str,
-    dens: tuple,
-    n_folds: int,
-    seed: int,
-    tune_c: bool,
-    n_repeats: int = 1,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-fold BER of SLB whose λ (and C when ``tune_c``) is chosen by inner CV in each fold.
-
-    Everything is refitted from each outer fold's training rows (screening, densities, inner
-    CV), so the numbers are an honest estimate of the whole procedure.
-    """
-    from . import evaluation
-
-    name = evaluation.NESTED_NAMES[bool(tune_c)]
-    ev = evaluation.slb_nested_eval(
-        key, _ds, measure, pair_rule, dens, n_folds, seed, bool(tune_c), name, n_repeats=n_repeats
-    )
-    return ev.ber, ev.n_pairs
-
-
-def slb_ber_for(ds, cfg: dict, lam: LambdaInfo, dens: tuple, n_folds: int, n_repeats: int):
-    """SLB's per-fold BER for the page's λ mode, and a sentence saying how it was obtained.
-
-    Automatic λ is recomputed inside each fold (honest); a λ set by hand is applied to every
-    fold as is, and the sentence says that choosing it while watching the BER is selection.
-    """
-    from . import evaluation
-
-    ev, how = evaluation.slb_eval_for(ds, cfg, lam, dens, n_folds, n_repeats)
-    return ev.ber, ev.n_pairs, how
-
-
 #: SVM fits the exact BER-vs-λ steps may cost (about 5-20 ms each on Sonar's folds); beyond
 #: it the steps start at a higher λ (the most dependent pairs first) and the figure says so.
 CURVE_MAX_FITS = 2500
@@ -482,39 +420,14 @@ def model_fold_ber(
     return ev.ber, ev.seconds
 
 
-def nb_fold_ber_from_path(
-    key: str,
-    _ds,
-    measure: str,
-    pair_rule: str,
-    dens: tuple,
-    n_folds: int,
-    seed: int,
-    n_repeats: int = 1,
-) -> tuple[np.ndarray, float]:
-    """Kernel naive Bayes's per-fold BER from the univariate log-densities SLB's path holds.
-
-    On every fold :class:`slb.ThresholdPath` already evaluated both classes' univariate KDEs
-    (fitted on the fold's training rows, same bandwidth settings) at the test rows; naive
-    Bayes's decision is their sum, so no density is estimated again.  Identical to
-    ``KDENaiveBayes`` cross-validated on the same folds (``tests/test_speed_paths.py``).
-    """
-    from . import evaluation
-
-    ev = evaluation.nb_fold_eval_from_path(
-        key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats=n_repeats
-    )
-    return ev.ber, ev.seconds
-
-
 def classifier_fold_ber(
     ds, name: str, dens: tuple, n_folds: int, seed: int, n_repeats: int, measure: str, rule: str
 ) -> tuple[np.ndarray, float]:
     """Per-fold BER and seconds of one classifier of the Compare page (not SLB itself).
 
     Reuses what is already computed: naive Bayes reads the univariate densities of SLB's
-    per-fold path (:func:`nb_fold_ber_from_path`); the others go through
-    :func:`model_fold_ber` (``dens`` is dropped for those that do not use densities).
+    per-fold path (:func:`dashboard.evaluation.nb_fold_eval_from_path`); the others go
+    through :func:`model_fold_ber` (``dens`` is dropped for those that do not use densities).
     """
     from . import evaluation
 
