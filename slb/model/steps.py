@@ -5,19 +5,28 @@ training rows) reaches λ, so the fold's BER only changes where λ crosses one o
 scores; between two consecutive scores the same SVM is fitted.  The mean over folds is
 therefore a step function whose breakpoints are the union of the folds' scores.
 :func:`ber_steps` fits one SVM per fold and per *distinct kept set* (never one per λ asked
-for), with the nested-mask path of :func:`slb.model.svm.nested_mask_predictions`, and returns
-every step; :func:`step_at` reads the value at any λ.
+for), on kernels grown fit by fit (below), and returns every step; :func:`step_at` reads the value at any λ.
+
+Speed.  On one fold the kept sets of consecutive breakpoints are nested (a lower λ keeps the
+same pairs and one more), so :func:`_nested_predictions` grows one training kernel and one
+test-by-training kernel column group by column group (``K += A A^T`` with only the entering
+columns ``A``) and hands each kernel straight to libsvm.  It is the SVM of
+:func:`slb.model.svm.fit_linear_svm` (the same standardisation, kernel, libsvm call and
+parameters as scikit-learn's ``SVC(kernel="precomputed")``), without the estimator wrapper,
+whose input validation cost about three times libsvm's own solve on Sonar's folds.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from sklearn.svm import _libsvm
 
+from .._parallel import one_blas_thread
 from ..dependence.screening import kept_terms, pair_scores
 from ..evaluation.metrics import balanced_error_rate
 from .path import column_mask
-from .svm import nested_mask_predictions
+from .svm import GRAM_MAX_SAMPLES, TOL, class_weights, column_scaling, grid_mask_predictions
 
 __all__ = ["ber_steps", "chunk_bounds", "join_steps", "step_at"]
 
@@ -38,6 +47,73 @@ def _cut(values, lo, hi, n_folds, max_fits):
     return float(lo) if inside.size <= room else float(inside[room - 1])
 
 
+def _libsvm_fit(K, y, C, weights):
+    """libsvm's C-SVC on the precomputed kernel ``K``: (dual coefficients, support, intercept).
+
+    Exactly what ``SVC(kernel="precomputed", C=C, class_weight={0: w0, 1: w1}, tol=TOL)
+    .fit(K, y)`` computes (the same libsvm call with the same parameters; signs as its
+    ``dual_coef_`` and ``intercept_``), without the estimator's per-call validation: scikit-learn
+    has no public low-overhead entry to libsvm, and the curve makes tens of thousands of these
+    calls.  ``tests/test_figures.py`` compares it with ``SVC`` bit for bit.
+    """
+    _libsvm.set_verbosity_wrap(0)  # process-wide in libsvm; SVC sets it before every fit too
+    support, _, _, dual, intercept, *_ = _libsvm.fit(
+        K,
+        y,
+        svm_type=0,  # C-SVC
+        sample_weight=np.empty(0),
+        class_weight=np.asarray(weights, dtype=np.float64),
+        kernel="precomputed",
+        C=float(C),
+        nu=0.5,
+        probability=False,
+        degree=3,
+        shrinking=True,
+        tol=TOL,
+        cache_size=200,
+        coef0=0.0,
+        gamma=0.0,
+        epsilon=0.0,
+        max_iter=-1,
+        random_seed=0,
+    )
+    return -dual.ravel(), support, -float(intercept[0])  # SVC flips both for two classes
+
+
+def _nested_predictions(T_train, y_train, T_test, masks, C, class_weight):
+    """0/1 test predictions of :func:`~slb.model.svm.fit_linear_svm` for each column mask.
+
+    The masks are visited by size; while each contains the previous one, the training kernel
+    ``K`` and the test-by-training kernel ``Kx`` only gain the entering columns' products, and
+    the test decisions are ``Kx[:, support] @ dual + b`` (= ``z_test . w + b`` with
+    ``w = sum_i dual_i z_i``).  Above :data:`~slb.model.svm.GRAM_MAX_SAMPLES` training rows the
+    working-set solver of :func:`~slb.model.svm.grid_mask_predictions` is used instead.
+    """
+    y = np.asarray(y_train, dtype=np.float64)
+    if y.size > GRAM_MAX_SAMPLES:
+        return grid_mask_predictions(T_train, y_train, T_test, masks, [C], class_weight)[0]
+    with one_blas_thread():
+        center, scale = column_scaling(T_train)
+        weights = class_weights(class_weight, y_train)
+        Z, Zx = (T_train - center) / scale, (T_test - center) / scale
+        K, Kx = np.zeros((y.size, y.size)), np.zeros((T_test.shape[0], y.size))
+        cur = np.zeros(T_train.shape[1], dtype=bool)
+        preds = [np.zeros(T_test.shape[0], dtype=int)] * len(masks)  # empty mask: class 0
+        for g in np.argsort([int(m.sum()) for m in masks], kind="stable"):
+            m = masks[g]
+            if not m.any():
+                continue
+            if (cur & ~m).any():  # not nested: start this kernel over
+                K[:], Kx[:], cur[:] = 0.0, 0.0, False
+            A = Z[:, m & ~cur]
+            K += A @ A.T
+            Kx += Zx[:, m & ~cur] @ A.T
+            cur = m.copy()
+            dual, support, b = _libsvm_fit(K, y, C, weights)
+            preds[g] = (Kx[:, support] @ dual + b > 0).astype(int)
+        return preds
+
+
 def _fold_steps(path, fold, values, grid):
     """BER and kept pairs of one fold at every λ of ``grid`` (one SVM per distinct kept set)."""
     # λ and the smallest fold score >= λ keep the same terms: compute once per such score.
@@ -45,14 +121,15 @@ def _fold_steps(path, fold, values, grid):
     uniq, back = np.unique(where, return_inverse=True)
     lams = [values[k] if k < values.size else np.inf for k in uniq]
     keeps = [kept_terms(fold.screen.score, lam, path.pair_rule) for lam in lams]
-    masks = np.array([column_mask(k, path.n_features_in_) for k in keeps])
-    distinct, which = np.unique(masks, axis=0, return_inverse=True)
+    masks = [column_mask(k, path.n_features_in_) for k in keeps]
+    # The kept sets of one fold are nested, so two of the same size are the same set.
+    _, first, which = np.unique([int(m.sum()) for m in masks], True, True)
     y = path._y_index
-    T = np.vstack([fold.T_train, fold.T_test])
-    yy = np.concatenate([y[fold.train], y[fold.test]])
-    tr, te = np.arange(fold.train.size), np.arange(fold.train.size, yy.size)
-    preds = nested_mask_predictions(T, yy, tr, te, list(distinct), path.C, path._class_weight())
-    ber = np.array([balanced_error_rate(yy[te], p) for p in preds])[which.ravel()]
+    distinct = [masks[i] for i in first]
+    preds = _nested_predictions(
+        fold.T_train, y[fold.train], fold.T_test, distinct, path.C, path._class_weight()
+    )
+    ber = np.array([balanced_error_rate(y[fold.test], p) for p in preds])[which.ravel()]
     pairs = np.array([int(k.any(axis=0).sum()) for k in keeps])
     return ber[back.ravel()], pairs[back.ravel()], len(distinct)
 
