@@ -323,20 +323,20 @@ def slb_fold_ber(
     """SLB's BER on each fold (all repeats) at λ, and the kept pairs per fold."""
     from . import evaluation  # it imports this module
 
-    ev = evaluation.slb_fold_eval(
+    sp = evaluation.slb_fold_pass(
         key, _ds, measure, pair_rule, dens, n_folds, seed, "value", float(lam), n_repeats=n_repeats
     )
-    return ev.ber, ev.n_pairs
+    return sp.ber, sp.n_pairs
 
 
-#: SVM fits the exact BER-vs-λ steps may cost (about 5-20 ms each on Sonar's folds); beyond
+#: SVM fits the exact BER-vs-λ steps may cost (about 1-2 ms each on Sonar's folds); beyond
 #: it the steps start at a higher λ (the most dependent pairs first) and the figure says so.
 CURVE_MAX_FITS = 2500
 
 
 @st.cache_data(
     show_spinner="Computing SLB's BER at every λ where a fold's kept pairs change (done once)…",
-    max_entries=16,
+    max_entries=256,  # the curve's pieces (dashboard.curve_ui.CHUNK breakpoints each)
     ttl=_TTL,
 )
 def slb_ber_steps(
@@ -412,12 +412,12 @@ def model_fold_ber(
     ``dens`` is None for classifiers that do not use the densities, so that moving a bandwidth
     slider does not refit them.  The folds run in joblib worker processes when cores are free
     (:func:`cv_processes`); each fold is fitted exactly as ``compare_estimators`` fits it, so
-    the BERs do not depend on the number of processes (:func:`dashboard.evaluation.model_fold_eval`).
+    the BERs do not depend on the number of processes (:func:`dashboard.evaluation.model_fold_run`).
     """
     from . import evaluation
 
-    ev = evaluation.model_fold_eval(key, _ds, name, dens, n_folds, seed, n_repeats=n_repeats)
-    return ev.ber, ev.seconds
+    run = evaluation.model_fold_run(key, _ds, name, dens, n_folds, seed, n_repeats=n_repeats)
+    return run.ber, run.seconds
 
 
 def classifier_fold_ber(
@@ -426,13 +426,13 @@ def classifier_fold_ber(
     """Per-fold BER and seconds of one classifier of the Compare page (not SLB itself).
 
     Reuses what is already computed: naive Bayes reads the univariate densities of SLB's
-    per-fold path (:func:`dashboard.evaluation.nb_fold_eval_from_path`); the others go
+    per-fold path (:func:`dashboard.evaluation.nb_fold_run_from_path`); the others go
     through :func:`model_fold_ber` (``dens`` is dropped for those that do not use densities).
     """
     from . import evaluation
 
-    ev = evaluation.classifier_eval(ds, name, dens, n_folds, seed, n_repeats, measure, rule)
-    return ev.ber, ev.seconds
+    run = evaluation.classifier_run(ds, name, dens, n_folds, seed, n_repeats, measure, rule)
+    return run.ber, run.seconds
 
 
 def comparison(per_fold: pd.DataFrame, folds: list, alpha: float = 0.05) -> pd.DataFrame:

@@ -1,18 +1,21 @@
 """Cached out-of-fold evaluation of the Compare page: one pass per classifier gives its per-fold
-BER (the significance test), its out-of-fold predictions and everything computed from them
+BER (the significance test) and its out-of-fold predictions; everything computed from them
 (accuracy, BER, AUC, F1, precision, recall, log-loss; pooled ROC and precision-recall curves;
-pooled confusion counts).
+pooled confusion counts) is computed only when the page shows it.
 
 Nothing is fitted twice: the registry classifiers go through
 ``compare_estimators(record_predictions=True)`` (or the same per-fold fit in worker processes),
-naive Bayes reads the univariate log-densities of SLB's per-fold path, and SLB's predictions come
-from :func:`slb.evaluation.path_predictions` on the cached :class:`slb.ThresholdPath` (one SVM per
-fold, as its BER always was).  Caching follows :mod:`dashboard.compute`: ``key`` is the data's
-content hash, ``_ds`` the (unhashed) dataset, plus every parameter the result depends on.
+naive Bayes reads the univariate log-densities of SLB's per-fold path, and SLB's fits at a λ are
+one warm SVM per fold on the cached :class:`slb.ThresholdPath` (:class:`WarmFolds`: the kernel
+follows λ column by column), with the predictions and Platt probabilities of
+:func:`slb.evaluation.path_predictions`.  Caching follows :mod:`dashboard.compute`: ``key`` is
+the data's content hash, ``_ds`` the (unhashed) dataset, plus every parameter the result
+depends on.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -28,12 +31,25 @@ from slb.evaluation import (
     compare_estimators,
     confusion_matrices,
     evaluate_predictions,
-    path_predictions,
     pooled_pr,
     pooled_roc,
 )
-from slb.evaluation.predictions import fold_prediction_frame, model_outputs, with_repeats
-from slb.model.path import FIXED_C, fdr_selector, fraction_selector, threshold_selector
+from slb.evaluation.metrics import balanced_error_rate
+from slb.evaluation.predictions import (
+    _calibrate,  # path_predictions' Platt step, reused on the warm pass's decision values
+    fold_prediction_frame,
+    model_outputs,
+    repeat_of_folds,
+    with_repeats,
+)
+from slb.model.path import (
+    FIXED_C,
+    column_mask,
+    fdr_selector,
+    fraction_selector,
+    threshold_selector,
+)
+from slb.model.svm import WorkingSetSVM, class_weights, column_scaling, index_class_weight
 from slb.viz.evaluation import confusion_figure, pr_figure, roc_figure
 
 from . import compute, models
@@ -101,6 +117,26 @@ def fold_eval(pred: pd.DataFrame, *, ber=None, seconds=np.nan, n_pairs=None) -> 
     )
 
 
+@dataclass
+class FoldRun:
+    """One classifier's fits on the page's folds, before any metric: what the BER table needs
+    (``ber``, ``seconds``) and the prediction table :func:`fold_eval` scores when the page
+    shows the out-of-fold metrics (not at every visit: ROC, PR and confusion counts of every
+    classifier cost more than the table)."""
+
+    ber: np.ndarray
+    seconds: float
+    predictions: pd.DataFrame
+    n_pairs: np.ndarray | None = None
+
+
+def _ber_of(pred: pd.DataFrame) -> np.ndarray:
+    """Per-fold BER of a one-classifier prediction table (labels 0/1, folds in order)."""
+    n_folds = int(pred["fold"].max()) + 1
+    g = dict(tuple(pred.groupby("fold", sort=True)))
+    return np.array([balanced_error_rate(g[k]["y_true"], g[k]["y_pred"]) for k in range(n_folds)])
+
+
 def _one_fold_outputs(est, X, y, train, test) -> dict:
     """Fit ``est`` on ``train`` and predict ``test`` (labels, probabilities, scores): one fold
     of ``compare_estimators(record_predictions=True)``, for a worker process."""
@@ -117,9 +153,9 @@ def _processes(n_tasks: int) -> int:
 
 @st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
 @queued
-def model_fold_eval(
+def model_fold_run(
     key: str, _ds, name: str, dens: tuple | None, n_folds: int, seed: int, n_repeats: int = 1
-) -> FoldEval:
+) -> FoldRun:
     """One registry classifier (not SLB, not NB) on the shared folds: one fit per fold.
 
     ``dens`` is None for classifiers that do not use the densities.  Folds run in worker
@@ -131,7 +167,8 @@ def model_fold_eval(
     n_proc = _processes(len(f))
     if n_proc == 1:
         comp = compare_estimators({name: est}, _ds.X, y, folds=f, record_predictions=True)
-        return fold_eval(comp.predictions, ber=comp.per_fold[name], seconds=comp.fit_seconds[name])
+        ber = comp.per_fold[name].to_numpy(dtype=float)
+        return FoldRun(ber, float(comp.fit_seconds[name]), comp.predictions)
     from joblib import Parallel, delayed
 
     t0 = time.perf_counter()
@@ -142,12 +179,13 @@ def model_fold_eval(
         fold_prediction_frame(name, k, te, y[te], **out)
         for k, ((_, te), out) in enumerate(zip(f, outs, strict=True))
     ]
-    return fold_eval(with_repeats(frames, f), seconds=time.perf_counter() - t0)
+    pred = with_repeats(frames, f)
+    return FoldRun(_ber_of(pred), time.perf_counter() - t0, pred)
 
 
 @st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
 @queued
-def nb_fold_eval_from_path(
+def nb_fold_run_from_path(
     key: str,
     _ds,
     measure: str,
@@ -156,7 +194,7 @@ def nb_fold_eval_from_path(
     n_folds: int,
     seed: int,
     n_repeats: int = 1,
-) -> FoldEval:
+) -> FoldRun:
     """Kernel naive Bayes from the univariate log-densities SLB's path holds (no new density):
     decision = sum of ``log p+`` minus sum of ``log p-`` (balanced priors, the registry's NB),
     probability = its logistic, kept in [1e-6, 1 - 1e-6] as ``KDENaiveBayes.predict_proba``."""
@@ -169,8 +207,8 @@ def nb_fold_eval_from_path(
         proba = np.clip(expit(score), PROBA_EPS, 1 - PROBA_EPS)
         pred = path.classes_[(score > 0).astype(int)]
         frames.append(fold_prediction_frame("NB", k, f.test, y[f.test], pred, proba, score))
-    folds = [(f.train, f.test) for f in path.folds_]
-    return fold_eval(with_repeats(frames, folds), seconds=time.perf_counter() - t0)
+    pred = with_repeats(frames, [(f.train, f.test) for f in path.folds_])
+    return FoldRun(_ber_of(pred), time.perf_counter() - t0, pred)
 
 
 def _selector(mode: str, param: float, pair_rule: str):
@@ -181,8 +219,188 @@ def _selector(mode: str, param: float, pair_rule: str):
     return threshold_selector(float(param), pair_rule)
 
 
+#: The warm per-fold kernels of :class:`WarmFolds` are kept between λ changes only while all
+#: of them fit in this many MB (Sonar's 25 folds of 166 training rows: 5.5 MB); beyond, every
+#: λ builds each fold's kernel afresh (still without refitting the densities).
+WARM_KERNEL_MB = 64
+#: Incremental kernel updates of one fold before it is rebuilt from scratch (bounds rounding).
+_MAX_UPDATES = 25
+
+
+class WarmFolds:
+    """SLB's per-fold SVMs on a cached :class:`slb.ThresholdPath`, kept warm across λ.
+
+    At a new λ each fold's kept columns change by a few pair terms: the fold's linear kernel
+    ``Z Z^T`` (``Z`` the standardised training map on the kept columns) is updated by the
+    columns that entered or left instead of being rebuilt, and a fold whose kept set did not
+    change reuses its decision values.  The SVM itself is :class:`slb.model.svm.WorkingSetSVM`
+    (libsvm on the kernel), the same estimator ``path_predictions`` fits through
+    ``fit_linear_svm``: the same predictions, decision values equal to rounding
+    (``tests/test_compare_evaluation.py`` checks both against the from-scratch path).
+
+    The kernel bookkeeping (``rows``, ``K``, ``cols`` of the solver) is done here because
+    :meth:`WorkingSetSVM.use_columns` only grows a kernel; removing columns (λ moving up)
+    subtracts their part.  One lock serialises the sessions that share the path.
+    """
+
+    def __init__(self, path, y):
+        self.path = path
+        self.y_index = (np.asarray(y) == path.classes_[1]).astype(int)
+        self.cw = index_class_weight(path.class_weight, path.classes_)
+        self.lock = threading.Lock()
+        kernel_bytes = sum(8.0 * f.train.size**2 for f in path.folds_)
+        self.keep_warm = kernel_bytes <= WARM_KERNEL_MB * 2**20
+        self._scaling: dict = {}
+        self._solvers: dict = {}
+        self._last: dict = {}
+
+    def _scale(self, k: int):
+        if k not in self._scaling:
+            self._scaling[k] = column_scaling(self.path.folds_[k].T_train)
+        return self._scaling[k]
+
+    def _std_block(self, k: int, rows, cols):
+        """Standardised ``T_train[rows][:, cols]`` of fold ``k`` (as the solver reads it)."""
+        center, scale = self._scale(k)
+        cols = np.flatnonzero(cols)
+        T = self.path.folds_[k].T_train
+        A = T[:, cols] if rows.size == T.shape[0] else T[np.ix_(rows, cols)]
+        return (A - center[cols]) / scale[cols]
+
+    def _solver(self, k: int) -> WorkingSetSVM:
+        ws = self._solvers.get(k)
+        if ws is None:
+            f = self.path.folds_[k]
+            yi = self.y_index[f.train]
+            center, scale = self._scale(k)
+            ws = WorkingSetSVM(
+                f.T_train, yi, self.path.C, class_weights(self.cw, yi), center=center, scale=scale
+            )
+            ws.n_updates = 0
+            if self.keep_warm:
+                self._solvers[k] = ws
+        return ws
+
+    def _switch(self, k: int, ws: WorkingSetSVM, m) -> None:
+        """Put the solver on the columns ``m``, updating its kernel where that is cheaper."""
+        if ws.rows is not None and ws.K is not None and ws.n_updates < _MAX_UPDATES:
+            gone, new = ws.cols & ~m, m & ~ws.cols
+            if gone.sum() + new.sum() < m.sum():
+                for cols, sign in ((gone, -1.0), (new, 1.0)):
+                    if cols.any():
+                        A = self._std_block(k, ws.rows, cols)
+                        ws.K += sign * (A @ A.T)
+                ws.cols, ws.n_updates = m, ws.n_updates + 1
+                return
+        ws.rows, ws.K, ws.cols, ws.n_updates = None, None, m, 0  # fit() builds the kernel
+
+    def _decision(self, k: int, m) -> np.ndarray:
+        last = self._last.get(k)
+        if last is not None and np.array_equal(last[0], m):
+            return last[1]
+        ws = self._solver(k)
+        self._switch(k, ws, m)
+        w, b = ws.fit()
+        center, scale = self._scale(k)
+        Zte = self.path.folds_[k].T_test[:, m]
+        Zte -= center[m]
+        Zte /= scale[m]
+        d = Zte @ w + b
+        if self.keep_warm:
+            self._last[k] = (m, d)
+        return d
+
+    def decisions(self, selector) -> tuple[list, np.ndarray]:
+        """Each fold's test decision values with the terms ``selector`` keeps, and the pairs
+        kept per fold."""
+        d = self.path.n_features_in_
+        out, n_pairs = [], []
+        with self.lock:
+            for k, f in enumerate(self.path.folds_):
+                keep = selector(f.screen)
+                out.append(self._decision(k, column_mask(keep, d)))
+                n_pairs.append(int(keep.any(axis=0).sum()))
+        return out, np.array(n_pairs)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4, ttl=_TTL)
+def warm_folds(
+    key: str,
+    _ds,
+    measure: str,
+    pair_rule: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    n_repeats: int = 1,
+) -> WarmFolds:
+    """The warm per-fold SVMs of the page's cached path (one per data and settings)."""
+    path = compute.threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
+    return WarmFolds(path, _ds.y)
+
+
+@dataclass
+class SLBPass:
+    """SLB's fits on every fold at one λ: what a λ change needs (the BER table and bars).
+
+    Attributes
+    ----------
+    ber : ndarray of shape (n_folds,)
+    n_pairs : ndarray of shape (n_folds,)
+        Pairs kept per fold.
+    decisions : list of ndarray
+        Each fold's decision values of its test rows (the predictions are their sign).
+    """
+
+    ber: np.ndarray
+    n_pairs: np.ndarray
+    decisions: list
+
+
 @st.cache_data(show_spinner=False, max_entries=256, ttl=_TTL)
 @queued
+def slb_fold_pass(
+    key: str,
+    _ds,
+    measure: str,
+    pair_rule: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    mode: str,
+    param: float,
+    n_repeats: int = 1,
+) -> SLBPass:
+    """SLB on every fold of its cached path: λ = ``param`` (``mode="value"``), or recomputed
+    inside each fold (``"quantile"``: its own top ``1 - param`` of the pairs; ``"fdr"``:
+    Benjamini-Hochberg at ``param``).  One SVM per fold whose kept set changed, warm
+    (:class:`WarmFolds`); the BER of each fold from the sign of its decision values."""
+    warm = warm_folds(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
+    decisions, n_pairs = warm.decisions(_selector(mode, param, pair_rule))
+    y_index = warm.y_index
+    ber = [
+        balanced_error_rate(y_index[f.test], (d > 0).astype(int))
+        for f, d in zip(warm.path.folds_, decisions, strict=True)
+    ]
+    return SLBPass(np.asarray(ber, dtype=float), n_pairs, decisions)
+
+
+def pass_predictions(path, y, sp: SLBPass, name: str = "SLB") -> pd.DataFrame:
+    """The prediction table of one :class:`SLBPass`, as :func:`slb.evaluation.path_predictions`
+    makes it (``calibration="other_folds"``: each fold's Platt sigmoid fitted on the other
+    folds' decision values of its repeat; no extra fit)."""
+    y = np.asarray(y)
+    y_index = (y == path.classes_[1]).astype(int)
+    folds = [(f.train, f.test) for f in path.folds_]
+    probas = _calibrate(sp.decisions, folds, y_index, repeat_of_folds(folds), None)
+    frames = [
+        fold_prediction_frame(name, k, te, y[te], path.classes_[(d > 0).astype(int)], p, d)
+        for k, ((_, te), d, p) in enumerate(zip(folds, sp.decisions, probas, strict=True))
+    ]
+    return with_repeats(frames, folds)
+
+
+@st.cache_data(show_spinner=False, max_entries=64, ttl=_TTL)
 def slb_fold_eval(
     key: str,
     _ds,
@@ -195,15 +413,15 @@ def slb_fold_eval(
     param: float,
     n_repeats: int = 1,
 ) -> FoldEval:
-    """SLB on every fold of its cached path: λ = ``param`` (``mode="value"``), or recomputed
-    inside each fold (``"quantile"``: its own top ``1 - param`` of the pairs; ``"fdr"``:
-    Benjamini-Hochberg at ``param``).  One SVM per fold; probabilities by Platt scaling fitted on
-    the other folds' decision values (:func:`slb.evaluation.path_predictions`)."""
+    """SLB's full out-of-fold evaluation at one λ (metrics, curves, confusion counts) from the
+    fits of :func:`slb_fold_pass`: only computed when the page shows it.  Probabilities by
+    Platt scaling fitted on the other folds' decision values."""
+    args = (key, _ds, measure, pair_rule, dens, n_folds, seed, mode, float(param))
+    sp = slb_fold_pass(*args, n_repeats=n_repeats)
     path = compute.threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
-    pred, n_pairs = path_predictions(
-        path, _ds.y, _selector(mode, param, pair_rule), random_state=seed
-    )
-    return fold_eval(pred, n_pairs=n_pairs)
+    ev = fold_eval(pass_predictions(path, _ds.y, sp), n_pairs=sp.n_pairs)
+    ev.ber = sp.ber  # the same signs: equal to the table's BER (checked in the tests)
+    return ev
 
 
 @st.cache_data(
@@ -265,32 +483,71 @@ SLB_HOW = {
 }
 
 
-def slb_eval_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
-    """SLB's evaluation for the page's λ mode, and the sentence saying how it was obtained."""
+def _slb_args(ds, cfg: dict, lam, dens: tuple, n_folds: int):
     seed, measure, rule = int(cfg["seed"]), cfg["measure"], cfg["pair_rule"]
-    args = (ds.key, ds, measure, rule, dens, n_folds, seed)
+    param = {"quantile": cfg["lam_quantile"], "fdr": cfg["fdr_alpha"]}.get(lam.mode, lam.value)
+    mode = lam.mode if lam.mode in ("quantile", "fdr") else "value"
+    return (ds.key, ds, measure, rule, dens, n_folds, seed), mode, float(param)
+
+
+def slb_run_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
+    """What the BER table needs of SLB in the page's λ mode (``.ber``, ``.n_pairs``: an
+    :class:`SLBPass`, or the nested :class:`FoldEval` with λ by CV), and the sentence saying
+    how it was obtained."""
+    args, mode, param = _slb_args(ds, cfg, lam, dens, n_folds)
+    how = SLB_HOW.get(lam.mode, SLB_HOW["value"])
     if lam.mode == "cv":
-        res = slb_nested_eval(*args, False, NESTED_NAMES[False], n_repeats=n_repeats)
-    else:
-        param = {"quantile": cfg["lam_quantile"], "fdr": cfg["fdr_alpha"]}.get(lam.mode, lam.value)
-        mode = lam.mode if lam.mode in ("quantile", "fdr") else "value"
-        res = slb_fold_eval(*args, mode, float(param), n_repeats=n_repeats)
-    return res, SLB_HOW.get(lam.mode, SLB_HOW["value"])
+        return slb_nested_eval(*args, False, NESTED_NAMES[False], n_repeats=n_repeats), how
+    return slb_fold_pass(*args, mode, param, n_repeats=n_repeats), how
+
+
+def slb_eval_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
+    """SLB's full out-of-fold evaluation for the page's λ mode, and how it was obtained."""
+    args, mode, param = _slb_args(ds, cfg, lam, dens, n_folds)
+    how = SLB_HOW.get(lam.mode, SLB_HOW["value"])
+    if lam.mode == "cv":
+        return slb_nested_eval(*args, False, NESTED_NAMES[False], n_repeats=n_repeats), how
+    return slb_fold_eval(*args, mode, param, n_repeats=n_repeats), how
+
+
+def classifier_run(
+    ds, name: str, dens: tuple, n_folds: int, seed: int, n_repeats: int, measure: str, rule: str
+) -> FoldRun:
+    """One classifier of the Compare page other than SLB: NB from SLB's path, the others
+    through :func:`model_fold_run` (``dens`` dropped for those without densities)."""
+    if name == "NB":
+        return nb_fold_run_from_path(
+            ds.key, ds, measure, rule, dens, n_folds, seed, n_repeats=n_repeats
+        )
+    spec = models.CLASSIFIERS[name]
+    return model_fold_run(
+        ds.key, ds, name, dens if spec.uses_density else None, n_folds, seed, n_repeats=n_repeats
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
+def _classifier_eval(
+    key: str,
+    _ds,
+    name: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    n_repeats: int,
+    measure: str,
+    rule: str,
+) -> FoldEval:
+    run = classifier_run(_ds, name, dens, n_folds, seed, n_repeats, measure, rule)
+    ev = fold_eval(run.predictions, ber=run.ber, seconds=run.seconds)
+    return ev
 
 
 def classifier_eval(
     ds, name: str, dens: tuple, n_folds: int, seed: int, n_repeats: int, measure: str, rule: str
 ) -> FoldEval:
-    """One classifier of the Compare page other than SLB: NB from SLB's path, the others
-    through :func:`model_fold_eval` (``dens`` dropped for those without densities)."""
-    if name == "NB":
-        return nb_fold_eval_from_path(
-            ds.key, ds, measure, rule, dens, n_folds, seed, n_repeats=n_repeats
-        )
-    spec = models.CLASSIFIERS[name]
-    return model_fold_eval(
-        ds.key, ds, name, dens if spec.uses_density else None, n_folds, seed, n_repeats=n_repeats
-    )
+    """:func:`classifier_run` scored by :func:`fold_eval` (cached): metrics, pooled curves and
+    confusion counts, for the page's out-of-fold section."""
+    return _classifier_eval(ds.key, ds, name, dens, n_folds, seed, n_repeats, measure, rule)
 
 
 # --- display ---------------------------------------------------------------------------------

@@ -55,23 +55,25 @@ cv_text = f"stratified {k}-fold CV" + (f" repeated {reps} times" if reps > 1 els
 
 # --- cross-validation (cached; only SLB depends on λ) ----------------------------------------
 # One fit per classifier and fold gives its per-fold BER (the test) and its out-of-fold
-# predictions (the metrics, curves and confusion matrices below).
-evals = {}
+# predictions; the metrics, curves and confusion matrices are computed from those predictions
+# only when their section below is opened.
+runs = {}
 bar = st.progress(0.0, text="Cross-validating…")
-evals["SLB"], slb_how = evaluation.slb_eval_for(ds, c, lam, dens, k, reps)
-slb_pairs = evals["SLB"].n_pairs
+runs["SLB"], slb_how = evaluation.slb_run_for(ds, c, lam, dens, k, reps)
+slb_pairs = runs["SLB"].n_pairs
 nested_key = ("nested", ds.key, measure, rule, dens, k, seed, reps)
-if st.session_state.get("cmp_nested") == nested_key:
+nested_on = st.session_state.get("cmp_nested") == nested_key
+if nested_on:
     nested = evaluation.NESTED_NAMES[True]
-    evals[nested] = evaluation.slb_nested_eval(
+    runs[nested] = evaluation.slb_nested_eval(
         ds.key, ds, measure, rule, dens, k, seed, True, nested, n_repeats=reps
     )
 for n_done, name in enumerate(names[1:], start=1):
     bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
-    evals[name] = evaluation.classifier_eval(ds, name, dens, k, seed, reps, measure, rule)
+    runs[name] = evaluation.classifier_run(ds, name, dens, k, seed, reps, measure, rule)
 bar.empty()
-per_fold = {name: ev.ber for name, ev in evals.items()}
-seconds = {name: ev.seconds for name, ev in evals.items() if name in names[1:]}
+per_fold = {name: r.ber for name, r in runs.items()}
+seconds = {name: r.seconds for name, r in runs.items() if name in names[1:]}
 per_fold = pd.DataFrame(per_fold)
 per_fold.index = pd.RangeIndex(1, len(per_fold) + 1, name="fold")
 table = compute.comparison(per_fold, compute.folds(ds.key, ds, k, seed, reps))
@@ -131,85 +133,106 @@ elif "SLB (nested λ, C)" in per_fold:
         "inside every outer fold, an honest estimate of SLB with automatic settings."
     )
 
-# --- out-of-fold evaluation: the same fits, more than the BER --------------------------------
-st.subheader("Accuracy, AUC, F1, … (out of fold)")
-metrics = evaluation.metrics_display(evals)
-st.dataframe(
-    metrics,
-    width="stretch",
-    height=evaluation.table_height(len(metrics)),
-    key="cmp_metrics",
-)
-slb_proba = (
-    "SLBClassifier's own calibrated predict_proba (Platt, cross-fitted inside each training set)"
-    if lam.mode == "cv"
-    else "a Platt sigmoid of its SVM score fitted on the out-of-fold scores of the other folds "
-    "of the same repeat (never on the rows it scores; no extra fit)"
-)
-st.caption(
-    f"Every number comes from the predictions each fold's model made for its own test rows "
-    f"({cv_text}, seed {seed}: the same {len(per_fold)} folds and fits as the BER above). "
-    f"Positive class: + {esc(pos)}. Accuracy, BER, F1, precision, recall (in %), AUC and "
-    f"log-loss: mean ± sd over the {len(per_fold)} folds. AUC (pooled): area under the ROC "
-    "curve below, of all out-of-fold scores pooled over folds and repeats. Curves rank by the "
-    'probability of + where the classifier gives one, else by its decision score ("ranked '
-    'by"). Log-loss needs probabilities: "—" for classifiers without them. SLB\'s '
-    f"probability of +: {slb_proba}."
-)
-roc_col, pr_col = st.columns(2, gap="large")
-with roc_col:
-    st.plotly_chart(
-        evaluation.roc_chart(evals),
-        key="cmp_roc",
-        config={"displaylogo": False},
+
+def evaluation_section(runs: dict) -> None:
+    """Metrics, ROC/PR curves, confusion matrix and predictions of every classifier of the
+    table, from the same fits (scored here, only while the section is open)."""
+    evals = {"SLB": evaluation.slb_eval_for(ds, c, lam, dens, k, reps)[0]}
+    for name in runs:
+        if name != "SLB":
+            evals[name] = (
+                runs[name]
+                if isinstance(runs[name], evaluation.FoldEval)  # the nested estimate
+                else evaluation.classifier_eval(ds, name, dens, k, seed, reps, measure, rule)
+            )
+    metrics = evaluation.metrics_display(evals)
+    st.dataframe(
+        metrics,
+        width="stretch",
+        height=evaluation.table_height(len(metrics)),
+        key="cmp_metrics",
     )
-with pr_col:
-    st.plotly_chart(
-        evaluation.pr_chart(evals),
-        key="cmp_pr",
-        config={"displaylogo": False},
-    )
-st.caption(
-    "ROC: each point is a cut-off on the pooled out-of-fold scores; up and left is better, the "
-    "dotted diagonal is guessing. Precision-recall: the dotted line is the share of + rows "
-    "(precision of a random ranking). Scores of different folds come from different models, "
-    "so a pooled curve also reflects how comparable their scales are (best with probabilities)."
-)
-cm_col, pred_col = st.columns([2, 3], gap="large")
-with cm_col:
-    chosen = st.selectbox("Classifier", list(evals), key="cmp_eval_model")
-    ev = evals[chosen]
-    st.plotly_chart(
-        evaluation.confusion_chart(ev, chosen, pos, neg),
-        key="cmp_confusion",
-        config={"displaylogo": False},
+    slb_proba = (
+        "SLBClassifier's own calibrated predict_proba (Platt, cross-fitted inside each training set)"
+        if lam.mode == "cv"
+        else "a Platt sigmoid of its SVM score fitted on the out-of-fold scores of the other folds "
+        "of the same repeat (never on the rows it scores; no extra fit)"
     )
     st.caption(
-        f"Counts pooled over all {len(per_fold)} folds: every row is predicted once per "
-        f"repeat, so the four cells sum to {ds.n} rows × {reps} = {ds.n * reps}. Percentages "
-        "are of the true class (each row of the matrix)."
+        f"Every number comes from the predictions each fold's model made for its own test rows "
+        f"({cv_text}, seed {seed}: the same {len(per_fold)} folds and fits as the BER above). "
+        f"Positive class: + {esc(pos)}. Accuracy, BER, F1, precision, recall (in %), AUC and "
+        f"log-loss: mean ± sd over the {len(per_fold)} folds. AUC (pooled): area under the ROC "
+        "curve below, of all out-of-fold scores pooled over folds and repeats. Curves rank by the "
+        'probability of + where the classifier gives one, else by its decision score ("ranked '
+        'by"). Log-loss needs probabilities: "—" for classifiers without them. SLB\'s '
+        f"probability of +: {slb_proba}."
     )
-preds = evaluation.predictions_display(evals, ds)
-with pred_col:
-    st.markdown(f"**Out-of-fold predictions of {esc(chosen)}** (one line per row and repeat)")
-    st.dataframe(
-        preds[preds["classifier"] == chosen].drop(columns="classifier"),
-        hide_index=True,
-        width="stretch",
-        key="cmp_predictions",
-        column_config={
-            "P(+)": st.column_config.NumberColumn(format="%.3f"),
-            "decision score": st.column_config.NumberColumn(format="%.3f"),
-        },
+    roc_col, pr_col = st.columns(2, gap="large")
+    with roc_col:
+        st.plotly_chart(
+            evaluation.roc_chart(evals),
+            key="cmp_roc",
+            config={"displaylogo": False},
+        )
+    with pr_col:
+        st.plotly_chart(
+            evaluation.pr_chart(evals),
+            key="cmp_pr",
+            config={"displaylogo": False},
+        )
+    st.caption(
+        "ROC: each point is a cut-off on the pooled out-of-fold scores; up and left is better, the "
+        "dotted diagonal is guessing. Precision-recall: the dotted line is the share of + rows "
+        "(precision of a random ranking). Scores of different folds come from different models, "
+        "so a pooled curve also reflects how comparable their scales are (best with probabilities)."
     )
-    st.download_button(
-        "All out-of-fold predictions, every classifier (CSV)",
-        safe_csv_bytes(preds),
-        file_name="slb_oof_predictions.csv",
-        mime="text/csv",
-        key="dl_predictions",
-        on_click="ignore",
-    )
+    cm_col, pred_col = st.columns([2, 3], gap="large")
+    with cm_col:
+        chosen = st.selectbox("Classifier", list(evals), key="cmp_eval_model")
+        ev = evals[chosen]
+        st.plotly_chart(
+            evaluation.confusion_chart(ev, chosen, pos, neg),
+            key="cmp_confusion",
+            config={"displaylogo": False},
+        )
+        st.caption(
+            f"Counts pooled over all {len(per_fold)} folds: every row is predicted once per "
+            f"repeat, so the four cells sum to {ds.n} rows × {reps} = {ds.n * reps}. Percentages "
+            "are of the true class (each row of the matrix)."
+        )
+    with pred_col:
+        st.markdown(f"**Out-of-fold predictions of {esc(chosen)}** (one line per row and repeat)")
+        st.dataframe(
+            evaluation.predictions_display({chosen: ev}, ds).drop(columns="classifier"),
+            hide_index=True,
+            width="stretch",
+            key="cmp_predictions",
+            column_config={
+                "P(+)": st.column_config.NumberColumn(format="%.3f"),
+                "decision score": st.column_config.NumberColumn(format="%.3f"),
+            },
+        )
+        st.download_button(
+            "All out-of-fold predictions, every classifier (CSV)",
+            lambda: safe_csv_bytes(evaluation.predictions_display(evals, ds)),  # built on click
+            file_name="slb_oof_predictions.csv",
+            mime="text/csv",
+            key="dl_predictions",
+            on_click="ignore",
+        )
+
+
+# --- out-of-fold evaluation: the same fits, more than the BER (computed when opened) --------
+oof = st.expander(
+    "Accuracy, AUC, F1, ROC and precision-recall curves, confusion matrices, per-sample "
+    "predictions (out of fold)",
+    key="cmp_eval_open",
+    on_change="rerun",
+)
+if oof.open:
+    with oof:
+        evaluation_section(runs)
 
 st.subheader("SLB's BER along λ")
 if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
@@ -262,36 +285,41 @@ st.caption(
     f"high, so the usual sign there is negative (high p− pushes toward − ({esc(neg)}))."
 )
 
-st.subheader("TAN's trees")
-tan = compute.fit_tan(ds.key, ds, dens)
-tree_pos = compute.tan_tree_positions(ds.key, ds, dens)
-t1, t2 = st.columns(2)
-for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
-    with col:
-        st.plotly_chart(
-            figures.tree_graph(
-                ds.feature_names,
-                tan.trees_[label],
-                tan.mutual_info_[label],
-                title=f"Chow-Liu tree of class {'+' if label else '−'} ({figures.escape_text(cname)})",
-                color=figures.COLORS[sym],
-                positions=tree_pos[label],
-            ),
-            key=f"cmp_tan_{sym}",
-            config={"displaylogo": False},
-        )
-st.caption(
-    "What it shows: TAN's tree of each class, the spanning tree of the most informative pairs "
-    "(mutual information on hover), drawn top-down from the tree's centre. TAN does not use λ; "
-    "moving the bandwidth multiplier re-estimates the densities and can change the trees."
+tan_box = st.expander(
+    "TAN's trees (the Chow-Liu tree of each class)", key="cmp_tan_open", on_change="rerun"
 )
+if tan_box.open:  # drawn on demand: TAN's full-data fit and tree layouts are not on the way
+    with tan_box:
+        tan = compute.fit_tan(ds.key, ds, dens)
+        tree_pos = compute.tan_tree_positions(ds.key, ds, dens)
+        t1, t2 = st.columns(2)
+        for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
+            with col:
+                st.plotly_chart(
+                    figures.tree_graph(
+                        ds.feature_names,
+                        tan.trees_[label],
+                        tan.mutual_info_[label],
+                        title=f"Chow-Liu tree of class {'+' if label else '−'} "
+                        f"({figures.escape_text(cname)})",
+                        color=figures.COLORS[sym],
+                        positions=tree_pos[label],
+                    ),
+                    key=f"cmp_tan_{sym}",
+                    config={"displaylogo": False},
+                )
+        st.caption(
+            "What it shows: TAN's tree of each class, the spanning tree of the most informative "
+            "pairs (mutual information on hover), drawn top-down from the tree's centre. TAN does "
+            "not use λ; moving the bandwidth multiplier re-estimates the densities and can change "
+            "the trees."
+        )
 
 with st.expander("About the classifiers"):
     for name in models.CLASSIFIERS:
         st.markdown(f"**{name}**: {models.CLASSIFIERS[name].summary}")
 
 st.subheader("Downloads")
-coef_table = compute.coefficient_table(ds, clf, ds.oracle_coef)
 settings = {
     "slb_version": slb.__version__,
     "dataset": {
@@ -335,7 +363,7 @@ settings = {
 d1, d2, d3 = st.columns(3)
 d1.download_button(
     "Comparison table (CSV)",
-    safe_csv_bytes(table.join(per_fold.T.add_prefix("BER fold ")), index=True),
+    lambda: safe_csv_bytes(table.join(per_fold.T.add_prefix("BER fold ")), index=True),
     file_name="slb_comparison.csv",
     mime="text/csv",
     key="dl_comparison",
@@ -343,7 +371,7 @@ d1.download_button(
 )
 d2.download_button(
     "Coefficients (CSV)",
-    safe_csv_bytes(coef_table),
+    lambda: safe_csv_bytes(compute.coefficient_table(ds, clf, ds.oracle_coef)),
     file_name="slb_coefficients.csv",
     mime="text/csv",
     key="dl_coef",
@@ -351,7 +379,7 @@ d2.download_button(
 )
 d3.download_button(
     "Settings (JSON)",
-    json.dumps(settings, indent=2, default=str),
+    lambda: json.dumps(settings, indent=2, default=str),
     file_name="slb_settings.json",
     mime="application/json",
     key="dl_settings",

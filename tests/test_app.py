@@ -257,7 +257,9 @@ def test_compare_page_shows_ber_and_coefficients():
     spec = chart(at, "cmp_coef")
     assert n_bars(spec) == ref.n_terms_
     assert spec["layout"]["meta"]["n_terms"] == ref.n_terms_
-    # TAN's two trees
+    # TAN's two trees, drawn when their expander is opened
+    at.session_state["cmp_tan_open"] = True
+    at.run()
     for sym in "+-":
         assert chart(at, f"cmp_tan_{sym}")["layout"]["meta"]["n_edges"] == 59
     assert {b.label for b in at.get("download_button")} if at.get("download_button") else True

@@ -251,8 +251,13 @@ def _table(at, column: str) -> pd.DataFrame:
 
 def _check_compare_evaluation(at, n_rows: int, reps: int) -> None:
     """AUC, F1, a confusion matrix and ROC curves for SLB, TAN and NB, consistent with each
-    other and with the BER table."""
+    other and with the BER table; computed only once their section is opened."""
     core = ["SLB", "TAN", "NB"]
+    assert not any("AUC (pooled)" in el.value.columns for el in at.dataframe)  # not yet
+    assert not [el for el in at.get("plotly_chart") if el.proto.id.endswith("-cmp_roc")]
+    at.session_state["cmp_eval_open"] = True  # what opening the expander does
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
     metrics = _table(at, "AUC (pooled)")
     assert set(core) <= set(metrics.index)
     for col in ("accuracy (%)", "BER (%)", "AUC", "F1 (%)", "precision (%)", "recall (%)"):
@@ -335,6 +340,49 @@ def test_dashboard_evaluation_reuses_the_fits_and_equals_the_estimators(monkeypa
         np.testing.assert_array_equal(ev.ber, ref.per_fold[name].to_numpy())
         assert int(ev.confusion.to_numpy().sum()) == 2 * ds.n
         assert ev.auc == pytest.approx(roc_auc_score(theirs["y_true"], theirs["proba"]))
+
+
+def test_warm_lambda_pass_equals_the_from_scratch_path():
+    """The Compare page's λ changes (warm per-fold SVMs, kernels updated column by column,
+    unchanged folds reused) against an independent slow reference: a ThresholdPath fitted
+    again and one cold ``fit_linear_svm`` per fold and λ (``path_predictions``).  Fold BERs,
+    kept pairs and labels bit for bit; scores and probabilities to libsvm's tolerance (1e-3);
+    every metric of the page as the page prints it."""
+    from test_speed_paths import DENS, DENS_PARAMS, _dashboard_dataset
+
+    from dashboard import evaluation
+
+    ds = _dashboard_dataset(n=150, d=6, seed=16)
+    folds = stratified_folds(ds.y, n_splits=5, n_repeats=2, random_state=0)
+    ref_path = ThresholdPath(random_state=0, **DENS_PARAMS).fit(ds.X, ds.y, folds)
+    scores = np.concatenate([ref_path._score(f.score) for f in ref_path.folds_])
+    # down (columns enter), up (columns leave), a jump to no pair, back to every pair
+    lams = [float(np.quantile(scores, q)) for q in (0.9, 0.5, 0.7, 0.2, 0.95, 0.0, 0.6)]
+    args = (ds.key, ds, "hsic", "either", DENS, 5, 0)
+    changed = set()
+    for lam in [*lams, lams[1]]:
+        sp = evaluation.slb_fold_pass(*args, "value", lam, n_repeats=2)
+        pred, n_pairs = path_predictions(ref_path, ds.y, threshold_selector(lam, "either"))
+        np.testing.assert_array_equal(sp.ber, ref_path.fold_ber(lam)[0])
+        np.testing.assert_array_equal(sp.n_pairs, n_pairs)
+        ev = evaluation.slb_fold_eval(*args, "value", lam, n_repeats=2)
+        ref = evaluation.fold_eval(pred, n_pairs=n_pairs)
+        mine = ev.predictions
+        np.testing.assert_array_equal(mine["row"], pred["row"])
+        np.testing.assert_array_equal(mine["y_pred"], pred["y_pred"])
+        np.testing.assert_allclose(mine["score"], pred["score"], rtol=1e-3, atol=1e-3)
+        np.testing.assert_allclose(mine["proba"], pred["proba"], rtol=1e-3, atol=1e-3)
+        np.testing.assert_array_equal(ev.ber, ref.ber)
+        pd.testing.assert_frame_equal(
+            evaluation.metrics_display({"SLB": ev}), evaluation.metrics_display({"SLB": ref})
+        )
+        changed |= {k for k, ws in evaluation.warm_folds(*args, 2)._solvers.items() if ws.n_updates}
+    assert changed  # some folds were updated column by column, not rebuilt
+    # λ by quantile (each fold its own top share): the same machinery, the same BERs
+    sp = evaluation.slb_fold_pass(*args, "quantile", 0.8, n_repeats=2)
+    np.testing.assert_array_equal(
+        sp.ber, ref_path.fold_ber_selected(fraction_selector(0.2, "either"))[0]
+    )
 
 
 def test_labels_from_the_decision_sign_equal_predict():
