@@ -10,14 +10,14 @@ from slb.model.steps import chunk_bounds, join_steps, step_at
 from slb.viz import figures
 
 from . import compute
-from .controls import format_lambda
 
 NESTED = "SLB (nested λ, C)"
 #: Breakpoints (all folds together) per cached piece of the steps, and the SVM fits drawn
-#: without asking (about 5-20 ms each on Sonar's folds, more on a busy server).
+#: without asking (about 1-2 ms each on Sonar's folds, more on a busy server): first the
+#: pieces around the current λ, then the top of the range.
 CHUNK = 500
-FIRST_FITS = 1000
-DOWN_TO = "cmp_curve_down_to"  # (context, λ): the user asked for the steps down to this λ
+FIRST_FITS = 3000
+FILL = "cmp_curve_fill"  # the context in which the user asked for every step
 
 
 def _nested_mean(per_fold, lam: compute.LambdaInfo, slb_ber) -> tuple[float | None, str]:
@@ -29,6 +29,32 @@ def _nested_mean(per_fold, lam: compute.LambdaInfo, slb_ber) -> tuple[float | No
     return None, ""
 
 
+def _pieces_first(pieces, lam: float) -> list[int]:
+    """The piece holding λ and its neighbours on both sides (pieces run from the top)."""
+    j = next((i for i, (a, b) in enumerate(pieces) if a < lam <= b), None)
+    if j is None:
+        j = len(pieces) - 1 if pieces and lam <= pieces[-1][0] else None
+    return [] if j is None else [i for i in (j, j - 1, j + 1) if 0 <= i < len(pieces)]
+
+
+def _steps(args, reps: int, pieces, lam: float, fill: bool):
+    """The computed pieces joined (gaps where none is): around λ first, then from the top
+    while fewer than :data:`FIRST_FITS` fits were made; every piece when ``fill``."""
+    first = _pieces_first(pieces, lam)
+    frames, n_fits = {}, 0
+    bar = st.progress(0.0, text="Computing every step…") if fill else None
+    for i in dict.fromkeys([*first, *range(len(pieces))]):
+        if i not in first and n_fits >= FIRST_FITS and not fill:
+            break
+        frames[i] = compute.slb_ber_steps(*args, pieces[i], reps, max_fits=None)
+        n_fits += frames[i].attrs["n_fits"]
+        if bar is not None:
+            bar.progress(len(frames) / len(pieces), text=f"Computing every step… {n_fits} fits")
+    if bar is not None:
+        bar.empty()
+    return join_steps(list(frames.values()), pieces[-1][0], allow_gaps=True), frames
+
+
 def ber_curve_section(ds, cfg: dict, lam: compute.LambdaInfo, dens, k: int, reps: int, per_fold):
     """Draw the exact step curve of SLB's CV BER over the slider's range, with captions."""
     measure, rule, seed = cfg["measure"], cfg["pair_rule"], int(cfg["seed"])
@@ -37,16 +63,9 @@ def ber_curve_section(ds, cfg: dict, lam: compute.LambdaInfo, dens, k: int, reps
     args = (ds.key, ds, measure, rule, dens, k, seed)
     path = compute.threshold_path(*args, reps)
     bounds = chunk_bounds(path, lo, hi, CHUNK)
+    pieces = list(zip(bounds[1:], bounds, strict=False))  # (low, high), from the top
     ctx = (*args[:1], *args[2:], reps)
-    asked = st.session_state.get(DOWN_TO)
-    down_to = asked[1] if asked is not None and asked[0] == ctx else hi
-    frames, n_fits = [], 0
-    for b_hi, b_lo in zip(bounds, bounds[1:], strict=False):
-        if frames and n_fits >= FIRST_FITS and down_to >= b_hi:
-            break
-        frames.append(compute.slb_ber_steps(*args, (b_lo, b_hi), reps, max_fits=None))
-        n_fits += frames[-1].attrs["n_fits"]
-    steps = join_steps(frames, lo)
+    steps, frames = _steps(args, reps, pieces, float(lam.value), st.session_state.get(FILL) == ctx)
     row = step_at(steps, lam.value)
     slb_mean = float(per_fold["SLB"].mean())
     # Hand-set λ: the bar's SLB value is this curve at λ.  Automatic modes recompute λ inside
@@ -57,40 +76,42 @@ def ber_curve_section(ds, cfg: dict, lam: compute.LambdaInfo, dens, k: int, reps
         steps, lam.value, marker, measure=measure, lam_range=(lo, hi), nested_ber=nested
     )
     st.plotly_chart(fig, key="cmp_ber_curve", config={"displaylogo": False})
-    n_steps = len(steps)
+    missing = [p for i, p in enumerate(pieces) if i not in frames]
     text = (
         f"What it shows: SLB's mean BER over the same {len(per_fold)} folds as the bars, for every "
-        f"λ in the slider's range: {n_steps} steps, one per λ where some fold's kept pairs "
-        "change (between two such λ every fold fits the same model). Moving λ moves the star "
-        "along the curve; the bar of SLB above shows the same number."
+        f"λ in the slider's range: {len(steps)} steps{' so far' if missing else ''}, one per λ "
+        "where some fold's kept pairs change (between two such λ every fold fits the same "
+        "model). Moving λ moves the star along the curve; the bar of SLB above shows the same "
+        "number."
     )
     if lam.mode != "value":
         text += (
             " In this λ mode the bar's SLB recomputes λ inside every fold, so it can differ from "
             "the curve, which applies one λ to every fold."
         )
-    if steps.attrs["lo"] > lo:
+    if missing:
         text += (
-            f" Below λ = {format_lambda(steps.attrs['lo'])} (grey) the folds keep many pairs and "
-            f"the steps are computed on request only ({steps.attrs['n_fits']} SVM fits so far); "
-            "the bar still gives the exact BER there."
+            f" Grey: not computed yet ({steps.attrs['n_fits']} SVM fits so far, around the "
+            "current λ first, then the most dependent pairs); the bar still gives the exact BER "
+            "at any λ."
         )
     if nested is not None:
         text += f" Dotted line: the nested estimate ({how}), an honest number for comparison."
     else:
         text += " Press the nested-estimate button above to draw the honest nested estimate too."
     st.caption(text)
-    if np.isfinite(lam.value) and lam.value < steps.attrs["lo"]:
+    if missing:
+        n_more = _fits_of(path, missing, lo, hi)
         st.button(
-            f"Extend the steps down to the current λ = {format_lambda(lam.value)} "
-            f"(about {_breakpoints(path, lam.value, steps.attrs['lo'])} more SVM fits)",
+            f"Compute the grey parts too (about {n_more} more SVM fits, computed once)",
             key="cmp_curve_extend",
             on_click=st.session_state.__setitem__,
-            args=(DOWN_TO, (ctx, float(lam.value))),
+            args=(FILL, ctx),
         )
 
 
-def _breakpoints(path, a: float, b: float) -> int:
-    """Breakpoints of all folds in ``[a, b)``: the SVM fits that extending the steps costs."""
-    bounds = chunk_bounds(path, a, b, 1)
-    return max(len(bounds) - 2, 0)
+def _fits_of(path, pieces, lo: float, hi: float) -> int:
+    """About the SVM fits of ``pieces``: their breakpoints, plus both ends on every fold."""
+    cuts = np.array(chunk_bounds(path, lo, hi, 1))  # every breakpoint, decreasing
+    inside = sum(int(((cuts > a) & (cuts < b)).sum()) for a, b in pieces)
+    return inside + 2 * len(path.folds_) * len(pieces)

@@ -249,6 +249,15 @@ def test_compare_page_shows_ber_and_coefficients():
     assert_ok(at)
     curve = chart(at, "cmp_ber_curve")
     assert any(t.get("name") == "current λ" for t in curve["data"])
+    # at the default λ (nothing pressed) the curve is computed around λ: the star is on a
+    # step, and that step is the bar's SLB value
+    now = curve["layout"]["meta"]["current"]
+    bars = next(t for t in ber["data"] if t.get("type") == "bar")
+    slb_bar = dict(zip(bars["x"], bars["y"], strict=True))["SLB"]
+    assert now["threshold"] == at.session_state["cfg"]["lam_value"] > 0
+    assert 100 * now["curve_ber"] == pytest.approx(slb_bar, abs=1e-9)
+    assert 100 * now["marker_ber"] == pytest.approx(slb_bar, abs=1e-9)
+    assert not any(a < now["threshold"] < b for a, b in curve["layout"]["meta"]["uncomputed"])
 
     # one bar per SLB term, exactly SLBClassifier's coef_ at the current λ
     lam = at.session_state["cfg"]["lam_last"]

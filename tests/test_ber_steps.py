@@ -58,3 +58,46 @@ def test_every_step_equals_slb_refitted_from_scratch(pair_rule):
         per_fold = compare_estimators({"slb": slb}, X, y, folds=folds).per_fold["slb"]
         assert steps["mean_ber"].iloc[k] == pytest.approx(per_fold.mean(), abs=1e-12), k
         assert steps["sd_ber"].iloc[k] == pytest.approx(per_fold.std(ddof=1), abs=1e-12), k
+
+
+def test_pieces_with_gaps_join_and_read_as_the_whole():
+    from slb.model.steps import chunk_bounds, join_steps, step_at
+    from slb.viz import figures
+
+    X, y = make_two_class(n_per_class=40, d=5, seed=21)
+    folds = stratified_folds(y, n_splits=3, random_state=4)
+    path = ThresholdPath(C=0.5, random_state=3).fit(X, y, folds)
+    full = ber_steps(path, 0.0, 0.5)
+    b = chunk_bounds(path, 0.0, 0.5, 6)
+    assert len(b) >= 6
+    pieces = [ber_steps(path, lo, hi) for hi, lo in zip(b, b[1:], strict=False)]
+    with pytest.raises(ValueError, match="adjacent"):
+        join_steps([pieces[0], pieces[2]])
+    kept = [pieces[0], pieces[2], pieces[3]]  # pieces[1] and everything below pieces[3] missing
+    joined = join_steps(kept, 0.0, allow_gaps=True)
+    assert joined.attrs["gaps"] == [(b[2], b[1])]
+    assert joined.attrs["lo"] == b[4] and joined.attrs["hi"] == 0.5
+    for lam in np.linspace(0.0, 0.5, 400):
+        row, ref = step_at(joined, lam), step_at(full, lam)
+        if b[2] < lam < b[1] or lam < b[4]:
+            assert row is None  # nothing computed there
+        else:
+            assert row.mean_ber == ref.mean_ber and row.mean_pairs == ref.mean_pairs
+    fig = figures.ber_curve(joined, b[3], None, lam_range=(0.0, 0.5))
+    assert fig.layout.meta["uncomputed"] == [[0.0, b[4]], [b[2], b[1]]]
+    assert sum(s.type == "rect" for s in fig.layout.shapes) == 2
+    line = next(t for t in fig.data if t.name == "SLB CV BER (exact steps)")
+    assert np.isnan(np.asarray(line.y, dtype=float)).sum() == 1  # the line stops at the gap
+    mid = (b[2] + b[1]) / 2
+    assert figures.ber_curve(joined, mid, None).layout.meta["current"]["curve_ber"] is None
+
+
+def test_curve_pieces_around_lambda_come_first():
+    from dashboard.curve_ui import _pieces_first
+
+    pieces = [(0.3, 0.5), (0.2, 0.3), (0.1, 0.2), (0.0, 0.1)]  # from the top, as drawn
+    assert _pieces_first(pieces, 0.25) == [1, 0, 2]
+    assert _pieces_first(pieces, 0.2) == [2, 1, 3]  # a boundary belongs to the piece below it
+    assert _pieces_first(pieces, 0.5) == [0, 1]
+    assert _pieces_first(pieces, 0.0) == [3, 2]
+    assert _pieces_first(pieces, 0.6) == []

@@ -188,10 +188,13 @@ def ber_steps(path, lo=0.0, hi=None, *, max_fits=None, progress=None) -> pd.Data
 
 
 def step_at(steps: pd.DataFrame, threshold: float) -> pd.Series | None:
-    """The row of :func:`ber_steps` that holds λ = ``threshold`` (None outside its range)."""
+    """The row of :func:`ber_steps` that holds λ = ``threshold`` (None outside its range or
+    inside one of its ``attrs["gaps"]``, see :func:`join_steps`)."""
     t = steps["threshold"].to_numpy()
     lam = float(threshold)
     if not t.size or not t[0] <= lam <= t[-1]:
+        return None
+    if any(a < lam < b for a, b in steps.attrs.get("gaps", ())):
         return None
     return steps.iloc[int(np.searchsorted(t, lam, side="left"))]
 
@@ -209,23 +212,36 @@ def chunk_bounds(path, lo, hi, size) -> list[float]:
     return [hi, *(float(c) for c in cuts), lo] if hi > lo else [hi]
 
 
-def join_steps(frames, requested_lo=None) -> pd.DataFrame:
-    """One step table from :func:`ber_steps` tables of adjacent ranges (any order).
+def join_steps(frames, requested_lo=None, *, allow_gaps=False) -> pd.DataFrame:
+    """One step table from :func:`ber_steps` tables of ranges that do not overlap (any order).
 
     Each range's first row (the value at its lowest λ exactly) is the previous range's last
-    row, so it is dropped from every range but the lowest.
+    row when the two are adjacent, so it is dropped there.  With ``allow_gaps``, ranges need not
+    be adjacent: between two that are not, nothing is known, and ``attrs["gaps"]`` lists those
+    open intervals ``(a, b)`` (the lower range's top, the upper range's bottom; the rows keep
+    the value at ``b`` itself, and :func:`step_at` answers None inside a gap).
     """
     frames = sorted(frames, key=lambda f: f.attrs["lo"])
+    parts, gaps = [frames[0]], []
     for low, high in zip(frames, frames[1:], strict=False):
-        if not np.isclose(low.attrs["hi"], high.attrs["lo"], rtol=0, atol=0):
-            raise ValueError("join_steps needs adjacent ranges (each one's lo the previous hi).")
-    out = pd.concat([frames[0], *(f.iloc[1:] for f in frames[1:])], ignore_index=True)
+        if low.attrs["hi"] == high.attrs["lo"]:
+            parts.append(high.iloc[1:])
+        elif allow_gaps and low.attrs["hi"] < high.attrs["lo"]:
+            gaps.append((float(low.attrs["hi"]), float(high.attrs["lo"])))
+            parts.append(high)
+        else:
+            raise ValueError(
+                "join_steps needs adjacent ranges (each one's lo the previous hi), or "
+                "allow_gaps=True and ranges that do not overlap."
+            )
+    out = pd.concat(parts, ignore_index=True)
     out.attrs.update(
         {
             "lo": frames[0].attrs["lo"],
             "hi": frames[-1].attrs["hi"],
             "requested_lo": frames[0].attrs["lo"] if requested_lo is None else requested_lo,
             "n_fits": int(sum(f.attrs["n_fits"] for f in frames)),
+            "gaps": gaps,
         }
     )
     return out

@@ -1058,7 +1058,8 @@ def ber_curve(
         :func:`slb.model.steps.ber_steps` output: row ``k`` holds the mean CV BER for every λ
         in ``(threshold[k-1], threshold[k]]`` (``mean_ber``, ``sd_ber``, ``mean_pairs``);
         ``attrs["lo"]`` / ``attrs["requested_lo"]``: where the computed steps start and where
-        they were asked to start.
+        they were asked to start; ``attrs["gaps"]`` (optional, :func:`slb.model.steps.join_steps`):
+        open intervals inside without steps.  Every part of the range without steps is grey.
     threshold : float
         Current λ.
     ber_at_threshold : float or None
@@ -1074,8 +1075,9 @@ def ber_curve(
     -------
     Figure
         ``layout.meta``: ``steps`` (``threshold``, ``lower``, ``ber`` as fractions),
-        ``range``, ``computed_from``, ``current`` (``threshold``, ``curve_ber``: the step
-        holding λ, None outside the computed range; ``marker_ber``) and ``nested_ber``.
+        ``range``, ``computed_from``, ``uncomputed`` (the grey intervals), ``current``
+        (``threshold``, ``curve_ber``: the step holding λ, None where nothing is computed;
+        ``marker_ber``) and ``nested_ber``.
     """
     t = steps["threshold"].to_numpy(dtype=float)
     m = steps["mean_ber"].to_numpy(dtype=float) * 100
@@ -1083,11 +1085,15 @@ def ber_curve(
     lo_req = float(steps.attrs.get("requested_lo", t[0] if t.size else 0.0))
     lo = float(steps.attrs.get("lo", t[0] if t.size else 0.0))
     rng = lam_range or (lo_req, float(t[-1]) if t.size else 1.0)
-    fig = go.Figure(_step_traces(t, m, s, steps["mean_pairs"].to_numpy(dtype=float)))
-    _mark_uncomputed(fig, rng, lo)
+    gaps = [(float(a), float(b)) for a, b in steps.attrs.get("gaps", ())]
+    broken = _break_at_gaps(t, [m, s, steps["mean_pairs"].to_numpy(dtype=float)], gaps)
+    fig = go.Figure(_step_traces(*broken))
+    bands = _uncomputed_bands(rng, lo, float(t[-1]) if t.size else rng[1], gaps)
+    _mark_uncomputed(fig, bands)
     _mark_nested(fig, nested_ber)
     row = None
-    if t.size and np.isfinite(threshold) and t[0] <= threshold <= t[-1]:
+    inside = t.size and np.isfinite(threshold) and t[0] <= threshold <= t[-1]
+    if inside and not any(a < threshold < b for a, b in gaps):
         row = int(np.searchsorted(t, float(threshold), side="left"))
     _mark_current(fig, threshold, ber_at_threshold)
     fig.update_xaxes(
@@ -1108,6 +1114,7 @@ def ber_curve(
             },
             "range": [float(rng[0]), float(rng[1])],
             "computed_from": lo,
+            "uncomputed": [list(b) for b in bands],
             "current": {
                 "threshold": float(threshold),
                 "curve_ber": None if row is None else float(m[row] / 100),
@@ -1118,19 +1125,32 @@ def ber_curve(
     )
 
 
-def _mark_uncomputed(fig: go.Figure, rng, lo: float) -> None:
-    """Grey out the slider's range below ``lo``, where no steps were computed."""
-    if lo > rng[0]:
-        fig.add_vrect(
-            x0=rng[0],
-            x1=lo,
-            fillcolor="#E5E7EB",
-            opacity=0.6,
-            line_width=0,
-            layer="below",
-            annotation={"text": "not computed (many pairs per fold)", "showarrow": False},
-            annotation_position="top left",
-        )
+def _break_at_gaps(t, columns, gaps):
+    """``t`` and ``columns`` with a NaN point at the top ``b`` of every gap ``(a, b)``, just
+    before the row at ``b``: the step lines stop at ``a`` and start again at ``b``."""
+    at = np.searchsorted(t, [b for _, b in gaps], side="left")
+    return [np.insert(t, at, [b for _, b in gaps]), *(np.insert(c, at, np.nan) for c in columns)]
+
+
+def _uncomputed_bands(rng, lo: float, hi: float, gaps) -> list[tuple[float, float]]:
+    """The parts of the slider's range ``rng`` without steps: below ``lo``, the gaps, above
+    ``hi``."""
+    bands = [(float(rng[0]), lo)] if lo > rng[0] else []
+    bands += [(a, b) for a, b in gaps]
+    return bands + ([(hi, float(rng[1]))] if hi < rng[1] else [])
+
+
+def _mark_uncomputed(fig: go.Figure, bands) -> None:
+    """Grey out the parts of the slider's range where no steps were computed (the widest one
+    says so)."""
+    widest = max(bands, key=lambda b: b[1] - b[0], default=None)
+    grey = {"fillcolor": "#E5E7EB", "opacity": 0.6, "line_width": 0, "layer": "below"}
+    label = {
+        "annotation": {"text": "not computed yet", "showarrow": False},
+        "annotation_position": "top left",
+    }
+    for band in bands:
+        fig.add_vrect(x0=band[0], x1=band[1], **grey, **(label if band == widest else {}))
 
 
 def _mark_nested(fig: go.Figure, nested_ber) -> None:
