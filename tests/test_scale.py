@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 from sklearn.preprocessing import StandardScaler
 
-import slb.model.path as path_module
-from slb import SLBClassifier
+from slb import LUClassifier, SLBClassifier
 from slb.model import svm
 from slb.model.path import pairs_for_budget
 from slb.model.svm import column_scaling, fit_linear_svm, grid_mask_predictions
@@ -68,13 +67,15 @@ def _wide(n=120, d=30, seed=0):
     return X, y
 
 
-def test_pair_cap_keeps_the_top_pairs_within_the_budget(monkeypatch):
+def test_pair_cap_keeps_the_top_pairs_within_the_budget():
     X, y = _wide()
     d, n, k, K = X.shape[1], X.shape[0], 5, 40
     budget = (2 * K + 2 * d) * 8.0 * n * k / 2**20  # MB for K pairs over 5 folds of 120 rows
     assert pairs_for_budget(budget, n, d, k) == K
-    monkeypatch.setattr(path_module, "SEARCH_MEMORY_MB", budget)
-    clf = SLBClassifier(random_state=0, warm_start=True, Cs=[0.1, 1.0]).fit(X, y)
+    clf = SLBClassifier(
+        random_state=0, warm_start=True, Cs=[0.1, 1.0], search_memory_mb=budget
+    ).fit(X, y)
+    assert clf.search_memory_mb == budget  # stored unchanged
     assert clf.n_candidate_pairs_ == K
     for f in clf._cache[("path", k)].folds_:  # every inner fold: K candidates, no more columns
         assert f.screen.pairs.shape[0] == K
@@ -86,15 +87,15 @@ def test_pair_cap_keeps_the_top_pairs_within_the_budget(monkeypatch):
     top = {(int(iu[0][i]), int(iu[1][i])) for i in np.argsort(-score, kind="stable")[:K]}
     assert {tuple(map(int, p)) for p in clf.pairs_} <= top
     # without a cap every pair is a candidate
-    monkeypatch.setattr(path_module, "SEARCH_MEMORY_MB", None)
-    assert SLBClassifier(random_state=0, Cs=[0.1]).fit(X, y).n_candidate_pairs_ == d * (d - 1) // 2
+    uncapped = SLBClassifier(random_state=0, Cs=[0.1], search_memory_mb=None).fit(X, y)
+    assert uncapped.n_candidate_pairs_ == d * (d - 1) // 2
 
 
-def test_row_subsample_of_the_selection(monkeypatch):
+def test_row_subsample_of_the_selection():
     X, y = _wide(n=400, d=8, seed=2)
     y[:40] = 0  # 220 / 180: the subsample must keep the class shares
-    monkeypatch.setattr(path_module, "MAX_SEARCH_ROWS", 200)
-    clf = SLBClassifier(random_state=5, warm_start=True, Cs=[0.1, 1.0]).fit(X, y)
+    clf = SLBClassifier(random_state=5, warm_start=True, Cs=[0.1, 1.0], max_search_rows=200)
+    clf.fit(X, y)
     assert clf.n_search_rows_ == 200
     folds = clf._cache[("path", 5)].folds_
     rows = np.unique(np.concatenate([f.test for f in folds]))
@@ -106,3 +107,74 @@ def test_row_subsample_of_the_selection(monkeypatch):
     fixed = SLBClassifier(threshold=clf.threshold_, C=clf.C_, random_state=5).fit(X, y)
     np.testing.assert_array_equal(clf.pairs_, fixed.pairs_)
     np.testing.assert_allclose(np.asarray(clf.coef_), np.asarray(fixed.coef_), rtol=1e-9)
+
+
+def test_search_parameters_are_estimator_parameters():
+    X, y = _wide(n=300, d=6, seed=3)
+    assert SLBClassifier().get_params()["max_search_rows"] == 2000
+    assert SLBClassifier().get_params()["search_memory_mb"] == 256
+    # LU searches C only: the row subsample applies, the pair budget does not exist
+    lu = LUClassifier(random_state=0, Cs=[0.1, 1.0], max_search_rows=120).fit(X, y)
+    assert lu.n_search_rows_ == 120 and "search_memory_mb" not in lu.get_params()
+    every = SLBClassifier(random_state=0, Cs=[0.1], max_search_rows=None).fit(X, y)
+    assert every.n_search_rows_ == 300 and every.max_search_rows is None
+    for bad in ({"max_search_rows": 0}, {"max_search_rows": 2.5}, {"search_memory_mb": -1}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            SLBClassifier(**bad).fit(X, y)
+
+
+# -- the faster paths must compute what the slower ones did ---------------------------------------
+def test_hsic_without_pvalues_is_the_same_statistic_bit_for_bit():
+    # the inner folds skip the p-values; their screening must not move because of it
+    from slb.dependence.hsic import hsic_all_pairs
+
+    X, _ = _wide(n=90, d=7, seed=4)
+    for budget in (2**30, 8 * 7 * 30 * 30):  # panels kept, and recomputed in the second pass
+        with_p = hsic_all_pairs(X, method="exact", memory_budget=budget)
+        without = hsic_all_pairs(X, method="exact", pvalues=False, memory_budget=budget)
+        np.testing.assert_array_equal(without.statistic, with_p.statistic)
+        assert np.isnan(without.pvalue).all() and not np.isnan(with_p.pvalue[0, 1])
+
+
+def test_selection_without_inner_pvalues_equals_the_selection_with_them(monkeypatch):
+    X, y = _wide(n=160, d=9, seed=6)
+    fast = SLBClassifier(random_state=1, warm_start=True).fit(X, y)
+    assert np.isnan(fast._cache[("path", 5)].folds_[0].screen.pvalue).all()
+    # FDR and p-value scores read the inner folds' p-values: those still compute them
+    for kw in ({"threshold": "fdr"}, {"screening_score": "pvalue"}):
+        other = SLBClassifier(random_state=1, warm_start=True, Cs=[0.1, 1.0], **kw).fit(X, y)
+        assert not np.isnan(other._cache[("path", 5)].folds_[0].screen.pvalue[0]).any()
+    monkeypatch.setattr(SLBClassifier, "_inner_pvalues", lambda self: True)  # the old path
+    slow = SLBClassifier(random_state=1, warm_start=True).fit(X, y)
+    assert not np.isnan(slow._cache[("path", 5)].folds_[0].screen.pvalue).all()
+    np.testing.assert_array_equal(fast.cv_results_["mean_ber"], slow.cv_results_["mean_ber"])
+    assert (fast.best_index_, fast.C_, fast.fraction_) == (
+        slow.best_index_,
+        slow.C_,
+        slow.fraction_,
+    )
+    np.testing.assert_array_equal(fast.decision_function(X), slow.decision_function(X))
+    assert not np.isnan(fast.pvalues_[0, 0, 1])  # still reported on all the rows
+
+
+def test_exact_kernels_equal_the_textbook_formula_whatever_the_chunks(monkeypatch):
+    # the rescaled kernel evaluation and the larger chunks of the pair densities
+    from scipy.stats import norm
+
+    from slb.density import kde as kde_module
+
+    rng = np.random.default_rng(2)
+    E, Xc, h = rng.normal(size=(7, 5)) * 2, rng.normal(size=(11, 5)), rng.uniform(0.2, 2, 5)
+    want = norm.pdf(E[:, None, :], loc=Xc[None, :, :], scale=h)
+    got = kde_module.ClassConditionalKDE._kernels(E, Xc, h)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    X, y = _wide(n=80, d=12, seed=1)
+    h2 = np.full((2, 12), 0.5)
+    kde = kde_module.ClassConditionalKDE(X, y, h2, h2, np.zeros(12), np.zeros((12, 12)))
+    pairs = np.array([[0, 1], [0, 5], [2, 3], [4, 11], [7, 8]])
+    big = kde.bivariate(X, pairs, self_class=y)
+    monkeypatch.setattr(kde_module, "_CHUNK_BYTES", 8 * 40 * 12)  # one row per chunk
+    np.testing.assert_allclose(kde.bivariate(X, pairs, self_class=y), big, rtol=1e-13)
+    c = 1
+    ref = kde_module.kde_pdf_2d(X[y == c][:, [4, 11]], X[:, [4, 11]], h2[c, [4, 11]])
+    np.testing.assert_allclose(big[c, y != c, 3], ref[y != c], rtol=1e-12)

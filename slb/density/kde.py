@@ -214,11 +214,13 @@ class ClassConditionalKDE:
     def _kernels(E, Xc, h):
         # (m, n_c, d) kernel values; broadcasting instead of a loop over features, in place in
         # one array (the same values as exp(-0.5 z^2) / (h sqrt(2 pi)) with four temporaries,
-        # which made this memory-bound function 2-3x slower).
-        z = E[:, None, :] - Xc[None, :, :]
-        z /= h
-        z *= z
-        z *= -0.5
+        # which made this memory-bound function 2-3x slower).  The points are scaled by
+        # 1 / (h sqrt 2) first (two small arrays), which saves two passes over the big one
+        # (25-35 % of this function; the values agree to ~1e-13 relative).
+        s = np.sqrt(0.5) / h
+        z = np.subtract((E * s)[:, None, :], (Xc * s)[None, :, :])
+        np.multiply(z, z, out=z)
+        np.negative(z, out=z)
         np.exp(z, out=z)
         z *= _INV_SQRT_2PI / h
         return z
@@ -347,7 +349,11 @@ class ClassConditionalKDE:
         # kernel rows with its partners' (feature-major layout: contiguous gathers, no product
         # array; 5-10x faster than gathering both columns of every pair at d = 1000).
         use_gram = n_pairs >= d * (d - 1) // 4
-        width = d if use_gram else 2 * d + n_pairs
+        # Per evaluation row a chunk holds the kernels (n_c x d) and their feature-major copy;
+        # the gathered partners of one first feature are at most one more (3 d in all).  The
+        # pairs' own output is in ``p``.  (Counting the pairs here too made chunks of a few
+        # rows at d = 1000: a million small einsum calls, 20 s of Python overhead.)
+        width = d if use_gram else 3 * d
         groups = None if use_gram else _groups_by_first(ii)
         with one_blas_thread():  # small batched products: one BLAS thread is much faster
             for sl in self._chunks(m, n_c, width):

@@ -25,10 +25,11 @@ is ``F F^T / n^2``, one matrix product.  Two ways to compute it (``method``):
     ``d x n x n`` array is ever formed -- and contributes ``F_AB F_AB^T`` (twice for an
     off-diagonal panel: by symmetry only the upper triangle of sample pairs is evaluated, 5/8 of
     the kernel values for 4 blocks and about half for many).  Centring needs the row sums of
-    every Gram matrix.  With p-values a first pass computes them (keeping the panels when they
-    all fit in the budget) and a second one the centred products; without p-values a single
-    pass accumulates the raw products and the row sums, and
-    ``<K_c, L_c> = <K, L> - (2/n) s_K.s_L + (1.s_K)(1.s_L)/n^2`` centres afterwards.  The panels
+    every Gram matrix: a first pass computes them (keeping the panels when they all fit in the
+    budget) and a second one the centred products (with p-values also the products of the
+    squared centred values; without, that half of the work is skipped and the statistic is
+    bit-identical to the one computed with p-values, so screening on it does not depend on
+    whether p-values were asked for).  The panels
     can run in ``n_jobs`` threads (numpy releases the GIL; BLAS is limited to one thread).
     Exact to rounding (differences from the textbook formula ~1e-16).
 ``"approx"``
@@ -361,23 +362,6 @@ def _centred_task(Xt, panels, two_s2, u, c, want_s, want_q, kept=None):
     return S, Q
 
 
-def _raw_task(Xt, panels, two_s2):
-    """One pass without p-values: raw products ``<K_i, K_j>`` and row sums."""
-    d, n = Xt.shape
-    S = np.zeros((d, d))
-    s = np.zeros((d, n))
-    for A, B in panels:
-        Z = _gram_panel(Xt, A, B, two_s2)
-        s[:, A] += Z.sum(axis=2)
-        w = 1.0
-        if A != B:
-            s[:, B] += Z.sum(axis=1)
-            w = 2.0
-        F = Z.reshape(d, -1)
-        S += w * (F @ F.T)
-    return S, s
-
-
 def _panels(n, side):
     edges = list(range(0, n, side)) + [n]
     blocks = [slice(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)]
@@ -405,13 +389,6 @@ def _hsic_exact(Xt, two_s2, pvalues, memory_budget, n_jobs):
     # A fixed grouping (not n_jobs-dependent) keeps the summation order, hence the result,
     # bit-identical whatever the number of threads.
     groups = _chunk(panels, _PANEL_GROUPS)
-    if not pvalues:
-        parts = run_tasks([(_raw_task, (Xt, g, two_s2)) for g in groups], n_jobs)
-        raw = sum(p[0] for p in parts)
-        s = sum(p[1] for p in parts)
-        tot = s.sum(axis=1)
-        S = raw - (2.0 / n) * (s @ s.T) + np.outer(tot, tot) / n**2
-        return S, None, None, None
     # Two passes: row sums, then centred products.  When every panel fits in the budget the
     # first pass keeps them and the kernels are evaluated once.
     keep = _panel_bytes(panels, d) <= memory_budget
@@ -421,12 +398,14 @@ def _hsic_exact(Xt, two_s2, pvalues, memory_budget, n_jobs):
     c = u.mean(axis=1)
     parts = run_tasks(
         [
-            (_centred_task, (Xt, g, two_s2, u, c, True, True, p[1] if keep else None))
+            (_centred_task, (Xt, g, two_s2, u, c, True, pvalues, p[1] if keep else None))
             for g, p in zip(groups, parts, strict=True)
         ],
         n_jobs,
     )
     S = sum(p[0] for p in parts)
+    if not pvalues:
+        return S, None, None, None
     Q = sum(p[1] for p in parts)
     diag = 1.0 - 2.0 * u + c[:, None]  # Kc_i[a, a]
     kmean = (s.sum(axis=1) - n) / (n * (n - 1))  # mean off-diagonal kernel value

@@ -119,6 +119,7 @@ class _LogDensitySVM(
     random_state: object = None
     warm_start: bool = False
     n_jobs: int | None = None
+    max_search_rows: int | None = _path.MAX_SEARCH_ROWS
 
     _parameter_constraints = {
         **FEATURE_MAP_CONSTRAINTS,
@@ -128,6 +129,7 @@ class _LogDensitySVM(
         "cv": [Interval(Integral, 2, None, closed="left")],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "warm_start": ["boolean"],
+        "max_search_rows": [Interval(Integral, 4, None, closed="left"), None],
     }
 
     # -- what the subclasses decide ---------------------------------------------------------------
@@ -148,6 +150,10 @@ class _LogDensitySVM(
     def _search_max_pairs(self, n_rows, n_features, n_folds):
         """Cap on the candidate pairs of the nested selection (None: every pair)."""
         return None
+
+    def _inner_pvalues(self):
+        """Whether the inner folds' selectors read dependence p-values (else not computed)."""
+        return False
 
     def _check_grids(self):
         """Checks of the grids' contents (their types are in ``_parameter_constraints``)."""
@@ -233,7 +239,7 @@ class _LogDensitySVM(
         """
         cw = self._class_weight_index()
         k = _inner_folds(self.cv, np.bincount(y_index, minlength=2).min())
-        path = cache.get(("path", k))
+        path = cache.get(("path", cache.get("inner_folds", k)))
         if getattr(self, "cv_results_", None) is not None and path is not None:
             scores, labels = [], []
             for f in path.folds_:
@@ -267,28 +273,31 @@ class _LogDensitySVM(
 
     def _inner_cv(self, X, y_index, dens, selectors, grid_values, Cs, seed, cache):
         """Nested selection: screening, densities and SVMs refitted inside every inner split."""
-        k = _inner_folds(self.cv, np.bincount(y_index, minlength=2).min())
+        # Tall tables: a stratified subsample of the rows; wide: the top pairs within a budget.
+        max_rows = self.max_search_rows
+        rows = search_rows(y_index, max_rows, seed)
+        k = _inner_folds(self.cv, np.bincount(y_index[rows], minlength=2).min())
         if k < 2:
             # Too few rows of a class to cross-validate: the sparsest model, the middle C.
             self.cv_results_ = None
             return 0, len(Cs) // 2
         path_key = ("path", k)
-        # Tall tables: a stratified subsample of the rows; wide: the top pairs within a budget.
-        max_rows = getattr(self, "max_search_rows", _path.MAX_SEARCH_ROWS)
-        rows = search_rows(y_index, max_rows, seed)
+        cache["inner_folds"] = k
         max_pairs = self._search_max_pairs(rows.size, X.shape[1], k)
-        if path_key not in cache or cache.get("search") != (max_rows, max_pairs):
+        search = (max_rows, max_pairs, self._inner_pvalues())
+        if path_key not in cache or cache.get("search") != search:
             split = StratifiedKFold(k, shuffle=True, random_state=seed).split(rows, y_index[rows])
             cache[path_key] = ThresholdPath(
                 class_weight=self.class_weight,
                 max_pairs=max_pairs,
+                pvalues=search[2],
                 n_jobs=self.n_jobs,
                 **self._path_params(),
                 **dens,
             )
             folds = [(rows[tr], rows[te]) for tr, te in split]
             cache[path_key].fit(X, self.classes_[y_index], folds)
-            cache["search"], cache["max_pairs"] = (max_rows, max_pairs), max_pairs
+            cache["search"], cache["max_pairs"] = search, max_pairs
         self.n_search_rows_ = int(rows.size)
         ber, n_pairs = cache[path_key].grid_ber(selectors, Cs)
         mean = ber.mean(axis=2)
@@ -470,7 +479,12 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
     n_jobs : int or None, default=None
         Threads for the dependence matrices, the binned densities and big inner folds.
         None: two when the one-minute load average leaves a CPU free, else one
-        (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it."""
+        (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it.
+    max_search_rows : int or None, default=2000
+        Rows of the nested selection's inner CV: on larger tables it runs on a stratified
+        subsample of this many rows (the final fit always uses every row), which bounds its
+        cost whatever the number of rows; None: every row.  What the subsample changes is
+        measured in ``docs/defaults.md``."""
 
 _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         Sorted labels; ``classes_[1]`` is ``+``.
@@ -478,12 +492,12 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         The SVM cost used (selected one for ``C="cv"``).
     n_search_rows_ : int
         Rows of the nested selection's inner CV (present when it ran): all the rows, or a
-        stratified subsample of ``slb.model.path.MAX_SEARCH_ROWS`` on tall tables (the final
-        fit always uses every row).
+        stratified subsample of ``max_search_rows`` on tall tables (the final fit always uses
+        every row).
     n_candidate_pairs_ : int
         Pairs the selection chose from: every pair (0 for LU), or on wide tables the top
-        ``K`` by screening score, ``K`` from the memory budget
-        ``slb.model.path.SEARCH_MEMORY_MB`` of the inner folds' feature maps.
+        ``K`` by screening score, ``K`` from SLB's memory budget ``search_memory_mb`` of the
+        inner folds' feature maps.
     cv_results_ : dict or None
         When anything is selected: one entry per candidate (``param_*`` grid values,
         ``param_C``, ``mean_n_pairs``, ``mean_ber``, ``std_ber``, ``split<k>_ber``,
@@ -596,6 +610,12 @@ class SLBClassifier(_LogDensitySVM):
     thresholds : array-like or None, default=None
         Candidate thresholds (in screening-score units) for ``threshold="cv"``, applied in
         every inner split to that split's scores; None: the fraction grid above.
+    search_memory_mb : float or None, default=256
+        Memory budget (MB) of the inner folds' candidate feature maps.  On wide tables it caps
+        the candidate pairs of the selection (``threshold="cv"`` or a number) at the top ``K``
+        by screening score, ``K`` the most whose maps fit the budget over the inner folds;
+        the final model chooses among the same ``K`` (``n_candidate_pairs_``).  None: every
+        pair.  ``threshold="fdr"`` always tests every pair.
     %(params)s
 
     Attributes
@@ -622,6 +642,7 @@ class SLBClassifier(_LogDensitySVM):
     screening_score: str = "statistic"
     alpha: float = 0.05
     thresholds: object = None
+    search_memory_mb: float | None = _path.SEARCH_MEMORY_MB
 
     _parameter_constraints = {
         **_LogDensitySVM._parameter_constraints,
@@ -632,6 +653,7 @@ class SLBClassifier(_LogDensitySVM):
         "screening_score": [StrOptions(set(SCREENING_SCORES))],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "thresholds": ["array-like", None],
+        "search_memory_mb": [Interval(Real, 0, None, closed="neither"), None],
     }
 
     def _check_grids(self):
@@ -666,12 +688,14 @@ class SLBClassifier(_LogDensitySVM):
             "fraction": DEFAULT_FRACTIONS
         }
 
+    def _inner_pvalues(self):
+        return self.threshold == "fdr" or self.screening_score == "pvalue"
+
     def _search_max_pairs(self, n_rows, n_features, n_folds):
         # FDR tests every pair (Benjamini-Hochberg over a top subset would not control it).
         if self.threshold == "fdr":
             return None
-        budget = getattr(self, "search_memory_mb", _path.SEARCH_MEMORY_MB)
-        return pairs_for_budget(budget, n_rows, n_features, n_folds)
+        return pairs_for_budget(self.search_memory_mb, n_rows, n_features, n_folds)
 
     def _record_selection(self, screen, i, candidates):
         d = self.n_features_in_

@@ -188,6 +188,7 @@ def screen_pairs(
     candidates="screened",
     max_pairs=None,
     n_jobs=None,
+    pvalues=True,
 ):
     """Dependence of every pair in each class, keeping the ``max_pairs`` highest-scoring ones.
 
@@ -202,6 +203,10 @@ def screen_pairs(
         "all": every pair without measuring dependence (SLB-); "none": no pair (LU).
     max_pairs : int or None
     n_jobs : int or None
+    pvalues : bool, default=True
+        HSIC: also compute the p-values (about half the cost of the exact statistic); False:
+        ``pvalue`` is NaN (the statistic is the same).  Needed only by ``"pvalue"`` scores and
+        FDR selection.
 
     Returns
     -------
@@ -214,7 +219,10 @@ def screen_pairs(
         pairs = pairs if candidates == "all" else pairs[:0]
         zero = np.zeros((2, pairs.shape[0]))
         return Screen(pairs, zero, zero + 1.0, zero, counts, d * (d - 1) // 2)
-    res = [dependence_matrix(X[y_index == c], dependence, n_jobs=n_jobs) for c in (0, 1)]
+    res = [
+        dependence_matrix(X[y_index == c], dependence, pvalues=pvalues, n_jobs=n_jobs)
+        for c in (0, 1)
+    ]
     stat = np.stack([r.statistic for r in res])[:, pairs[:, 0], pairs[:, 1]]
     pval = np.stack([r.pvalue for r in res])[:, pairs[:, 0], pairs[:, 1]]
     score = screening_statistic(stat, pval, counts, dependence, screening_score)
@@ -318,6 +326,9 @@ class ThresholdPath:
         memory for wide tables; thresholds below the cut behave like the cut.
     candidates : {"screened", "all", "none"}, default="screened"
         "all" (SLB-) and "none" (LU) skip the dependence step.
+    pvalues : bool, default=True
+        Compute the folds' dependence p-values (False: NaN, for selectors that use only the
+        scores of ``screening_score="statistic"`` or ``"scaled"``; half the HSIC cost).
     n_jobs : int or None, default=None
         Threads for the dependence matrices and densities, and over big folds.
     **density_params
@@ -342,6 +353,7 @@ class ThresholdPath:
         class_weight="balanced",
         max_pairs=5000,
         candidates="screened",
+        pvalues=True,
         n_jobs=None,
         **density_params,
     ):
@@ -358,6 +370,7 @@ class ThresholdPath:
         self.class_weight = class_weight
         self.max_pairs = max_pairs
         self.candidates = candidates
+        self.pvalues = pvalues
         self.n_jobs = n_jobs
         self.density_params = density_params
 
@@ -410,6 +423,7 @@ class ThresholdPath:
             candidates=self.candidates,
             max_pairs=self.max_pairs,
             n_jobs=self.n_jobs,
+            pvalues=getattr(self, "pvalues", True),
         )
         tf = LogDensityTransformer(pairs=screen.pairs, n_jobs=self.n_jobs, **params)
         T_train = tf.fit_transform(X[tr], y_index[tr])

@@ -258,7 +258,14 @@ class WorkingSetSVM:
 
     def _weights(self, dual, support):
         """``w = sum_i dual_i z_i`` over the current columns (the support rows only)."""
-        return dual @ self._block(self.rows[support])
+        if self.center is None:
+            return dual @ self._block(self.rows[support])
+        # sum_i dual_i (z_i - c) / s = (dual @ Z_support - sum(dual) c) / s: the support rows
+        # are gathered whole (contiguous rows) and never standardised; the same weights to
+        # rounding, without a standardised copy of the (support x columns) block.
+        cols = self.cols
+        v = dual @ self.Z[self.rows[support]]
+        return (v[cols] - dual.sum() * self.center[cols]) / self.scale[cols]
 
     def _margins(self, w, b):
         """``s_i (z_i . w + b)`` of every row, ``w`` over the current columns."""
