@@ -88,6 +88,11 @@ def test_pieces_with_gaps_join_and_read_as_the_whole():
     assert sum(s.type == "rect" for s in fig.layout.shapes) == 2
     line = next(t for t in fig.data if t.name == "SLB CV BER (exact steps)")
     assert np.isnan(np.asarray(line.y, dtype=float)).sum() == 1  # the line stops at the gap
+    bands = [t for t in fig.data if t.name in ("+1 sd", "± 1 sd over folds")]
+    assert len(bands) == 4  # the sd band: one pair of traces each side of the gap
+    for t in bands:  # no band bridges the gap
+        x = np.asarray(t.x, dtype=float)
+        assert x.max() <= b[2] or x.min() >= b[1]
     mid = (b[2] + b[1]) / 2
     assert figures.ber_curve(joined, mid, None).layout.meta["current"]["curve_ber"] is None
 

@@ -338,9 +338,47 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
         assert meta["range"][0] <= lam1 <= meta["range"][1]
         assert max(steps["threshold"]) <= meta["range"][1]  # clipped to the slider's range
         curve_el.scroll_into_view_if_needed()
-        curve_el.screenshot(path=str(artifacts_dir() / "browser-compare-ber-curve-1440.png"))
+        curve_el.screenshot(path=str(artifacts_dir() / "browser-compare-ber-curve-moved-1440.png"))
     except BaseException:
         shot(page, "browser-failure-dependencies.png")
+        raise
+    finally:
+        ctx.close()
+
+
+def test_ber_curve_at_the_default_lambda(server, browser):
+    """A new visitor's Compare page: the curve is computed around the default λ first, so the
+    star is on a computed step and equals the SLB bar without pressing anything."""
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    ctx.set_default_timeout(LONG)
+    page = ctx.new_page()
+    try:
+        page.goto(server.url + "/compare")
+        page.locator(".st-key-cmp_ber_bars .js-plotly-plot").wait_for()
+        wait_idle(page)
+        lam = float(page.locator('.st-key-cmp_lambda input[type="range"]').input_value())
+        assert "(by value)" in page.get_by_test_id("stSidebar").inner_text()
+        page.locator(".st-key-cmp_curve_on label").click()
+        curve_el = page.locator(".st-key-cmp_ber_curve .js-plotly-plot")
+        curve_el.wait_for(timeout=600_000)
+        wait_idle(page, timeout_s=600)
+        assert_no_exception(page, "Compare with the BER curve at the default λ")
+        bars = plot_state(page, "cmp_ber_bars")["bars"][0]
+        slb_bar = dict(zip(bars["x"], bars["y"], strict=True))["SLB"]
+        meta = plot_state(page, "cmp_ber_curve")["meta"]
+        steps = meta["steps"]
+        assert meta["current"]["threshold"] == pytest.approx(lam)
+        assert not any(a < lam < b for a, b in meta["uncomputed"])  # not in a grey band
+        # the step holding λ: threshold[k - 1] < λ <= threshold[k], read independently here
+        k = next(i for i, t in enumerate(steps["threshold"]) if lam <= t)
+        assert k > 0 and steps["threshold"][k - 1] < lam
+        assert 100 * steps["ber"][k] == pytest.approx(slb_bar, abs=1e-9)
+        assert 100 * meta["current"]["curve_ber"] == pytest.approx(slb_bar, abs=1e-9)
+        assert 100 * meta["current"]["marker_ber"] == pytest.approx(slb_bar, abs=1e-9)
+        curve_el.scroll_into_view_if_needed()
+        curve_el.screenshot(path=str(artifacts_dir() / "browser-compare-ber-curve-1440.png"))
+    except BaseException:
+        shot(page, "browser-failure-ber-curve-default.png")
         raise
     finally:
         ctx.close()

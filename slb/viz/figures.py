@@ -1186,22 +1186,41 @@ def _mark_current(fig: go.Figure, threshold, ber_at_threshold) -> None:
 
 
 def _step_traces(t, m, s, pairs) -> list:
-    """The ±1 sd band and the step line; ``shape="vh"``: each value holds up to its λ."""
+    """The ±1 sd band and the step line; ``shape="vh"``: each value holds up to its λ.
+
+    A NaN in ``m`` (a gap, see :func:`_break_at_gaps`) breaks the line; the band is drawn
+    segment by segment (a filled band would bridge the gap).
+    """
     step = {"shape": "vh", "width": 0}
+    band = []
+    for seg in np.split(np.arange(t.size), np.flatnonzero(np.isnan(m))):
+        seg = seg[~np.isnan(m[seg])]
+        first = not band
+        band += [
+            go.Scatter(
+                x=t[seg],
+                y=(m + s)[seg],
+                mode="lines",
+                line=step,
+                hoverinfo="skip",
+                showlegend=False,
+                name="+1 sd",
+            ),
+            go.Scatter(
+                x=t[seg],
+                y=(m - s)[seg],
+                mode="lines",
+                line=step,
+                fill="tonexty",
+                fillcolor="rgba(0,114,178,0.12)",
+                hoverinfo="skip",
+                name="± 1 sd over folds",
+                showlegend=first,
+                legendgroup="sd",
+            ),
+        ]
     return [
-        go.Scatter(
-            x=t, y=m + s, mode="lines", line=step, hoverinfo="skip", showlegend=False, name="+1 sd"
-        ),
-        go.Scatter(
-            x=t,
-            y=m - s,
-            mode="lines",
-            line=step,
-            fill="tonexty",
-            fillcolor="rgba(0,114,178,0.12)",
-            hoverinfo="skip",
-            name="± 1 sd over folds",
-        ),
+        *band,
         go.Scatter(
             x=t,
             y=m,
