@@ -106,3 +106,43 @@ def test_curve_pieces_around_lambda_come_first():
     assert _pieces_first(pieces, 0.5) == [0, 1]
     assert _pieces_first(pieces, 0.0) == [3, 2]
     assert _pieces_first(pieces, 0.6) == []
+
+
+def test_curve_plan_around_lambda_then_top_then_everything(monkeypatch):
+    from dashboard import curve_ui
+    from slb.model.steps import chunk_bounds, step_at
+
+    X, y = make_two_class(n_per_class=40, d=6, seed=2)
+    folds = stratified_folds(y, n_splits=3, random_state=0)
+    path = ThresholdPath(C=0.5, random_state=3).fit(X, y, folds)
+    calls = []
+
+    def fake(*args, max_fits=None):  # compute.slb_ber_steps without the cache
+        calls.append(args[7])
+        return ber_steps(path, *args[7], max_fits=max_fits)
+
+    monkeypatch.setattr(curve_ui.compute, "slb_ber_steps", fake)
+    monkeypatch.setattr(curve_ui, "FIRST_FITS", 1)
+    b = chunk_bounds(path, 0.0, 0.5, 4)
+    pieces = list(zip(b[1:], b, strict=False))
+    assert len(pieces) >= 6
+    args = ("key", None, "hsic", "either", (), 3, 0)
+    lam = (pieces[3][0] + pieces[3][1]) / 2
+    steps, frames = curve_ui._steps(args, 1, pieces, lam, fill=False)
+    assert calls == [pieces[3], pieces[2], pieces[4]]  # around λ (the budget is spent)
+    assert steps.attrs["gaps"] == [] and steps.attrs["hi"] == pieces[2][1]
+    full = ber_steps(path, 0.0, 0.5)
+    assert step_at(steps, lam).mean_ber == step_at(full, lam).mean_ber
+    # a budget for one more piece: the top of the range, with a gap below it
+    monkeypatch.setattr(curve_ui, "FIRST_FITS", steps.attrs["n_fits"] + 1)
+    calls.clear()
+    steps, frames = curve_ui._steps(args, 1, pieces, lam, fill=False)
+    assert calls == [pieces[3], pieces[2], pieces[4], pieces[0]]
+    assert steps.attrs["gaps"] == [(pieces[2][1], pieces[0][0])]
+    assert steps.attrs["lo"] == pieces[4][0] and steps.attrs["hi"] == 0.5
+    assert step_at(steps, lam).mean_ber == step_at(full, lam).mean_ber
+    calls.clear()
+    steps, frames = curve_ui._steps(args, 1, pieces, lam, fill=True)
+    assert sorted(calls) == sorted(pieces) and steps.attrs["gaps"] == []
+    for col in ("threshold", "lower", "mean_ber", "mean_pairs"):
+        np.testing.assert_array_equal(steps[col], full[col])
