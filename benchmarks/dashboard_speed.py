@@ -15,7 +15,15 @@ Measures (issue 14):
 * the CPU of one full ``gc.collect()`` at the end (what ``runner.postScriptGC`` adds to every
   rerun of every session) and the number of objects on the heap;
 * ``--profile N``: the N most expensive functions of the cold Compare run (cProfile of the
-  script thread, cumulative seconds).
+  script thread, cumulative seconds);
+* ``session``: the server CPU of classroom sessions (each uploads a small table of its own and
+  opens Compare with the default settings), one after the other, after a first visit paid the
+  process's imports: CPU of the page runs' own threads (the server's work, not AppTest's) and of
+  the whole process;
+* ``class``: ``--sessions`` such sessions at once in one process (threads, as a Streamlit
+  server runs them): median wall time and CPU per session, no browsers;
+* ``heavy``: light sessions (96 x 6 upload + Compare) alone, then beside one heavy session
+  (a 7,400 x 20 upload + Compare): the slowdown ratio beside / alone (target <= 1.5x).
 
 Usage::
 
@@ -23,6 +31,7 @@ Usage::
     python benchmarks/dashboard_speed.py --baseline HEAD~3    # also the code of HEAD~3, ratios
     python benchmarks/dashboard_speed.py --profile 25         # and the cold run's profile
     python benchmarks/dashboard_speed.py --rev HEAD --baseline 8313bc9   # committed code only
+    python benchmarks/dashboard_speed.py --modes session class heavy --sessions 8
 """
 
 from __future__ import annotations
@@ -55,12 +64,16 @@ prof = cProfile.Profile()
 profiling = {"on": False}
 _orig = lsr.LocalScriptRunner._run_script_thread
 
+SCRIPT_CPU = []  # CPU seconds of each page run's own thread (the server's work, no harness)
+
 def _profiled(self):  # AppTest runs the page in a thread: profile that thread
     if profiling["on"]:
         prof.enable()
+    t = time.thread_time()
     try:
         _orig(self)
     finally:
+        SCRIPT_CPU.append(time.thread_time() - t)
         if profiling["on"]:
             prof.disable()
 
@@ -97,6 +110,7 @@ for f in (0.30, 0.45, 0.60, 0.40, 0.55):  # five new λ values, none cached
 out["lambda_median"] = [statistics.median(m[0] for m in moves),
                         statistics.median(m[1] for m in moves)]
 out["lambda_max"] = [max(m[0] for m in moves), max(m[1] for m in moves)]
+out["lambda_script_cpu"] = statistics.median(SCRIPT_CPU[-5:])
 profiling["on"] = False
 out["load_after"] = os.getloadavg()[0]
 # what runner.postScriptGC costs every rerun of every session: one full collection
@@ -113,6 +127,157 @@ if n_profile:
     out["profile"] = buf.getvalue()
 print("RESULT " + json.dumps(out))
 """
+
+
+# --------------------------------------------------------------------------------------------
+# classroom children: sessions that upload their own small table and open Compare (issue 14)
+# --------------------------------------------------------------------------------------------
+SESSIONS = r"""
+import json, os, statistics, sys, threading, time
+os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+os.environ["SLB_WARMUP"] = "0"  # the sessions' work only (the warm-up is measured above)
+root, mode, n_sessions = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sys.path.insert(0, root)
+os.chdir(root)
+import numpy as np, pandas as pd
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import local_script_runner as lsr
+from dashboard.data import make_upload
+
+CPU = {}  # script-thread CPU seconds of every page run, by session name
+_orig = lsr.LocalScriptRunner._run_script_thread
+tag = threading.local()
+
+def _timed(self):  # AppTest runs each page run in a thread: its CPU is the server's work
+    t = time.thread_time()
+    try:
+        _orig(self)
+    finally:
+        name = getattr(self, "_slb_session", "?")
+        CPU[name] = CPU.get(name, 0.0) + time.thread_time() - t
+
+lsr.LocalScriptRunner._run_script_thread = _timed
+_init = lsr.LocalScriptRunner.__init__
+def _init_tagged(self, *a, **k):
+    _init(self, *a, **k)
+    self._slb_session = getattr(tag, "name", "?")
+lsr.LocalScriptRunner.__init__ = _init_tagged
+
+def table(n, d, seed):
+    # a small table of its own: d features, two of them dependent in the positive class
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = rng.random(n) < 0.45
+    X[y, 1] = 0.8 * X[y, 0] + 0.5 * X[y, 1]
+    X[:, 2] += 0.8 * y
+    df = pd.DataFrame(X.round(4), columns=[f"s{seed}_f{j}" for j in range(d)])
+    df["label"] = np.where(y, "sick", "healthy")
+    return df.to_csv(index=False).encode()
+
+def session(name, n, d, seed, out):
+    tag.name = name
+    t0 = time.perf_counter()
+    at = AppTest.from_file(os.path.join(root, "app.py"), default_timeout=1800)
+    at.run()
+    at.session_state["upload"] = make_upload(f"{name}.csv", table(n, d, seed))
+    at.radio(key="data_source").set_value("upload").run()
+    at.switch_page("pages/compare.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    ds = at.session_state["data_build"].dataset
+    assert ds.n == min(n, 1000) and ds.d == d, (ds.n, ds.d)  # its own data
+    out[name] = time.perf_counter() - t0
+
+def run_all(specs):
+    out, threads = {}, []
+    for name, n, d, seed in specs:
+        th = threading.Thread(target=session, args=(name, n, d, seed, out))
+        threads.append(th); th.start()
+    for th in threads:
+        th.join()
+    return out
+
+res = {"load_before": os.getloadavg()[0]}
+# one first visit pays the process's imports (a running server has paid them)
+session("first", 90, 4, 999, {})
+CPU.clear()
+cpu0 = time.process_time()
+if mode == "session":  # one after the other: server CPU per session
+    walls = {}
+    for i in range(n_sessions):
+        walls.update(run_all([(f"s{i}", 60 + 12 * i, 4 + i % 4, i)]))
+elif mode == "class":  # all at once, like a class opening the page together
+    walls = run_all([(f"s{i}", 60 + 12 * i, 4 + i % 4, i) for i in range(n_sessions)])
+else:  # heavy: light sessions alone, then the same light sessions beside one big upload
+    alone = {}
+    for i in range(n_sessions):
+        alone.update(run_all([(f"alone{i}", 96, 6, 100 + i)]))
+    res["light_alone"] = alone
+    heavy_out = {}
+    heavy = threading.Thread(target=session, args=("heavy", 7400, 20, 7, heavy_out))
+    heavy.start()
+    time.sleep(5.0)  # the big upload is being read and cross-validated
+    beside = {}
+    for i in range(n_sessions):
+        if not heavy.is_alive():
+            break
+        beside.update(run_all([(f"beside{i}", 96, 6, 200 + i)]))  # new data: no cache hits
+    res["heavy_running_at_end"] = heavy.is_alive()
+    heavy.join()
+    res["light_beside_heavy"] = beside
+    res["heavy_wall"] = heavy_out.get("heavy")
+    walls = {**alone, **beside}
+res["cpu_process"] = time.process_time() - cpu0
+res["cpu_script"] = dict(CPU)
+res["walls"] = walls
+res["load_after"] = os.getloadavg()[0]
+from dashboard.workqueue import WAITED
+res["queue_waits"] = sorted(WAITED.seconds)[-5:]
+print("RESULT " + json.dumps(res))
+"""
+
+
+def run_sessions(root: Path, mode: str, n_sessions: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(root))
+    res = subprocess.run(
+        [sys.executable, "-c", SESSIONS, str(root), mode, str(n_sessions)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3600,
+    )
+    for line in res.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError(f"sessions failed in {root} ({mode}):\n{res.stderr[-3000:]}")
+
+
+def report_sessions(label: str, mode: str, r: dict) -> None:
+    import statistics
+
+    cpu = {k: v for k, v in r["cpu_script"].items() if k != "heavy"}
+    print(f"\n## {label}, {mode} (load average {r['load_before']:.1f} -> {r['load_after']:.1f})")
+    if mode in ("session", "class"):
+        n = len(r["walls"])
+        print(f"sessions                           {n}")
+        print(f"server CPU per session (script)    {statistics.median(cpu.values()):7.2f} s "
+              f"median, {max(cpu.values()):.2f} s max")
+        print(f"server CPU per session (process)   {r['cpu_process'] / n:7.2f} s (all threads)")
+        print(f"wall time per session              {statistics.median(r['walls'].values()):7.2f} s "
+              f"median, {max(r['walls'].values()):.2f} s max")
+        return
+    alone = statistics.median(r["light_alone"].values())
+    beside = r["light_beside_heavy"]
+    print(f"light session alone (wall)         {alone:7.2f} s median of {len(r['light_alone'])}")
+    if beside:
+        b = statistics.median(beside.values())
+        print(f"light session beside the heavy one {b:7.2f} s median of {len(beside)}")
+        print(f"ratio beside / alone               {b / alone:7.2f}x (target <= 1.5x)")
+    else:
+        print("light session beside the heavy one: the heavy session ended first")
+    print(f"heavy session (7,400 x 20 upload + Compare) {r['heavy_wall']:.1f} s wall, "
+          f"{r['cpu_script'].get('heavy', float('nan')):.1f} s script CPU")
+    print(f"longest waits in the heavy-work line: {[round(w, 2) for w in r['queue_waits']]} s")
 
 
 def run_child(root: Path, mode: str, n_profile: int = 0) -> dict:
@@ -156,9 +321,13 @@ def main() -> None:
         "--modes",
         nargs="+",
         default=["cold", "warm", "warm-nogc"],
-        choices=["cold", "warm", "warm-nogc"],
-        help="warm-nogc: warm with runner.postScriptGC = false (the setting's measurement)",
+        choices=["cold", "warm", "warm-nogc", "session", "class", "heavy"],
+        help="warm-nogc: warm with runner.postScriptGC = false (the setting's measurement); "
+        "session: server CPU per classroom session (own small upload + Compare), one after the "
+        "other; class: --sessions of them at once; heavy: light sessions alone and beside one "
+        "7,400 x 20 upload on Compare (the slowdown ratio)",
     )
+    ap.add_argument("--sessions", type=int, default=8, help="sessions of the classroom modes")
     ap.add_argument(
         "--rev",
         help="measure this git revision as 'now' instead of the working tree (others' "
@@ -180,6 +349,11 @@ def main() -> None:
     results = {}
     for label, root in trees:
         for mode in args.modes:
+            if mode in ("session", "class", "heavy"):
+                r = run_sessions(root, mode, args.sessions)
+                results[(label, mode)] = r
+                report_sessions(label, mode, r)
+                continue
             if mode != "cold" and not (root / "dashboard" / "warmup.py").exists():
                 continue  # that revision has no server-start warm-up
             r = run_child(root, mode, args.profile)
@@ -192,6 +366,9 @@ def main() -> None:
             print(f"Compare on Sonar                   {fmt(r['compare'])}")
             print(f"λ change on Compare, median of 5   {fmt(r['lambda_median'])}")
             print(f"λ change on Compare, max of 5      {fmt(r['lambda_max'])}")
+            if "lambda_script_cpu" in r:
+                print(f"λ change, page thread's CPU, median {r['lambda_script_cpu']:6.3f} s "
+                      "(profiler off in warm modes)")
             print(f"one full gc.collect (postScriptGC)  {1000 * r['gc_full']:7.1f} ms CPU, "
                   f"{r['heap_objects_end']:,} objects on the heap")
             if "peak_rss_mb" in r:
@@ -204,6 +381,8 @@ def main() -> None:
         print(f"\n## ratios, baseline {args.baseline} / now (wall seconds)")
         base = f"baseline {args.baseline}"
         for mode in args.modes:
+            if mode in ("session", "class", "heavy"):
+                continue
             now_r = results.get(("now", mode))
             ref = results.get((base, mode)) or results.get((base, "cold"))
             if now_r is None or ref is None:
