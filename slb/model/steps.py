@@ -93,14 +93,21 @@ def _nested_predictions(T_train, y_train, T_test, masks, C, class_weight):
     if y.size > GRAM_MAX_SAMPLES:
         return grid_mask_predictions(T_train, y_train, T_test, masks, [C], class_weight)[0]
     with one_blas_thread():
-        center, scale = column_scaling(T_train)
+        # Only the columns some mask keeps are standardised (each column on its own, as
+        # StandardScaler does on any subset of columns).
+        cols = np.flatnonzero(np.logical_or.reduce([np.zeros(T_train.shape[1], bool), *masks]))
+        Z, Zx = T_train[:, cols], T_test[:, cols]
+        center, scale = column_scaling(Z)
+        Z -= center
+        Z /= scale
+        Zx -= center
+        Zx /= scale
         weights = class_weights(class_weight, y_train)
-        Z, Zx = (T_train - center) / scale, (T_test - center) / scale
         K, Kx = np.zeros((y.size, y.size)), np.zeros((T_test.shape[0], y.size))
-        cur = np.zeros(T_train.shape[1], dtype=bool)
+        cur = np.zeros(cols.size, dtype=bool)
         preds = [np.zeros(T_test.shape[0], dtype=int)] * len(masks)  # empty mask: class 0
         for g in np.argsort([int(m.sum()) for m in masks], kind="stable"):
-            m = masks[g]
+            m = masks[g][cols]
             if not m.any():
                 continue
             if (cur & ~m).any():  # not nested: start this kernel over
