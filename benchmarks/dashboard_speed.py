@@ -188,10 +188,19 @@ def session(name, n, d, seed, out):
     assert ds.n == min(n, 1000) and ds.d == d, (ds.n, ds.d)  # its own data
     out[name] = time.perf_counter() - t0
 
+ERRORS = []
+
+def guarded(*args):
+    try:
+        session(*args)
+    except BaseException as e:  # reported, not swallowed by the thread
+        import traceback
+        ERRORS.append(f"{args[0]}: {traceback.format_exc()[-1500:]}")
+
 def run_all(specs):
     out, threads = {}, []
     for name, n, d, seed in specs:
-        th = threading.Thread(target=session, args=(name, n, d, seed, out))
+        th = threading.Thread(target=guarded, args=(name, n, d, seed, out))
         threads.append(th); th.start()
     for th in threads:
         th.join()
@@ -214,7 +223,7 @@ else:  # heavy: light sessions alone, then the same light sessions beside one bi
         alone.update(run_all([(f"alone{i}", 96, 6, 100 + i)]))
     res["light_alone"] = alone
     heavy_out = {}
-    heavy = threading.Thread(target=session, args=("heavy", 7400, 20, 7, heavy_out))
+    heavy = threading.Thread(target=guarded, args=("heavy", 7400, 20, 7, heavy_out))
     heavy.start()
     time.sleep(5.0)  # the big upload is being read and cross-validated
     beside = {}
@@ -233,7 +242,9 @@ res["walls"] = walls
 res["load_after"] = os.getloadavg()[0]
 from dashboard.workqueue import WAITED
 res["queue_waits"] = sorted(WAITED.seconds)[-5:]
+res["errors"] = ERRORS
 print("RESULT " + json.dumps(res))
+print("CPU", json.dumps(CPU), file=sys.stderr)
 """
 
 
@@ -256,6 +267,8 @@ def report_sessions(label: str, mode: str, r: dict) -> None:
     import statistics
 
     cpu = {k: v for k, v in r["cpu_script"].items() if k != "heavy"}
+    for err in r.get("errors", []):
+        print(f"session failed: {err}")
     print(f"\n## {label}, {mode} (load average {r['load_before']:.1f} -> {r['load_after']:.1f})")
     if mode in ("session", "class"):
         n = len(r["walls"])

@@ -127,6 +127,7 @@ async def run_session(browser, url: str, i: int, path, barrier: Barrier, log: li
         await page.goto(url)
         sidebar = page.get_by_test_id("stSidebar")
         await expect(sidebar).to_contain_text("n = 208 rows", timeout=TIMEOUT_MS)  # Sonar
+        log.append((i, "home shown", round(time.monotonic() - t0, 1)))
         await page.locator(".st-key-data_source").get_by_text(SOURCES["upload"]).click()
         file_input = page.locator('.st-key-upload_file input[type="file"]')
         await file_input.wait_for(state="attached")
@@ -135,6 +136,7 @@ async def run_session(browser, url: str, i: int, path, barrier: Barrier, log: li
             f"n = {n} rows · d = {d} features", timeout=TIMEOUT_MS
         )
         check_own_data(await sidebar_text(page), i, "after the upload")
+        log.append((i, "upload shown", round(time.monotonic() - t0, 1)))
         await expect(page.get_by_test_id("stException")).to_have_count(0)
 
         await page.get_by_test_id("stSidebarNav").get_by_role("link", name="Compare").click()
@@ -239,6 +241,9 @@ def test_eight_sessions_each_see_their_own_data(tmp_path):
         problems = server.log_problems()
     done = sorted(t for _, what, t in log if what == "compare done")
     median = done[len(done) // 2] if done else float("nan")
+    for step in ("home shown", "upload shown"):  # where the time goes (browsers or server)
+        ts = sorted(t for _, what, t in log if what == step)
+        print(f"\nmedian until '{step}': {ts[len(ts) // 2] if ts else float('nan'):.0f} s")
     print(
         f"\n8 concurrent sessions (browsers at nice 19): {elapsed:.0f} s in all, median "
         f"{median:.0f} s until a session's Compare table; server CPU {cpu:.1f} s, "
