@@ -38,21 +38,22 @@ def _pieces_first(pieces, lam: float) -> list[int]:
 
 
 def _steps(args, reps: int, pieces, lam: float, fill: bool):
-    """The computed pieces joined (gaps where none is): around λ first, then from the top
-    while fewer than :data:`FIRST_FITS` fits were made; every piece when ``fill``."""
+    """The steps and the pieces left out (gaps where none is computed): the pieces around λ
+    first, then from the top while fewer than :data:`FIRST_FITS` fits were made.  ``fill``:
+    the whole range in one computation (one kernel per fold instead of one per piece and fold;
+    cached whatever λ is)."""
+    if fill:
+        whole = (pieces[-1][0], pieces[0][1])
+        return compute.slb_ber_steps(*args, whole, reps, max_fits=None), []
     first = _pieces_first(pieces, lam)
     frames, n_fits = {}, 0
-    bar = st.progress(0.0, text="Computing every step…") if fill else None
     for i in dict.fromkeys([*first, *range(len(pieces))]):
-        if i not in first and n_fits >= FIRST_FITS and not fill:
+        if i not in first and n_fits >= FIRST_FITS:
             break
         frames[i] = compute.slb_ber_steps(*args, pieces[i], reps, max_fits=None)
         n_fits += frames[i].attrs["n_fits"]
-        if bar is not None:
-            bar.progress(len(frames) / len(pieces), text=f"Computing every step… {n_fits} fits")
-    if bar is not None:
-        bar.empty()
-    return join_steps(list(frames.values()), pieces[-1][0], allow_gaps=True), frames
+    steps = join_steps(list(frames.values()), pieces[-1][0], allow_gaps=True)
+    return steps, [p for i, p in enumerate(pieces) if i not in frames]
 
 
 def ber_curve_section(ds, cfg: dict, lam: compute.LambdaInfo, dens, k: int, reps: int, per_fold):
@@ -65,7 +66,7 @@ def ber_curve_section(ds, cfg: dict, lam: compute.LambdaInfo, dens, k: int, reps
     bounds = chunk_bounds(path, lo, hi, CHUNK)
     pieces = list(zip(bounds[1:], bounds, strict=False))  # (low, high), from the top
     ctx = (*args[:1], *args[2:], reps)
-    steps, frames = _steps(args, reps, pieces, float(lam.value), st.session_state.get(FILL) == ctx)
+    steps, missing = _steps(args, reps, pieces, float(lam.value), st.session_state.get(FILL) == ctx)
     row = step_at(steps, lam.value)
     slb_mean = float(per_fold["SLB"].mean())
     # Hand-set λ: the bar's SLB value is this curve at λ.  Automatic modes recompute λ inside
@@ -76,7 +77,6 @@ def ber_curve_section(ds, cfg: dict, lam: compute.LambdaInfo, dens, k: int, reps
         steps, lam.value, marker, measure=measure, lam_range=(lo, hi), nested_ber=nested
     )
     st.plotly_chart(fig, key="cmp_ber_curve", config={"displaylogo": False})
-    missing = [p for i, p in enumerate(pieces) if i not in frames]
     text = (
         f"What it shows: SLB's mean BER over the same {len(per_fold)} folds as the bars, for every "
         f"λ in the slider's range: {len(steps)} steps{' so far' if missing else ''}, one per λ "
@@ -101,17 +101,14 @@ def ber_curve_section(ds, cfg: dict, lam: compute.LambdaInfo, dens, k: int, reps
         text += " Press the nested-estimate button above to draw the honest nested estimate too."
     st.caption(text)
     if missing:
-        n_more = _fits_of(path, missing, lo, hi)
         st.button(
-            f"Compute the grey parts too (about {n_more} more SVM fits, computed once)",
+            f"Compute every step (about {_fits_of(path, lo, hi)} SVM fits in all, computed once)",
             key="cmp_curve_extend",
             on_click=st.session_state.__setitem__,
             args=(FILL, ctx),
         )
 
 
-def _fits_of(path, pieces, lo: float, hi: float) -> int:
-    """About the SVM fits of ``pieces``: their breakpoints, plus both ends on every fold."""
-    cuts = np.array(chunk_bounds(path, lo, hi, 1))  # every breakpoint, decreasing
-    inside = sum(int(((cuts > a) & (cuts < b)).sum()) for a, b in pieces)
-    return inside + 2 * len(path.folds_) * len(pieces)
+def _fits_of(path, lo: float, hi: float) -> int:
+    """About the SVM fits of the whole range: its breakpoints, plus both ends on every fold."""
+    return max(len(chunk_bounds(path, lo, hi, 1)) - 2, 0) + 2 * len(path.folds_)

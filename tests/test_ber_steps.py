@@ -128,21 +128,22 @@ def test_curve_plan_around_lambda_then_top_then_everything(monkeypatch):
     assert len(pieces) >= 6
     args = ("key", None, "hsic", "either", (), 3, 0)
     lam = (pieces[3][0] + pieces[3][1]) / 2
-    steps, frames = curve_ui._steps(args, 1, pieces, lam, fill=False)
+    steps, missing = curve_ui._steps(args, 1, pieces, lam, fill=False)
     assert calls == [pieces[3], pieces[2], pieces[4]]  # around λ (the budget is spent)
+    assert missing == [p for i, p in enumerate(pieces) if i not in (2, 3, 4)]
     assert steps.attrs["gaps"] == [] and steps.attrs["hi"] == pieces[2][1]
     full = ber_steps(path, 0.0, 0.5)
     assert step_at(steps, lam).mean_ber == step_at(full, lam).mean_ber
     # a budget for one more piece: the top of the range, with a gap below it
     monkeypatch.setattr(curve_ui, "FIRST_FITS", steps.attrs["n_fits"] + 1)
     calls.clear()
-    steps, frames = curve_ui._steps(args, 1, pieces, lam, fill=False)
+    steps, missing = curve_ui._steps(args, 1, pieces, lam, fill=False)
     assert calls == [pieces[3], pieces[2], pieces[4], pieces[0]]
     assert steps.attrs["gaps"] == [(pieces[2][1], pieces[0][0])]
     assert steps.attrs["lo"] == pieces[4][0] and steps.attrs["hi"] == 0.5
     assert step_at(steps, lam).mean_ber == step_at(full, lam).mean_ber
     calls.clear()
-    steps, frames = curve_ui._steps(args, 1, pieces, lam, fill=True)
-    assert sorted(calls) == sorted(pieces) and steps.attrs["gaps"] == []
+    steps, missing = curve_ui._steps(args, 1, pieces, lam, fill=True)
+    assert calls == [(0.0, 0.5)] and missing == [] and "gaps" not in steps.attrs
     for col in ("threshold", "lower", "mean_ber", "mean_pairs"):
         np.testing.assert_array_equal(steps[col], full[col])
