@@ -47,7 +47,7 @@ from slb.model.path import FIXED_C, threshold_selector
 from slb.viz.figures import cluster_order, pair_graph_layout, tree_layout
 
 from .state import density_params
-from .workqueue import queued
+from .workqueue import data_cost, offload, queued
 
 _TTL = 2 * 3600
 
@@ -300,9 +300,9 @@ def threshold_path(
     """SLB's per-fold densities and dependence, fitted once (read-only afterwards)."""
     f = folds(key, _ds, n_folds, seed, n_repeats)
     params = density_params(dens)
-    return ThresholdPath(dependence=measure, pair_rule=pair_rule, random_state=seed, **params).fit(
-        _ds.X, _ds.y, f
-    )
+    path = ThresholdPath(dependence=measure, pair_rule=pair_rule, random_state=seed, **params)
+    # big data: fitted in a niced worker process, so that the light sessions keep their cores
+    return offload(data_cost(_ds, n_repeats), path.fit, _ds.X, _ds.y, f)
 
 
 # SLB's, TAN's, NB's... cross-validation lives in :mod:`dashboard.evaluation` (one cached,

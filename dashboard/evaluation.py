@@ -62,7 +62,7 @@ from slb.viz.evaluation import confusion_figure, pr_figure, roc_figure
 from . import compute, models
 from .compute import _TTL, DASH
 from .state import density_params
-from .workqueue import queued
+from .workqueue import data_cost, offload, queued
 
 #: Probabilities drawn from densities are kept in [eps, 1 - eps] (as the estimators do).
 PROBA_EPS = 1e-6
@@ -172,8 +172,11 @@ def model_fold_run(
     f = compute.folds(key, _ds, n_folds, seed, n_repeats)
     y = np.asarray(_ds.y)
     n_proc = _processes(len(f))
-    if n_proc == 1:
-        comp = compare_estimators({name: est}, _ds.X, y, folds=f, record_predictions=True)
+    if n_proc == 1:  # big data: in a niced worker process (dashboard.workqueue.offload)
+        cost = data_cost(_ds, n_repeats)
+        comp = offload(
+            cost, compare_estimators, {name: est}, _ds.X, y, folds=f, record_predictions=True
+        )
         ber = comp.per_fold[name].to_numpy(dtype=float)
         return FoldRun(ber, float(comp.fit_seconds[name]), comp.predictions)
     from joblib import Parallel, delayed

@@ -101,3 +101,37 @@ def test_queued_decorator_outside_streamlit_runs_the_function(monkeypatch):
 def test_waiting_text_names_the_others():
     assert "waiting for 3 other computations (2 running, 1 ahead of yours" in waiting_text(1, 2)
     assert "waiting for 1 other computation (1 running, 0 ahead" in waiting_text(0, 1)
+
+
+def test_offload_runs_big_work_in_a_niced_worker_with_the_same_result(monkeypatch):
+    """Big computations leave the server process for a worker at lower CPU priority (so light
+    sessions keep the cores); small ones stay; the worker's result is the direct call's."""
+    import os
+
+    import numpy as np
+
+    from dashboard import workqueue
+    from slb import ThresholdPath
+    from slb.evaluation import compare_estimators, stratified_folds
+    from slb.peers.naive_bayes import KDENaiveBayes
+
+    monkeypatch.setattr(workqueue, "NICE_MIN_COST", 100)
+    here = os.getpid()
+    assert workqueue.offload(99, os.getpid) == here  # small: in the server itself
+    assert workqueue.offload(100, os.getpid) != here  # big: in a worker process
+    assert workqueue.offload(100, os.getpriority, os.PRIO_PROCESS, 0) >= workqueue.WORKER_NICE
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=80) > 0).astype(int)
+    folds = stratified_folds(y, n_splits=4, random_state=0)
+    far = workqueue.offload(100, ThresholdPath(random_state=0).fit, X, y, folds)
+    near = ThresholdPath(random_state=0).fit(X, y, folds)
+    for lam in (0.0, 0.01, 0.05):
+        np.testing.assert_array_equal(far.fold_ber(lam)[0], near.fold_ber(lam)[0])
+    args = ({"NB": KDENaiveBayes()}, X, y)
+    far = workqueue.offload(100, compare_estimators, *args, folds=folds, record_predictions=True)
+    near = compare_estimators(*args, folds=folds, record_predictions=True)
+    np.testing.assert_array_equal(far.per_fold["NB"], near.per_fold["NB"])
+    np.testing.assert_array_equal(far.predictions["score"], near.predictions["score"])
+    monkeypatch.setattr(workqueue, "WORKER_NICE", 0)  # switched off: everything stays here
+    assert workqueue.offload(10**9, os.getpid) == here
