@@ -12,7 +12,7 @@ import streamlit as st
 
 from slb.density.bandwidth import BANDWIDTH_RULES
 
-from . import compute, state
+from . import compute, live_slider, state
 from .safety import escape_markdown
 
 FDR_LEVELS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2]
@@ -23,6 +23,8 @@ BW_RULES = {
     "plugin": "plug-in (R ks, as in the paper)",
 }
 LAMBDA_LABEL = "λ (dependence threshold)"
+LAMBDA_HELP = "A pair enters SLB when its dependence reaches λ. Larger λ keeps fewer pairs."
+_DEFERRED = "_live_lambda_draw"  # the live λ slider waiting to be drawn (see lambda_controls)
 
 
 def sync_lambda_context() -> None:
@@ -73,13 +75,22 @@ def _mode_changed() -> None:
         c["lam_value"] = float(c["lam_last"])
 
 
-def lambda_controls(prefix: str) -> compute.LambdaInfo:
-    """λ mode + the matching control; returns the resulting λ."""
+def lambda_controls(prefix: str, *, live: bool = False, mode_in=None) -> compute.LambdaInfo:
+    """λ mode + the matching control; returns the resulting λ.
+
+    ``mode_in``: a container (e.g. a popover) for the mode radio; None draws it here.
+
+    With ``live`` (and :func:`dashboard.live_slider.enabled`), λ by value gets the slider that
+    reports while it is dragged, keyed ``{prefix}_lambda`` like the ``st.slider`` it replaces
+    and writing the same setting.  Only an empty container is placed here: the page calls
+    :func:`draw_live_lambda` after the figures λ moves, so the slider hears back from the
+    server (and sends its next value) only once those figures are drawn.
+    """
     c = state.cfg()
     ds = state.dataset()
     scr = compute.screening(ds.key, ds, c["measure"])
     state.bound(
-        st.radio,
+        st.radio if mode_in is None else mode_in.radio,
         "Choose λ",
         "lam_mode",
         key=f"{prefix}_lam_mode",
@@ -94,17 +105,21 @@ def lambda_controls(prefix: str) -> compute.LambdaInfo:
         v = float(c["lam_value"])
         if not np.isfinite(v) or not lo <= v <= hi:
             c["lam_value"] = float(min(max(v if np.isfinite(v) else hi, lo), hi))
-        state.bound(
-            st.slider,
-            LAMBDA_LABEL,
-            "lam_value",
-            key=f"{prefix}_lambda",
-            min_value=lo,
-            max_value=hi,
-            step=step,
-            format=fmt,
-            help="A pair enters SLB when its dependence reaches λ. Larger λ keeps fewer pairs.",
-        )
+        if live and live_slider.enabled():
+            slot = st.container()
+            st.session_state[_DEFERRED] = lambda: _draw_live(slot, prefix, lo, hi, step, fmt)
+        else:
+            state.bound(
+                st.slider,
+                LAMBDA_LABEL,
+                "lam_value",
+                key=f"{prefix}_lambda",
+                min_value=lo,
+                max_value=hi,
+                step=step,
+                format=fmt,
+                help=LAMBDA_HELP,
+            )
     elif mode == "quantile":
         state.bound(
             st.slider,
@@ -130,6 +145,31 @@ def lambda_controls(prefix: str) -> compute.LambdaInfo:
     info = compute.current_lambda(ds, c, state.density_key())
     c["lam_last"] = info.value
     return info
+
+
+def _draw_live(slot, prefix: str, lo: float, hi: float, step: float, fmt: str) -> None:
+    def put(v: float) -> None:
+        state.cfg()["lam_value"] = v
+
+    with slot:
+        live_slider.live_slider(
+            LAMBDA_LABEL,
+            key=f"{prefix}_lambda",
+            value=float(state.cfg()["lam_value"]),
+            min_value=lo,
+            max_value=hi,
+            step=step,
+            decimals=int(fmt.strip("%f.")),
+            on_change=put,
+            help=LAMBDA_HELP,
+        )
+
+
+def draw_live_lambda() -> None:
+    """Draw the live λ slider that :func:`lambda_controls` left a place for (if it did)."""
+    draw = st.session_state.pop(_DEFERRED, None)
+    if draw is not None:
+        draw()
 
 
 def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool = True) -> None:

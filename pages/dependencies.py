@@ -5,6 +5,8 @@ then the pictures those controls move side by side (heatmaps | pair graph + hist
 inside one 1440x900 screen; a clicked pair's bivariate density and the long table below.
 """
 
+import base64
+
 import numpy as np
 import streamlit as st
 
@@ -25,27 +27,36 @@ names = list(ds.feature_names)
 st.title("Dependencies")
 st.caption(
     "SLB's first step: a pair of features enters the model when its dependence within a class "
-    "reaches λ. Click a heatmap cell or a graph edge to see that pair's density below."
+    "reaches λ."
 )
 
-# --- the control row ------------------------------------------------------------------------
-ctl = st.columns([5.4, 3, 2.6], gap="medium")
+# --- the control row: λ | what it keeps | the rest (fits 1024 px wide in one row) -----------
+ctl = st.columns([4.4, 2.2, 2.4], gap="small")
 with ctl[2]:
-    label = compute.MEASURES[c["measure"]]
-    with st.popover(f"Screening: {label}, {c['pair_rule'].replace('_', ' ')}", width="stretch"):
-        controls.measure_control("dep")
-        controls.pair_rule_control("dep")
-    query = st.text_input("Find a feature", key="dep_search", placeholder="name or part of it")
+    how = (
+        f"λ {compute.LAMBDA_MODES[c['lam_mode']]} · {compute.MEASURES[c['measure']]}, "
+        f"{c['pair_rule'].replace('_', ' ')}"
+    )
+    settings = st.popover(how, width="stretch", help="How λ is chosen; the dependence measure")
+    query = st.text_input(
+        "Find a feature",
+        key="dep_search",
+        placeholder="find a feature",
+        label_visibility="collapsed",
+    )
 with ctl[0]:
-    lam = controls.lambda_controls("dep")
+    lam = controls.lambda_controls("dep", live=True, mode_in=settings)
+with settings:
+    controls.measure_control("dep")
+    controls.pair_rule_control("dep")
 scr = compute.screening(ds.key, ds, c["measure"])
 keep_c = compute.kept_mask(scr, lam.value, c["pair_rule"])
 kept = keep_c.any(axis=0)
 with ctl[1]:
     st.metric(
         "pairs kept",
-        f"{lam.n_kept} of {lam.n_pairs}",
-        f"{100 * lam.n_kept / max(lam.n_pairs, 1):.1f} % at λ = {controls.format_lambda(lam.value)}",
+        f"{lam.n_kept}",
+        f"of {lam.n_pairs} ({100 * lam.n_kept / max(lam.n_pairs, 1):.1f} %)",
         delta_color="off",
         delta_arrow="off",
     )
@@ -90,11 +101,20 @@ def pick_from(key: str) -> None:
                 return
 
 
+def typed_array(spec) -> np.ndarray | None:
+    """An array of a figure: as given, or plotly's base64 ``{dtype, bdata, shape}`` form (the
+    cached heatmap's, see ``compute.dependence_heatmap_at``)."""
+    if not isinstance(spec, dict):
+        return None if spec is None else np.asarray(spec)
+    flat = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=spec["dtype"])
+    return flat.reshape([int(v) for v in str(spec.get("shape", flat.size)).split(",")])
+
+
 def clickable(key: str, fig, trace_name: str):
     """Remember which trace of ``fig`` is clickable and the pair of each of its points."""
     k = next(n for n, t in enumerate(fig.data) if t.name == trace_name)
-    cd = fig.data[k].customdata
-    pairs = np.zeros((0, 2), int) if cd is None or len(cd) == 0 else np.asarray(cd)[:, :2]
+    cd = typed_array(fig.data[k].customdata)
+    pairs = np.zeros((0, 2), int) if cd is None or len(cd) == 0 else cd[:, :2]
     pairs = pairs.astype(int)
     st.session_state.setdefault(TARGETS, {})[key] = (k, pairs)
     return fig
@@ -110,28 +130,33 @@ def kept_matrix(flags) -> np.ndarray:
 # --- the pictures: heatmaps | pair graph + histogram ------------------------------------------
 left, right = st.columns(2, gap="medium")
 with left:
-    order = compute.feature_order(ds.key, ds, c["measure"]) if c["cluster"] else None
-    zmax = float(np.nanmax(scr.stat)) if np.isfinite(scr.stat).any() else 1.0
-    tabs = st.tabs([f"class + ({esc(pos)})", f"class − ({esc(neg)})"])
-    for tab, k, sym in ((tabs[0], 1, "+"), (tabs[1], 0, "-")):
-        with tab:
-            fig = figures.dependence_heatmap(
-                scr.stat[k],
-                scr.pvalue[k],
-                names,
-                order=order,
-                zmax=zmax,
-                measure=c["measure"],
-                color=figures.COLORS[sym],
-                kept=kept_matrix(keep_c[k]),
-            )
-            st.plotly_chart(
-                clickable(f"dep_heatmap_{sym}", fig, "cells"),
-                key=f"dep_heatmap_{sym}",
-                config=CHART,
-                on_select=lambda key=f"dep_heatmap_{sym}": pick_from(key),
-                selection_mode="points",
-            )
+    # one class at a time: the other heatmap is drawn on demand (in hidden tabs both would be
+    # drawn, and in the browser each costs as much as the rest of the page together)
+    shown = st.radio(
+        "Class",
+        ["+", "-"],
+        key="dep_class",
+        format_func=lambda s: f"class + ({esc(pos)})" if s == "+" else f"class − ({esc(neg)})",
+        horizontal=True,
+        label_visibility="collapsed",
+    )
+    k, sym = (1, "+") if shown == "+" else (0, "-")
+    fig = compute.dependence_heatmap_at(
+        ds.key,
+        ds,
+        c["measure"],
+        k,
+        bool(c["cluster"]),
+        figures.COLORS[sym],
+        kept_matrix(keep_c[k]),
+    )
+    st.plotly_chart(
+        clickable(f"dep_heatmap_{sym}", fig, "cells"),
+        key=f"dep_heatmap_{sym}",
+        config=CHART,
+        on_select=lambda key=f"dep_heatmap_{sym}": pick_from(key),
+        selection_mode="points",
+    )
     st.caption(
         "What it shows: the dependence of every pair of features within one class (darker: more "
         "dependent); outlined cells above the diagonal are the pairs kept at the current λ. "
@@ -156,7 +181,7 @@ with right:
         show_isolated=show_isolated,
         highlight=found,
     )
-    graph.update_layout(height=430, margin={"t": 30, "b": 0})
+    graph.update_layout(height=400, margin={"t": 30, "b": 0})  # fits 1024x768 under the controls
     st.plotly_chart(
         clickable("dep_pair_graph", graph, "pair hover"),
         key="dep_pair_graph",
@@ -174,6 +199,9 @@ with right:
     )
     hist.update_layout(height=230, margin={"t": 40, "b": 0})
     st.plotly_chart(hist, key="dep_histogram", config=CHART)
+# the live λ slider (if any) after the figures it moves: its next value waits for them
+controls.draw_live_lambda()
+with right:
     st.caption(
         "What they show: the graph's nodes are features and its edges the kept pairs (thicker: "
         f"more dependent; colour: dependent in + ({esc(pos)}) only, in − ({esc(neg)}) only, or "

@@ -144,7 +144,7 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
 
         # --- Dependencies: move λ with the keyboard --------------------------------------------
         goto_page(page, "Dependencies")
-        slider = page.locator('.st-key-dep_lambda input[type="range"]')
+        slider = live_lambda(page)
         slider.wait_for(state="attached")
         wait_idle(page)
         expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
@@ -162,7 +162,7 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
         kept1 = int(re.search(r"(\d+) / \d+ pairs kept", sidebar.inner_text()).group(1))
         assert kept1 <= kept0
         expect(page.get_by_test_id("stMetric").filter(has_text="pairs kept")).to_contain_text(
-            f"{kept1} of {D * (D - 1) // 2}"
+            re.compile(rf"(?<!\d){kept1}\s*of {D * (D - 1) // 2}\b")
         )
         page.locator(".st-key-dep_pair_graph .js-plotly-plot").wait_for()
         assert_no_exception(page, "Dependencies")
@@ -242,7 +242,12 @@ def plot_state(page, key: str, nth: int = 0) -> dict:
 
 def kept_shown(page) -> int:
     metric = page.get_by_test_id("stMetric").filter(has_text="pairs kept")
-    return int(re.search(r"(\d+) of \d+", metric.inner_text()).group(1))
+    return int(re.search(r"(\d+)\s+of \d+", metric.inner_text()).group(1))
+
+
+def live_lambda(page):
+    """The ``<input type=range>`` of Dependencies' live λ slider (inside its component frame)."""
+    return page.frame_locator(".st-key-dep_lambda iframe").locator('input[type="range"]')
 
 
 def inside_viewport(page, key: str) -> bool:
@@ -257,7 +262,7 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
     page = ctx.new_page()
     try:
         page.goto(server.url + "/dependencies")
-        slider = page.locator('.st-key-dep_lambda input[type="range"]')
+        slider = live_lambda(page)
         slider.wait_for(state="attached")
         page.locator(".st-key-dep_pair_graph .js-plotly-plot").wait_for()
         wait_idle(page)
@@ -308,11 +313,6 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
         names = [f"band_{int(i) + 1}" for i in point["pair"]]  # Sonar's columns band_1..band_60
         heading = page.get_by_test_id("stHeading").filter(has_text="Bivariate density of")
         assert heading.inner_text().strip() == f"Bivariate density of {names[0]} × {names[1]}"
-
-        page.set_viewport_size({"width": 1024, "height": 768})
-        page.wait_for_timeout(1500)  # the charts redraw at the new width
-        page.screenshot(path=str(artifacts_dir() / "browser-dependencies-1024.png"))
-        page.set_viewport_size({"width": 1440, "height": 900})
 
         # --- Compare: the exact BER curve at the current λ is the bar's SLB value -----------
         goto_page(page, "Compare")
@@ -379,6 +379,85 @@ def test_ber_curve_at_the_default_lambda(server, browser):
         curve_el.screenshot(path=str(artifacts_dir() / "browser-compare-ber-curve-1440.png"))
     except BaseException:
         shot(page, "browser-failure-ber-curve-default.png")
+        raise
+    finally:
+        ctx.close()
+
+
+# --- issue 13: the figures follow λ while the slider is dragged; 1024x768 fits --------------
+def outlined_now(page) -> int | None:
+    """The shown heatmap's outlined-cell count (None while it is being redrawn)."""
+    return page.evaluate(
+        """() => {
+            const el = document.querySelector(".st-key-dep_heatmap_- .js-plotly-plot");
+            return el && el.layout && el.layout.meta ? el.layout.meta.n_outlined : null;
+        }"""
+    )
+
+
+def test_dependencies_live_slider_drag_at_1024(server, browser):
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1024, "height": 768})
+    ctx.set_default_timeout(LONG)
+    page = ctx.new_page()
+    try:
+        page.goto(server.url + "/dependencies")
+        slider = live_lambda(page)
+        slider.wait_for(state="attached")
+        page.locator(".st-key-dep_pair_graph .js-plotly-plot").wait_for()
+        page.locator(".st-key-dep_heatmap_- .js-plotly-plot").wait_for()
+        wait_idle(page, quiet_s=2.0)
+        assert_no_exception(page, "Dependencies at 1024x768")
+        # the λ control and the pair graph it moves are both on the first screen, no sideways
+        # scrolling
+        assert inside_viewport(page, "dep_lambda") and inside_viewport(page, "dep_pair_graph")
+        widths = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert widths[0] <= widths[1], widths
+        page.screenshot(path=str(artifacts_dir() / "browser-dependencies-1024.png"))
+
+        # drag the thumb to the right with the button held: the heatmap follows before release
+        n0, lam0 = outlined_now(page), float(slider.input_value())
+        assert n0 == kept_shown(page) > 0
+        box = slider.bounding_box()
+        lo, hi = float(slider.get_attribute("min")), float(slider.get_attribute("max"))
+        x = box["x"] + 8 + (box["width"] - 16) * (lam0 - lo) / (hi - lo)  # the thumb's centre
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        for step in range(1, 6):  # about a third of the range in five moves
+            page.mouse.move(x + step * 0.07 * box["width"], y, steps=3)
+            page.wait_for_timeout(100)  # a person's pace; the test waits on the page below
+        changed, deadline = None, time.monotonic() + 180
+        while changed is None and time.monotonic() < deadline:
+            n = outlined_now(page)
+            changed = n if n is not None and n != n0 else None
+            page.wait_for_timeout(100)
+        moving = float(slider.input_value())
+        page.mouse.up()
+        assert changed is not None, "the heatmap did not change while the slider was held"
+        assert moving > lam0
+
+        # after release: λ settles; the outlines, the graph and the count agree with it
+        sidebar = page.get_by_test_id("stSidebar")
+        lam1, deadline = None, time.monotonic() + 180
+        while lam1 is None and time.monotonic() < deadline:
+            wait_idle(page, quiet_s=2.0)
+            v = float(slider.input_value())
+            if f"λ = {v:.4g} (by value)" in sidebar.inner_text():
+                lam1 = v
+        assert lam1 is not None and lam1 > lam0
+        expect(sidebar).to_contain_text(f"λ = {lam1:.4g} (by value)")
+        n_kept = kept_shown(page)
+        heat = plot_state(page, "dep_heatmap_-")
+        assert heat["meta"]["n_outlined"] == sum(p.count("M") for p in heat["paths"]) == n_kept
+        assert plot_state(page, "dep_pair_graph")["meta"]["n_edges"] == n_kept
+        assert 0 < n_kept < n0
+        assert_no_exception(page, "Dependencies after a drag")
+    except BaseException:
+        shot(page, "browser-failure-live-slider.png")
         raise
     finally:
         ctx.close()

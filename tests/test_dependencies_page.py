@@ -47,9 +47,13 @@ def test_outlines_follow_lambda(at):
         assert_ok(at)
         kept = int(metric(at, "pairs kept").split()[0])
         assert kept == _kept_reference(at.slider(key="dep_lambda").value)
-        for sym in "+-":
+        for sym in "-+":  # one class's heatmap at a time, chosen by the class switch
+            at.radio(key="dep_class").set_value(sym).run()
             meta = chart(at, f"dep_heatmap_{sym}")["layout"]["meta"]
             assert meta["n_outlined"] == kept and meta["n_labels"] == 0  # d = 60: hover only
+            other = "+" if sym == "-" else "-"
+            with pytest.raises(AssertionError, match="no plotly chart"):
+                chart(at, f"dep_heatmap_{other}")  # the hidden class is not drawn
 
 
 def test_search_rings_the_feature(at):

@@ -143,20 +143,43 @@ def _outline_path(cells) -> str:
     return " ".join(f"M{c - 0.5},{r - 0.5} H{c + 0.5} V{r + 0.5} H{c - 0.5} Z" for r, c in cells)
 
 
+def kept_outline(kept, order, d: int) -> tuple[dict | None, int]:
+    """The heatmap's outline of the kept pairs: a plotly shape (None if none) and their number.
+
+    Parameters
+    ----------
+    kept : ndarray of bool, shape (d, d), or None
+        As in :func:`dependence_heatmap`.
+    order : array-like of int
+        The heatmap's display order of the features.
+    d : int
+
+    Returns
+    -------
+    shape : dict or None
+        One ``path`` shape around each kept pair's cell above the diagonal (display order).
+    n_outlined : int
+    """
+    if kept is None:
+        return None, 0
+    K = np.asarray(kept, dtype=bool)[np.ix_(np.asarray(order, int), np.asarray(order, int))]
+    cells = np.argwhere(np.triu(K, k=1))
+    if not cells.shape[0]:
+        return None, 0
+    shape = {
+        "type": "path",
+        "path": _outline_path(cells),
+        "line": {"color": "#111827", "width": 1.5 if d <= MAX_LABELLED else 1},
+        "layer": "above",
+    }
+    return shape, int(cells.shape[0])
+
+
 def _outline_kept(fig: go.Figure, kept, order, d: int) -> int:
     """Outline each kept pair's cell above the diagonal (display order); return their number."""
-    if kept is None:
-        return 0
-    K = np.asarray(kept, dtype=bool)[np.ix_(order, order)]
-    cells = np.argwhere(np.triu(K, k=1))
-    n_out = int(cells.shape[0])
-    if n_out:
-        fig.add_shape(
-            type="path",
-            path=_outline_path(cells),
-            line={"color": "#111827", "width": 1.5 if d <= MAX_LABELLED else 1},
-            layer="above",
-        )
+    shape, n_out = kept_outline(kept, order, d)
+    if shape is not None:
+        fig.add_shape(**shape)
     return n_out
 
 
