@@ -178,3 +178,23 @@ def test_exact_kernels_equal_the_textbook_formula_whatever_the_chunks(monkeypatc
     c = 1
     ref = kde_module.kde_pdf_2d(X[y == c][:, [4, 11]], X[:, [4, 11]], h2[c, [4, 11]])
     np.testing.assert_allclose(big[c, y != c, 3], ref[y != c], rtol=1e-12)
+
+
+def test_exact_densities_in_threads_equal_one_thread_bit_for_bit(monkeypatch):
+    from slb.density import kde as kde_module
+
+    monkeypatch.setattr(kde_module, "_EXACT_PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(kde_module, "_CHUNK_BYTES", 8 * 40 * 36 * 3)  # several chunks
+    X, y = _wide(n=80, d=12, seed=3)
+    h = np.full((2, 12), 0.6)
+    pairs = np.array([[0, 1], [0, 5], [2, 3], [4, 11]])
+    out = {}
+    for n_jobs in (1, 2):
+        kde = kde_module.ClassConditionalKDE(
+            X, y, h, h, np.zeros(12), np.zeros((12, 12)), method="exact", n_jobs=n_jobs
+        )
+        out[n_jobs] = (kde.univariate(X, y), kde.bivariate(X, pairs, y))
+    for a, b in zip(out[1], out[2], strict=True):
+        np.testing.assert_array_equal(a, b)
+    ref = kde_module.kde_pdf_1d(X[y == 0, 7], X[y == 1, 7], h[0, 7])  # and the right values
+    np.testing.assert_allclose(out[2][0][0, y == 1, 7], ref, rtol=1e-12)

@@ -49,6 +49,9 @@ KDE_GRID_MARGIN = (3.0, 8.0)
 _MAX_NODES_1D = 4096
 _MAX_NODES_2D = 320
 _MAX_OUT_FRACTION = 0.01  # training points allowed outside a grid's window (added exactly)
+#: Exact evaluations with fewer kernel values (rows x training points x features) than this
+#: stay in one thread (threads cost more than they save on small problems).
+_EXACT_PARALLEL_MIN_WORK = 20_000_000
 
 
 def kernel_matrix(x_eval, x_train, h):
@@ -118,6 +121,11 @@ def kde_pdf_2d(X_train, X_eval, h, *, loo=False):
     if loo:
         p = (n * p - _INV_SQRT_2PI**2 / (h[0] * h[1])) / (n - 1)
     return p
+
+
+def _each(work, chunks):
+    for sl in chunks:
+        work(sl)
 
 
 def _groups_by_first(ii):
@@ -210,6 +218,24 @@ class ClassConditionalKDE:
         step = max(1, int(_CHUNK_BYTES // (8 * max(n_c, 1) * max(width, 1))))
         return [slice(a, min(a + step, m)) for a in range(0, m, step)]
 
+    def _run_chunks(self, work, m, n_c, width):
+        """``work(chunk)`` over the evaluation rows' chunks, in threads on big problems.
+
+        Each chunk writes its own rows of the output and the chunks are the same whatever the
+        threads, so the result does not depend on them (bit for bit); each thread holds one
+        chunk's working memory (``_CHUNK_BYTES``).
+        """
+        n_jobs = resolve_n_jobs(getattr(self, "n_jobs", None))
+        if n_jobs > 1 and m * n_c * width < _EXACT_PARALLEL_MIN_WORK:
+            n_jobs = 1
+        chunks = self._chunks(m, n_c, width)
+        n_jobs = min(n_jobs, len(chunks))
+        if n_jobs <= 1:
+            for sl in chunks:
+                work(sl)
+            return
+        run_tasks([(_each, (work, chunks[g::n_jobs])) for g in range(n_jobs)], n_jobs)
+
     @staticmethod
     def _kernels(E, Xc, h):
         # (m, n_c, d) kernel values; broadcasting instead of a loop over features, in place in
@@ -268,8 +294,11 @@ class ClassConditionalKDE:
         m = E.shape[0]
         p = np.empty((m, feats.size))
         Ef = E[:, feats]
-        for sl in self._chunks(m, Xc.shape[0], feats.size):
+
+        def work(sl):
             p[sl] = self._kernels(Ef[sl], Xc, h).mean(axis=1)
+
+        self._run_chunks(work, m, Xc.shape[0], feats.size)
         if rows is not None:
             self._apply_loo(p, rows, Xc.shape[0], _INV_SQRT_2PI / h)
         return p
@@ -355,17 +384,20 @@ class ClassConditionalKDE:
         # rows at d = 1000: a million small einsum calls, 20 s of Python overhead.)
         width = d if use_gram else 3 * d
         groups = None if use_gram else _groups_by_first(ii)
+
+        def work(sl):
+            K = self._kernels(Ef[sl], Xc, h)
+            if use_gram:
+                G = np.matmul(K.transpose(0, 2, 1), K) / n_c
+                p[sl] = G[:, ii, jj]
+                return
+            Kt = np.ascontiguousarray(K.transpose(2, 0, 1))  # (features, m, n_c)
+            del K
+            for i, sel in groups:
+                p[sl, sel] = np.einsum("mk,jmk->mj", Kt[i], Kt[jj[sel]]) / n_c
+
         with one_blas_thread():  # small batched products: one BLAS thread is much faster
-            for sl in self._chunks(m, n_c, width):
-                K = self._kernels(Ef[sl], Xc, h)
-                if use_gram:
-                    G = np.matmul(K.transpose(0, 2, 1), K) / n_c
-                    p[sl] = G[:, ii, jj]
-                    continue
-                Kt = np.ascontiguousarray(K.transpose(2, 0, 1))  # (features, m, n_c)
-                del K
-                for i, sel in groups:
-                    p[sl, sel] = np.einsum("mk,jmk->mj", Kt[i], Kt[jj[sel]]) / n_c
+            self._run_chunks(work, m, n_c, width)
         if rows is not None:
             self_k = _INV_SQRT_2PI**2 / (h[ii] * h[jj])
             self._apply_loo(p, rows, n_c, self_k)
