@@ -87,3 +87,33 @@ def test_picked_pair_shows_its_density(at):
     assert_ok(at)
     with pytest.raises(AssertionError, match="no plotly chart"):
         chart(at, "dep_pair_density")
+
+
+def test_cached_heatmap_is_the_figure_built_afresh(at):
+    """The page draws the cached λ-free heatmap plus the current outline: it must be exactly
+    the figure ``figures.dependence_heatmap`` builds from slb's own numbers at that λ."""
+    import json
+
+    from slb.viz import figures
+
+    at.radio(key="dep_class").set_value("+").run()
+    lam = at.slider(key="dep_lambda").value
+    ds = at.session_state["dataset"]
+    X = ds.X.to_numpy()
+    res = [dependence_matrix(X[ds.y == c], "hsic") for c in (0, 1)]
+    both = np.fmax(res[0].statistic, res[1].statistic)
+    kept = np.nan_to_num(both, nan=-np.inf) >= lam  # rule "either": the larger class score
+    np.fill_diagonal(kept, False)
+    fresh = figures.dependence_heatmap(
+        res[1].statistic,
+        res[1].pvalue,
+        list(ds.feature_names),
+        order=figures.cluster_order(both),
+        zmax=float(np.nanmax([r.statistic for r in res])),
+        measure="hsic",
+        color=figures.COLORS["+"],
+        kept=kept,
+    )
+    shown = chart(at, "dep_heatmap_+")
+    assert shown["layout"]["meta"]["n_outlined"] == _kept_reference(lam) > 0
+    assert shown == json.loads(fresh.to_json())
