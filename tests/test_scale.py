@@ -198,3 +198,19 @@ def test_exact_densities_in_threads_equal_one_thread_bit_for_bit(monkeypatch):
         np.testing.assert_array_equal(a, b)
     ref = kde_module.kde_pdf_1d(X[y == 0, 7], X[y == 1, 7], h[0, 7])  # and the right values
     np.testing.assert_allclose(out[2][0][0, y == 1, 7], ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 10.0])
+def test_kernel_fit_is_svc_bit_for_bit(C):
+    # the inner folds' libsvm calls skip SVC's validation: the same solution, to the bit
+    from sklearn.svm import SVC
+
+    T, y = _map(150, 8, seed=int(C * 100))
+    Z = StandardScaler().fit_transform(T)
+    K = Z @ Z.T
+    w = svm.class_weights("balanced", y)
+    dual, support, b = svm._fit_kernel(K, y, C, w)
+    ref = SVC(kernel="precomputed", C=C, class_weight={0: w[0], 1: w[1]}, tol=svm.TOL).fit(K, y)
+    np.testing.assert_array_equal(dual, ref.dual_coef_.ravel())
+    np.testing.assert_array_equal(support, ref.support_)
+    assert b == float(ref.intercept_[0])

@@ -153,6 +153,12 @@ def _svc(C, weights, tol=TOL):
 
 def _fit_kernel(K, y, C, weights, tol=TOL):
     """libsvm on a precomputed kernel: (dual coefficients, support indices, intercept)."""
+    if tol == TOL and K.dtype == np.float64 and K.flags.c_contiguous and np.ptp(y) == 1:
+        # The same libsvm call as SVC's, without its per-call validation (about 2.4 ms, 7 %
+        # of a default fit's 350 inner-fold fits at 1600 rows); see slb.model.steps.
+        from .steps import _libsvm_fit
+
+        return _libsvm_fit(K, np.asarray(y, dtype=np.float64), C, weights)
     with warnings.catch_warnings(), config_context(assume_finite=True):
         # The kernel is built here from finite standardised features: no need to scan it.
         warnings.simplefilter("ignore", ConvergenceWarning)
