@@ -13,8 +13,15 @@ Cases (the targets' rows of issue 14)
 * ``dask``: the same fit locally and on a ``dask.distributed.LocalCluster`` (2 worker
   processes) through ``joblib.parallel_backend("dask")``: identical or not;
 * ``subsample``: what the row subsample of the selection changes: the selection on a
-  ``MAX_SEARCH_ROWS`` subsample vs on every row, on synthetic data (Ringnorm-like and the SLB
-  paper's forest design): the selected (fraction, C) and the held-out BER of both final models.
+  ``max_search_rows`` subsample vs on every row, on synthetic data (Ringnorm-like and the SLB
+  paper's forest design): the selected (fraction, C) and the held-out BER of both final models;
+* ``permuted``: one default fit on permuted labels (n = 3,000, d = 8; the true BER is 50 %),
+  where libsvm at large C is slowest; with the inner CV's smallest BER.
+
+Every case prints wall and CPU seconds (``cpu_s``, all threads of the case's process) and peak
+RSS.  ``--previous DIR`` also runs each case on the code in ``DIR`` (e.g. ``git worktree add
+/tmp/prev HEAD~1``, or ``git archive``), in the same invocation, and prints the ratios: on a
+shared machine the CPU ratio is the number to trust.
 
 References (``--reference``): ``cv7400`` and ``subsample`` with the selection on every row (the
 code path before the subsample), ``wide`` at d = 300 with and without the pair cap (the
@@ -36,6 +43,7 @@ Run from the project root::
     python benchmarks/scale.py                  # the targets' rows (about 10 minutes, idle)
     python benchmarks/scale.py --reference      # plus the previous code paths (much longer)
     python benchmarks/scale.py --case wide      # one case
+    python benchmarks/scale.py --case wide --previous /tmp/prev   # ratio to older code
 """
 
 from __future__ import annotations
@@ -52,7 +60,11 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+#: The library the cases import: this checkout, or (``--previous DIR``, set for the case
+#: subprocesses) another tree, e.g. ``git worktree add /tmp/prev HEAD~1``, for ratios measured
+#: in the same run.
+CODE = Path(os.environ.get("SLB_BENCH_CODE", ROOT))
+sys.path.insert(0, str(CODE))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,13 +94,32 @@ def wide(n, d, seed=0):
 # ---------------------------------------------------------------------------------------------
 # one case in this process (called by the subprocess)
 # ---------------------------------------------------------------------------------------------
-def _reference(full):
-    """The previous code paths: selection on every row and every candidate pair."""
-    import slb.model.path as path_module
+def permuted(n, seed=0):
+    """Labels independent of the features (true BER 50 %): ``tests/test_nested_selection``'s
+    continuous shape (d = 8: a linear and a sine dependence), 40 % / 60 % classes."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 8))
+    X[:, 1] += 0.8 * X[:, 0]
+    X[:, 3] += np.sin(2 * X[:, 2])
+    y = rng.permutation(np.r_[np.zeros(n * 2 // 5, int), np.ones(n - n * 2 // 5, int)])
+    return X, y
 
-    if full:
+
+def _slb(full):
+    """The default SLB; ``full``: the selection on every row and every candidate pair."""
+    from slb import SLBClassifier
+
+    if not full:
+        rows = os.environ.get("SLB_BENCH_SEARCH_ROWS")  # --search-rows: a user's setting
+        return SLBClassifier(random_state=0, **({"max_search_rows": int(rows)} if rows else {}))
+    try:
+        return SLBClassifier(random_state=0, max_search_rows=None, search_memory_mb=None)
+    except TypeError:  # code before the settings were parameters: the module settings
+        import slb.model.path as path_module
+
         path_module.MAX_SEARCH_ROWS = None
         path_module.SEARCH_MEMORY_MB = None
+        return SLBClassifier(random_state=0)
 
 
 def _summary(clf):
@@ -104,35 +135,38 @@ def _summary(clf):
 def run_case(case, full, n=None, d=None):
     from sklearn.model_selection import StratifiedKFold
 
-    from slb import SLBClassifier
     from slb.evaluation import balanced_error_rate
 
-    _reference(full)
     out = {}
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     if case == "cv7400":
         X, y = ringnorm(7400)
         bers = []
         for tr, te in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
-            m = SLBClassifier(random_state=0).fit(X[tr], y[tr])
+            m = _slb(full).fit(X[tr], y[tr])
             bers.append(balanced_error_rate(y[te], m.predict(X[te])))
         out["ber"] = float(np.mean(bers))
     elif case in ("wide", "tall"):
         n = n or (500 if case == "wide" else 100_000)
         d = d or (1000 if case == "wide" else 20)
         X, y = wide(n, d) if case == "wide" else ringnorm(n, d)
-        out.update(_summary(SLBClassifier(random_state=0).fit(X, y)))
+        out.update(_summary(_slb(full).fit(X, y)))
+    elif case == "permuted":
+        X, y = permuted(n or 3000)
+        m = _slb(full).fit(X, y)
+        out.update(_summary(m))
+        out["inner_min_ber"] = float(np.min(m.cv_results_["mean_ber"]))
     elif case.startswith("subsample"):
-        out.update(_subsample_case(case.split(":")[1], n or 4000))
+        out.update(_subsample_case(case.split(":")[1], n or 4000, full))
     elif case == "dask":
         out.update(_dask_case())
     out["seconds"] = time.perf_counter() - t
+    out["cpu_s"] = time.process_time() - cpu  # every thread of this process
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
 
-def _subsample_case(data, n):
-    from slb import SLBClassifier
+def _subsample_case(data, n, full):
     from slb.data.synthetic import make_forest_bn
     from slb.evaluation import balanced_error_rate
 
@@ -142,7 +176,7 @@ def _subsample_case(data, n):
     else:
         ds = make_forest_bn(n_train=n, n_test=4000, d=20, random_state=1)
         X, y, E, f = ds.X_train.to_numpy(), ds.y_train, ds.X_test.to_numpy(), ds.y_test
-    clf = SLBClassifier(random_state=0).fit(X, y)
+    clf = _slb(full).fit(X, y)
     out = _summary(clf)
     out["test_ber"] = balanced_error_rate(f, clf.predict(E))
     out["inner_ber"] = float(np.min(clf.cv_results_["mean_ber"]))
@@ -180,11 +214,12 @@ def _dask_case():
 # ---------------------------------------------------------------------------------------------
 # driver
 # ---------------------------------------------------------------------------------------------
-def subprocess_case(case, full=False, n=None, d=None):
+def subprocess_case(case, full=False, n=None, d=None, code=None):
     args = [sys.executable, __file__, "--one", case] + (["--full"] if full else [])
     args += (["--n", str(n)] if n else []) + (["--d", str(d)] if d else [])
+    env = dict(os.environ, SLB_BENCH_CODE=str(code or ROOT))
     load0 = os.getloadavg()[0]
-    res = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, check=False)
+    res = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env, check=False)
     if res.returncode != 0:
         return {"error": res.stderr.strip().splitlines()[-1:], "load": load0}
     out = json.loads(res.stdout.strip().splitlines()[-1])
@@ -198,12 +233,14 @@ def _fmt(v):
     return str(v)
 
 
-def show(label, res, ref=None):
+def show(label, res, ref=None, what="previous path"):
     keys = [k for k in res if k not in ("load",)]
     line = f"{label:<46} load {res.get('load')}  " + "  ".join(f"{k}={_fmt(res[k])}" for k in keys)
     if ref is not None and "seconds" in ref and "seconds" in res:
-        line += f"  | previous path: {ref['seconds']:.1f} s, {ref.get('peak_rss_mb', 0):.0f} MB"
-        line += f" (time ratio {ref['seconds'] / res['seconds']:.1f}x)"
+        line += f"  | {what} [load {ref.get('load')}]: {ref['seconds']:.1f} s"
+        if "cpu_s" in ref and "cpu_s" in res:
+            line += f", CPU {ref['cpu_s']:.1f} s (CPU ratio {ref['cpu_s'] / res['cpu_s']:.2f}x)"
+        line += f", {ref.get('peak_rss_mb', 0):.0f} MB (time ratio {ref['seconds'] / res['seconds']:.2f}x)"
         extra = {k: ref[k] for k in ("fraction", "C", "ber", "test_ber") if k in ref}
         if extra:
             line += "  previous " + " ".join(f"{k}={_fmt(v)}" for k, v in extra.items())
@@ -215,6 +252,7 @@ TARGETS = {
     "wide": "one default fit d=1,000, n=500 (<= 60 s, <= 2 GB)",
     "tall": "one default fit d=20, n=100,000 (<= 60 s)",
     "dask": "Dask LocalCluster run (identical result)",
+    "permuted": "one default fit, permuted labels d=8, n=3,000",
 }
 
 
@@ -222,6 +260,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--case", choices=[*TARGETS, "subsample"], action="append")
     ap.add_argument("--reference", action="store_true", help="also run the previous code paths")
+    ap.add_argument(
+        "--previous",
+        type=Path,
+        help="a tree of the previous code (e.g. a git worktree of HEAD~1): each case is also "
+        "run on it, in the same invocation, and printed as a ratio",
+    )
+    ap.add_argument(
+        "--search-rows",
+        type=int,
+        help="max_search_rows of the fits (a user's speed setting; default: the estimator's)",
+    )
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--full", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -230,7 +279,11 @@ def main():
     if a.one:
         print(json.dumps(run_case(a.one, a.full, a.n, a.d), default=float))
         return
+    if a.search_rows:
+        os.environ["SLB_BENCH_SEARCH_ROWS"] = str(a.search_rows)
     print(f"cores {os.cpu_count()}, load average {os.getloadavg()}")
+    if a.search_rows:
+        print(f"max_search_rows={a.search_rows} (not the default)")
     for case in a.case or [*TARGETS, "subsample"]:
         if case == "subsample":
             for data in ("ringnorm", "forest"):
@@ -244,6 +297,10 @@ def main():
                 subprocess_case("wide", d=300),
                 subprocess_case("wide", full=True, d=300),
             )
+        if a.previous is not None and case != "dask":
+            res = subprocess_case(case)
+            show(TARGETS[case], res, subprocess_case(case, code=a.previous), "previous code")
+            continue
         ref = subprocess_case(case, full=True) if a.reference and case == "cv7400" else None
         show(TARGETS[case], subprocess_case(case), ref)
 
