@@ -5,8 +5,12 @@
   one :func:`fit_linear_svm` per (mask, C) predicts;
 * the pair cap: the inner folds and the final fit choose among the top ``K`` pairs by score,
   ``K`` from the memory budget, checked against the full-data scores;
-* the row subsample: the inner CV runs on a stratified subsample of ``MAX_SEARCH_ROWS``, and
-  the final model is the fixed-parameter model fitted on every row.
+* the row subsample: the inner CV runs on a stratified subsample of ``max_search_rows``, and
+  the final model is the fixed-parameter model fitted on every row; both are estimator
+  parameters (``max_search_rows``, ``search_memory_mb``), validated and stored as given;
+* the faster exact paths (inner folds without HSIC p-values, the rescaled and threaded exact
+  kernels, libsvm without SVC's wrapper) compute what the slower ones did: bit for bit where
+  the arithmetic is the same, to 1e-12 against textbook formulas where it is not.
 """
 
 import numpy as np

@@ -21,7 +21,8 @@ At scale (see ``benchmarks/scale.py``) the selection is bounded in both directio
   ``K`` from a memory budget for the folds' feature maps (:func:`pairs_for_budget`); the final
   model chooses among the same ``K`` (:func:`cap_screen`);
 * **tall tables**: the inner CV runs on a stratified subsample of at most
-  :data:`MAX_SEARCH_ROWS` rows (:func:`search_rows`); the final fit uses every row;
+  ``max_search_rows`` rows (an estimator parameter, default :data:`MAX_SEARCH_ROWS`;
+  :func:`search_rows`); the final fit uses every row;
 * **beyond one machine**: the folds' densities and SVM grids are independent joblib tasks
   (:func:`slb._parallel.run_tasks` with ``distribute=True``), so under
   ``joblib.parallel_backend("dask")`` they run on the cluster, with identical results.
@@ -62,8 +63,8 @@ THREADED_MIN_ROWS = 3000
 
 CANDIDATE_MODES = ("screened", "all", "none")
 
-#: Rows of the nested selection's inner CV: above, it runs on a stratified subsample of this
-#: many rows (the final fit uses every row).  Its cost is then bounded whatever ``n``.  What
+#: Default ``max_search_rows`` of the estimators: rows of the nested selection's inner CV;
+#: above, it runs on a stratified subsample of this many rows (the final fit uses every row).  Its cost is then bounded whatever ``n``.  What
 #: the subsample changes, measured against the selection on every row (``benchmarks/scale.py
 #: --case subsample --reference``, n = 4000, held-out BER on 4000 new rows): Ringnorm-like
 #: (d = 20) 1.30 % vs 1.37 %, the paper's forest design (d = 20) 1.22 % vs 1.12 %; the
@@ -71,8 +72,9 @@ CANDIDATE_MODES = ("screened", "all", "none")
 #: the held-out BER stayed within 0.1 percentage point, the chosen cell did not.
 MAX_SEARCH_ROWS = 2000
 
-#: Memory budget (MB) of the inner folds' candidate feature maps; it sets how many candidate
-#: pairs the selection considers on wide tables (:func:`pairs_for_budget`).
+#: Default ``search_memory_mb`` of SLB: memory budget (MB) of the inner folds' candidate
+#: feature maps; it sets how many candidate pairs the selection considers on wide tables
+#: (:func:`pairs_for_budget`).
 SEARCH_MEMORY_MB = 256
 
 
