@@ -249,7 +249,10 @@ _POOL_LOCK = threading.Lock()
 
 
 def _lower_priority() -> None:
-    """Worker initializer: run at ``nice`` :data:`WORKER_NICE` (lowering is always allowed)."""
+    """Worker initializer: run at ``nice`` :data:`WORKER_NICE` (lowering is always allowed),
+    and never start workers or a warm-up of its own."""
+    os.environ["SLB_WORKER_NICE"] = "0"
+    os.environ["SLB_WARMUP"] = "0"
     try:
         os.setpriority(os.PRIO_PROCESS, 0, WORKER_NICE)
     except (AttributeError, OSError):  # pragma: no cover - not POSIX, or not permitted
@@ -280,7 +283,11 @@ def offload(cost: float, fn, *args, **kwargs):
     module-level function or a bound method of a picklable object.  The result is the same as
     the direct call's: the worker runs the same code on the same inputs.
     """
-    if WORKER_NICE <= 0 or cost < NICE_MIN_COST:
+    import multiprocessing
+
+    # Never from a worker process: a worker that started workers would start a chain of them.
+    in_worker = multiprocessing.parent_process() is not None
+    if in_worker or WORKER_NICE <= 0 or cost < NICE_MIN_COST:
         return fn(*args, **kwargs)
     from concurrent.futures.process import BrokenProcessPool
 
