@@ -54,7 +54,7 @@ def _libsvm_fit(K, y, C, weights):
     .fit(K, y)`` computes (the same libsvm call with the same parameters; signs as its
     ``dual_coef_`` and ``intercept_``), without the estimator's per-call validation: scikit-learn
     has no public low-overhead entry to libsvm, and the curve makes tens of thousands of these
-    calls.  ``tests/test_figures.py`` compares it with ``SVC`` bit for bit.
+    calls.  ``tests/test_ber_steps.py`` compares it with ``SVC`` bit for bit.
     """
     _libsvm.set_verbosity_wrap(0)  # process-wide in libsvm; SVC sets it before every fit too
     support, _, _, dual, intercept, *_ = _libsvm.fit(
