@@ -248,29 +248,32 @@ _POOL = {"executor": None}
 _POOL_LOCK = threading.Lock()
 
 
-def _lower_priority() -> None:
-    """Worker initializer: run at ``nice`` :data:`WORKER_NICE` (lowering is always allowed),
-    and never start workers or a warm-up of its own."""
-    os.environ["SLB_WORKER_NICE"] = "0"
-    os.environ["SLB_WARMUP"] = "0"
+def _lower_priority(nice: int) -> None:
+    """Worker initializer: run at ``nice`` (lowering the priority is always allowed)."""
     try:
-        os.setpriority(os.PRIO_PROCESS, 0, WORKER_NICE)
+        os.setpriority(os.PRIO_PROCESS, 0, int(nice))
     except (AttributeError, OSError):  # pragma: no cover - not POSIX, or not permitted
         pass
 
 
 def _executor():
-    """The process-wide pool of niced workers (started on first use; ``spawn``: a server
-    process has threads, which ``fork`` would copy in an arbitrary state)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    """The process-wide pool of niced workers, started on first use.
+
+    joblib's loky executor, not ``concurrent.futures``'s: a ``spawn`` worker of the standard
+    library re-runs the parent's ``__main__``, which inside a Streamlit script run is the page
+    itself (the page would run again in every worker and start workers of its own); loky's
+    workers do not import ``__main__``, and are not ``fork`` copies of a threaded server.
+    """
+    from joblib.externals.loky import ProcessPoolExecutor
 
     with _POOL_LOCK:
         if _POOL["executor"] is None:
             _POOL["executor"] = ProcessPoolExecutor(
                 max_workers=max(1, os.cpu_count() or 1),
-                mp_context=multiprocessing.get_context("spawn"),
                 initializer=_lower_priority,
+                initargs=(WORKER_NICE,),
+                # a worker never starts workers or a warm-up of its own
+                env={"SLB_WORKER_NICE": "0", "SLB_WARMUP": "0"},
             )
         return _POOL["executor"]
 

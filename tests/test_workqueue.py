@@ -135,3 +135,30 @@ def test_offload_runs_big_work_in_a_niced_worker_with_the_same_result(monkeypatc
     np.testing.assert_array_equal(far.predictions["score"], near.predictions["score"])
     monkeypatch.setattr(workqueue, "WORKER_NICE", 0)  # switched off: everything stays here
     assert workqueue.offload(10**9, os.getpid) == here
+
+
+def test_offload_workers_do_not_run_the_page_again(monkeypatch, tmp_path):
+    """Inside a Streamlit script run ``__main__`` is the page; a worker that re-ran it (as the
+    standard library's ``spawn`` does) would redo the page's work and start workers of its own."""
+    import os
+    import sys
+    import types
+
+    from dashboard import workqueue
+
+    marker = tmp_path / "ran"
+    page = tmp_path / "page.py"
+    page.write_text(f"open({str(marker)!r}, 'w').close()\n")
+    fake_main = types.ModuleType("__main__")
+    fake_main.__file__ = str(page)
+    monkeypatch.setattr(workqueue, "NICE_MIN_COST", 1)
+    monkeypatch.setitem(workqueue._POOL, "executor", None)  # a new pool, started from "the page"
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    assert workqueue.offload(1, os.getpid) != os.getpid()
+    assert not marker.exists()
+    # and a worker runs its own offloads in itself: no worker of a worker
+    import psutil
+
+    assert workqueue.offload(1, workqueue.offload, 1, os.getpid) != os.getpid()
+    workers = psutil.Process().children(recursive=True)
+    assert workers and all(w.ppid() == os.getpid() for w in workers if w.is_running())
