@@ -48,8 +48,10 @@ from slb.model.path import FIXED_C, threshold_selector
 from slb.viz.figures import (
     cluster_order,
     dependence_heatmap,
+    dependence_histogram,
     kept_outline,
     pair_graph_layout,
+    threshold_line,
     tree_layout,
 )
 
@@ -173,6 +175,32 @@ def dependence_heatmap_at(
         spec["layout"].setdefault("shapes", []).append(shape)
     spec["layout"]["meta"]["n_outlined"] = n_out
     return go.Figure(spec, _validate=False)
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
+def histogram_spec(key: str, _ds, measure: str, pos_name: str, neg_name: str) -> dict:
+    """The pairs' dependence histogram without the λ line (λ does not change it), as a dict."""
+    scr = screening(key, _ds, measure)
+    fig = dependence_histogram(
+        scr.pair_stat[1],
+        scr.pair_stat[0],
+        np.nan,
+        measure=measure,
+        pos_name=pos_name,
+        neg_name=neg_name,
+    )
+    return fig.to_dict()
+
+
+def dependence_histogram_at(
+    key: str, _ds, measure: str, pos_name: str, neg_name: str, lam: float
+) -> go.Figure:
+    """``figures.dependence_histogram`` of the pair dependences with the line at ``lam``: the
+    cached :func:`histogram_spec` (wrapped unvalidated, see :func:`dependence_heatmap_at`)
+    plus ``figures.threshold_line``."""
+    spec = histogram_spec(key, _ds, measure, pos_name, neg_name)
+    spec["layout"]["meta"]["threshold"] = float(lam)
+    return threshold_line(go.Figure(spec, _validate=False), lam)
 
 
 def kept_mask(scr: Screening, lam: float, pair_rule: str) -> np.ndarray:

@@ -86,6 +86,7 @@ def lambda_controls(prefix: str, *, live: bool = False, mode_in=None) -> compute
     :func:`draw_live_lambda` after the figures λ moves, so the slider hears back from the
     server (and sends its next value) only once those figures are drawn.
     """
+    st.session_state.pop(_DEFERRED, None)  # never a slot left by an interrupted run
     c = state.cfg()
     ds = state.dataset()
     scr = compute.screening(ds.key, ds, c["measure"])

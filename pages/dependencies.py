@@ -189,14 +189,7 @@ with right:
         on_select=lambda: pick_from("dep_pair_graph"),
         selection_mode="points",
     )
-    hist = figures.dependence_histogram(
-        scr.pair_stat[1],
-        scr.pair_stat[0],
-        lam.value,
-        measure=c["measure"],
-        pos_name=pos,
-        neg_name=neg,
-    )
+    hist = compute.dependence_histogram_at(ds.key, ds, c["measure"], pos, neg, lam.value)
     hist.update_layout(height=230, margin={"t": 40, "b": 0})
     st.plotly_chart(hist, key="dep_histogram", config=CHART)
 # the live λ slider (if any) after the figures it moves: its next value waits for them

@@ -365,6 +365,20 @@ def dependence_histogram(
                 hovertemplate=label + " %{x}<br>%{y} pairs<extra></extra>",
             )
         )
+    threshold_line(fig, threshold)
+    fig.update_layout(barmode="overlay")
+    fig.update_xaxes(title=label + " of a pair")
+    fig.update_yaxes(title="pairs")
+    return _base_layout(
+        fig, height=300, meta={"kind": "dependence_histogram", "threshold": float(threshold)}
+    )
+
+
+def threshold_line(fig: go.Figure, threshold: float) -> go.Figure:
+    """Draw :func:`dependence_histogram`'s dashed line at λ = ``threshold`` (if finite), labelled.
+
+    Returns ``fig``.  (The dashboard adds it to a cached histogram when λ moves.)
+    """
     if np.isfinite(threshold):
         fig.add_vline(
             x=float(threshold),
@@ -372,12 +386,7 @@ def dependence_histogram(
             annotation={"text": f"λ = {threshold:.4g}", "showarrow": False},
             annotation_position="top right",
         )
-    fig.update_layout(barmode="overlay")
-    fig.update_xaxes(title=label + " of a pair")
-    fig.update_yaxes(title="pairs")
-    return _base_layout(
-        fig, height=300, meta={"kind": "dependence_histogram", "threshold": float(threshold)}
-    )
+    return fig
 
 
 def pair_graph_layout(n_features: int, pairs, weights, *, seed: int = 0) -> np.ndarray:
