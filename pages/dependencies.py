@@ -1,8 +1,14 @@
 """Dependencies: which feature pairs are dependent in each class, and which ones SLB keeps.
 
-Layout (issue 13): one compact control row (λ, the measure, the pair rule, a feature search),
-then the pictures those controls move side by side (heatmaps | pair graph + histogram), all
-inside one 1440x900 screen; a clicked pair's bivariate density and the long table below.
+Layout (issue 13): one compact control row (the λ slider | pairs kept | a popover with how λ is
+chosen, the measure and the pair rule, and a feature search), then the pictures λ moves side by
+side (one class's heatmap | pair graph + histogram); λ and the pair graph fit the first screen
+at 1024x768 as at 1440x900.  A clicked pair's bivariate density and the long table below.
+
+λ by value is the live slider of :mod:`dashboard.live_slider` (figures follow it while it is
+dragged; ``st.slider`` under AppTest), drawn after the figures (see
+:func:`dashboard.controls.lambda_controls`).  What λ does not change is cached: the heatmap's
+cells and the histogram's bars (``compute.dependence_heatmap_at``/``dependence_histogram_at``).
 """
 
 import base64
