@@ -635,6 +635,15 @@ def predictions_display(evals: dict, ds) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+@st.cache_data(show_spinner=False, max_entries=64, ttl=_TTL)
+def predictions_table(what: tuple, _ev: FoldEval, _ds) -> pd.DataFrame:
+    """:func:`predictions_display` of one classifier, cached on ``what``: every setting the
+    classifier's predictions depend on (the page passes its name, the data's key and the
+    settings of its folds, densities and λ), so a rerun that does not change them reuses it."""
+    name = what[0]
+    return predictions_display({name: _ev}, _ds).drop(columns="classifier")
+
+
 def table_height(n_rows: int) -> int:
     """Pixels that show ``n_rows`` rows of ``st.dataframe`` and its header without scrolling."""
     return 35 * (int(n_rows) + 1) + 3

@@ -204,7 +204,12 @@ def evaluation_section(runs: dict) -> None:
     with pred_col:
         st.markdown(f"**Out-of-fold predictions of {esc(chosen)}** (one line per row and repeat)")
         st.dataframe(
-            evaluation.predictions_display({chosen: ev}, ds).drop(columns="classifier"),
+            evaluation.predictions_table(
+                (chosen, ds.key, ds.positive_label, measure, rule, dens, k, seed, reps)
+                + (lam.mode, lam.value, c["lam_quantile"], c["fdr_alpha"]),
+                ev,
+                ds,
+            ),
             hide_index=True,
             width="stretch",
             key="cmp_predictions",
