@@ -24,12 +24,13 @@ Usage::
 Measured 2026-11-23 on the shared 2-core machine (load average 4-7, other engineers' tests
 running); "before" is commit 0b798d1 (st.slider, both class heatmaps in tabs, nothing cached):
 
-* server CPU per λ change, real server: live slider 0.170 s, st.slider (keyboard) 0.120 s;
-  before 0.325 s (st.slider).  Under AppTest (the page's own CPU, median of 6 changes, load 7):
-  0.093 s, before 0.327 s.
-* browser, input to heatmap updated: st.slider (keyboard) 1.15 s median, before 2.80 s; live
-  drag 2.34 s median (each step also waits for the previous step's figures: flow control).
-* ``--figures`` (load 5-8, three runs): heatmap 325-446 ms, of which the 3,540 invisible
+* server CPU per λ change, real server (two runs, load 4-7 and 2-3): live slider 0.170 /
+  0.207 s, st.slider (keyboard) 0.120 / 0.180 s; before 0.325 / 0.340 s (st.slider).  Under
+  AppTest (the page's own CPU, median of 6 changes, load 7): 0.093 s, before 0.327 s.
+* browser, input to heatmap updated (same two runs): st.slider (keyboard) 1.15 / 1.51 s median,
+  before 2.80 / 1.30 s; live drag 2.34 / 2.27 s median (each step also waits for the previous
+  step's figures: flow control).  The browser and the server share the 2 cores.
+* ``--figures`` (load 2-8, four runs): heatmap 325-446 ms, of which the 3,540 invisible
   hover/click markers ~300 ms (the heatmap without them: 20-100 ms); pair graph 60-200 ms;
   histogram 60-110 ms.  The
   browser target (0.4 s) needs those markers cheaper (e.g. one per pair above the diagonal, or
