@@ -98,7 +98,7 @@ def wait_change(page, before: int | None, timeout_s: float = 60) -> float | None
         n, t = outlined(page)
         if n != before:
             return t
-        page.wait_for_timeout(10)
+        page.wait_for_timeout(50)  # (the page itself timestamps the change)
     return None
 
 
