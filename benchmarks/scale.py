@@ -38,6 +38,15 @@ Measured on the shared 2-core machine, 2026-11-23 (load average in brackets)
 * subsample at n = 4,000 (held-out BER, subsample vs every row): Ringnorm-like 1.30 vs 1.37 %,
   forest 1.22 vs 1.12 %; the selected cells differed.
 
+After the faster exact paths (``--previous`` = the code before them, same invocation;
+CPU seconds, load average in brackets), 2026-11-23 afternoon:
+
+* wide: 96 s, 85 s CPU, 970 MB [1.6-3.2] vs 120 s, 102 s CPU [3.2-4.7]: CPU ratio 1.21x
+  (1.39x and 1.47x in two runs at load 4-20); same selection;
+* cv7400: 86 s CPU vs 82 s (0.96x; 1.01x in another run), BER 1.58 % both: unchanged;
+* permuted (n = 3,000, d = 8): 94 s, 93 s CPU vs 141 s, 103 s CPU (1.11x); the same cell
+  (fraction 0.5, C = 0.01), inner minimum BER 48.7 %.
+
 Run from the project root::
 
     python benchmarks/scale.py                  # the targets' rows (about 10 minutes, idle)
