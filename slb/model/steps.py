@@ -20,7 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.svm import _libsvm
+from sklearn.svm import SVC
+
+try:  # a private module of scikit-learn (see _libsvm_fit); if it moves, SVC does every fit
+    from sklearn.svm import _libsvm
+except ImportError:  # pragma: no cover - depends on the installed scikit-learn
+    _libsvm = None
 
 from .._parallel import one_blas_thread
 from ..dependence.screening import kept_terms, pair_scores
@@ -47,14 +52,15 @@ def _cut(values, lo, hi, n_folds, max_fits):
     return float(lo) if inside.size <= room else float(inside[room - 1])
 
 
-def _libsvm_fit(K, y, C, weights):
+def _raw_libsvm_fit(K, y, C, weights):
     """libsvm's C-SVC on the precomputed kernel ``K``: (dual coefficients, support, intercept).
 
     Exactly what ``SVC(kernel="precomputed", C=C, class_weight={0: w0, 1: w1}, tol=TOL)
     .fit(K, y)`` computes (the same libsvm call with the same parameters; signs as its
     ``dual_coef_`` and ``intercept_``), without the estimator's per-call validation: scikit-learn
     has no public low-overhead entry to libsvm, and the curve makes tens of thousands of these
-    calls.  ``tests/test_ber_steps.py`` compares it with ``SVC`` bit for bit.
+    calls.  ``tests/test_ber_steps.py`` compares it with ``SVC`` bit for bit.  If a newer
+    scikit-learn moves or changes that private call, :func:`_libsvm_fit` falls back to ``SVC``.
     """
     _libsvm.set_verbosity_wrap(0)  # process-wide in libsvm; SVC sets it before every fit too
     support, _, _, dual, intercept, *_ = _libsvm.fit(
@@ -78,6 +84,38 @@ def _libsvm_fit(K, y, C, weights):
         random_seed=0,
     )
     return -dual.ravel(), support, -float(intercept[0])  # SVC flips both for two classes
+
+
+def _svc_fit(K, y, C, weights):
+    """The same fit through the public ``SVC`` (the fallback of :func:`_libsvm_fit`)."""
+    svm = SVC(
+        kernel="precomputed", C=float(C), class_weight={0: weights[0], 1: weights[1]}, tol=TOL
+    )
+    svm.fit(K, y)
+    return svm.dual_coef_.ravel(), svm.support_, float(svm.intercept_[0])
+
+
+def _libsvm_fit(K, y, C, weights):
+    """(dual coefficients, support, intercept) of ``SVC`` on the precomputed kernel ``K``.
+
+    Through libsvm directly (:func:`_raw_libsvm_fit`) while scikit-learn's private entry has the
+    signature it was written for; through ``SVC`` otherwise (same numbers, slower).
+    """
+    global _libsvm
+    if _libsvm is not None:
+        try:
+            return _raw_libsvm_fit(K, y, C, weights)
+        except (TypeError, AttributeError, ValueError) as err:
+            if not _signature_changed(err):
+                raise
+            _libsvm = None  # scikit-learn changed its private libsvm entry: use SVC from now on
+    return _svc_fit(K, y, C, weights)
+
+
+def _signature_changed(err) -> bool:
+    """Whether ``err`` comes from calling ``_libsvm.fit`` with arguments it no longer takes."""
+    text = str(err)
+    return isinstance(err, AttributeError) or "argument" in text or "unpack" in text
 
 
 def _nested_predictions(T_train, y_train, T_test, masks, C, class_weight):
