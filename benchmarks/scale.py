@@ -43,7 +43,8 @@ CPU seconds, load average in brackets), 2026-11-23 afternoon:
 
 * wide: 96 s, 85 s CPU, 970 MB [1.6-3.2] vs 120 s, 102 s CPU [3.2-4.7]: CPU ratio 1.21x
   (1.39x and 1.47x in two runs at load 4-20); same selection;
-* cv7400: 86 s CPU vs 82 s (0.96x; 1.01x in another run), BER 1.58 % both: unchanged;
+* cv7400: 87 s, 86 s CPU, 519 MB [1.2-2.0] vs 132 s, 103 s CPU [2.0-2.9]: CPU ratio 1.20x,
+  time 1.51x (0.96x and 1.01x in runs at load 4-11), BER 1.58 % both;
 * permuted (n = 3,000, d = 8): 94 s, 93 s CPU vs 141 s, 103 s CPU (1.11x); the same cell
   (fraction 0.5, C = 0.01), inner minimum BER 48.7 %.
 
