@@ -218,3 +218,13 @@ def test_kernel_fit_is_svc_bit_for_bit(C):
     np.testing.assert_array_equal(dual, ref.dual_coef_.ravel())
     np.testing.assert_array_equal(support, ref.support_)
     assert b == float(ref.intercept_[0])
+
+
+def test_warm_refit_that_needs_pvalues_recomputes_the_inner_folds():
+    X, y = _wide(n=120, d=7, seed=8)
+    clf = SLBClassifier(random_state=2, warm_start=True, Cs=[0.1, 1.0]).fit(X, y)
+    assert np.isnan(clf._cache[("path", 5)].folds_[0].screen.pvalue).all()
+    clf.set_params(threshold="fdr").fit(X, y)  # the cached folds lack p-values: refitted
+    assert not np.isnan(clf._cache[("path", 5)].folds_[0].screen.pvalue[0]).any()
+    fresh = SLBClassifier(threshold="fdr", random_state=2, Cs=[0.1, 1.0]).fit(X, y)
+    np.testing.assert_array_equal(clf.cv_results_["mean_ber"], fresh.cv_results_["mean_ber"])
