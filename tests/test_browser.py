@@ -256,16 +256,24 @@ def inside_viewport(page, key: str) -> bool:
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= view["height"]
 
 
-def test_dependencies_layout_outlines_and_ber_curve(server, browser):
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+def open_dependencies(browser, server, width: int, height: int):
+    """A new visitor's Dependencies page at ``width`` x ``height``, drawn and idle:
+    (context, page, live λ slider)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
     ctx.set_default_timeout(LONG)
     page = ctx.new_page()
+    page.goto(server.url + "/dependencies")
+    slider = live_lambda(page)
+    slider.wait_for(state="attached")
+    page.locator(".st-key-dep_pair_graph .js-plotly-plot").wait_for()
+    page.locator(".st-key-dep_heatmap_- .js-plotly-plot").wait_for()
+    wait_idle(page, quiet_s=2.0)
+    return ctx, page, slider
+
+
+def test_dependencies_layout_outlines_and_ber_curve(server, browser):
+    ctx, page, slider = open_dependencies(browser, server, 1440, 900)
     try:
-        page.goto(server.url + "/dependencies")
-        slider = live_lambda(page)
-        slider.wait_for(state="attached")
-        page.locator(".st-key-dep_pair_graph .js-plotly-plot").wait_for()
-        wait_idle(page)
         assert_no_exception(page, "Dependencies")
         # the λ control and the pair graph it moves are both on the first screen
         assert inside_viewport(page, "dep_lambda") and inside_viewport(page, "dep_pair_graph")
@@ -398,16 +406,8 @@ def outlined_now(page) -> int | None:
 def test_dependencies_live_slider_drag_at_1024(server, browser):
     from playwright.sync_api import expect
 
-    ctx = browser.new_context(viewport={"width": 1024, "height": 768})
-    ctx.set_default_timeout(LONG)
-    page = ctx.new_page()
+    ctx, page, slider = open_dependencies(browser, server, 1024, 768)
     try:
-        page.goto(server.url + "/dependencies")
-        slider = live_lambda(page)
-        slider.wait_for(state="attached")
-        page.locator(".st-key-dep_pair_graph .js-plotly-plot").wait_for()
-        page.locator(".st-key-dep_heatmap_- .js-plotly-plot").wait_for()
-        wait_idle(page, quiet_s=2.0)
         assert_no_exception(page, "Dependencies at 1024x768")
         # the λ control and the pair graph it moves are both on the first screen, no sideways
         # scrolling
