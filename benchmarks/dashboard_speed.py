@@ -248,19 +248,24 @@ print("CPU", json.dumps(CPU), file=sys.stderr)
 """
 
 
-def run_sessions(root: Path, mode: str, n_sessions: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(root))
+def _run_fresh(code: str, root: Path, mode: str, arg: int, timeout: int, **env_extra) -> dict:
+    """Run ``code`` in a fresh Python process on the code at ``root``; its ``RESULT`` line."""
+    env = dict(os.environ, PYTHONPATH=str(root), **env_extra)
     res = subprocess.run(
-        [sys.executable, "-c", SESSIONS, str(root), mode, str(n_sessions)],
+        [sys.executable, "-c", code, str(root), mode, str(arg)],
         capture_output=True,
         text=True,
         env=env,
-        timeout=3600,
+        timeout=timeout,
     )
     for line in res.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[7:])
-    raise RuntimeError(f"sessions failed in {root} ({mode}):\n{res.stderr[-3000:]}")
+    raise RuntimeError(f"measurement failed in {root} ({mode}):\n{res.stderr[-3000:]}")
+
+
+def run_sessions(root: Path, mode: str, n_sessions: int) -> dict:
+    return _run_fresh(SESSIONS, root, mode, n_sessions, timeout=3600)
 
 
 def report_sessions(label: str, mode: str, r: dict) -> None:
@@ -294,19 +299,10 @@ def report_sessions(label: str, mode: str, r: dict) -> None:
 
 
 def run_child(root: Path, mode: str, n_profile: int = 0) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(root))
-    env["STREAMLIT_RUNNER_POST_SCRIPT_GC"] = "false" if mode == "warm-nogc" else "true"
-    res = subprocess.run(
-        [sys.executable, "-c", CHILD, str(root), mode, str(n_profile)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=1800,
+    gc_after = "false" if mode == "warm-nogc" else "true"
+    return _run_fresh(
+        CHILD, root, mode, n_profile, timeout=1800, STREAMLIT_RUNNER_POST_SCRIPT_GC=gc_after
     )
-    for line in res.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"measurement failed in {root} ({mode}):\n{res.stderr[-3000:]}")
 
 
 def extract(rev: str, into: Path) -> Path:
