@@ -163,6 +163,9 @@ def test_wheel_holds_library_data_and_app(wheel):
     expected |= {"slb_explorer_app/app.py", "slb_explorer_app/.streamlit/config.toml"}
     for folder in ("pages", "dashboard"):
         expected |= {f"slb_explorer_app/{folder}/{p.name}" for p in (ROOT / folder).glob("*.py")}
+    # files the app opens at run time: the tab's icon, the live slider's page
+    for f in [*(ROOT / "static").iterdir(), *(ROOT / "dashboard").rglob("*.html")]:
+        expected.add(f"slb_explorer_app/{f.relative_to(ROOT).as_posix()}")
     assert expected <= names, sorted(expected - names)
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "docs/"))]
