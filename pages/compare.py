@@ -108,7 +108,7 @@ st.dataframe(
     },
 )
 st.caption(
-    f"SLB at λ = {controls.format_lambda(lam.value)} keeps {slb_pairs.mean():.0f} pairs per "
+    f"SLB at λ = {controls.format_lambda(lam.value)} keeps {slb_pairs.mean():.1f} pairs per "
     "fold on average. Each classifier is compared with the best (lowest mean BER) by a t-test "
     "on the per-fold differences whose variance is inflated by `1/J + n_test/n_train` (`J` folds), "
     "because overlapping training sets make the folds correlated; the p-values are "
