@@ -271,6 +271,19 @@ def open_dependencies(browser, server, width: int, height: int):
     return ctx, page, slider
 
 
+def open_ber_curve(page, where: str):
+    """Switch Compare's BER curve on and read it: (its graph element, the SLB bar in %, the
+    curve's layout.meta)."""
+    page.locator(".st-key-cmp_curve_on label").click()  # the curve is drawn on demand
+    curve_el = page.locator(".st-key-cmp_ber_curve .js-plotly-plot")
+    curve_el.wait_for(timeout=600_000)
+    wait_idle(page, timeout_s=600)
+    assert_no_exception(page, where)
+    bars = plot_state(page, "cmp_ber_bars")["bars"][0]
+    slb_bar = dict(zip(bars["x"], bars["y"], strict=True))["SLB"]
+    return curve_el, slb_bar, plot_state(page, "cmp_ber_curve")["meta"]
+
+
 def test_dependencies_layout_outlines_and_ber_curve(server, browser):
     ctx, page, slider = open_dependencies(browser, server, 1440, 900)
     try:
@@ -329,14 +342,7 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
         assert float(
             page.locator('.st-key-cmp_lambda input[type="range"]').input_value()
         ) == pytest.approx(lam1)
-        page.locator(".st-key-cmp_curve_on label").click()  # the curve is drawn on demand
-        curve_el = page.locator(".st-key-cmp_ber_curve .js-plotly-plot")
-        curve_el.wait_for(timeout=600_000)
-        wait_idle(page, timeout_s=600)
-        assert_no_exception(page, "Compare with the BER curve")
-        bars = plot_state(page, "cmp_ber_bars")["bars"][0]
-        slb_bar = dict(zip(bars["x"], bars["y"], strict=True))["SLB"]
-        meta = plot_state(page, "cmp_ber_curve")["meta"]
+        curve_el, slb_bar, meta = open_ber_curve(page, "Compare with the BER curve")
         steps = meta["steps"]
         # the step holding λ: threshold[k - 1] < λ <= threshold[k], read independently here
         k = next(i for i, t in enumerate(steps["threshold"]) if lam1 <= t)
@@ -366,14 +372,8 @@ def test_ber_curve_at_the_default_lambda(server, browser):
         wait_idle(page)
         lam = float(page.locator('.st-key-cmp_lambda input[type="range"]').input_value())
         assert "(by value)" in page.get_by_test_id("stSidebar").inner_text()
-        page.locator(".st-key-cmp_curve_on label").click()
-        curve_el = page.locator(".st-key-cmp_ber_curve .js-plotly-plot")
-        curve_el.wait_for(timeout=600_000)
-        wait_idle(page, timeout_s=600)
-        assert_no_exception(page, "Compare with the BER curve at the default λ")
-        bars = plot_state(page, "cmp_ber_bars")["bars"][0]
-        slb_bar = dict(zip(bars["x"], bars["y"], strict=True))["SLB"]
-        meta = plot_state(page, "cmp_ber_curve")["meta"]
+        where = "Compare with the BER curve at the default λ"
+        curve_el, slb_bar, meta = open_ber_curve(page, where)
         steps = meta["steps"]
         assert meta["current"]["threshold"] == pytest.approx(lam)
         assert not any(a < lam < b for a, b in meta["uncomputed"])  # not in a grey band
