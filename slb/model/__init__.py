@@ -34,6 +34,7 @@ from .svm import (
     index_class_weight,
     nested_mask_predictions,
 )
+from .warm import WarmFolds
 
 __all__ = [
     "GRAM_MAX_SAMPLES",
@@ -57,6 +58,7 @@ __all__ = [
     "fixed_selector",
     "column_mask",
     "ThresholdPath",
+    "WarmFolds",
     "DEFAULT_CS",
     "DEFAULT_FRACTIONS",
     "LUClassifier",
