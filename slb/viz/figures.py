@@ -700,26 +700,33 @@ def tree_layout(n_features: int, edges, *, seed: int = 0) -> np.ndarray:
     return pos
 
 
-def _tree_edge_traces(labels, P, edges, weights, color) -> list:
-    """The tree's edges as one line trace, and invisible midpoint markers carrying the hover."""
-    xs, ys, mx, my, hover = [], [], [], [], []
+def _edge_lines(P, edges, color) -> go.Scatter:
+    """Every edge ``(i, j)`` between node positions ``P`` as one line trace (no hover)."""
+    xs, ys = [], []
     for i, j in edges:
         xs += [P[i, 0], P[j, 0], None]
         ys += [P[i, 1], P[j, 1], None]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines",
+        line={"color": color, "width": 2},
+        hoverinfo="skip",
+        showlegend=False,
+        name="edges",
+    )
+
+
+def _tree_edge_traces(labels, P, edges, weights, color) -> list:
+    """The tree's edges as one line trace, and invisible midpoint markers carrying the hover."""
+    mx, my, hover = [], [], []
+    for i, j in edges:
         mx.append((P[i, 0] + P[j, 0]) / 2)
         my.append((P[i, 1] + P[j, 1]) / 2)
         w = "" if weights is None else f"<br>mutual information {float(weights[i][j]):.3g}"
         hover.append(f"{labels[i]} — {labels[j]}{w}")
     return [
-        go.Scatter(
-            x=xs,
-            y=ys,
-            mode="lines",
-            line={"color": color, "width": 2},
-            hoverinfo="skip",
-            showlegend=False,
-            name="edges",
-        ),
+        _edge_lines(P, edges, color),
         go.Scatter(
             x=mx,
             y=my,
@@ -1762,26 +1769,14 @@ def network_graph(
     labels = _names(names)
     P = np.asarray(positions, dtype=float)
     edges = [(int(i), int(j)) for i, j in edges]
-    xs, ys, mx, my, hover = [], [], [], [], []
+    mx, my, hover = [], [], []
     for i, j in edges:
-        xs += [P[i, 0], P[j, 0], None]
-        ys += [P[i, 1], P[j, 1], None]
         # a marker 70 % of the way to the child shows the direction
         mx.append(P[i, 0] + 0.7 * (P[j, 0] - P[i, 0]))
         my.append(P[i, 1] + 0.7 * (P[j, 1] - P[i, 1]))
         hover.append(f"{labels[i]} → {labels[j]}")
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=xs,
-            y=ys,
-            mode="lines",
-            line={"color": color, "width": 2},
-            hoverinfo="skip",
-            name="edges",
-            showlegend=False,
-        )
-    )
+    fig.add_trace(_edge_lines(P, edges, color))
     fig.add_trace(
         go.Scatter(
             x=mx,
