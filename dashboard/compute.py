@@ -585,6 +585,7 @@ def _warm_slb(key: str, _ds, measure: str, pair_rule: str, dens: tuple, seed: in
             pair_rule=pair_rule,
             random_state=seed,
             warm_start=True,
+            probability=False,  # the pages read its weights and decisions, never its Platt fit
             **density_params(dens),
         )
     )
@@ -595,7 +596,7 @@ def _warm_slb(key: str, _ds, measure: str, pair_rule: str, dens: tuple, seed: in
 def fit_slb(
     key: str, _ds, lam: float, measure: str, pair_rule: str, dens: tuple, seed: int
 ) -> SLBClassifier:
-    """``SLBClassifier(threshold=lam, C=FIXED_C, ...)`` fitted on all the rows.
+    """``SLBClassifier(threshold=lam, C=FIXED_C, probability=False, ...)`` fitted on all the rows.
 
     Warm-started from the dataset's cached screening and densities (:func:`_warm_slb`): the
     first λ pays for HSIC and the densities, every other λ refits only the SVM.  The same

@@ -536,3 +536,25 @@ def test_unknown_parameter_values_rejected(est, word, small):
     msg = str(err.value)
     if "foo" in repr(est.get_params()):
         assert "foo" in msg  # the message quotes the offending value
+
+
+def test_probability_false_skips_only_the_calibration():
+    X, y = make_two_class(n_per_class=50, seed=12)
+    E = np.random.default_rng(7).normal(size=(30, 5))
+    for params in ({"threshold": 0.01, "C": 1.0}, {}):
+        with_p = SLBClassifier(random_state=0, **params).fit(X, y)
+        without = SLBClassifier(random_state=0, probability=False, **params).fit(X, y)
+        np.testing.assert_array_equal(without.decision_function(E), with_p.decision_function(E))
+        assert without.C_ == with_p.C_
+        assert not hasattr(without, "platt_")
+        assert not hasattr(without, "predict_proba")
+        assert not hasattr(without, "predict_log_proba")
+        assert hasattr(with_p, "predict_proba")
+    # a refit with probability=False drops the previous sigmoid
+    warm = SLBClassifier(threshold=0.01, C=1.0, random_state=0, warm_start=True).fit(X, y)
+    assert hasattr(warm, "platt_")
+    warm.set_params(probability=False).fit(X, y)
+    assert not hasattr(warm, "platt_")
+    with pytest.raises(AttributeError, match="predict_proba") as err:
+        warm.predict_proba(E)
+    assert "probability=False" in str(err.value.__cause__)

@@ -29,6 +29,7 @@ import pandas as pd
 from sklearn.base import ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -120,6 +121,7 @@ class _LogDensitySVM(
     warm_start: bool = False
     n_jobs: int | None = None
     max_search_rows: int | None = _path.MAX_SEARCH_ROWS
+    probability: bool = True
 
     _parameter_constraints = {
         **FEATURE_MAP_CONSTRAINTS,
@@ -129,6 +131,7 @@ class _LogDensitySVM(
         "cv": [Interval(Integral, 2, None, closed="left")],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "warm_start": ["boolean"],
+        "probability": ["boolean"],
         "max_search_rows": [Interval(Integral, 4, None, closed="left"), None],
     }
 
@@ -197,7 +200,7 @@ class _LogDensitySVM(
         cache = self._warm_cache(X, y_index, dens)
         cache["seed"] = seed
 
-        for stale in ("cv_results_", "best_index_", "n_search_rows_"):
+        for stale in ("cv_results_", "best_index_", "n_search_rows_", "platt_"):
             self.__dict__.pop(stale, None)
         i, j = 0, 0
         if len(selectors) > 1 or len(Cs) > 1:
@@ -219,13 +222,53 @@ class _LogDensitySVM(
             T[:, mask], y_index, C=self.C_, class_weight=self._class_weight_index()
         )
         self._set_model(names, pairs, mask, T, coef, intercept, transformer)
-        scores, labels = self._calibration_scores(cache, selectors[i], T[:, mask], y_index, seed)
-        self.platt_ = platt_scaling(scores, labels)
+        if self.probability:
+            scores, labels = self._calibration_scores(cache, selectors[i], T[:, mask], y_index, seed)
+            self.platt_ = platt_scaling(scores, labels)
         if getattr(self, "warm_start", False):
             self._cache = cache
         elif hasattr(self, "_cache"):
             del self._cache
         return self
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError(
+                "predict_proba is not available when probability=False: refit with "
+                "probability=True (the default) to calibrate the decision values."
+            )
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Calibrated probabilities of ``classes_[0]`` and ``classes_[1]`` (Platt scaling).
+
+        Only with ``probability=True``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Within ``[1e-6, 1 - 1e-6]``.
+        """
+        return super().predict_proba(X)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (only with ``probability=True``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, 2)
+        """
+        return super().predict_log_proba(X)
 
     def _calibration_scores(self, cache, selector, T, y_index, seed):
         """Decision values of rows that did not train the SVM that scored them, with labels.
@@ -480,6 +523,11 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         Threads for the dependence matrices, the binned densities and big inner folds.
         None: two when the one-minute load average leaves a CPU free, else one
         (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it.
+    probability : bool, default=True
+        Fit Platt's sigmoid for :meth:`predict_proba` (on cross-fitted decision values: the
+        inner folds' SVMs, or ``cv`` more SVM fits when nothing is selected).  False: no
+        ``predict_proba`` / ``platt_`` and a cheaper fit, as ``SVC(probability=False)``; the
+        decision function and predictions are the same.
     max_search_rows : int or None, default=2000
         Rows of the nested selection's inner CV: on larger tables it runs on a stratified
         subsample of this many rows (the final fit always uses every row), which bounds its
@@ -524,7 +572,7 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         ``SelectFromModel(..., importance_getter="feature_importances_")``: ``coef_`` has one
         entry per term, not per input feature).
     platt_ : ndarray of shape (2,)
-        Platt's ``(a, b)``: ``predict_proba = 1 / (1 + exp(a * decision_function + b))``,
+        Only with ``probability=True``.  Platt's ``(a, b)``: ``predict_proba = 1 / (1 + exp(a * decision_function + b))``,
         fitted on cross-fitted decision values (the inner folds of the nested selection, or
         the SVM cross-fitted on the training feature map when nothing is selected), clipped to
         ``[1e-6, 1 - 1e-6]``.
