@@ -68,21 +68,29 @@ def _names(names) -> list[str]:
     return [escape_text(n) for n in names]
 
 
-def _base_layout(fig: go.Figure, *, title=None, height=None, meta=None) -> go.Figure:
-    # No template: Streamlit's chart theme styles the figures in the app, and copying a plotly
-    # template costs more than building the rest of a figure (it matters when λ moves).
-    fig.update_layout(
-        font=_FONT,
-        title={"text": title, "x": 0.0, "xanchor": "left"} if title else None,
-        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
-        hoverlabel={"align": "left"},
-    )
+def _layout(*, title=None, height=None, meta=None, **more) -> dict:
+    """The house layout as a dict (``more``: the builder's own keys, on top)."""
+    layout = {
+        "font": _FONT,
+        "title": {"text": title, "x": 0.0, "xanchor": "left"} if title else None,
+        "margin": {"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        "hoverlabel": {"align": "left"},
+    }
     if height is not None:
-        fig.update_layout(height=height)
+        layout["height"] = height
     if meta is not None:
-        fig.update_layout(meta=meta)
-    return fig
+        layout["meta"] = meta
+    layout.update(more)
+    return layout
+
+
+def _base_layout(fig: go.Figure, *, title=None, height=None, meta=None) -> go.Figure:
+    # No template of our own: Streamlit's chart theme styles the figures in the app.  One
+    # update_layout call: each call costs plotly 2-4 ms of validation bookkeeping, more than
+    # building a small figure (it matters when λ moves); the figures redrawn at every λ build
+    # their whole layout with _layout and pass it to go.Figure at once.
+    return fig.update_layout(_layout(title=title, height=height, meta=meta))
 
 
 def _measure_label(measure: str) -> str:
@@ -1039,15 +1047,13 @@ def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.
     if summary is not None and "tied_with_best" in summary:
         tied = {n: bool(summary.loc[n, "tied_with_best"]) for n in order if n in summary.index}
     colors = [COLORS["+"] if tied.get(n, True) else "#9DB9D6" for n in order]
-    fig = go.Figure(
-        go.Bar(
-            x=labels,
-            y=[mean[n] for n in order],
-            error_y={"type": "data", "array": [sd[n] for n in order], "thickness": 1.5},
-            marker_color=colors,
-            name="mean BER",
-            hovertemplate="%{x}<br>BER %{y:.1f}% ± %{error_y.array:.1f}<extra></extra>",
-        )
+    bars = go.Bar(
+        x=labels,
+        y=[mean[n] for n in order],
+        error_y={"type": "data", "array": [sd[n] for n in order], "thickness": 1.5},
+        marker_color=colors,
+        name="mean BER",
+        hovertemplate="%{x}<br>BER %{y:.1f}% ± %{error_y.array:.1f}<extra></extra>",
     )
     rng = np.random.default_rng(0)
     px_, py_, ht = [], [], []
@@ -1056,28 +1062,24 @@ def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.
         px_ += list(k + rng.uniform(-0.18, 0.18, vals.size))
         py_ += list(vals)
         ht += [f"{labels[k]}, fold {f + 1}: {v:.1f}%" for f, v in enumerate(vals)]
-    fig.add_trace(
-        go.Scatter(
-            x=px_,
-            y=py_,
-            mode="markers",
-            name="per fold",
-            marker={"color": "#111827", "size": 6, "opacity": 0.7},
-            hovertext=ht,
-            hoverinfo="text",
-            xaxis="x2",
-        )
+    points = go.Scatter(
+        x=px_,
+        y=py_,
+        mode="markers",
+        name="per fold",
+        marker={"color": "#111827", "size": 6, "opacity": 0.7},
+        hovertext=ht,
+        hoverinfo="text",
+        xaxis="x2",
     )
-    fig.update_layout(
-        xaxis2={"overlaying": "x", "range": [-0.5, len(order) - 0.5], "visible": False},
-        xaxis={"range": [-0.5, len(order) - 0.5]},
-    )
-    fig.update_yaxes(title="balanced error rate (%)", rangemode="tozero")
-    return _base_layout(
-        fig,
+    layout = _layout(
         height=380,
         meta={"kind": "ber_bars", "classifiers": order, "n_folds": int(len(per_fold))},
+        xaxis2={"overlaying": "x", "range": [-0.5, len(order) - 0.5], "visible": False},
+        xaxis={"range": [-0.5, len(order) - 0.5]},
+        yaxis={"title": {"text": "balanced error rate (%)"}, "rangemode": "tozero"},
     )
+    return go.Figure(data=[bars, points], layout=layout)
 
 
 def ber_curve(
@@ -1404,39 +1406,40 @@ def coefficient_figure(
     labels = {t: escape_text(t) for t in order}
     names = set(map(str, feature_names)) if feature_names is not None else None
     kinds = {t: term_kind(t, names) for t in order}
-    fig = go.Figure()
     what = f"learned × {scale:.3g}" if oracle is not None else "learned weight"
+    traces = []
     for sign, cname in (("+", pos_name), ("-", neg_name)):
         for kind in ("univariate", "bivariate"):
             ts = [t for t in order if t in shown_d and kinds[t] == (sign, kind)]
-            if not ts:
-                continue
-            fig.add_trace(_coef_bars(ts, labels, shown_d, sign, kind, cname, what))
+            if ts:
+                traces.append(_coef_bars(ts, labels, shown_d, sign, kind, cname, what))
     if oracle is not None:
         ot = [t for t in order if t in oracle_d]
-        fig.add_trace(_oracle_trace([labels[t] for t in ot], [oracle_d[t] for t in ot]))
+        traces.append(_oracle_trace([labels[t] for t in ot], [oracle_d[t] for t in ot]))
     n_show = min(max(int(n_visible), 1), len(order))
-    fig.update_layout(bargap=0.25)
-    fig.update_yaxes(
-        type="category",
-        categoryorder="array",
-        categoryarray=[labels[t] for t in order],
-        range=[n_show - 0.5, -0.5],
-        title=None,
-        automargin=True,
+    x_title = "weight (log-density units)" + (
+        f", learned × {scale:.3g}" if oracle is not None else ""
     )
-    fig.update_xaxes(
-        title="weight (log-density units)"
-        + (f", learned × {scale:.3g}" if oracle is not None else ""),
-        zeroline=True,
-        zerolinecolor="#9CA3AF",
-    )
-    fig.update_layout(dragmode="pan")
-    return _base_layout(
-        fig,
+    layout = _layout(
         height=int(min(900, max(320, 20 * n_show + 140))),
         meta={"kind": "coefficients", "n_terms": int(coef.size), "scale": float(scale)},
+        bargap=0.25,
+        dragmode="pan",
+        yaxis={
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": [labels[t] for t in order],
+            "range": [n_show - 0.5, -0.5],
+            "title": None,
+            "automargin": True,
+        },
+        xaxis={
+            "title": {"text": x_title},
+            "zeroline": True,
+            "zerolinecolor": "#9CA3AF",
+        },
     )
+    return go.Figure(data=traces, layout=layout)
 
 
 def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
