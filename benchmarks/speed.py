@@ -18,12 +18,17 @@ Sections
    ``SLBClassifier()`` on a Ringnorm-sized (d=20, n=7400) and a Hill-valley-sized (d=100,
    n=606) synthetic set, and a threshold change on Sonar with a warm cache;
 6. the linear SVM of one Ringnorm-sized fold (5920 rows, 420 columns): slb's working-set libsvm
-   vs liblinear (``LinearSVC``) and libsvm on the full kernel, one fit and the threshold CV.
+   vs liblinear (``LinearSVC``) and libsvm on the full kernel, one fit and the threshold CV;
+7. exact HSIC against a previous revision of ``slb/dependence/hsic.py`` (``--previous REV``,
+   default HEAD, loaded from git into a temporary module) in the same run: CPU time of
+   ``hsic_all_pairs(method="exact", n_jobs=1)`` at d=1000, n=200 and d=20, n=1600, with and
+   without p-values, and the largest relative difference of the statistics.
 
 Run from the project root::
 
     python benchmarks/speed.py            # everything (about 5-10 minutes on 2 busy cores)
     python benchmarks/speed.py --quick    # smaller reference samples
+    python benchmarks/speed.py --only 7 --previous HEAD~1   # exact HSIC, this tree vs HEAD~1
 """
 
 from __future__ import annotations
@@ -225,6 +230,69 @@ def hsic_exact(rates, quick):
         b, _, _ = timed(lambda nj=nj: hsic_all_pairs(X2, method="exact", n_jobs=nj), 2)
         line(f"  n=3700 with p-values, n_jobs={nj}: {b:.2f} s")
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. exact HSIC against a previous revision
+# ---------------------------------------------------------------------------------------------
+def previous_hsic(rev):
+    """``slb/dependence/hsic.py`` as of git revision ``rev``, as a module of the package (its
+    relative imports resolve to this tree's helpers)."""
+    import types
+
+    src = subprocess.run(
+        ["git", "show", f"{rev}:slb/dependence/hsic.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    module = types.ModuleType("slb.dependence._hsic_previous")
+    module.__package__ = "slb.dependence"
+    sys.modules[module.__name__] = module  # dataclasses look their module up there
+    exec(compile(src, f"{rev}:slb/dependence/hsic.py", "exec"), module.__dict__)
+    return module
+
+
+def cpu_best(f, repeat):
+    """Best CPU time (this process) of ``f()`` over ``repeat`` runs, and its last result."""
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t = time.process_time()
+        out = f()
+        best = min(best, time.process_time() - t)
+    return best, out
+
+
+def hsic_vs_previous(rev, quick):
+    line()
+    line(f"## 7. Exact HSIC: this tree vs {rev} (CPU s, best of a few, n_jobs=1)")
+    old = previous_hsic(rev).hsic_all_pairs
+    rng = np.random.default_rng(7)
+    for d, n in ((1000, 200), (20, 1600)):
+        X = rng.normal(size=(n, d))
+        X[:, 1] += 0.5 * X[:, 0] ** 2  # some dependence
+        for pv in (False, True):
+            times, results = {"new": np.inf, "old": np.inf}, {}
+            for _ in range(2 if quick else 3):  # alternate, so that load drifts hit both
+                for label, f in (("new", hsic_all_pairs), ("old", old)):
+                    t, results[label] = cpu_best(
+                        lambda f=f, X=X, pv=pv: f(X, method="exact", pvalues=pv, n_jobs=1), 1
+                    )
+                    times[label] = min(times[label], t)
+            out, ref = results["new"], results["old"]
+            off = ~np.eye(d, dtype=bool)
+            rel = np.max(np.abs(out.statistic[off] - ref.statistic[off]) / ref.statistic[off])
+            prel = 0.0
+            if pv:
+                ok = off & (ref.pvalue > 1e-300)
+                prel = np.max(np.abs(out.pvalue[ok] - ref.pvalue[ok]) / ref.pvalue[ok])
+            line(
+                f"d={d} n={n} p-values={'yes' if pv else 'no '}: new {times['new']:.2f} s, "
+                f"{rev} {times['old']:.2f} s -> ratio new/old {times['new'] / times['old']:.2f}; "
+                f"max rel. diff statistic {rel:.1e}, p-values {prel:.1e}; load average "
+                f"{' '.join(f'{v:.1f}' for v in os.getloadavg())}"
+            )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -636,7 +704,10 @@ def main():
         default=1,
         help="also run the end-to-end CV with this many processes over the outer folds",
     )
-    p.add_argument("--only", nargs="*", default=None, help="sections to run: 2 3 4 5 6")
+    p.add_argument("--only", nargs="*", default=None, help="sections to run: 2 3 4 5 6 7")
+    p.add_argument(
+        "--previous", default="HEAD", help="git revision section 7 compares with (default HEAD)"
+    )
     p.add_argument("--case", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.case:
@@ -647,7 +718,7 @@ def main():
     line(f"command: python benchmarks/speed.py {' '.join(sys.argv[1:])}".rstrip())
     line()
     rates = machine()
-    only = set(args.only) if args.only else {"2", "3", "4", "5", "6"}
+    only = set(args.only) if args.only else {"2", "3", "4", "5", "6", "7"}
     if "2" in only:
         hsic_exact(rates, args.quick)
     if "3" in only:
@@ -658,6 +729,8 @@ def main():
         end_to_end(args.cv_jobs)
     if "6" in only:
         svm_solvers(args.quick)
+    if "7" in only:
+        hsic_vs_previous(args.previous, args.quick)
     line()
     line(f"total benchmark time {time.perf_counter() - t0:.0f} s")
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from slb.dependence import hsic as hsic_module
 from slb.dependence.hsic import (
     benjamini_hochberg,
     correlation_all_pairs,
@@ -194,6 +195,70 @@ def test_hsic_sees_dependence_that_pearson_misses():
     assert h.statistic[0, 1] > 10 * h.statistic[1, 2]
     assert h.pvalue[0, 1] < 1e-8
     assert h.pvalue[0, 2] > 0.01 and h.pvalue[1, 2] > 0.01
+
+
+def ref_centred_grams(X):
+    """Explicitly centred Gram matrices ``H K_i H`` and the raw ``K_i`` of every column."""
+    n = X.shape[0]
+    H = np.eye(n) - np.ones((n, n)) / n
+    K = [ref_gram(X[:, i]) for i in range(X.shape[1])]
+    return [H @ k @ H for k in K], K
+
+
+def ref_gamma_pvalue(Kc, Lc, K, L):
+    """hsicTestGamma's moments and gamma law (as in hsic_test_gamma) from given Gram matrices."""
+    m = K.shape[0]
+    stat = np.sum(Kc * Lc) / m
+    v = (Kc * Lc / 6) ** 2
+    var = (np.sum(v) - np.sum(np.diag(v))) / m / (m - 1)
+    var *= 72 * (m - 4) * (m - 5) / m / (m - 1) / (m - 2) / (m - 3)
+    mu_x = (np.sum(K) - np.trace(K)) / m / (m - 1)
+    mu_y = (np.sum(L) - np.trace(L)) / m / (m - 1)
+    mean = (1 + mu_x * mu_y - mu_x - mu_y) / m
+    return stats.gamma.sf(stat, mean**2 / var, scale=var * m / mean)
+
+
+def test_hsic_panels_cover_each_sample_pair_once():
+    # The exact path evaluates the pairs a < b only (triangles on the diagonal blocks): the
+    # Gram matrices' symmetry counts them twice and the diagonal is added in closed form.
+    for n, side in [(2, 16), (17, 16), (65, 16), (101, 16), (200, 64), (1600, 256)]:
+        count = np.zeros((n, n), int)
+        for A, B in hsic_module._panels(n, side):
+            if A == B:
+                for a, lo, hi in hsic_module._triangle_rows(A):
+                    assert hi - lo == A.stop - a - 1
+                    count[a, a + 1 : A.stop] += 1
+            else:
+                count[A, B] += 1
+        np.testing.assert_array_equal(count, np.triu(np.ones((n, n), int), 1))
+
+
+@pytest.mark.parametrize("pvalues", [True, False])
+def test_hsic_triangle_panels_equal_per_pair_reference(monkeypatch, pvalues):
+    # Odd n, many panels (16 samples a side; the last block has 5 samples), two passes (no
+    # panel kept); threads forced on this small problem.
+    monkeypatch.setattr(hsic_module, "_MIN_PARALLEL_WORK", 0)
+    X = mixed_sample(n=101, seed=11)
+    X = np.column_stack([X, np.sin(2 * X[:, 0]) + 0.5 * X[:, 5]])
+    n, d = X.shape
+    Kc, K = ref_centred_grams(X)
+    ref = np.full((d, d), np.nan)
+    ref_p = np.full((d, d), np.nan)
+    for i in range(d):
+        for j in range(d):
+            if i != j:
+                ref[i, j] = np.sum(Kc[i] * Kc[j]) / n**2
+                ref_p[i, j] = ref_gamma_pvalue(Kc[i], Kc[j], K[i], K[j])
+    assert np.nanmin(ref_p) < 1e-6 and np.nanmax(ref_p) > 0.1  # strong and null pairs
+    # budget 1: 16 x 16 panels; the other: 24 x 24 panels whatever the thread count
+    for budget in (1, 8 * d * hsic_module._PANEL_GROUPS * 24**2):
+        one = hsic_all_pairs(X, method="exact", pvalues=pvalues, memory_budget=budget, n_jobs=1)
+        two = hsic_all_pairs(X, method="exact", pvalues=pvalues, memory_budget=budget, n_jobs=2)
+        np.testing.assert_allclose(one.statistic, ref, rtol=1e-12, equal_nan=True)
+        if pvalues:
+            np.testing.assert_allclose(one.pvalue, ref_p, rtol=1e-12, equal_nan=True)
+        np.testing.assert_array_equal(two.statistic, one.statistic)
+        np.testing.assert_array_equal(two.pvalue, one.pvalue)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,18 +19,22 @@ matrices flattened into the rows of a ``d x n^2`` matrix ``F``, the whole ``d x 
 is ``F F^T / n^2``, one matrix product.  Two ways to compute it (``method``):
 
 ``"exact"``
-    The product is accumulated over square *panels* of sample pairs ``(A, B)``, ``A <= B``
-    (sides of about ``n / 4``, at most 256 samples): each panel holds the ``d x |A| x |B|``
-    kernel values of every feature -- at most ``memory_budget`` bytes over all workers, so no
-    ``d x n x n`` array is ever formed -- and contributes ``F_AB F_AB^T`` (twice for an
-    off-diagonal panel: by symmetry only the upper triangle of sample pairs is evaluated, 5/8 of
-    the kernel values for 4 blocks and about half for many).  Centring needs the row sums of
+    The Gram matrices are symmetric with unit diagonal, so
+    ``F F^T = 2 sum_{a < b} f_ab f_ab^T + sum_a f_aa f_aa^T``, where the centred diagonal
+    values ``f_aa`` have a closed form (``1 - 2 u_a + c`` with the row means ``u`` and grand
+    mean ``c``): only the ``n (n - 1) / 2`` pairs ``a < b`` are evaluated.  They are dealt into
+    *panels* of sample blocks ``(A, B)`` (sides of about ``n / 4``, at most 256 samples): every
+    pair ``A x B`` for ``A < B``, the pairs ``a < b`` of ``A`` (a triangle, packed row by row)
+    for ``A = B``.  A panel holds the kernel values of every feature on its pairs -- at most
+    ``memory_budget`` bytes over all workers, so no ``d x n x n`` array is ever formed -- and
+    contributes ``F_AB F_AB^T`` (a BLAS ``syrk``).  Centring needs the row sums of
     every Gram matrix: a first pass computes them (keeping the panels when they all fit in the
     budget) and a second one the centred products (with p-values also the products of the
     squared centred values; without, that half of the work is skipped and the statistic is
     bit-identical to the one computed with p-values, so screening on it does not depend on
     whether p-values were asked for).  The panels
-    can run in ``n_jobs`` threads (numpy releases the GIL; BLAS is limited to one thread).
+    can run in ``n_jobs`` threads (numpy releases the GIL; BLAS is limited to one thread);
+    their sizes and grouping, hence the result, do not depend on ``n_jobs``.
     Exact to rounding (differences from the textbook formula ~1e-16).
 ``"approx"``
     Incomplete (pivoted) Cholesky factors ``K_i ~ G_i G_i^T`` (Fine & Scheinberg 2001; Bach &
@@ -315,101 +319,157 @@ def _chunk(items, n_chunks):
 # ---------------------------------------------------------------------------------------------
 # exact HSIC: panels of sample pairs
 # ---------------------------------------------------------------------------------------------
-def _gram_panel(Xt, A, B, two_s2):
-    """Kernel values of every feature on the sample pairs ``A x B``: (d, |A|, |B|)."""
-    Z = Xt[:, A, None] - Xt[:, None, B]
+# A panel is a pair of sample blocks (A, B), A <= B.  For A < B it holds every pair A x B (a
+# rectangle); for A == B only the pairs a < b of A (a triangle, packed row by row: row a holds
+# (a, a + 1), ..., (a, A.stop - 1)).  The panels cover every pair a < b exactly once; the Gram
+# matrices being symmetric, the pairs b > a stand for the pairs a > b too, and the diagonal
+# pairs (a, a), whose kernel value is 1, are added in closed form.
+def _gaussian(Z):
+    """``exp(-Z^2)`` in place (``Z``: differences of pre-scaled values)."""
     np.square(Z, out=Z)
-    Z /= two_s2
     np.negative(Z, out=Z)
     return np.exp(Z, out=Z)
 
 
-def _rowsum_task(Xt, panels, two_s2, keep):
-    """Row sums of every Gram matrix over ``panels``; the panels themselves when ``keep``."""
-    d, n = Xt.shape
+def _triangle_rows(A):
+    """``(a, lo, hi)`` of every row of the packed triangle of block ``A``: columns ``lo:hi``
+    hold the pairs ``(a, b)``, ``a < b < A.stop``."""
+    lo = 0
+    for a in range(A.start, A.stop - 1):
+        hi = lo + A.stop - 1 - a
+        yield a, lo, hi
+        lo = hi
+
+
+def _panel_pairs(A, B):
+    m = A.stop - A.start
+    return m * (m - 1) // 2 if A == B else m * (B.stop - B.start)
+
+
+def _gram_panel(Xs, A, B):
+    """Kernel values of every feature on the panel's pairs: (d, |A|, |B|), or (d, pairs) for
+    a triangle.  ``Xs`` holds the samples divided by ``sqrt(2 sigma^2)``."""
+    if A != B:
+        return _gaussian(Xs[:, A, None] - Xs[:, None, B])
+    Z = np.empty((Xs.shape[0], _panel_pairs(A, B)))
+    for a, lo, hi in _triangle_rows(A):
+        np.subtract(Xs[:, a : a + 1], Xs[:, a + 1 : A.stop], out=Z[:, lo:hi])
+    return _gaussian(Z)
+
+
+def _rowsum_task(Xs, panels, keep):
+    """Row sums of every Gram matrix over ``panels``, without the diagonal; the panels
+    themselves when ``keep``."""
+    d, n = Xs.shape
     s = np.zeros((d, n))
     kept = []
     for A, B in panels:
-        Z = _gram_panel(Xt, A, B, two_s2)
-        s[:, A] += Z.sum(axis=2)
+        Z = _gram_panel(Xs, A, B)
         if A != B:
+            s[:, A] += Z.sum(axis=2)
             s[:, B] += Z.sum(axis=1)
+        else:
+            for a, lo, hi in _triangle_rows(A):
+                s[:, a] += Z[:, lo:hi].sum(axis=1)
+                s[:, a + 1 : A.stop] += Z[:, lo:hi]
         if keep:
             kept.append(Z)
     return s, kept
 
 
-def _centred_task(Xt, panels, two_s2, u, c, want_s, want_q, kept=None):
-    """Sums over ``panels`` of ``w F F^T`` (centred) and ``w F2 F2^T`` (squared centred).
+def _centre_panel(Z, A, B, v):
+    """``Kc = K - v_a - v_b`` in place on the panel's pairs (``v = u - c / 2``: the row means
+    and half the grand mean); returns them as (d, pairs)."""
+    if A != B:
+        Z -= v[:, A, None]
+        Z -= v[:, None, B]
+    else:
+        for a, lo, hi in _triangle_rows(A):
+            Z[:, lo:hi] -= v[:, a : a + 1]
+            Z[:, lo:hi] -= v[:, a + 1 : A.stop]
+    return Z.reshape(Z.shape[0], -1)
 
-    ``w`` is 2 for an off-diagonal panel (it stands for its transpose too), 1 on the diagonal.
-    """
-    d = Xt.shape[0]
+
+def _centred_task(Xs, panels, v, want_s, want_q, kept=None):
+    """Sums over the panels' pairs of ``F F^T`` (centred values) and ``F2 F2^T`` (their
+    squares), each pair ``a < b`` once."""
+    d = Xs.shape[0]
     S = np.zeros((d, d)) if want_s else None
     Q = np.zeros((d, d)) if want_q else None
     for k, (A, B) in enumerate(panels):
-        Z = kept[k] if kept is not None else _gram_panel(Xt, A, B, two_s2)
-        Z -= u[:, A, None]
-        Z -= u[:, None, B]
-        Z += c[:, None, None]
-        F = Z.reshape(d, -1)
-        w = 1.0 if A == B else 2.0
+        Z = kept[k] if kept is not None else _gram_panel(Xs, A, B)
+        F = _centre_panel(Z, A, B, v)
         if want_s:
-            S += w * (F @ F.T)
+            S += F @ F.T  # numpy hands F @ F.T to BLAS syrk: half the flops of a product
         if want_q:
             np.square(F, out=F)
-            Q += w * (F @ F.T)
+            Q += F @ F.T
     return S, Q
 
 
 def _panels(n, side):
     edges = list(range(0, n, side)) + [n]
     blocks = [slice(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)]
-    # slices compare by value, so "A == B" identifies diagonal panels
-    return [(blocks[a], blocks[b]) for a in range(len(blocks)) for b in range(a, len(blocks))]
+    # slices compare by value, so "A == B" identifies the triangles; a block of one sample
+    # has no pair a < b
+    return [
+        (blocks[a], blocks[b])
+        for a in range(len(blocks))
+        for b in range(a, len(blocks))
+        if a != b or blocks[a].stop - blocks[a].start > 1
+    ]
 
 
-def _panel_side(n, d, memory_budget, n_jobs):
-    """Panel side: about n / 4 (the upper triangle then costs 5/8 of the full matrix), at most
-    256, at least 16, and small enough for ``n_jobs`` panels to fit in ``memory_budget``."""
-    fit = int(np.sqrt(max(memory_budget, 0) / (8.0 * max(d, 1) * max(n_jobs, 1))))
+def _panel_side(n, d, memory_budget):
+    """Panel side: about n / 4 (at least 64, at most 256), at least 16, and small enough for
+    one panel per task group to fit in ``memory_budget``.
+
+    Sized for all :data:`_PANEL_GROUPS` groups at once, not for ``n_jobs`` of them: the
+    panels, hence the summation order and the result, must not depend on the thread count.
+    """
+    fit = int(np.sqrt(max(memory_budget, 0) / (8.0 * max(d, 1) * _PANEL_GROUPS)))
     side = min(fit, _MAX_PANEL, max(-(-n // 4), 64))
     return int(min(n, max(_MIN_PANEL, side)))
 
 
 def _panel_bytes(panels, d):
-    return sum(8 * d * (A.stop - A.start) * (B.stop - B.start) for A, B in panels)
+    return sum(8 * d * _panel_pairs(A, B) for A, B in panels)
 
 
-def _hsic_exact(Xt, two_s2, pvalues, memory_budget, n_jobs):
-    """Exact centred products ``S = <Kc_i, Kc_j>``, and for p-values ``Q``, diag, kmean."""
-    d, n = Xt.shape
-    side = _panel_side(n, d, memory_budget, n_jobs)
-    panels = _panels(n, side)
+def _hsic_exact(Xs, pvalues, memory_budget, n_jobs):
+    """Exact ``S = <Kc_i, Kc_j>``, and for p-values ``Qoff`` (the sum over ``a != b`` of
+    ``Kc_i[a, b]^2 Kc_j[a, b]^2``) and ``kmean`` (mean off-diagonal kernel values).
+
+    ``Xs`` holds the samples divided by ``sqrt(2 sigma^2)``, one feature per row.
+    """
+    d, n = Xs.shape
+    panels = _panels(n, _panel_side(n, d, memory_budget))
     # A fixed grouping (not n_jobs-dependent) keeps the summation order, hence the result,
     # bit-identical whatever the number of threads.
     groups = _chunk(panels, _PANEL_GROUPS)
     # Two passes: row sums, then centred products.  When every panel fits in the budget the
     # first pass keeps them and the kernels are evaluated once.
     keep = _panel_bytes(panels, d) <= memory_budget
-    parts = run_tasks([(_rowsum_task, (Xt, g, two_s2, keep)) for g in groups], n_jobs)
-    s = sum(p[0] for p in parts)
-    u = s / n
-    c = u.mean(axis=1)
+    parts = run_tasks([(_rowsum_task, (Xs, g, keep)) for g in groups], n_jobs)
+    s_off = sum(p[0] for p in parts)  # row sums without the diagonal (kernel value 1)
+    u = (s_off + 1.0) / n  # row means
+    c = u.mean(axis=1)  # grand means
+    v = u - c[:, None] / 2.0  # Kc[a, b] = K[a, b] - v[a] - v[b]: one pass less than u, u, c
     parts = run_tasks(
         [
-            (_centred_task, (Xt, g, two_s2, u, c, True, pvalues, p[1] if keep else None))
+            (_centred_task, (Xs, g, v, True, pvalues, p[1] if keep else None))
             for g, p in zip(groups, parts, strict=True)
         ],
         n_jobs,
     )
-    S = sum(p[0] for p in parts)
+    # Pairs a < b stand for a > b too; the diagonal's centred values are 1 - 2 u_a + c.
+    diag = 1.0 - 2.0 * v
+    S = 2.0 * sum(p[0] for p in parts) + diag @ diag.T
     if not pvalues:
-        return S, None, None, None
-    Q = sum(p[1] for p in parts)
-    diag = 1.0 - 2.0 * u + c[:, None]  # Kc_i[a, a]
-    kmean = (s.sum(axis=1) - n) / (n * (n - 1))  # mean off-diagonal kernel value
-    return S, Q, diag, kmean
+        return S, None, None
+    Qoff = 2.0 * sum(p[1] for p in parts)
+    kmean = s_off.sum(axis=1) / (n * (n - 1))  # mean off-diagonal kernel value
+    return S, Qoff, kmean
 
 
 # ---------------------------------------------------------------------------------------------
@@ -551,14 +611,14 @@ def hsic_all_pairs(
     moments = None
     with one_blas_thread():  # BLAS threads contend with ours (and each other) here
         sigma2 = _median_sigma2_all(Xt, n_jobs)
-        two_s2 = (2.0 * sigma2)[:, None, None]
         if n < 2:
             S = np.zeros((d, d))
         elif method == "exact":
-            S, Q, diag, kmean = _hsic_exact(Xt, two_s2, pvalues and n >= 6, memory_budget, n_jobs)
-            if Q is not None:
-                D2 = diag**2
-                moments = ((Q - D2 @ D2.T) / (n * (n - 1)), kmean)
+            # Scaled once here, the kernel is exp(-(a - b)^2): one pass less per panel.
+            Xs = Xt / np.sqrt(2.0 * sigma2)[:, None]
+            S, Qoff, kmean = _hsic_exact(Xs, pvalues and n >= 6, memory_budget, n_jobs)
+            if Qoff is not None:
+                moments = (Qoff / (n * (n - 1)), kmean)
         else:
             tol = HSIC_APPROX_TOL if approx_tol is None else float(approx_tol)
             rank = HSIC_APPROX_MAX_RANK if max_rank is None else int(max_rank)
