@@ -360,6 +360,52 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
         ctx.close()
 
 
+def test_dependencies_heatmap_cell_hover_and_click(server, browser):
+    """Issue 14: the heatmap's hover/click points are not drawn (one SVG node, not 3,540), yet
+    hovering any cell (here one below the diagonal) names its pair, and a click opens it."""
+    ctx, page, _ = open_dependencies(browser, server, 1440, 900)
+    sel = ".st-key-dep_heatmap_- .js-plotly-plot"  # class "+" ("+" is "-" in the class name)
+    try:
+        nodes = page.evaluate(
+            "(sel) => document.querySelectorAll(sel + ' .scatterlayer path.point').length", sel
+        )
+        assert nodes <= 1, f"{nodes} marker nodes drawn: the click points cost the browser again"
+        row, col = 40, 2  # display order, below the diagonal, away from the mode bar
+        cell = page.evaluate(
+            """([sel, row, col]) => {
+                const el = document.querySelector(sel), xa = el._fullLayout.xaxis,
+                    ya = el._fullLayout.yaxis, r = el.getBoundingClientRect();
+                const t = el._fullData.find(t => t.name === "cells"), d = el._fullData[0].x.length;
+                const k = row * (d - 1) + col - (col > row ? 1 : 0);  // row-major, no diagonal
+                return {x: r.left + xa._offset + xa.c2p(col), y: r.top + ya._offset + ya.c2p(row),
+                        xname: t.x[k], yname: t.y[k], gridx: el._fullData[0].x[col],
+                        gridy: el._fullData[0].y[row]};
+            }""",
+            [sel, row, col],
+        )
+        assert (cell["yname"], cell["xname"]) == (cell["gridy"], cell["gridx"])  # that cell
+        pair = f"{cell['yname']} × {cell['xname']}"
+        page.mouse.move(cell["x"], cell["y"])
+        hover, deadline = "", time.monotonic() + 60
+        while pair not in hover and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+            hover = page.evaluate(
+                "(sel) => (document.querySelector(sel + ' .hoverlayer') || {}).textContent", sel
+            )
+        assert hover and hover.startswith(pair) and "p-value" in hover, hover
+        page.mouse.click(cell["x"], cell["y"])
+        page.locator(".st-key-dep_pair_density .js-plotly-plot").wait_for()
+        wait_idle(page)
+        assert_no_exception(page, "Dependencies after a click on a heatmap cell")
+        heading = page.get_by_test_id("stHeading").filter(has_text="Bivariate density of")
+        assert heading.inner_text().strip() == f"Bivariate density of {pair}"
+    except BaseException:
+        shot(page, "browser-failure-heatmap-click.png")
+        raise
+    finally:
+        ctx.close()
+
+
 def test_ber_curve_at_the_default_lambda(server, browser):
     """A new visitor's Compare page: the curve is computed around the default λ first, so the
     star is on a computed step and equals the SLB bar without pressing anything."""

@@ -269,7 +269,8 @@ def test_heatmap_sized_to_d_and_labelled_up_to_30(d, labelled):
         assert list(fig.layout.xaxis.tickvals) == names == list(fig.layout.yaxis.tickvals)
     assert fig.layout.yaxis.scaleanchor == "x"  # square cells
     cells = next(t for t in fig.data if t.name == "cells")
-    assert len(cells.x) == d * (d - 1)  # one hover/click target per off-diagonal cell
+    assert len(cells.x) == d * (d - 1)  # one hover/click target per off-diagonal cell ...
+    assert cells.marker.maxdisplayed == 1  # ... of which the browser draws one (issue 14)
     small = figures.dependence_heatmap(*_random_dependence(5), names[:5])
     assert fig.layout.height > small.layout.height  # grows with d
 

@@ -261,7 +261,8 @@ def dependence_heatmap(
         ``x`` and ``y`` are the (escaped) feature names in display order.  Every name is on
         the axes up to :data:`MAX_LABELLED` features, none beyond (hover shows them).  The
         trace named ``"cells"`` has one point per off-diagonal cell (hover, click) with
-        ``customdata`` ``(i, j, statistic, p-value)`` in the original indices.
+        ``customdata`` ``(i, j, statistic, p-value)`` in the original indices; the browser
+        draws one of its markers (``marker.maxdisplayed``), so it costs next to nothing.
         ``layout.meta``: ``n_features``, ``n_labels`` (names on each axis), ``n_outlined``.
     """
     S = np.asarray(statistic, dtype=float)
@@ -308,7 +309,16 @@ def _dependence_trace(Sd, labels, zmax, color, label) -> go.Heatmap:
 
 
 def _heatmap_cells(Sd, Pd, labels, order, label) -> go.Scatter:
-    """Invisible points on the off-diagonal cells: the hover and the click target."""
+    """Points on the off-diagonal cells, never drawn: the hover and the click target.
+
+    A click on a heatmap trace reaches neither plotly's click-to-select nor Streamlit's
+    ``on_select`` (checked in Chromium with Streamlit 1.67), so each cell has a scatter point.
+    plotly hovers and selects points from its data, not from their SVG nodes, so
+    ``marker.maxdisplayed=1`` draws one (invisible) node instead of d(d-1): styling those nodes
+    was ~90 % of the browser's time for the heatmap (Sonar: 3,540 of them, 170-590 ms; now
+    ~30 ms, see ``benchmarks/dependencies_live.py --figures``).  No selected-cell highlight
+    (it could only be drawn on the one node).
+    """
     d = len(labels)
     r, c = np.nonzero(~np.eye(d, dtype=bool))
     px = heatmap_cell_px(d)
@@ -316,9 +326,13 @@ def _heatmap_cells(Sd, Pd, labels, order, label) -> go.Scatter:
         x=[labels[k] for k in c],
         y=[labels[k] for k in r],
         mode="markers",
-        marker={"symbol": "square", "size": px, "opacity": 0.0, "color": "#111827"},
-        selected={"marker": {"opacity": 0.35}},
-        unselected={"marker": {"opacity": 0.0}},
+        marker={
+            "symbol": "square",
+            "size": px,
+            "opacity": 0.0,
+            "color": "#111827",
+            "maxdisplayed": 1,
+        },
         customdata=np.column_stack([order[r], order[c], Sd[r, c], Pd[r, c]]),
         hovertemplate=(
             "%{y} × %{x}<br>" + label + " = %{customdata[2]:.4g}"
