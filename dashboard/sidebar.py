@@ -9,11 +9,12 @@ from .controls import format_lambda
 from .data import SOURCES
 from .safety import escape_markdown as esc
 
+_SLOT = "_sidebar_settings_slot"  # the sidebar's λ / density lines (see refresh_settings)
+
 
 def render(lam: compute.LambdaInfo) -> None:
     ds = state.dataset()
     c = state.cfg()
-    rule, mult, ov = state.density_key()
     with st.sidebar:
         box = st.container(border=True)
         box.markdown("**Current setup**")
@@ -28,11 +29,22 @@ def render(lam: compute.LambdaInfo) -> None:
             seeds += f" · data seed **{ds.data_seed}**"
         box.markdown(seeds)
         box.markdown(f"{ds.n_folds}-fold stratified CV")
-        box.markdown(
-            f"λ = **{format_lambda(lam.value)}** ({compute.LAMBDA_MODES[lam.mode]}) · "
-            f"{lam.n_kept} / {lam.n_pairs} pairs kept"
-        )
-        extra = f", {len(ov)} per-feature override(s)" if ov else ""
-        box.markdown(
-            f"{compute.MEASURES[c['measure']]} screening · bandwidth {rule} × {mult:g}{extra}"
-        )
+        # λ and the density settings can change in a page's fragment (Compare): they go in
+        # one slot that the fragment redraws (refresh_settings), the rest needs a full run.
+        st.session_state[_SLOT] = box.empty()
+    refresh_settings(lam)
+
+
+def refresh_settings(lam: compute.LambdaInfo) -> None:
+    """(Re)draw the sidebar's λ and screening/bandwidth lines, e.g. from a fragment's rerun."""
+    slot = st.session_state.get(_SLOT)
+    if slot is None:
+        return
+    c = state.cfg()
+    rule, mult, ov = state.density_key()
+    extra = f", {len(ov)} per-feature override(s)" if ov else ""
+    slot.markdown(
+        f"λ = **{format_lambda(lam.value)}** ({compute.LAMBDA_MODES[lam.mode]}) · "
+        f"{lam.n_kept} / {lam.n_pairs} pairs kept  \n"
+        f"{compute.MEASURES[c['measure']]} screening · bandwidth {rule} × {mult:g}{extra}"
+    )

@@ -7,387 +7,398 @@ import pandas as pd
 import streamlit as st
 
 import slb
-from dashboard import compute, controls, curve_ui, evaluation, models, shell, state
+from dashboard import compute, controls, curve_ui, evaluation, models, shell, sidebar, state
 from dashboard.safety import escape_markdown as esc
 from dashboard.safety import safe_csv_bytes
 from slb.viz import figures
 
 shell.ensure()
 
-c = state.cfg()
-ds = state.dataset()
-neg, pos = ds.class_names
-seed, k = int(c["seed"]), int(ds.n_folds)
 
-st.title("Compare")
+@st.fragment
+def compare_page() -> None:
+    """The whole page, as a fragment: moving λ (or any control of the page) reruns only this
+    function, not the app's setup and sidebar (whose λ and density lines it redraws)."""
+    c = state.cfg()
+    ds = state.dataset()
+    neg, pos = ds.class_names
+    seed, k = int(c["seed"]), int(ds.n_folds)
 
-left, right = st.columns(2, gap="large")
-with left:
-    lam = controls.lambda_controls("cmp")
-with right:
-    controls.bandwidth_controls("cmp", overrides=False)
+    st.title("Compare")
+
+    left, right = st.columns(2, gap="large")
+    with left:
+        lam = controls.lambda_controls("cmp")
+        sidebar.refresh_settings(lam)
+    with right:
+        controls.bandwidth_controls("cmp", overrides=False)
+        state.bound(
+            st.number_input,
+            "Repeats of the K-fold cross-validation",
+            "cv_repeats",
+            key="cmp_repeats",
+            min_value=1,
+            max_value=10,
+            step=1,
+            help="The K-fold CV is repeated on new random stratified splits; more repeats give a "
+            "more stable estimate and a more powerful test. Large data sets get fewer repeats.",
+        )
+    # Full width, below the two columns: with every classifier chosen all chips stay visible.
     state.bound(
-        st.number_input,
-        "Repeats of the K-fold cross-validation",
-        "cv_repeats",
-        key="cmp_repeats",
-        min_value=1,
-        max_value=10,
-        step=1,
-        help="The K-fold CV is repeated on new random stratified splits; more repeats give a "
-        "more stable estimate and a more powerful test. Large data sets get fewer repeats.",
+        st.multiselect,
+        "More classifiers (SLB, TAN and NB are always compared)",
+        "extra_models",
+        key="cmp_models",
+        options=list(models.OPTIONAL_MODELS),
+        help="Each added classifier is cross-validated once on the same folds and cached.",
     )
-# Full width, below the two columns: with every classifier chosen all chips stay visible.
-state.bound(
-    st.multiselect,
-    "More classifiers (SLB, TAN and NB are always compared)",
-    "extra_models",
-    key="cmp_models",
-    options=list(models.OPTIONAL_MODELS),
-    help="Each added classifier is cross-validated once on the same folds and cached.",
-)
-dens = state.density_key()
-measure, rule = c["measure"], c["pair_rule"]
-names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
-wanted = int(c["cv_repeats"])
-reps = compute.affordable_repeats(ds.n, ds.d, wanted)
-cv_text = f"stratified {k}-fold CV" + (f" repeated {reps} times" if reps > 1 else "")
+    dens = state.density_key()
+    measure, rule = c["measure"], c["pair_rule"]
+    names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
+    wanted = int(c["cv_repeats"])
+    reps = compute.affordable_repeats(ds.n, ds.d, wanted)
+    cv_text = f"stratified {k}-fold CV" + (f" repeated {reps} times" if reps > 1 else "")
 
-# --- cross-validation (cached; only SLB depends on λ) ----------------------------------------
-# One fit per classifier and fold gives its per-fold BER (the test) and its out-of-fold
-# predictions; the metrics, curves and confusion matrices are computed from those predictions
-# only when their section below is opened.
-runs = {}
-bar = st.progress(0.0, text="Cross-validating…")
-runs["SLB"], slb_how = evaluation.slb_run_for(ds, c, lam, dens, k, reps)
-slb_pairs = runs["SLB"].n_pairs
-nested_key = ("nested", ds.key, measure, rule, dens, k, seed, reps)
-nested_on = st.session_state.get("cmp_nested") == nested_key
-if nested_on:
-    nested = evaluation.NESTED_NAMES[True]
-    runs[nested] = evaluation.slb_nested_eval(
-        ds.key, ds, measure, rule, dens, k, seed, True, nested, n_repeats=reps
-    )
-for n_done, name in enumerate(names[1:], start=1):
-    bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
-    runs[name] = evaluation.classifier_run(ds, name, dens, k, seed, reps, measure, rule)
-bar.empty()
-per_fold = {name: r.ber for name, r in runs.items()}
-seconds = {name: r.seconds for name, r in runs.items() if name in names[1:]}
-per_fold = pd.DataFrame(per_fold)
-per_fold.index = pd.RangeIndex(1, len(per_fold) + 1, name="fold")
-table = compute.comparison(per_fold, compute.folds(ds.key, ds, k, seed, reps))
-table["fit time (s)"] = pd.Series(seconds)
+    # --- cross-validation (cached; only SLB depends on λ) ----------------------------------------
+    # One fit per classifier and fold gives its per-fold BER (the test) and its out-of-fold
+    # predictions; the metrics, curves and confusion matrices are computed from those predictions
+    # only when their section below is opened.
+    runs = {}
+    bar = st.progress(0.0, text="Cross-validating…")
+    runs["SLB"], slb_how = evaluation.slb_run_for(ds, c, lam, dens, k, reps)
+    slb_pairs = runs["SLB"].n_pairs
+    nested_key = ("nested", ds.key, measure, rule, dens, k, seed, reps)
+    nested_on = st.session_state.get("cmp_nested") == nested_key
+    if nested_on:
+        nested = evaluation.NESTED_NAMES[True]
+        runs[nested] = evaluation.slb_nested_eval(
+            ds.key, ds, measure, rule, dens, k, seed, True, nested, n_repeats=reps
+        )
+    for n_done, name in enumerate(names[1:], start=1):
+        bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
+        runs[name] = evaluation.classifier_run(ds, name, dens, k, seed, reps, measure, rule)
+    bar.empty()
+    per_fold = {name: r.ber for name, r in runs.items()}
+    seconds = {name: r.seconds for name, r in runs.items() if name in names[1:]}
+    per_fold = pd.DataFrame(per_fold)
+    per_fold.index = pd.RangeIndex(1, len(per_fold) + 1, name="fold")
+    table = compute.comparison(per_fold, compute.folds(ds.key, ds, k, seed, reps))
+    table["fit time (s)"] = pd.Series(seconds)
 
-st.subheader("Balanced error rate")
-st.caption(
-    f"Balanced error rate (BER) by {cv_text}, seed {seed}; significance: "
-    f"{table.attrs['test']} (α = 0.05). All {len(per_fold)} folds are the same for every "
-    "classifier. Moving λ only refits SLB's SVMs."
-)
-if reps < wanted:
+    st.subheader("Balanced error rate")
     st.caption(
-        f"{reps} repeat{'s' if reps > 1 else ''} instead of the {wanted} asked for: with "
-        f"{ds.n} rows and {ds.d} features each repeat costs about "
-        f"{ds.n**2 * ds.d / 1e6:.0f} M rows² × features, and the page runs at most "
-        f"{compute.CV_BUDGET / 1e6:.0f} M per visit so that it answers in about a minute."
+        f"Balanced error rate (BER) by {cv_text}, seed {seed}; significance: "
+        f"{table.attrs['test']} (α = 0.05). All {len(per_fold)} folds are the same for every "
+        "classifier. Moving λ only refits SLB's SVMs."
     )
-st.plotly_chart(
-    figures.ber_bars(per_fold, table.rename(columns={"tied with best": "tied_with_best"})),
-    key="cmp_ber_bars",
-    config={"displaylogo": False},
-)
-st.dataframe(
-    compute.comparison_display(table),
-    width="stretch",
-    height=evaluation.table_height(len(table)),
-    key="cmp_table",
-    column_config={
-        "mean BER (%)": st.column_config.NumberColumn(format="%.1f"),
-        "sd (%)": st.column_config.NumberColumn(format="%.1f"),
-    },
-)
-st.caption(
-    f"SLB at λ = {controls.format_lambda(lam.value)} keeps {slb_pairs.mean():.1f} pairs per "
-    "fold on average. Each classifier is compared with the best (lowest mean BER) by a t-test "
-    "on the per-fold differences whose variance is inflated by `1/J + n_test/n_train` (`J` folds), "
-    "because overlapping training sets make the folds correlated; the p-values are "
-    'Holm-adjusted over the comparisons. "tied with best" only where the test does not '
-    'reject; darker bars: tied with the best. "—": does not apply (the best itself; no test '
-    "possible; SLB's time, whose folds share one density fit across λ)."
-)
-st.caption(f"How SLB's BER was obtained: {slb_how}.")
-if lam.mode == "value" and st.session_state.get("cmp_nested") != nested_key:
-    if st.button(
-        "Nested estimate of SLB (λ and C chosen again inside every fold)",
-        key="cmp_nested_button",
-        help="Runs SLBClassifier() with its automatic λ and C on the same folds: screening, "
-        "densities and the inner cross-validation are refitted from each fold's training rows. "
-        "Cached; about a minute on Sonar.",
-    ):
-        st.session_state["cmp_nested"] = nested_key
-        st.rerun()
-elif "SLB (nested λ, C)" in per_fold:
-    st.caption(
-        '"SLB (nested λ, C)": SLBClassifier() with λ and C chosen by inner cross-validation '
-        "inside every outer fold, an honest estimate of SLB with automatic settings."
+    if reps < wanted:
+        st.caption(
+            f"{reps} repeat{'s' if reps > 1 else ''} instead of the {wanted} asked for: with "
+            f"{ds.n} rows and {ds.d} features each repeat costs about "
+            f"{ds.n**2 * ds.d / 1e6:.0f} M rows² × features, and the page runs at most "
+            f"{compute.CV_BUDGET / 1e6:.0f} M per visit so that it answers in about a minute."
+        )
+    st.plotly_chart(
+        figures.ber_bars(per_fold, table.rename(columns={"tied with best": "tied_with_best"})),
+        key="cmp_ber_bars",
+        config={"displaylogo": False},
     )
-
-
-def evaluation_section(runs: dict) -> None:
-    """Metrics, ROC/PR curves, confusion matrix and predictions of every classifier of the
-    table, from the same fits (scored here, only while the section is open)."""
-    evals = {"SLB": evaluation.slb_eval_for(ds, c, lam, dens, k, reps)[0]}
-    for name in runs:
-        if name != "SLB":
-            evals[name] = (
-                runs[name]
-                if isinstance(runs[name], evaluation.FoldEval)  # the nested estimate
-                else evaluation.classifier_eval(ds, name, dens, k, seed, reps, measure, rule)
-            )
-    metrics = evaluation.metrics_display(evals)
     st.dataframe(
-        metrics,
+        compute.comparison_display(table),
         width="stretch",
-        height=evaluation.table_height(len(metrics)),
-        key="cmp_metrics",
-    )
-    slb_proba = (
-        "SLBClassifier's own calibrated predict_proba (Platt, cross-fitted inside each training set)"
-        if lam.mode == "cv"
-        else "a Platt sigmoid of its SVM score fitted on the out-of-fold scores of the other folds "
-        "of the same repeat (never on the rows it scores; no extra fit)"
+        height=evaluation.table_height(len(table)),
+        key="cmp_table",
+        column_config={
+            "mean BER (%)": st.column_config.NumberColumn(format="%.1f"),
+            "sd (%)": st.column_config.NumberColumn(format="%.1f"),
+        },
     )
     st.caption(
-        f"Every number comes from the predictions each fold's model made for its own test rows "
-        f"({cv_text}, seed {seed}: the same {len(per_fold)} folds and fits as the BER above). "
-        f"Positive class: + {esc(pos)}. Accuracy, BER, F1, precision, recall (in %), AUC and "
-        f"log-loss: mean ± sd over the {len(per_fold)} folds. AUC (pooled): area under the ROC "
-        "curve below, of all out-of-fold scores pooled over folds and repeats. Curves rank by the "
-        'probability of + where the classifier gives one, else by its decision score ("ranked '
-        'by"). Log-loss needs probabilities: "—" for classifiers without them. SLB\'s '
-        f"probability of +: {slb_proba}."
+        f"SLB at λ = {controls.format_lambda(lam.value)} keeps {slb_pairs.mean():.1f} pairs per "
+        "fold on average. Each classifier is compared with the best (lowest mean BER) by a t-test "
+        "on the per-fold differences whose variance is inflated by `1/J + n_test/n_train` (`J` folds), "
+        "because overlapping training sets make the folds correlated; the p-values are "
+        'Holm-adjusted over the comparisons. "tied with best" only where the test does not '
+        'reject; darker bars: tied with the best. "—": does not apply (the best itself; no test '
+        "possible; SLB's time, whose folds share one density fit across λ)."
     )
-    roc_col, pr_col = st.columns(2, gap="large")
-    with roc_col:
-        st.plotly_chart(
-            evaluation.roc_chart(evals),
-            key="cmp_roc",
-            config={"displaylogo": False},
-        )
-    with pr_col:
-        st.plotly_chart(
-            evaluation.pr_chart(evals),
-            key="cmp_pr",
-            config={"displaylogo": False},
-        )
-    st.caption(
-        "ROC: each point is a cut-off on the pooled out-of-fold scores; up and left is better, the "
-        "dotted diagonal is guessing. Precision-recall: the dotted line is the share of + rows "
-        "(precision of a random ranking). Scores of different folds come from different models, "
-        "so a pooled curve also reflects how comparable their scales are (best with probabilities)."
-    )
-    cm_col, pred_col = st.columns([2, 3], gap="large")
-    with cm_col:
-        chosen = st.selectbox("Classifier", list(evals), key="cmp_eval_model")
-        ev = evals[chosen]
-        st.plotly_chart(
-            evaluation.confusion_chart(ev, chosen, pos, neg),
-            key="cmp_confusion",
-            config={"displaylogo": False},
-        )
+    st.caption(f"How SLB's BER was obtained: {slb_how}.")
+    if lam.mode == "value" and st.session_state.get("cmp_nested") != nested_key:
+        if st.button(
+            "Nested estimate of SLB (λ and C chosen again inside every fold)",
+            key="cmp_nested_button",
+            help="Runs SLBClassifier() with its automatic λ and C on the same folds: screening, "
+            "densities and the inner cross-validation are refitted from each fold's training rows. "
+            "Cached; about a minute on Sonar.",
+        ):
+            st.session_state["cmp_nested"] = nested_key
+            st.rerun()
+    elif "SLB (nested λ, C)" in per_fold:
         st.caption(
-            f"Counts pooled over all {len(per_fold)} folds: every row is predicted once per "
-            f"repeat, so the four cells sum to {ds.n} rows × {reps} = {ds.n * reps}. Percentages "
-            "are of the true class (each row of the matrix)."
-        )
-    with pred_col:
-        st.markdown(f"**Out-of-fold predictions of {esc(chosen)}** (one line per row and repeat)")
-        st.dataframe(
-            evaluation.predictions_table(
-                (chosen, ds.key, ds.positive_label, measure, rule, dens, k, seed, reps)
-                + (lam.mode, lam.value, c["lam_quantile"], c["fdr_alpha"]),
-                ev,
-                ds,
-            ),
-            hide_index=True,
-            width="stretch",
-            key="cmp_predictions",
-            column_config={
-                "P(+)": st.column_config.NumberColumn(format="%.3f"),
-                "decision score": st.column_config.NumberColumn(format="%.3f"),
-            },
-        )
-        st.download_button(
-            "All out-of-fold predictions, every classifier (CSV)",
-            lambda: safe_csv_bytes(evaluation.predictions_display(evals, ds)),  # built on click
-            file_name="slb_oof_predictions.csv",
-            mime="text/csv",
-            key="dl_predictions",
-            on_click="ignore",
+            '"SLB (nested λ, C)": SLBClassifier() with λ and C chosen by inner cross-validation '
+            "inside every outer fold, an honest estimate of SLB with automatic settings."
         )
 
-
-# --- out-of-fold evaluation: the same fits, more than the BER (computed when opened) --------
-oof = st.expander(
-    "Accuracy, AUC, F1, ROC and precision-recall curves, confusion matrices, per-sample "
-    "predictions (out of fold)",
-    key="cmp_eval_open",
-    on_change="rerun",
-)
-if oof.open:
-    with oof:
-        evaluation_section(runs)
-
-st.subheader("SLB's BER along λ")
-if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
-    curve_ui.ber_curve_section(ds, c, lam, dens, k, reps, per_fold)
-
-st.subheader("SLB's learned coefficients")
-clf = compute.fit_slb(ds.key, ds, lam.value, measure, rule, dens, seed)
-oracle = None
-if ds.oracle_coef is not None:
-    if st.toggle(
-        "Show the oracle weights of Lemma 1 (true forest structure)", value=True, key="cmp_oracle"
-    ):
-        oracle = ds.oracle_coef
-n_terms = clf.n_terms_
-if n_terms > 10:
-    state.bound(
-        st.slider,
-        "Terms in view (drag the axis to see the others)",
-        "coef_visible",
-        key="cmp_coef_visible",
-        min_value=10,
-        max_value=min(200, n_terms),
-        step=5,
-    )
-coef_fig = figures.coefficient_figure(
-    clf.coef_series_,
-    feature_names=ds.feature_names,
-    oracle=oracle,
-    n_visible=min(int(c["coef_visible"]), n_terms),
-    pos_name=pos,
-    neg_name=neg,
-)
-st.plotly_chart(coef_fig, key="cmp_coef", config={"displaylogo": False})
-n_uni = int((clf.term_table_["kind"] == "univariate").sum())
-msg = (
-    f"SLB fitted on all {ds.n} rows at λ = {controls.format_lambda(lam.value)}: "
-    f"{n_terms} terms ({n_uni} univariate, {n_terms - n_uni} bivariate, "
-    f"{len(clf.pairs_)} pairs). Solid bars: univariate terms; hatched: bivariate."
-)
-if oracle is not None:
-    msg += (
-        f" Learned weights multiplied by the least-squares factor "
-        f"{coef_fig.layout.meta['scale']:.3g} to compare with the integer oracle weights."
-    )
-st.caption(msg)
-st.caption(
-    f"Reading a weight: a positive weight on a log p+(x) term moves the decision toward + "
-    f"({esc(pos)}) wherever the + class's density finds the sample more typical than usual; a "
-    f"positive weight on a log p−(x) term moves it toward + where the − class's density is "
-    f"high, so the usual sign there is negative (high p− pushes toward − ({esc(neg)}))."
-)
-
-tan_box = st.expander(
-    "TAN's trees (the Chow-Liu tree of each class)", key="cmp_tan_open", on_change="rerun"
-)
-if tan_box.open:  # drawn on demand: TAN's full-data fit and tree layouts are not on the way
-    with tan_box:
-        tan = compute.fit_tan(ds.key, ds, dens)
-        tree_pos = compute.tan_tree_positions(ds.key, ds, dens)
-        t1, t2 = st.columns(2)
-        for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
-            with col:
-                st.plotly_chart(
-                    figures.tree_graph(
-                        ds.feature_names,
-                        tan.trees_[label],
-                        tan.mutual_info_[label],
-                        title=f"Chow-Liu tree of class {'+' if label else '−'} "
-                        f"({figures.escape_text(cname)})",
-                        color=figures.COLORS[sym],
-                        positions=tree_pos[label],
-                    ),
-                    key=f"cmp_tan_{sym}",
-                    config={"displaylogo": False},
+    def evaluation_section(runs: dict) -> None:
+        """Metrics, ROC/PR curves, confusion matrix and predictions of every classifier of the
+        table, from the same fits (scored here, only while the section is open)."""
+        evals = {"SLB": evaluation.slb_eval_for(ds, c, lam, dens, k, reps)[0]}
+        for name in runs:
+            if name != "SLB":
+                evals[name] = (
+                    runs[name]
+                    if isinstance(runs[name], evaluation.FoldEval)  # the nested estimate
+                    else evaluation.classifier_eval(ds, name, dens, k, seed, reps, measure, rule)
                 )
-        st.caption(
-            "What it shows: TAN's tree of each class, the spanning tree of the most informative "
-            "pairs (mutual information on hover), drawn top-down from the tree's centre. TAN does "
-            "not use λ; moving the bandwidth multiplier re-estimates the densities and can change "
-            "the trees."
+        metrics = evaluation.metrics_display(evals)
+        st.dataframe(
+            metrics,
+            width="stretch",
+            height=evaluation.table_height(len(metrics)),
+            key="cmp_metrics",
         )
+        slb_proba = (
+            "SLBClassifier's own calibrated predict_proba (Platt, cross-fitted inside each training set)"
+            if lam.mode == "cv"
+            else "a Platt sigmoid of its SVM score fitted on the out-of-fold scores of the other folds "
+            "of the same repeat (never on the rows it scores; no extra fit)"
+        )
+        st.caption(
+            f"Every number comes from the predictions each fold's model made for its own test rows "
+            f"({cv_text}, seed {seed}: the same {len(per_fold)} folds and fits as the BER above). "
+            f"Positive class: + {esc(pos)}. Accuracy, BER, F1, precision, recall (in %), AUC and "
+            f"log-loss: mean ± sd over the {len(per_fold)} folds. AUC (pooled): area under the ROC "
+            "curve below, of all out-of-fold scores pooled over folds and repeats. Curves rank by the "
+            'probability of + where the classifier gives one, else by its decision score ("ranked '
+            'by"). Log-loss needs probabilities: "—" for classifiers without them. SLB\'s '
+            f"probability of +: {slb_proba}."
+        )
+        roc_col, pr_col = st.columns(2, gap="large")
+        with roc_col:
+            st.plotly_chart(
+                evaluation.roc_chart(evals),
+                key="cmp_roc",
+                config={"displaylogo": False},
+            )
+        with pr_col:
+            st.plotly_chart(
+                evaluation.pr_chart(evals),
+                key="cmp_pr",
+                config={"displaylogo": False},
+            )
+        st.caption(
+            "ROC: each point is a cut-off on the pooled out-of-fold scores; up and left is better, the "
+            "dotted diagonal is guessing. Precision-recall: the dotted line is the share of + rows "
+            "(precision of a random ranking). Scores of different folds come from different models, "
+            "so a pooled curve also reflects how comparable their scales are (best with probabilities)."
+        )
+        cm_col, pred_col = st.columns([2, 3], gap="large")
+        with cm_col:
+            chosen = st.selectbox("Classifier", list(evals), key="cmp_eval_model")
+            ev = evals[chosen]
+            st.plotly_chart(
+                evaluation.confusion_chart(ev, chosen, pos, neg),
+                key="cmp_confusion",
+                config={"displaylogo": False},
+            )
+            st.caption(
+                f"Counts pooled over all {len(per_fold)} folds: every row is predicted once per "
+                f"repeat, so the four cells sum to {ds.n} rows × {reps} = {ds.n * reps}. Percentages "
+                "are of the true class (each row of the matrix)."
+            )
+        with pred_col:
+            st.markdown(
+                f"**Out-of-fold predictions of {esc(chosen)}** (one line per row and repeat)"
+            )
+            st.dataframe(
+                evaluation.predictions_table(
+                    (chosen, ds.key, ds.positive_label, measure, rule, dens, k, seed, reps)
+                    + (lam.mode, lam.value, c["lam_quantile"], c["fdr_alpha"]),
+                    ev,
+                    ds,
+                ),
+                hide_index=True,
+                width="stretch",
+                key="cmp_predictions",
+                column_config={
+                    "P(+)": st.column_config.NumberColumn(format="%.3f"),
+                    "decision score": st.column_config.NumberColumn(format="%.3f"),
+                },
+            )
+            st.download_button(
+                "All out-of-fold predictions, every classifier (CSV)",
+                lambda: safe_csv_bytes(evaluation.predictions_display(evals, ds)),  # built on click
+                file_name="slb_oof_predictions.csv",
+                mime="text/csv",
+                key="dl_predictions",
+                on_click="ignore",
+            )
 
-with st.expander("About the classifiers"):
-    for name in models.CLASSIFIERS:
-        st.markdown(f"**{name}**: {models.CLASSIFIERS[name].summary}")
+    # --- out-of-fold evaluation: the same fits, more than the BER (computed when opened) --------
+    oof = st.expander(
+        "Accuracy, AUC, F1, ROC and precision-recall curves, confusion matrices, per-sample "
+        "predictions (out of fold)",
+        key="cmp_eval_open",
+        on_change="rerun",
+    )
+    if oof.open:
+        with oof:
+            evaluation_section(runs)
 
-st.subheader("Downloads")
-settings = {
-    "slb_version": slb.__version__,
-    "dataset": {
-        "name": ds.name,
-        "source": ds.source,
-        "n": ds.n,
-        "d": ds.d,
-        "label": ds.label,
-        "positive_class": ds.positive_label,
-        "negative_class": ds.negative_label,
-        "features": ds.feature_names,
-        "data_seed": ds.data_seed,
-        "content_hash": ds.key,
-    },
-    "cross_validation": {
-        "n_folds": k,
-        "n_repeats": reps,
-        "n_repeats_requested": wanted,
-        "seed": seed,
-        "stratified": True,
-        "significance": table.attrs["test"],
-        "alpha": 0.05,
-    },
-    "screening": {
-        "measure": measure,
-        "pair_rule": rule,
-        "lambda_mode": lam.mode,
-        "lambda": lam.value if np.isfinite(lam.value) else None,
-        "lambda_quantile": c["lam_quantile"],
-        "fdr_alpha": c["fdr_alpha"],
-        "pairs_kept": lam.n_kept,
-    },
-    "densities": state.density_params(dens),
-    "slb_params": {
-        kk: v
-        for kk, v in clf.get_params().items()
-        if isinstance(v, (int, float, str, bool, type(None), dict))
-    },
-    "classifiers": names,
-}
-d1, d2, d3 = st.columns(3)
-d1.download_button(
-    "Comparison table (CSV)",
-    lambda: safe_csv_bytes(table.join(per_fold.T.add_prefix("BER fold ")), index=True),
-    file_name="slb_comparison.csv",
-    mime="text/csv",
-    key="dl_comparison",
-    on_click="ignore",
-)
-d2.download_button(
-    "Coefficients (CSV)",
-    lambda: safe_csv_bytes(compute.coefficient_table(ds, clf, ds.oracle_coef)),
-    file_name="slb_coefficients.csv",
-    mime="text/csv",
-    key="dl_coef",
-    on_click="ignore",
-)
-d3.download_button(
-    "Settings (JSON)",
-    lambda: json.dumps(settings, indent=2, default=str),
-    file_name="slb_settings.json",
-    mime="application/json",
-    key="dl_settings",
-    on_click="ignore",
-)
-st.caption(f"Data: {esc(ds.name)}.")
+    st.subheader("SLB's BER along λ")
+    if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
+        curve_ui.ber_curve_section(ds, c, lam, dens, k, reps, per_fold)
+
+    st.subheader("SLB's learned coefficients")
+    clf = compute.fit_slb(ds.key, ds, lam.value, measure, rule, dens, seed)
+    oracle = None
+    if ds.oracle_coef is not None:
+        if st.toggle(
+            "Show the oracle weights of Lemma 1 (true forest structure)",
+            value=True,
+            key="cmp_oracle",
+        ):
+            oracle = ds.oracle_coef
+    n_terms = clf.n_terms_
+    if n_terms > 10:
+        state.bound(
+            st.slider,
+            "Terms in view (drag the axis to see the others)",
+            "coef_visible",
+            key="cmp_coef_visible",
+            min_value=10,
+            max_value=min(200, n_terms),
+            step=5,
+        )
+    coef_fig = figures.coefficient_figure(
+        clf.coef_series_,
+        feature_names=ds.feature_names,
+        oracle=oracle,
+        n_visible=min(int(c["coef_visible"]), n_terms),
+        pos_name=pos,
+        neg_name=neg,
+    )
+    st.plotly_chart(coef_fig, key="cmp_coef", config={"displaylogo": False})
+    n_uni = int((clf.term_table_["kind"] == "univariate").sum())
+    msg = (
+        f"SLB fitted on all {ds.n} rows at λ = {controls.format_lambda(lam.value)}: "
+        f"{n_terms} terms ({n_uni} univariate, {n_terms - n_uni} bivariate, "
+        f"{len(clf.pairs_)} pairs). Solid bars: univariate terms; hatched: bivariate."
+    )
+    if oracle is not None:
+        msg += (
+            f" Learned weights multiplied by the least-squares factor "
+            f"{coef_fig.layout.meta['scale']:.3g} to compare with the integer oracle weights."
+        )
+    st.caption(msg)
+    st.caption(
+        f"Reading a weight: a positive weight on a log p+(x) term moves the decision toward + "
+        f"({esc(pos)}) wherever the + class's density finds the sample more typical than usual; a "
+        f"positive weight on a log p−(x) term moves it toward + where the − class's density is "
+        f"high, so the usual sign there is negative (high p− pushes toward − ({esc(neg)}))."
+    )
+
+    tan_box = st.expander(
+        "TAN's trees (the Chow-Liu tree of each class)", key="cmp_tan_open", on_change="rerun"
+    )
+    if tan_box.open:  # drawn on demand: TAN's full-data fit and tree layouts are not on the way
+        with tan_box:
+            tan = compute.fit_tan(ds.key, ds, dens)
+            tree_pos = compute.tan_tree_positions(ds.key, ds, dens)
+            t1, t2 = st.columns(2)
+            for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
+                with col:
+                    st.plotly_chart(
+                        figures.tree_graph(
+                            ds.feature_names,
+                            tan.trees_[label],
+                            tan.mutual_info_[label],
+                            title=f"Chow-Liu tree of class {'+' if label else '−'} "
+                            f"({figures.escape_text(cname)})",
+                            color=figures.COLORS[sym],
+                            positions=tree_pos[label],
+                        ),
+                        key=f"cmp_tan_{sym}",
+                        config={"displaylogo": False},
+                    )
+            st.caption(
+                "What it shows: TAN's tree of each class, the spanning tree of the most informative "
+                "pairs (mutual information on hover), drawn top-down from the tree's centre. TAN does "
+                "not use λ; moving the bandwidth multiplier re-estimates the densities and can change "
+                "the trees."
+            )
+
+    with st.expander("About the classifiers"):
+        for name in models.CLASSIFIERS:
+            st.markdown(f"**{name}**: {models.CLASSIFIERS[name].summary}")
+
+    st.subheader("Downloads")
+    settings = {
+        "slb_version": slb.__version__,
+        "dataset": {
+            "name": ds.name,
+            "source": ds.source,
+            "n": ds.n,
+            "d": ds.d,
+            "label": ds.label,
+            "positive_class": ds.positive_label,
+            "negative_class": ds.negative_label,
+            "features": ds.feature_names,
+            "data_seed": ds.data_seed,
+            "content_hash": ds.key,
+        },
+        "cross_validation": {
+            "n_folds": k,
+            "n_repeats": reps,
+            "n_repeats_requested": wanted,
+            "seed": seed,
+            "stratified": True,
+            "significance": table.attrs["test"],
+            "alpha": 0.05,
+        },
+        "screening": {
+            "measure": measure,
+            "pair_rule": rule,
+            "lambda_mode": lam.mode,
+            "lambda": lam.value if np.isfinite(lam.value) else None,
+            "lambda_quantile": c["lam_quantile"],
+            "fdr_alpha": c["fdr_alpha"],
+            "pairs_kept": lam.n_kept,
+        },
+        "densities": state.density_params(dens),
+        "slb_params": {
+            kk: v
+            for kk, v in clf.get_params().items()
+            if isinstance(v, (int, float, str, bool, type(None), dict))
+        },
+        "classifiers": names,
+    }
+    d1, d2, d3 = st.columns(3)
+    d1.download_button(
+        "Comparison table (CSV)",
+        lambda: safe_csv_bytes(table.join(per_fold.T.add_prefix("BER fold ")), index=True),
+        file_name="slb_comparison.csv",
+        mime="text/csv",
+        key="dl_comparison",
+        on_click="ignore",
+    )
+    d2.download_button(
+        "Coefficients (CSV)",
+        lambda: safe_csv_bytes(compute.coefficient_table(ds, clf, ds.oracle_coef)),
+        file_name="slb_coefficients.csv",
+        mime="text/csv",
+        key="dl_coef",
+        on_click="ignore",
+    )
+    d3.download_button(
+        "Settings (JSON)",
+        lambda: json.dumps(settings, indent=2, default=str),
+        file_name="slb_settings.json",
+        mime="application/json",
+        key="dl_settings",
+        on_click="ignore",
+    )
+    st.caption(f"Data: {esc(ds.name)}.")
+
+
+compare_page()

@@ -438,6 +438,58 @@ def test_ber_curve_at_the_default_lambda(server, browser):
         ctx.close()
 
 
+def test_compare_lambda_move_reruns_the_page_fragment(server, browser):
+    """Compare is one fragment: moving λ or the bandwidth reruns only the page, and the
+    sidebar's λ and bandwidth lines (drawn by the app's setup) still follow."""
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    ctx.set_default_timeout(LONG)
+    page = ctx.new_page()
+    try:
+        page.goto(server.url + "/compare")
+        page.locator(".st-key-cmp_coef .js-plotly-plot").wait_for()
+        wait_idle(page, quiet_s=2.0)
+        sidebar = page.get_by_test_id("stSidebar")
+        slider = page.locator('.st-key-cmp_lambda input[type="range"]')
+        lam0, n_terms0 = (
+            float(slider.input_value()),
+            plot_state(page, "cmp_coef")["meta"]["n_terms"],
+        )
+        slider.focus()
+        slider.press("PageUp")
+        lam1, deadline = lam0, time.monotonic() + 180
+        while time.monotonic() < deadline and lam1 == lam0:
+            wait_idle(page, quiet_s=1.5)
+            lam1 = float(slider.input_value())
+        wait_idle(page, quiet_s=2.0)
+        assert_no_exception(page, "Compare after a λ move")
+        shown = f"{lam1:.4g}"
+        assert lam1 > lam0
+        assert f"λ = {shown} (by value)" in sidebar.inner_text()
+        assert f"SLB at λ = {shown} keeps" in page.get_by_test_id("stMain").inner_text()
+        assert (
+            f"SLB fitted on all 208 rows at λ = {shown}"
+            in page.get_by_test_id("stMain").inner_text()
+        )
+        assert plot_state(page, "cmp_coef")["meta"]["n_terms"] < n_terms0  # larger λ, fewer pairs
+
+        # the bandwidth multiplier (a control of the same fragment) reaches the sidebar too
+        assert "bandwidth scott × 1" in sidebar.inner_text()
+        mult = page.locator('.st-key-cmp_bw_mult input[type="range"]')
+        mult.focus()
+        mult.press("ArrowRight")
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and "× 1.05" not in sidebar.inner_text():
+            wait_idle(page, quiet_s=1.5)
+        assert "bandwidth scott × 1.05" in sidebar.inner_text()
+        wait_idle(page, quiet_s=2.0)
+        assert_no_exception(page, "Compare after a bandwidth move")
+    except BaseException:
+        shot(page, "browser-failure-compare-fragment.png")
+        raise
+    finally:
+        ctx.close()
+
+
 # --- issue 13: the figures follow λ while the slider is dragged; 1024x768 fits --------------
 def outlined_now(page) -> int | None:
     """The shown heatmap's outlined-cell count (None while it is being redrawn)."""

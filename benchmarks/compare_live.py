@@ -1,0 +1,125 @@
+"""Speed of a λ change on the Compare page, in a real browser (issue 14: "a live Compare").
+
+Starts ``streamlit run app.py`` (Sonar, 5-fold CV repeated 5 times: 25 folds), opens Compare
+in Debian's headless Chromium through Playwright, waits until the page is idle, then moves λ
+``--moves`` times by the keyboard on the λ slider (one ``PageUp``/``PageDown`` per move,
+waiting until the app is idle before the next).  Prints, with the load average:
+
+* browser seconds from the key press to the BER caption showing the new λ ("SLB at λ = …",
+  written after SLB's 25 fold fits) and to the coefficient figure showing the new model
+  (its ``layout.meta.n_terms``; moves that keep the same terms do not count there);
+* server CPU seconds per λ change (``utime + stime`` of the server process from /proc, over
+  all the moves, divided by their number): the page's whole rerun, as a user's browser
+  triggers it, Streamlit's own work included.
+
+The server-start warm-up is off (``SLB_WARMUP=0``) so that its CPU is not counted; the page's
+first visit pays for the cross-validation, and the moves after it are what a user feels.
+
+Usage::
+
+    python benchmarks/compare_live.py             # 8 moves at 1440 x 900
+    python benchmarks/compare_live.py --moves 12
+
+Measured 2026-11-23 on the shared 2-core machine: see ``benchmarks/README.md`` (issue 14).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "benchmarks")]
+
+from browser_support import StreamlitServer, chromium  # noqa: E402
+from dependencies_live import idle, server_cpu  # noqa: E402
+
+SLIDER = '.st-key-cmp_lambda input[type="range"], .st-key-cmp_lambda [role="slider"]'
+
+POLL = r"""() => {
+    // when the BER caption's λ and the coefficient figure's term count last changed
+    window.__cmp = window.__cmp || {lam: null, tl: 0, terms: null, tt: 0};
+    const tick = () => {
+        const m = document.body.innerText.match(/SLB at λ = (\S+) keeps/);
+        const lam = m ? m[1] : null;
+        if (lam !== window.__cmp.lam) { window.__cmp.lam = lam; window.__cmp.tl = Date.now(); }
+        const el = document.querySelector(".st-key-cmp_coef .js-plotly-plot");
+        const n = el && el.layout && el.layout.meta ? el.layout.meta.n_terms : null;
+        if (n !== window.__cmp.terms) { window.__cmp.terms = n; window.__cmp.tt = Date.now(); }
+        requestAnimationFrame(tick);
+    };
+    if (!window.__cmpOn) { window.__cmpOn = true; tick(); }
+}"""
+
+
+def state(page) -> dict:
+    return page.evaluate("() => window.__cmp")
+
+
+def wait_caption(page, before: str | None, timeout_s: float = 120) -> dict | None:
+    """The poll state once the caption's λ differs from ``before`` (None: timed out)."""
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        s = state(page)
+        if s["lam"] != before:
+            return s
+        page.wait_for_timeout(50)  # (the page itself timestamps the change)
+    return None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--moves", type=int, default=8)
+    ap.add_argument("--width", type=int, default=1440)
+    ap.add_argument("--height", type=int, default=900)
+    args = ap.parse_args()
+    env = {"SLB_WARMUP": "0"}
+    with StreamlitServer("bench-compare-live.log", env=env) as srv, chromium() as browser:
+        page = browser.new_page(viewport={"width": args.width, "height": args.height})
+        page.set_default_timeout(300_000)
+        page.goto(srv.url + "/compare")
+        page.locator(".st-key-cmp_coef .js-plotly-plot").wait_for()
+        idle(page, quiet_s=3)
+        page.evaluate(POLL)
+        slider = page.locator(SLIDER).first
+        caption, figure = [], []
+        cpu0, t0, load0 = server_cpu(srv.proc.pid), time.monotonic(), os.getloadavg()
+        for k in range(args.moves):
+            before = state(page)
+            t_in = time.time()
+            slider.focus()
+            slider.press("PageUp" if k % 2 == 0 else "PageDown")
+            after = wait_caption(page, before["lam"])
+            idle(page, quiet_s=0.5)
+            if after is None:
+                caption.append(float("nan"))
+                continue
+            caption.append(after["tl"] / 1000 - t_in)
+            end = state(page)
+            if end["terms"] != before["terms"]:
+                figure.append(end["tt"] / 1000 - t_in)
+        cpu = server_cpu(srv.proc.pid) - cpu0
+        wall = time.monotonic() - t0
+    ok = [v for v in caption if v == v]
+    print(
+        f"Compare on Sonar, {args.moves} λ changes (keyboard) at {args.width}x{args.height}; "
+        f"load before {load0[0]:.2f}, after {os.getloadavg()[0]:.2f}\n"
+        f"  browser, key -> BER caption at the new λ: median {statistics.median(ok):.3f} s, "
+        f"max {max(ok):.3f} s ({len(caption) - len(ok)} never updated)\n"
+        f"  browser, key -> coefficient figure with the new terms: "
+        + (
+            f"median {statistics.median(figure):.3f} s, max {max(figure):.3f} s "
+            f"({len(figure)} moves changed the terms)"
+            if figure
+            else "no move changed the terms"
+        )
+        + f"\n  server CPU per λ change: {cpu / args.moves:.3f} s (wall {wall:.1f} s in all)"
+    )
+
+
+if __name__ == "__main__":
+    main()
