@@ -322,7 +322,7 @@ def _chunk(items, n_chunks):
 # A panel is a pair of sample blocks (A, B), A <= B.  For A < B it holds every pair A x B (a
 # rectangle); for A == B only the pairs a < b of A (a triangle, packed row by row: row a holds
 # (a, a + 1), ..., (a, A.stop - 1)).  The panels cover every pair a < b exactly once; the Gram
-# matrices being symmetric, the pairs b > a stand for the pairs a > b too, and the diagonal
+# matrices being symmetric, each pair (a, b) stands for (b, a) too, and the diagonal
 # pairs (a, a), whose kernel value is 1, are added in closed form.
 def _gaussian(Z):
     """``exp(-Z^2)`` in place (``Z``: differences of pre-scaled values)."""
