@@ -12,8 +12,10 @@ with the load average:
   all the moves, divided by their number).
 
 With ``--figures``: no server; the browser milliseconds of ``Plotly.newPlot`` for each of the
-page's figures on Sonar (plotly.js from the plotly package, median of 9), with and without the
-heatmap's invisible hover/click markers, to show where the browser's time goes.
+page's figures on Sonar (plotly.js from the plotly package, median of 9, the figures drawn in
+turn after one warm-up round): the heatmap as the page draws it, the same with every one of its
+3,540 hover/click markers drawn (as before issue 14) and without them, to show where the
+browser's time goes.
 
 Usage::
 
@@ -32,9 +34,19 @@ running); "before" is commit 0b798d1 (st.slider, both class heatmaps in tabs, no
   step's figures: flow control).  The browser and the server share the 2 cores.
 * ``--figures`` (load 2-8, four runs): heatmap 325-446 ms, of which the 3,540 invisible
   hover/click markers ~300 ms (the heatmap without them: 20-100 ms); pair graph 60-200 ms;
-  histogram 60-110 ms.  The
-  browser target (0.4 s) needs those markers cheaper (e.g. one per pair above the diagonal, or
-  the heatmap trace's own hover): a change of ``slb.viz.figures.dependence_heatmap``.
+  histogram 60-110 ms.
+
+Issue 14 (commit f73b9e6: the heatmap's markers are kept for hover and click, but the browser
+draws one of them, ``marker.maxdisplayed=1``), measured 2026-11-23, "before" = the commit
+before it run from a clean copy in the same session:
+
+* ``--figures`` (two runs, load 3.8-4.2): heatmap 48 / 46 ms; with all its markers drawn
+  517 / 424 ms; without markers 44 / 54 ms; pair graph 74 / 84 ms; histogram 92 / 90 ms.
+* live slider, browser input -> heatmap updated: median 0.66 / 0.52 s (max 1.05 / 0.77 s,
+  load 3.0-3.2), before 1.64 s (max 2.40 s, load 3.0-3.3); st.slider (keyboard): 0.44 / 0.37 s
+  (load 3.7-3.9 / 7-9), before 1.51 s (load 11-15; a run at load 3.7-11.6 gave 2.15 s).
+* server CPU per λ change: 0.13-0.14 s after, 0.14-0.16 s before (unchanged: the figure sent is
+  the same size, ~296 kB for the heatmap, ~10-17 ms of it plotly's JSON encoding).
 """
 
 from __future__ import annotations
@@ -107,6 +119,7 @@ def _sonar_figures() -> dict:
     import json
 
     import numpy as np
+    import plotly.graph_objects as go
 
     from slb import dependence_matrix, load_dataset
     from slb._utils import all_pairs
@@ -128,12 +141,20 @@ def _sonar_figures() -> dict:
         dm[1].statistic, dm[1].pvalue, names, order=figures.cluster_order(both), kept=kept
     )
     bare = go_copy_without(heat, "cells")
+    drawn = go.Figure(heat)  # as before issue 14: every hover/click marker drawn (and styled)
+    drawn.update_traces(
+        marker_maxdisplayed=0,
+        selected={"marker": {"opacity": 0.35}},
+        unselected={"marker": {"opacity": 0.0}},
+        selector={"name": "cells"},
+    )
     idx = np.flatnonzero(k)
     pos = figures.pair_graph_layout(d, pairs, ps.max(0))
     graph = figures.pair_graph(names, pairs[idx], ps[:, idx], ps[:, idx] >= lam, pos)
     graph.update_layout(height=400)
     hist = figures.dependence_histogram(ps[1], ps[0], lam)
-    out = {"heatmap": heat, "heatmap without its markers": bare, "pair graph": graph}
+    out = {"heatmap": heat, "heatmap, all markers drawn": drawn}
+    out |= {"heatmap without its markers": bare, "pair graph": graph}
     out["histogram"] = hist
     return {name: json.loads(f.to_json()) for name, f in out.items()}
 
@@ -153,21 +174,31 @@ def figures_in_browser() -> None:
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.set_content("<html><body><div id='g' style='width:480px'></div></body></html>")
         page.add_script_tag(path=str(pjs))
-        for name, fig in figs.items():
-            ms = page.evaluate(
-                """async (fig) => {
-                    const out = [], el = document.getElementById("g");
-                    for (let r = 0; r < 9; r++) {
+        load0 = os.getloadavg()[0]
+        # one warm-up round, then 9 rounds taking the figures in turn (the JIT warms up on
+        # the first figure drawn; in turn, the machine's load falls on all of them alike)
+        ms = page.evaluate(
+            """async (figs) => {
+                const el = document.getElementById("g"), names = Object.keys(figs), out = {};
+                names.forEach(n => out[n] = []);
+                for (let r = 0; r < 10; r++) {
+                    for (const n of names) {
                         Plotly.purge(el);
                         const t0 = performance.now();
-                        await Plotly.newPlot(el, fig.data, fig.layout, {displaylogo: false});
-                        out.push(performance.now() - t0);
+                        await Plotly.newPlot(el, figs[n].data, figs[n].layout, {displaylogo: false});
+                        if (r > 0) out[n].push(performance.now() - t0);
                     }
-                    return out.sort((a, b) => a - b)[4];
-                }""",
-                fig,
-            )
-            print(f"{name:28s} Plotly.newPlot median {ms:7.1f} ms  load {os.getloadavg()[0]:.2f}")
+                }
+                names.forEach(n => out[n] = out[n].sort((a, b) => a - b)[4]);
+                return out;
+            }""",
+            figs,
+        )
+    print(
+        f"Plotly.newPlot, median of 9 (ms); load {load0:.2f} before, {os.getloadavg()[0]:.2f} after"
+    )
+    for name, v in ms.items():
+        print(f"  {name:30s} {v:7.1f}")
 
 
 def main() -> None:
