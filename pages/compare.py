@@ -1,6 +1,12 @@
-"""Compare: SLB against TAN, naive Bayes and others on identical folds, live in λ."""
+"""Compare: SLB against TAN, naive Bayes and others on identical folds, live in λ.
+
+The page is one fragment (:func:`compare_page`): moving λ, or any other control of the page,
+reruns the page only, not the app's setup and sidebar (the fragment redraws the sidebar's λ
+and density lines).  Each section is a function of the settings of the run (:class:`View`).
+"""
 
 import json
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -15,17 +21,62 @@ from slb.viz import figures
 shell.ensure()
 
 
-@st.fragment
-def compare_page() -> None:
-    """The whole page, as a fragment: moving λ (or any control of the page) reruns only this
-    function, not the app's setup and sidebar (whose λ and density lines it redraws)."""
-    c = state.cfg()
-    ds = state.dataset()
-    neg, pos = ds.class_names
-    seed, k = int(c["seed"]), int(ds.n_folds)
+@dataclass(frozen=True)
+class View:
+    """What the sections read, fixed for one run of the page."""
 
-    st.title("Compare")
+    c: dict  # the session's settings
+    ds: object  # dashboard.data.Dataset
+    lam: compute.LambdaInfo
+    dens: tuple  # state.density_key()
+    names: list  # the classifiers compared: SLB, TAN, NB and the extra ones
+    wanted: int  # repeats of the K-fold CV asked for
+    reps: int  # repeats run (fewer on large data)
 
+    @property
+    def seed(self) -> int:
+        return int(self.c["seed"])
+
+    @property
+    def k(self) -> int:
+        return int(self.ds.n_folds)
+
+    @property
+    def measure(self) -> str:
+        return self.c["measure"]
+
+    @property
+    def rule(self) -> str:
+        return self.c["pair_rule"]
+
+    @property
+    def cv_text(self) -> str:
+        more = f" repeated {self.reps} times" if self.reps > 1 else ""
+        return f"stratified {self.k}-fold CV{more}"
+
+    @property
+    def nested_key(self) -> tuple:
+        """Names the nested estimate the button computes for these settings."""
+        ds, r = self.ds, (self.measure, self.rule, self.dens, self.k, self.seed, self.reps)
+        return ("nested", ds.key, *r)
+
+    def cv_args(self) -> tuple:
+        """``(ds, dens, k, seed, reps, measure, rule)`` of :func:`evaluation.classifier_run`."""
+        return self.ds, self.dens, self.k, self.seed, self.reps, self.measure, self.rule
+
+
+@dataclass
+class Results:
+    """The cross-validation of every classifier at this λ: fits, per-fold BER, test table."""
+
+    runs: dict  # name -> FoldRun / SLBPass / FoldEval
+    slb_how: str  # how SLB's BER was obtained
+    per_fold: pd.DataFrame  # BER per fold (rows) and classifier (columns)
+    table: pd.DataFrame  # compute.comparison + fit times
+
+
+def controls_row() -> compute.LambdaInfo:
+    """λ (left), bandwidths and repeats (right), the extra classifiers below; returns λ."""
     left, right = st.columns(2, gap="large")
     with left:
         lam = controls.lambda_controls("cmp")
@@ -52,50 +103,53 @@ def compare_page() -> None:
         options=list(models.OPTIONAL_MODELS),
         help="Each added classifier is cross-validated once on the same folds and cached.",
     )
-    dens = state.density_key()
-    measure, rule = c["measure"], c["pair_rule"]
-    names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
-    wanted = int(c["cv_repeats"])
-    reps = compute.affordable_repeats(ds.n, ds.d, wanted)
-    cv_text = f"stratified {k}-fold CV" + (f" repeated {reps} times" if reps > 1 else "")
+    sidebar.refresh_settings(lam)  # the bandwidth line, after a move of the multiplier
+    return lam
 
-    # --- cross-validation (cached; only SLB depends on λ) ----------------------------------------
-    # One fit per classifier and fold gives its per-fold BER (the test) and its out-of-fold
-    # predictions; the metrics, curves and confusion matrices are computed from those predictions
-    # only when their section below is opened.
+
+def cross_validate(v: View) -> Results:
+    """Every classifier on the same folds (cached; only SLB depends on λ).
+
+    One fit per classifier and fold gives its per-fold BER (the test) and its out-of-fold
+    predictions; the metrics, curves and confusion matrices are computed from those
+    predictions only when their section is opened.
+    """
+    ds, dens, k, seed, reps, measure, rule = v.cv_args()
     runs = {}
     bar = st.progress(0.0, text="Cross-validating…")
-    runs["SLB"], slb_how = evaluation.slb_run_for(ds, c, lam, dens, k, reps)
-    slb_pairs = runs["SLB"].n_pairs
-    nested_key = ("nested", ds.key, measure, rule, dens, k, seed, reps)
-    nested_on = st.session_state.get("cmp_nested") == nested_key
-    if nested_on:
+    runs["SLB"], slb_how = evaluation.slb_run_for(ds, v.c, v.lam, dens, k, reps)
+    if st.session_state.get("cmp_nested") == v.nested_key:
         nested = evaluation.NESTED_NAMES[True]
         runs[nested] = evaluation.slb_nested_eval(
             ds.key, ds, measure, rule, dens, k, seed, True, nested, n_repeats=reps
         )
-    for n_done, name in enumerate(names[1:], start=1):
-        bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
-        runs[name] = evaluation.classifier_run(ds, name, dens, k, seed, reps, measure, rule)
+    for n_done, name in enumerate(v.names[1:], start=1):
+        bar.progress(n_done / len(v.names), text=f"Cross-validating {name}…")
+        runs[name] = evaluation.classifier_run(ds, name, *v.cv_args()[1:])
     bar.empty()
-    per_fold = {name: r.ber for name, r in runs.items()}
-    seconds = {name: r.seconds for name, r in runs.items() if name in names[1:]}
-    per_fold = pd.DataFrame(per_fold)
+    per_fold = pd.DataFrame({name: r.ber for name, r in runs.items()})
     per_fold.index = pd.RangeIndex(1, len(per_fold) + 1, name="fold")
     table = compute.comparison(per_fold, compute.folds(ds.key, ds, k, seed, reps))
-    table["fit time (s)"] = pd.Series(seconds)
+    table["fit time (s)"] = pd.Series(
+        {name: r.seconds for name, r in runs.items() if name in v.names[1:]}
+    )
+    return Results(runs, slb_how, per_fold, table)
 
+
+def ber_section(v: View, res: Results) -> None:
+    """The BER bars and table, the test, how SLB's BER was obtained, the nested button."""
+    per_fold, table = res.per_fold, res.table
     st.subheader("Balanced error rate")
     st.caption(
-        f"Balanced error rate (BER) by {cv_text}, seed {seed}; significance: "
+        f"Balanced error rate (BER) by {v.cv_text}, seed {v.seed}; significance: "
         f"{table.attrs['test']} (α = 0.05). All {len(per_fold)} folds are the same for every "
         "classifier. Moving λ only refits SLB's SVMs."
     )
-    if reps < wanted:
+    if v.reps < v.wanted:
         st.caption(
-            f"{reps} repeat{'s' if reps > 1 else ''} instead of the {wanted} asked for: with "
-            f"{ds.n} rows and {ds.d} features each repeat costs about "
-            f"{ds.n**2 * ds.d / 1e6:.0f} M rows² × features, and the page runs at most "
+            f"{v.reps} repeat{'s' if v.reps > 1 else ''} instead of the {v.wanted} asked for: "
+            f"with {v.ds.n} rows and {v.ds.d} features each repeat costs about "
+            f"{v.ds.n**2 * v.ds.d / 1e6:.0f} M rows² × features, and the page runs at most "
             f"{compute.CV_BUDGET / 1e6:.0f} M per visit so that it answers in about a minute."
         )
     st.plotly_chart(
@@ -114,143 +168,136 @@ def compare_page() -> None:
         },
     )
     st.caption(
-        f"SLB at λ = {controls.format_lambda(lam.value)} keeps {slb_pairs.mean():.1f} pairs per "
-        "fold on average. Each classifier is compared with the best (lowest mean BER) by a t-test "
-        "on the per-fold differences whose variance is inflated by `1/J + n_test/n_train` (`J` folds), "
-        "because overlapping training sets make the folds correlated; the p-values are "
-        'Holm-adjusted over the comparisons. "tied with best" only where the test does not '
-        'reject; darker bars: tied with the best. "—": does not apply (the best itself; no test '
-        "possible; SLB's time, whose folds share one density fit across λ)."
+        f"SLB at λ = {controls.format_lambda(v.lam.value)} keeps "
+        f"{res.runs['SLB'].n_pairs.mean():.1f} pairs per fold on average. Each classifier is "
+        "compared with the best (lowest mean BER) by a t-test on the per-fold differences whose "
+        "variance is inflated by `1/J + n_test/n_train` (`J` folds), because overlapping "
+        "training sets make the folds correlated; the p-values are Holm-adjusted over the "
+        'comparisons. "tied with best" only where the test does not reject; darker bars: tied '
+        'with the best. "—": does not apply (the best itself; no test possible; SLB\'s time, '
+        "whose folds share one density fit across λ)."
     )
-    st.caption(f"How SLB's BER was obtained: {slb_how}.")
-    if lam.mode == "value" and st.session_state.get("cmp_nested") != nested_key:
+    st.caption(f"How SLB's BER was obtained: {res.slb_how}.")
+    if v.lam.mode == "value" and st.session_state.get("cmp_nested") != v.nested_key:
         if st.button(
             "Nested estimate of SLB (λ and C chosen again inside every fold)",
             key="cmp_nested_button",
             help="Runs SLBClassifier() with its automatic λ and C on the same folds: screening, "
-            "densities and the inner cross-validation are refitted from each fold's training rows. "
-            "Cached; about a minute on Sonar.",
+            "densities and the inner cross-validation are refitted from each fold's training "
+            "rows. Cached; about a minute on Sonar.",
         ):
-            st.session_state["cmp_nested"] = nested_key
-            st.rerun()
+            st.session_state["cmp_nested"] = v.nested_key
+            st.rerun()  # the whole app: the sidebar and every section see the new run
     elif "SLB (nested λ, C)" in per_fold:
         st.caption(
             '"SLB (nested λ, C)": SLBClassifier() with λ and C chosen by inner cross-validation '
             "inside every outer fold, an honest estimate of SLB with automatic settings."
         )
 
-    def evaluation_section(runs: dict) -> None:
-        """Metrics, ROC/PR curves, confusion matrix and predictions of every classifier of the
-        table, from the same fits (scored here, only while the section is open)."""
-        evals = {"SLB": evaluation.slb_eval_for(ds, c, lam, dens, k, reps)[0]}
-        for name in runs:
-            if name != "SLB":
-                evals[name] = (
-                    runs[name]
-                    if isinstance(runs[name], evaluation.FoldEval)  # the nested estimate
-                    else evaluation.classifier_eval(ds, name, dens, k, seed, reps, measure, rule)
-                )
-        metrics = evaluation.metrics_display(evals)
-        st.dataframe(
-            metrics,
-            width="stretch",
-            height=evaluation.table_height(len(metrics)),
-            key="cmp_metrics",
-        )
-        slb_proba = (
-            "SLBClassifier's own calibrated predict_proba (Platt, cross-fitted inside each training set)"
-            if lam.mode == "cv"
-            else "a Platt sigmoid of its SVM score fitted on the out-of-fold scores of the other folds "
-            "of the same repeat (never on the rows it scores; no extra fit)"
-        )
-        st.caption(
-            f"Every number comes from the predictions each fold's model made for its own test rows "
-            f"({cv_text}, seed {seed}: the same {len(per_fold)} folds and fits as the BER above). "
-            f"Positive class: + {esc(pos)}. Accuracy, BER, F1, precision, recall (in %), AUC and "
-            f"log-loss: mean ± sd over the {len(per_fold)} folds. AUC (pooled): area under the ROC "
-            "curve below, of all out-of-fold scores pooled over folds and repeats. Curves rank by the "
-            'probability of + where the classifier gives one, else by its decision score ("ranked '
-            'by"). Log-loss needs probabilities: "—" for classifiers without them. SLB\'s '
-            f"probability of +: {slb_proba}."
-        )
-        roc_col, pr_col = st.columns(2, gap="large")
-        with roc_col:
-            st.plotly_chart(
-                evaluation.roc_chart(evals),
-                key="cmp_roc",
-                config={"displaylogo": False},
-            )
-        with pr_col:
-            st.plotly_chart(
-                evaluation.pr_chart(evals),
-                key="cmp_pr",
-                config={"displaylogo": False},
-            )
-        st.caption(
-            "ROC: each point is a cut-off on the pooled out-of-fold scores; up and left is better, the "
-            "dotted diagonal is guessing. Precision-recall: the dotted line is the share of + rows "
-            "(precision of a random ranking). Scores of different folds come from different models, "
-            "so a pooled curve also reflects how comparable their scales are (best with probabilities)."
-        )
-        cm_col, pred_col = st.columns([2, 3], gap="large")
-        with cm_col:
-            chosen = st.selectbox("Classifier", list(evals), key="cmp_eval_model")
-            ev = evals[chosen]
-            st.plotly_chart(
-                evaluation.confusion_chart(ev, chosen, pos, neg),
-                key="cmp_confusion",
-                config={"displaylogo": False},
-            )
-            st.caption(
-                f"Counts pooled over all {len(per_fold)} folds: every row is predicted once per "
-                f"repeat, so the four cells sum to {ds.n} rows × {reps} = {ds.n * reps}. Percentages "
-                "are of the true class (each row of the matrix)."
-            )
-        with pred_col:
-            st.markdown(
-                f"**Out-of-fold predictions of {esc(chosen)}** (one line per row and repeat)"
-            )
-            st.dataframe(
-                evaluation.predictions_table(
-                    (chosen, ds.key, ds.positive_label, measure, rule, dens, k, seed, reps)
-                    + (lam.mode, lam.value, c["lam_quantile"], c["fdr_alpha"]),
-                    ev,
-                    ds,
-                ),
-                hide_index=True,
-                width="stretch",
-                key="cmp_predictions",
-                column_config={
-                    "P(+)": st.column_config.NumberColumn(format="%.3f"),
-                    "decision score": st.column_config.NumberColumn(format="%.3f"),
-                },
-            )
-            st.download_button(
-                "All out-of-fold predictions, every classifier (CSV)",
-                lambda: safe_csv_bytes(evaluation.predictions_display(evals, ds)),  # built on click
-                file_name="slb_oof_predictions.csv",
-                mime="text/csv",
-                key="dl_predictions",
-                on_click="ignore",
-            )
 
-    # --- out-of-fold evaluation: the same fits, more than the BER (computed when opened) --------
-    oof = st.expander(
-        "Accuracy, AUC, F1, ROC and precision-recall curves, confusion matrices, per-sample "
-        "predictions (out of fold)",
-        key="cmp_eval_open",
-        on_change="rerun",
+def fold_evaluations(v: View, runs: dict) -> dict:
+    """Every classifier's out-of-fold evaluation, from the fits of the BER table."""
+    evals = {"SLB": evaluation.slb_eval_for(v.ds, v.c, v.lam, v.dens, v.k, v.reps)[0]}
+    for name, run in runs.items():
+        if name != "SLB":
+            nested = isinstance(run, evaluation.FoldEval)  # the nested estimate
+            evals[name] = (
+                run if nested else evaluation.classifier_eval(v.ds, name, *v.cv_args()[1:])
+            )
+    return evals
+
+
+def evaluation_section(v: View, res: Results) -> None:
+    """Metrics, ROC/PR curves, confusion matrix and predictions of every classifier of the
+    table, from the same fits (scored here, only while the section is open)."""
+    evals = fold_evaluations(v, res.runs)
+    n_folds = len(res.per_fold)
+    pos, neg = v.ds.class_names[1], v.ds.class_names[0]
+    metrics = evaluation.metrics_display(evals)
+    st.dataframe(
+        metrics, width="stretch", height=evaluation.table_height(len(metrics)), key="cmp_metrics"
     )
-    if oof.open:
-        with oof:
-            evaluation_section(runs)
+    slb_proba = (
+        "SLBClassifier's own calibrated predict_proba (Platt, cross-fitted inside each training "
+        "set)"
+        if v.lam.mode == "cv"
+        else "a Platt sigmoid of its SVM score fitted on the out-of-fold scores of the other "
+        "folds of the same repeat (never on the rows it scores; no extra fit)"
+    )
+    st.caption(
+        f"Every number comes from the predictions each fold's model made for its own test rows "
+        f"({v.cv_text}, seed {v.seed}: the same {n_folds} folds and fits as the BER above). "
+        f"Positive class: + {esc(pos)}. Accuracy, BER, F1, precision, recall (in %), AUC and "
+        f"log-loss: mean ± sd over the {n_folds} folds. AUC (pooled): area under the ROC "
+        "curve below, of all out-of-fold scores pooled over folds and repeats. Curves rank by "
+        'the probability of + where the classifier gives one, else by its decision score ("ranked '
+        'by"). Log-loss needs probabilities: "—" for classifiers without them. SLB\'s '
+        f"probability of +: {slb_proba}."
+    )
+    roc_col, pr_col = st.columns(2, gap="large")
+    with roc_col:
+        st.plotly_chart(evaluation.roc_chart(evals), key="cmp_roc", config={"displaylogo": False})
+    with pr_col:
+        st.plotly_chart(evaluation.pr_chart(evals), key="cmp_pr", config={"displaylogo": False})
+    st.caption(
+        "ROC: each point is a cut-off on the pooled out-of-fold scores; up and left is better, "
+        "the dotted diagonal is guessing. Precision-recall: the dotted line is the share of + "
+        "rows (precision of a random ranking). Scores of different folds come from different "
+        "models, so a pooled curve also reflects how comparable their scales are (best with "
+        "probabilities)."
+    )
+    cm_col, pred_col = st.columns([2, 3], gap="large")
+    with cm_col:
+        chosen = st.selectbox("Classifier", list(evals), key="cmp_eval_model")
+        st.plotly_chart(
+            evaluation.confusion_chart(evals[chosen], chosen, pos, neg),
+            key="cmp_confusion",
+            config={"displaylogo": False},
+        )
+        st.caption(
+            f"Counts pooled over all {n_folds} folds: every row is predicted once per repeat, so "
+            f"the four cells sum to {v.ds.n} rows × {v.reps} = {v.ds.n * v.reps}. Percentages "
+            "are of the true class (each row of the matrix)."
+        )
+    with pred_col:
+        predictions_panel(v, evals, chosen)
 
-    st.subheader("SLB's BER along λ")
-    if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
-        curve_ui.ber_curve_section(ds, c, lam, dens, k, reps, per_fold)
 
+def predictions_panel(v: View, evals: dict, chosen: str) -> None:
+    """One classifier's out-of-fold predictions, and every classifier's as a download."""
+    ds, c, lam = v.ds, v.c, v.lam
+    st.markdown(f"**Out-of-fold predictions of {esc(chosen)}** (one line per row and repeat)")
+    st.dataframe(
+        evaluation.predictions_table(
+            (chosen, ds.key, ds.positive_label, v.measure, v.rule, v.dens, v.k, v.seed, v.reps)
+            + (lam.mode, lam.value, c["lam_quantile"], c["fdr_alpha"]),
+            evals[chosen],
+            ds,
+        ),
+        hide_index=True,
+        width="stretch",
+        key="cmp_predictions",
+        column_config={
+            "P(+)": st.column_config.NumberColumn(format="%.3f"),
+            "decision score": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+    st.download_button(
+        "All out-of-fold predictions, every classifier (CSV)",
+        lambda: safe_csv_bytes(evaluation.predictions_display(evals, ds)),  # built on click
+        file_name="slb_oof_predictions.csv",
+        mime="text/csv",
+        key="dl_predictions",
+        on_click="ignore",
+    )
+
+
+def coefficients_section(v: View):
+    """SLB fitted on all the rows at this λ: its weights (and Lemma 1's oracle); returns it."""
+    ds, c, lam = v.ds, v.c, v.lam
+    neg, pos = ds.class_names
     st.subheader("SLB's learned coefficients")
-    clf = compute.fit_slb(ds.key, ds, lam.value, measure, rule, dens, seed)
+    clf = compute.fit_slb(ds.key, ds, lam.value, v.measure, v.rule, v.dens, v.seed)
     oracle = None
     if ds.oracle_coef is not None:
         if st.toggle(
@@ -297,43 +344,43 @@ def compare_page() -> None:
         f"positive weight on a log p−(x) term moves it toward + where the − class's density is "
         f"high, so the usual sign there is negative (high p− pushes toward − ({esc(neg)}))."
     )
+    return clf
 
-    tan_box = st.expander(
-        "TAN's trees (the Chow-Liu tree of each class)", key="cmp_tan_open", on_change="rerun"
-    )
-    if tan_box.open:  # drawn on demand: TAN's full-data fit and tree layouts are not on the way
-        with tan_box:
-            tan = compute.fit_tan(ds.key, ds, dens)
-            tree_pos = compute.tan_tree_positions(ds.key, ds, dens)
-            t1, t2 = st.columns(2)
-            for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
-                with col:
-                    st.plotly_chart(
-                        figures.tree_graph(
-                            ds.feature_names,
-                            tan.trees_[label],
-                            tan.mutual_info_[label],
-                            title=f"Chow-Liu tree of class {'+' if label else '−'} "
-                            f"({figures.escape_text(cname)})",
-                            color=figures.COLORS[sym],
-                            positions=tree_pos[label],
-                        ),
-                        key=f"cmp_tan_{sym}",
-                        config={"displaylogo": False},
-                    )
-            st.caption(
-                "What it shows: TAN's tree of each class, the spanning tree of the most informative "
-                "pairs (mutual information on hover), drawn top-down from the tree's centre. TAN does "
-                "not use λ; moving the bandwidth multiplier re-estimates the densities and can change "
-                "the trees."
+
+def tan_section(v: View) -> None:
+    """TAN's two Chow-Liu trees (drawn on demand: its full-data fit and tree layouts)."""
+    ds = v.ds
+    neg, pos = ds.class_names
+    tan = compute.fit_tan(ds.key, ds, v.dens)
+    tree_pos = compute.tan_tree_positions(ds.key, ds, v.dens)
+    t1, t2 = st.columns(2)
+    for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
+        with col:
+            st.plotly_chart(
+                figures.tree_graph(
+                    ds.feature_names,
+                    tan.trees_[label],
+                    tan.mutual_info_[label],
+                    title=f"Chow-Liu tree of class {'+' if label else '−'} "
+                    f"({figures.escape_text(cname)})",
+                    color=figures.COLORS[sym],
+                    positions=tree_pos[label],
+                ),
+                key=f"cmp_tan_{sym}",
+                config={"displaylogo": False},
             )
+    st.caption(
+        "What it shows: TAN's tree of each class, the spanning tree of the most informative "
+        "pairs (mutual information on hover), drawn top-down from the tree's centre. TAN does "
+        "not use λ; moving the bandwidth multiplier re-estimates the densities and can change "
+        "the trees."
+    )
 
-    with st.expander("About the classifiers"):
-        for name in models.CLASSIFIERS:
-            st.markdown(f"**{name}**: {models.CLASSIFIERS[name].summary}")
 
-    st.subheader("Downloads")
-    settings = {
+def settings_record(v: View, res: Results, clf) -> dict:
+    """Everything that produced the page's numbers, for the settings download."""
+    ds, c, lam = v.ds, v.c, v.lam
+    return {
         "slb_version": slb.__version__,
         "dataset": {
             "name": ds.name,
@@ -348,35 +395,41 @@ def compare_page() -> None:
             "content_hash": ds.key,
         },
         "cross_validation": {
-            "n_folds": k,
-            "n_repeats": reps,
-            "n_repeats_requested": wanted,
-            "seed": seed,
+            "n_folds": v.k,
+            "n_repeats": v.reps,
+            "n_repeats_requested": v.wanted,
+            "seed": v.seed,
             "stratified": True,
-            "significance": table.attrs["test"],
+            "significance": res.table.attrs["test"],
             "alpha": 0.05,
         },
         "screening": {
-            "measure": measure,
-            "pair_rule": rule,
+            "measure": v.measure,
+            "pair_rule": v.rule,
             "lambda_mode": lam.mode,
             "lambda": lam.value if np.isfinite(lam.value) else None,
             "lambda_quantile": c["lam_quantile"],
             "fdr_alpha": c["fdr_alpha"],
             "pairs_kept": lam.n_kept,
         },
-        "densities": state.density_params(dens),
+        "densities": state.density_params(v.dens),
         "slb_params": {
-            kk: v
-            for kk, v in clf.get_params().items()
-            if isinstance(v, (int, float, str, bool, type(None), dict))
+            kk: val
+            for kk, val in clf.get_params().items()
+            if isinstance(val, (int, float, str, bool, type(None), dict))
         },
-        "classifiers": names,
+        "classifiers": v.names,
     }
+
+
+def downloads_section(v: View, res: Results, clf) -> None:
+    """The comparison table, SLB's coefficients and the settings (each built on click)."""
+    st.subheader("Downloads")
+    settings = settings_record(v, res, clf)
     d1, d2, d3 = st.columns(3)
     d1.download_button(
         "Comparison table (CSV)",
-        lambda: safe_csv_bytes(table.join(per_fold.T.add_prefix("BER fold ")), index=True),
+        lambda: safe_csv_bytes(res.table.join(res.per_fold.T.add_prefix("BER fold ")), index=True),
         file_name="slb_comparison.csv",
         mime="text/csv",
         key="dl_comparison",
@@ -384,7 +437,7 @@ def compare_page() -> None:
     )
     d2.download_button(
         "Coefficients (CSV)",
-        lambda: safe_csv_bytes(compute.coefficient_table(ds, clf, ds.oracle_coef)),
+        lambda: safe_csv_bytes(compute.coefficient_table(v.ds, clf, v.ds.oracle_coef)),
         file_name="slb_coefficients.csv",
         mime="text/csv",
         key="dl_coef",
@@ -398,6 +451,46 @@ def compare_page() -> None:
         key="dl_settings",
         on_click="ignore",
     )
+
+
+@st.fragment
+def compare_page() -> None:
+    """The page, as one fragment (see the module docstring)."""
+    st.title("Compare")
+    lam = controls_row()
+    c, ds = state.cfg(), state.dataset()
+    names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
+    wanted = int(c["cv_repeats"])
+    reps = compute.affordable_repeats(ds.n, ds.d, wanted)
+    v = View(c, ds, lam, state.density_key(), names, wanted, reps)
+
+    res = cross_validate(v)
+    ber_section(v, res)
+    oof = st.expander(  # the same fits, more than the BER (computed when opened)
+        "Accuracy, AUC, F1, ROC and precision-recall curves, confusion matrices, per-sample "
+        "predictions (out of fold)",
+        key="cmp_eval_open",
+        on_change="rerun",
+    )
+    if oof.open:
+        with oof:
+            evaluation_section(v, res)
+
+    st.subheader("SLB's BER along λ")
+    if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
+        curve_ui.ber_curve_section(ds, c, lam, v.dens, v.k, reps, res.per_fold)
+
+    clf = coefficients_section(v)
+    tan_box = st.expander(
+        "TAN's trees (the Chow-Liu tree of each class)", key="cmp_tan_open", on_change="rerun"
+    )
+    if tan_box.open:
+        with tan_box:
+            tan_section(v)
+    with st.expander("About the classifiers"):
+        for name in models.CLASSIFIERS:
+            st.markdown(f"**{name}**: {models.CLASSIFIERS[name].summary}")
+    downloads_section(v, res, clf)
     st.caption(f"Data: {esc(ds.name)}.")
 
 
