@@ -80,7 +80,6 @@ def controls_row() -> compute.LambdaInfo:
     left, right = st.columns(2, gap="large")
     with left:
         lam = controls.lambda_controls("cmp")
-        sidebar.refresh_settings(lam)
     with right:
         controls.bandwidth_controls("cmp", overrides=False)
         state.bound(
