@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard import data, shell, state
 from dashboard.safety import escape_markdown as esc
 from slb import BUNDLED_DATASETS
+from slb.viz import figures
 
 shell.page_config()  # the tab icon is a local file (a material name is fetched from a CDN)
 
@@ -320,6 +321,22 @@ def data_page() -> None:
         m[1].metric("features d", ds.d)
         m[2].metric(esc(f"+ {ds.positive_label}"[:40]), ds.class_counts[ds.positive_label])
         m[3].metric(esc(f"− {ds.negative_label}"[:40]), ds.class_counts[ds.negative_label])
+        # The page's one chart.  It also loads plotly in the browser (2-3 s on a slow machine,
+        # once per page load) while the visitor reads this page, not on their first Compare.
+        st.plotly_chart(
+            figures.class_balance(
+                ds.class_counts[ds.positive_label],
+                ds.class_counts[ds.negative_label],
+                ds.positive_label,
+                ds.negative_label,
+            ),
+            key="data_class_balance",
+            config={"displaylogo": False, "displayModeBar": False},
+        )
+        st.caption(
+            "Class shares. Every classifier here is scored by the balanced error rate, the mean "
+            "of the two classes' error rates, so the larger class does not dominate it."
+        )
         if ds.n_folds != int(c["n_folds"]):
             st.warning(
                 f"The smaller class is too small for {c['n_folds']} folds: using {ds.n_folds}."

@@ -397,3 +397,13 @@ def test_ber_steps_in_chunks_join_to_the_whole(path_data):
     for col in ("threshold", "lower", "mean_ber", "mean_pairs"):
         np.testing.assert_allclose(joined[col], full[col], rtol=0, atol=1e-15)
     assert joined.attrs["lo"] == 0.0 and joined.attrs["hi"] == 0.5
+
+
+def test_class_balance_shares_and_escaped_names():
+    fig = figures.class_balance(30, 90, pos_name="<b>sick</b>", neg_name="well")
+    plus, minus = fig.data
+    assert plus.x[0] == pytest.approx(25.0) and minus.x[0] == pytest.approx(75.0)
+    assert fig.layout.barmode == "stack"
+    assert "<b>" not in plus.name and "&lt;b&gt;sick" in plus.name and "30 (25 %)" in plus.name
+    assert plus.marker.color == figures.COLORS["+"] and minus.marker.color == figures.COLORS["-"]
+    assert dict(fig.layout.meta) == {"kind": "class_balance", "n_pos": 30, "n_neg": 90}

@@ -33,6 +33,7 @@ from ..density.kde import kde_pdf_1d, kde_pdf_2d
 __all__ = [
     "COLORS",
     "escape_text",
+    "class_balance",
     "cluster_order",
     "dependence_heatmap",
     "dependence_histogram",
@@ -91,6 +92,45 @@ def _base_layout(fig: go.Figure, *, title=None, height=None, meta=None) -> go.Fi
     # building a small figure (it matters when λ moves); the figures redrawn at every λ build
     # their whole layout with _layout and pass it to go.Figure at once.
     return fig.update_layout(_layout(title=title, height=height, meta=meta))
+
+
+def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "-") -> go.Figure:
+    """The two classes' shares of the rows as one stacked horizontal bar.
+
+    Parameters
+    ----------
+    n_pos, n_neg : int
+        Rows of class ``+`` and of class ``-``.
+    pos_name, neg_name : str
+        Class labels (escaped here).
+
+    Returns
+    -------
+    Figure
+        Two bar traces (``+`` first) whose ``x`` are the shares in %; ``layout.meta``:
+        ``kind``, ``n_pos``, ``n_neg``.
+    """
+    total = max(int(n_pos) + int(n_neg), 1)
+    bars = [
+        go.Bar(
+            x=[100.0 * n / total],
+            y=["rows"],
+            orientation="h",
+            name=f"{sym} {escape_text(name)}: {n} ({100.0 * n / total:.0f} %)",
+            marker_color=COLORS["+" if sym == "+" else "-"],
+            hovertemplate=f"{sym} {escape_text(name)}: {n} rows (%{{x:.1f}} %)<extra></extra>",
+        )
+        for sym, name, n in (("+", pos_name, int(n_pos)), ("−", neg_name, int(n_neg)))
+    ]
+    layout = _layout(
+        height=110,
+        meta={"kind": "class_balance", "n_pos": int(n_pos), "n_neg": int(n_neg)},
+        barmode="stack",
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis={"range": [0, 100], "ticksuffix": " %", "fixedrange": True},
+        yaxis={"visible": False, "fixedrange": True},
+    )
+    return go.Figure(data=bars, layout=layout)
 
 
 def _measure_label(measure: str) -> str:
