@@ -9,6 +9,9 @@ at 1024x768 as at 1440x900.  A clicked pair's bivariate density and the long tab
 dragged; ``st.slider`` under AppTest), drawn after the figures (see
 :func:`dashboard.controls.lambda_controls`).  What λ does not change is cached: the heatmap's
 cells and the histogram's bars (``compute.dependence_heatmap_at``/``dependence_histogram_at``).
+
+The page is one fragment (:func:`dependencies_page`): a λ step reruns the page only, not the
+app's setup and sidebar (the fragment redraws the sidebar's λ and density lines).
 """
 
 import base64
@@ -16,7 +19,7 @@ import base64
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, controls, shell, state
+from dashboard import compute, controls, shell, sidebar, state
 from dashboard.safety import escape_markdown as esc
 from slb.viz import figures
 
@@ -24,53 +27,44 @@ shell.ensure()
 
 CHART = {"displaylogo": False}
 PICK = "dep_pair_pick"  # the pair whose bivariate density is shown: (data key, i, j) or None
-
-c = state.cfg()
-ds = state.dataset()
-neg, pos = ds.class_names
-names = list(ds.feature_names)
-
-st.title("Dependencies")
-st.caption(
-    "SLB's first step: a pair of features enters the model when its dependence within a class "
-    "reaches λ."
-)
-
-# --- the control row: λ | what it keeps | the rest (fits 1024 px wide in one row) -----------
-ctl = st.columns([4.4, 2.2, 2.4], gap="small")
-with ctl[2]:
-    how = (
-        f"λ {compute.LAMBDA_MODES[c['lam_mode']]} · {compute.MEASURES[c['measure']]}, "
-        f"{c['pair_rule'].replace('_', ' ')}"
-    )
-    settings = st.popover(how, width="stretch", help="How λ is chosen; the dependence measure")
-    query = st.text_input(
-        "Find a feature",
-        key="dep_search",
-        placeholder="find a feature",
-        label_visibility="collapsed",
-    )
-with ctl[0]:
-    lam = controls.lambda_controls("dep", live=True, mode_in=settings)
-with settings:
-    controls.measure_control("dep")
-    controls.pair_rule_control("dep")
-scr = compute.screening(ds.key, ds, c["measure"])
-keep_c = compute.kept_mask(scr, lam.value, c["pair_rule"])
-kept = keep_c.any(axis=0)
-with ctl[1]:
-    st.metric(
-        "pairs kept",
-        f"{lam.n_kept}",
-        f"of {lam.n_pairs} ({100 * lam.n_kept / max(lam.n_pairs, 1):.1f} %)",
-        delta_color="off",
-        delta_arrow="off",
-    )
-if lam.note:
-    st.caption(lam.note + ".")
+TARGETS = "dep_pick_targets"  # chart key -> (trace index, (i, j) of each of its points)
 
 
-def find_feature(text: str) -> int | None:
+def control_row(c: dict, ds) -> tuple:
+    """λ | what it keeps | how λ is chosen and the feature search, in one row (fits 1024 px);
+    returns (λ, the search text)."""
+    ctl = st.columns([4.4, 2.2, 2.4], gap="small")
+    with ctl[2]:
+        how = (
+            f"λ {compute.LAMBDA_MODES[c['lam_mode']]} · {compute.MEASURES[c['measure']]}, "
+            f"{c['pair_rule'].replace('_', ' ')}"
+        )
+        settings = st.popover(how, width="stretch", help="How λ is chosen; the dependence measure")
+        query = st.text_input(
+            "Find a feature",
+            key="dep_search",
+            placeholder="find a feature",
+            label_visibility="collapsed",
+        )
+    with ctl[0]:
+        lam = controls.lambda_controls("dep", live=True, mode_in=settings)
+    with settings:
+        controls.measure_control("dep")
+        controls.pair_rule_control("dep")
+    with ctl[1]:
+        st.metric(
+            "pairs kept",
+            f"{lam.n_kept}",
+            f"of {lam.n_pairs} ({100 * lam.n_kept / max(lam.n_pairs, 1):.1f} %)",
+            delta_color="off",
+            delta_arrow="off",
+        )
+    if lam.note:
+        st.caption(lam.note + ".")
+    return lam, query
+
+
+def find_feature(names: list, text: str) -> int | None:
     """Index of the feature named ``text`` (case-insensitive), else the first containing it."""
     q = text.strip().lower()
     if not q:
@@ -79,14 +73,6 @@ def find_feature(text: str) -> int | None:
     if q in lower:
         return lower.index(q)
     return next((i for i, n in enumerate(lower) if q in n), None)
-
-
-found = find_feature(query)
-if query.strip() and found is None:
-    st.caption(f"No feature name contains “{esc(query)}”.")
-
-
-TARGETS = "dep_pick_targets"  # chart key -> (trace index, (i, j) of each of its points)
 
 
 def pick_from(key: str) -> None:
@@ -103,7 +89,7 @@ def pick_from(key: str) -> None:
         if p.get("curve_number") == trace and k is not None and 0 <= int(k) < len(table):
             i, j = (int(v) for v in table[int(k)])
             if i != j:
-                st.session_state[PICK] = (ds.key, i, j)
+                st.session_state[PICK] = (state.dataset().key, i, j)
                 return
 
 
@@ -126,16 +112,16 @@ def clickable(key: str, fig, trace_name: str):
     return fig
 
 
-def kept_matrix(flags) -> np.ndarray:
+def kept_matrix(scr, flags, d: int) -> np.ndarray:
     """(d, d) symmetric flags of one class's kept pair terms."""
-    K = np.zeros((ds.d, ds.d), dtype=bool)
+    K = np.zeros((d, d), dtype=bool)
     K[scr.pairs[:, 0], scr.pairs[:, 1]] = flags
     return K | K.T
 
 
-# --- the pictures: heatmaps | pair graph + histogram ------------------------------------------
-left, right = st.columns(2, gap="medium")
-with left:
+def heatmap_column(c: dict, ds, scr, keep_c) -> None:
+    """One class's heatmap at a time, its kept pairs outlined (click: the pair's density)."""
+    neg, pos = ds.class_names
     # one class at a time: the other heatmap is drawn on demand (in hidden tabs both would be
     # drawn, and in the browser each costs as much as the rest of the page together)
     shown = st.radio(
@@ -154,7 +140,7 @@ with left:
         k,
         bool(c["cluster"]),
         figures.COLORS[sym],
-        kept_matrix(keep_c[k]),
+        kept_matrix(scr, keep_c[k], ds.d),
     )
     st.plotly_chart(
         clickable(f"dep_heatmap_{sym}", fig, "cells"),
@@ -172,11 +158,12 @@ with left:
         st.checkbox, "Order features by hierarchical clustering", "cluster", key="dep_cluster"
     )
 
-with right:
-    idx = np.flatnonzero(kept)
-    show_isolated = st.session_state.get("dep_isolated", True)
+
+def graph_column(c: dict, ds, scr, lam, idx, found) -> None:
+    """The pair graph of the kept pairs (click an edge: its density) and the histogram."""
+    neg, pos = ds.class_names
     graph = figures.pair_graph(
-        names,
+        list(ds.feature_names),
         scr.pairs[idx],
         scr.pair_stat[:, idx],
         scr.pair_stat[:, idx] >= lam.value,
@@ -184,7 +171,7 @@ with right:
         measure=c["measure"],
         pos_name=pos,
         neg_name=neg,
-        show_isolated=show_isolated,
+        show_isolated=st.session_state.get("dep_isolated", True),
         highlight=found,
     )
     graph.update_layout(height=400, margin={"t": 30, "b": 0})  # fits 1024x768 under the controls
@@ -198,20 +185,12 @@ with right:
     hist = compute.dependence_histogram_at(ds.key, ds, c["measure"], pos, neg, lam.value)
     hist.update_layout(height=230, margin={"t": 40, "b": 0})
     st.plotly_chart(hist, key="dep_histogram", config=CHART)
-# the live λ slider (if any) after the figures it moves: its next value waits for them
-controls.draw_live_lambda()
-with right:
-    st.caption(
-        "What they show: the graph's nodes are features and its edges the kept pairs (thicker: "
-        f"more dependent; colour: dependent in + ({esc(pos)}) only, in − ({esc(neg)}) only, or "
-        "both); the histogram counts the pairs at each dependence, λ the dashed line. Moving λ "
-        "right drops edges; node positions do not depend on λ."
-    )
-    st.toggle("Show features without kept pairs", value=True, key="dep_isolated")
 
 
-# --- the clicked pair's bivariate density -----------------------------------------------------
-def pair_density(i: int, j: int) -> None:
+def pair_density(ds, i: int, j: int) -> None:
+    """The clicked pair's bivariate density in both classes, with the bandwidth controls."""
+    names = list(ds.feature_names)
+    neg, pos = ds.class_names
     st.subheader(f"Bivariate density of {esc(names[i])} × {esc(names[j])}")
     controls.bandwidth_controls("dep", overrides=False)
     _, h2 = compute.bandwidths(ds.key, ds, state.density_key())
@@ -241,18 +220,59 @@ def pair_density(i: int, j: int) -> None:
     )
 
 
-pick = st.session_state.get(PICK)
-if pick is not None and pick[0] == ds.key:
-    pair_density(*pick[1:])
+@st.fragment
+def dependencies_page() -> None:
+    """The page, as one fragment (see the module docstring)."""
+    c, ds = state.cfg(), state.dataset()
+    neg, pos = ds.class_names
+    st.title("Dependencies")
+    st.caption(
+        "SLB's first step: a pair of features enters the model when its dependence within a "
+        "class reaches λ."
+    )
+    lam, query = control_row(c, ds)
+    scr = compute.screening(ds.key, ds, c["measure"])
+    keep_c = compute.kept_mask(scr, lam.value, c["pair_rule"])
+    idx = np.flatnonzero(keep_c.any(axis=0))
+    found = find_feature(list(ds.feature_names), query)
+    if query.strip() and found is None:
+        st.caption(f"No feature name contains “{esc(query)}”.")
 
-# --- the long table -------------------------------------------------------------------------
-st.subheader(f"Kept pairs ({len(idx)})")
-table = compute.kept_pairs_table(ds, scr, lam.value, c["pair_rule"])
-st.dataframe(
-    table,
-    hide_index=True,
-    width="stretch",
-    height=360,
-    key="dep_pairs_table",
-    column_config={col: st.column_config.NumberColumn(format="%.4g") for col in table.columns[2:6]},
-)
+    # --- the pictures: heatmaps | pair graph + histogram --------------------------------------
+    left, right = st.columns(2, gap="medium")
+    with left:
+        heatmap_column(c, ds, scr, keep_c)
+    with right:
+        graph_column(c, ds, scr, lam, idx, found)
+    # the live λ slider (if any) after the figures it moves: its next value waits for them
+    controls.draw_live_lambda()
+    with right:
+        st.caption(
+            "What they show: the graph's nodes are features and its edges the kept pairs "
+            f"(thicker: more dependent; colour: dependent in + ({esc(pos)}) only, in − "
+            f"({esc(neg)}) only, or both); the histogram counts the pairs at each dependence, "
+            "λ the dashed line. Moving λ right drops edges; node positions do not depend on λ."
+        )
+        st.toggle("Show features without kept pairs", value=True, key="dep_isolated")
+
+    pick = st.session_state.get(PICK)
+    if pick is not None and pick[0] == ds.key:
+        pair_density(ds, *pick[1:])
+
+    # --- the long table -----------------------------------------------------------------------
+    st.subheader(f"Kept pairs ({len(idx)})")
+    table = compute.kept_pairs_table(ds, scr, lam.value, c["pair_rule"])
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        height=360,
+        key="dep_pairs_table",
+        column_config={
+            col: st.column_config.NumberColumn(format="%.4g") for col in table.columns[2:6]
+        },
+    )
+    sidebar.refresh_settings(lam)  # λ, the measure and the bandwidth of this run
+
+
+dependencies_page()
