@@ -239,36 +239,9 @@ class _LogDensitySVM(
             )
         return True
 
-    @available_if(_check_proba)
-    def predict_proba(self, X):
-        """Calibrated probabilities of ``classes_[0]`` and ``classes_[1]`` (Platt scaling).
-
-        Only with ``probability=True``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, 2)
-            Within ``[1e-6, 1 - 1e-6]``.
-        """
-        return super().predict_proba(X)
-
-    @available_if(_check_proba)
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba` (only with ``probability=True``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, 2)
-        """
-        return super().predict_log_proba(X)
+    # The mixin's methods (and docstrings), present only with probability=True (as SVC's).
+    predict_proba = available_if(_check_proba)(PlattProbaMixin.predict_proba)
+    predict_log_proba = available_if(_check_proba)(PlattProbaMixin.predict_log_proba)
 
     def _calibration_scores(self, cache, selector, T, y_index, seed):
         """Decision values of rows that did not train the SVM that scored them, with labels.
