@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 import types
@@ -47,6 +46,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from previous_code import module_at  # noqa: E402
+
 from slb import ThresholdPath  # noqa: E402
 from slb.data.bundled import load_dataset  # noqa: E402
 from slb.evaluation import stratified_folds  # noqa: E402
@@ -55,17 +56,7 @@ from slb.model import steps as now  # noqa: E402
 
 def baseline_module(rev: str) -> types.ModuleType:
     """``slb/model/steps.py`` of git revision ``rev``, imported beside this checkout's."""
-    src = subprocess.run(
-        ["git", "show", f"{rev}:slb/model/steps.py"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    mod = types.ModuleType("slb.model._steps_baseline")
-    mod.__package__ = "slb.model"
-    exec(compile(src, f"{rev}:slb/model/steps.py", "exec"), mod.__dict__)  # noqa: S102
-    return mod
+    return module_at(rev, "slb/model/steps.py")
 
 
 def sonar_path() -> ThresholdPath:

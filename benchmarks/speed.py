@@ -236,22 +236,11 @@ def hsic_exact(rates, quick):
 # 7. exact HSIC against a previous revision
 # ---------------------------------------------------------------------------------------------
 def previous_hsic(rev):
-    """``slb/dependence/hsic.py`` as of git revision ``rev``, as a module of the package (its
-    relative imports resolve to this tree's helpers)."""
-    import types
+    """``slb/dependence/hsic.py`` as of git revision ``rev`` (its relative imports resolve to
+    this tree's helpers)."""
+    from previous_code import module_at
 
-    src = subprocess.run(
-        ["git", "show", f"{rev}:slb/dependence/hsic.py"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    module = types.ModuleType("slb.dependence._hsic_previous")
-    module.__package__ = "slb.dependence"
-    sys.modules[module.__name__] = module  # dataclasses look their module up there
-    exec(compile(src, f"{rev}:slb/dependence/hsic.py", "exec"), module.__dict__)
-    return module
+    return module_at(rev, "slb/dependence/hsic.py")
 
 
 def cpu_best(f, repeat):

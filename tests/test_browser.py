@@ -406,16 +406,24 @@ def test_dependencies_heatmap_cell_hover_and_click(server, browser):
         ctx.close()
 
 
-def test_ber_curve_at_the_default_lambda(server, browser):
-    """A new visitor's Compare page: the curve is computed around the default λ first, so the
-    star is on a computed step and equals the SLB bar without pressing anything."""
+def open_compare(browser, server):
+    """A new visitor's Compare page at 1440x900, its charts drawn and the app idle:
+    (context, page)."""
     ctx = browser.new_context(viewport={"width": 1440, "height": 900})
     ctx.set_default_timeout(LONG)
     page = ctx.new_page()
+    page.goto(server.url + "/compare")
+    page.locator(".st-key-cmp_ber_bars .js-plotly-plot").wait_for()
+    page.locator(".st-key-cmp_coef .js-plotly-plot").wait_for()
+    wait_idle(page, quiet_s=2.0)
+    return ctx, page
+
+
+def test_ber_curve_at_the_default_lambda(server, browser):
+    """A new visitor's Compare page: the curve is computed around the default λ first, so the
+    star is on a computed step and equals the SLB bar without pressing anything."""
+    ctx, page = open_compare(browser, server)
     try:
-        page.goto(server.url + "/compare")
-        page.locator(".st-key-cmp_ber_bars .js-plotly-plot").wait_for()
-        wait_idle(page)
         lam = float(page.locator('.st-key-cmp_lambda input[type="range"]').input_value())
         assert "(by value)" in page.get_by_test_id("stSidebar").inner_text()
         where = "Compare with the BER curve at the default λ"
@@ -441,13 +449,8 @@ def test_ber_curve_at_the_default_lambda(server, browser):
 def test_compare_lambda_move_reruns_the_page_fragment(server, browser):
     """Compare is one fragment: moving λ or the bandwidth reruns only the page, and the
     sidebar's λ and bandwidth lines (drawn by the app's setup) still follow."""
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    ctx.set_default_timeout(LONG)
-    page = ctx.new_page()
+    ctx, page = open_compare(browser, server)
     try:
-        page.goto(server.url + "/compare")
-        page.locator(".st-key-cmp_coef .js-plotly-plot").wait_for()
-        wait_idle(page, quiet_s=2.0)
         sidebar = page.get_by_test_id("stSidebar")
         slider = page.locator('.st-key-cmp_lambda input[type="range"]')
         lam0, n_terms0 = (
