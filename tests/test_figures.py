@@ -407,3 +407,4 @@ def test_class_balance_shares_and_escaped_names():
     assert "<b>" not in plus.name and "&lt;b&gt;sick" in plus.name and "30 (25 %)" in plus.name
     assert plus.marker.color == figures.COLORS["+"] and minus.marker.color == figures.COLORS["-"]
     assert dict(fig.layout.meta) == {"kind": "class_balance", "n_pos": 30, "n_neg": 90}
+    assert "sick" not in plus.hovertemplate  # labels reach the hover through the trace name

@@ -118,7 +118,8 @@ def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "
             orientation="h",
             name=f"{sym} {escape_text(name)}: {n} ({100.0 * n / total:.0f} %)",
             marker_color=COLORS["+" if sym == "+" else "-"],
-            hovertemplate=f"{sym} {escape_text(name)}: {n} rows (%{{x:.1f}} %)<extra></extra>",
+            # the name through the trace, not the template (a label may contain "%{...}")
+            hovertemplate="%{fullData.name}<extra></extra>",
         )
         for sym, name, n in (("+", pos_name, int(n_pos)), ("−", neg_name, int(n_neg)))
     ]
