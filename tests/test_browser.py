@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 
 import pytest
 from browser_support import (
@@ -80,6 +81,18 @@ def shot(page, name: str) -> None:
         page.set_viewport_size(size)
 
 
+@contextmanager
+def shot_on_failure(ctx, page, name: str):
+    """Run a test's steps; on any failure screenshot the page as ``name``; close ``ctx``."""
+    try:
+        yield
+    except BaseException:
+        shot(page, name)
+        raise
+    finally:
+        ctx.close()
+
+
 @pytest.fixture(scope="module")
 def server():
     with StreamlitServer("browser-server.log") as srv:
@@ -104,7 +117,7 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     ctx.set_default_timeout(LONG)
     page = ctx.new_page()
-    try:
+    with shot_on_failure(ctx, page, "browser-failure.png"):
         page.goto(server.url)
         sidebar = page.get_by_test_id("stSidebar")
         expect(sidebar).to_contain_text("n = 208 rows · d = 60 features", timeout=LONG)
@@ -213,11 +226,6 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
         goto_page(page, "Data")
         expect(metrics.filter(has_text="rows n")).to_contain_text(str(N))
         assert_no_exception(page, "the Data page (again)")
-    except BaseException:
-        shot(page, "browser-failure.png")
-        raise
-    finally:
-        ctx.close()
 
     problems = server.log_problems()
     assert not problems, "server log:\n" + server.log_text()
@@ -286,7 +294,7 @@ def open_ber_curve(page, where: str):
 
 def test_dependencies_layout_outlines_and_ber_curve(server, browser):
     ctx, page, slider = open_dependencies(browser, server, 1440, 900)
-    try:
+    with shot_on_failure(ctx, page, "browser-failure-dependencies.png"):
         assert_no_exception(page, "Dependencies")
         # the λ control and the pair graph it moves are both on the first screen
         assert inside_viewport(page, "dep_lambda") and inside_viewport(page, "dep_pair_graph")
@@ -353,11 +361,6 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
         assert max(steps["threshold"]) <= meta["range"][1]  # clipped to the slider's range
         curve_el.scroll_into_view_if_needed()
         curve_el.screenshot(path=str(artifacts_dir() / "browser-compare-ber-curve-moved-1440.png"))
-    except BaseException:
-        shot(page, "browser-failure-dependencies.png")
-        raise
-    finally:
-        ctx.close()
 
 
 def test_dependencies_heatmap_cell_hover_and_click(server, browser):
@@ -365,7 +368,7 @@ def test_dependencies_heatmap_cell_hover_and_click(server, browser):
     hovering any cell (here one below the diagonal) names its pair, and a click opens it."""
     ctx, page, _ = open_dependencies(browser, server, 1440, 900)
     sel = ".st-key-dep_heatmap_- .js-plotly-plot"  # class "+" ("+" is "-" in the class name)
-    try:
+    with shot_on_failure(ctx, page, "browser-failure-heatmap-click.png"):
         nodes = page.evaluate(
             "(sel) => document.querySelectorAll(sel + ' .scatterlayer path.point').length", sel
         )
@@ -399,11 +402,6 @@ def test_dependencies_heatmap_cell_hover_and_click(server, browser):
         assert_no_exception(page, "Dependencies after a click on a heatmap cell")
         heading = page.get_by_test_id("stHeading").filter(has_text="Bivariate density of")
         assert heading.inner_text().strip() == f"Bivariate density of {pair}"
-    except BaseException:
-        shot(page, "browser-failure-heatmap-click.png")
-        raise
-    finally:
-        ctx.close()
 
 
 def open_compare(browser, server):
@@ -423,7 +421,7 @@ def test_ber_curve_at_the_default_lambda(server, browser):
     """A new visitor's Compare page: the curve is computed around the default λ first, so the
     star is on a computed step and equals the SLB bar without pressing anything."""
     ctx, page = open_compare(browser, server)
-    try:
+    with shot_on_failure(ctx, page, "browser-failure-ber-curve-default.png"):
         lam = float(page.locator('.st-key-cmp_lambda input[type="range"]').input_value())
         assert "(by value)" in page.get_by_test_id("stSidebar").inner_text()
         where = "Compare with the BER curve at the default λ"
@@ -439,18 +437,13 @@ def test_ber_curve_at_the_default_lambda(server, browser):
         assert 100 * meta["current"]["marker_ber"] == pytest.approx(slb_bar, abs=1e-9)
         curve_el.scroll_into_view_if_needed()
         curve_el.screenshot(path=str(artifacts_dir() / "browser-compare-ber-curve-1440.png"))
-    except BaseException:
-        shot(page, "browser-failure-ber-curve-default.png")
-        raise
-    finally:
-        ctx.close()
 
 
 def test_compare_lambda_move_reruns_the_page_fragment(server, browser):
     """Compare is one fragment: moving λ or the bandwidth reruns only the page, and the
     sidebar's λ and bandwidth lines (drawn by the app's setup) still follow."""
     ctx, page = open_compare(browser, server)
-    try:
+    with shot_on_failure(ctx, page, "browser-failure-compare-fragment.png"):
         sidebar = page.get_by_test_id("stSidebar")
         slider = page.locator('.st-key-cmp_lambda input[type="range"]')
         lam0, n_terms0 = (
@@ -486,11 +479,6 @@ def test_compare_lambda_move_reruns_the_page_fragment(server, browser):
         assert "bandwidth scott × 1.05" in sidebar.inner_text()
         wait_idle(page, quiet_s=2.0)
         assert_no_exception(page, "Compare after a bandwidth move")
-    except BaseException:
-        shot(page, "browser-failure-compare-fragment.png")
-        raise
-    finally:
-        ctx.close()
 
 
 # --- issue 13: the figures follow λ while the slider is dragged; 1024x768 fits --------------
@@ -508,7 +496,7 @@ def test_dependencies_live_slider_drag_at_1024(server, browser):
     from playwright.sync_api import expect
 
     ctx, page, slider = open_dependencies(browser, server, 1024, 768)
-    try:
+    with shot_on_failure(ctx, page, "browser-failure-live-slider.png"):
         assert_no_exception(page, "Dependencies at 1024x768")
         # the λ control and the pair graph it moves are both on the first screen, no sideways
         # scrolling
@@ -557,8 +545,3 @@ def test_dependencies_live_slider_drag_at_1024(server, browser):
         assert plot_state(page, "dep_pair_graph")["meta"]["n_edges"] == n_kept
         assert 0 < n_kept < n0
         assert_no_exception(page, "Dependencies after a drag")
-    except BaseException:
-        shot(page, "browser-failure-live-slider.png")
-        raise
-    finally:
-        ctx.close()
