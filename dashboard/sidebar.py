@@ -29,8 +29,8 @@ def render(lam: compute.LambdaInfo) -> None:
             seeds += f" · data seed **{ds.data_seed}**"
         box.markdown(seeds)
         box.markdown(f"{ds.n_folds}-fold stratified CV")
-        # λ and the density settings can change in a page's fragment (Compare): they go in
-        # one slot that the fragment redraws (refresh_settings), the rest needs a full run.
+        # λ and the density settings can change in a page fragment (Compare, Dependencies):
+        # they go in one slot the fragment redraws (refresh_settings); the rest needs a full run.
         st.session_state[_SLOT] = box.empty()
     refresh_settings(lam)
 
