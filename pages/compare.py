@@ -309,18 +309,22 @@ def coefficients_section(v: View):
     if n_terms > 10:
         state.bound(
             st.slider,
-            "Terms in view (drag the axis to see the others)",
+            "Terms drawn (the largest weights; every term is in the coefficients CSV below)",
             "coef_visible",
             key="cmp_coef_visible",
             min_value=10,
-            max_value=min(200, n_terms),
+            max_value=n_terms,
             step=5,
+            help="Hundreds of bars are slow to redraw at every move of λ and cannot be told "
+            "apart on a screen: the figure draws the largest ones.",
         )
+    n_drawn = min(int(c["coef_visible"]), n_terms)
     coef_fig = figures.coefficient_figure(
         clf.coef_series_,
         feature_names=ds.feature_names,
         oracle=oracle,
-        n_visible=min(int(c["coef_visible"]), n_terms),
+        n_visible=n_drawn,
+        max_bars=n_drawn,
         pos_name=pos,
         neg_name=neg,
     )
@@ -331,6 +335,8 @@ def coefficients_section(v: View):
         f"{n_terms} terms ({n_uni} univariate, {n_terms - n_uni} bivariate, "
         f"{len(clf.pairs_)} pairs). Solid bars: univariate terms; hatched: bivariate."
     )
+    if n_drawn < n_terms:
+        msg += f" Drawn: the {n_drawn} largest weights (the slider above)."
     if oracle is not None:
         msg += (
             f" Learned weights multiplied by the least-squares factor "

@@ -28,6 +28,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from dashboard.data import make_upload  # noqa: E402
 from slb import SLBClassifier, load_dataset  # noqa: E402
 from slb.model.path import FIXED_C  # noqa: E402
+from slb.viz.figures import escape_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -259,13 +260,19 @@ def test_compare_page_shows_ber_and_coefficients():
     assert 100 * now["marker_ber"] == pytest.approx(slb_bar, abs=1e-9)
     assert not any(a < now["threshold"] < b for a, b in curve["layout"]["meta"]["uncomputed"])
 
-    # one bar per SLB term, exactly SLBClassifier's coef_ at the current λ
+    # SLBClassifier's coef_ at the current λ: its 40 largest weights drawn (the slider's
+    # default), every term at the slider's end
     lam = at.session_state["cfg"]["lam_last"]
     X, y = load_dataset("sonar")
-    ref = SLBClassifier(threshold=lam, random_state=0).fit(X, (y == "rock").astype(int))
+    ref = SLBClassifier(threshold=lam, C=FIXED_C, random_state=0)
+    ref.fit(X, (y == "rock").astype(int))
     spec = chart(at, "cmp_coef")
-    assert n_bars(spec) == ref.n_terms_
-    assert spec["layout"]["meta"]["n_terms"] == ref.n_terms_
+    assert spec["layout"]["meta"]["n_terms"] == ref.n_terms_ > 40
+    top = ref.coef_series_.abs().sort_values(ascending=False).index[:40]
+    assert spec["layout"]["yaxis"]["categoryarray"] == [escape_text(t) for t in top]
+    assert n_bars(spec) == 40
+    at.slider(key="cmp_coef_visible").set_value(ref.n_terms_).run()
+    assert n_bars(chart(at, "cmp_coef")) == ref.n_terms_
     # TAN's two trees, drawn when their expander is opened
     at.session_state["cmp_tan_open"] = True
     at.run()

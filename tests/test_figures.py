@@ -176,6 +176,18 @@ def test_coefficient_bars_match_coef(small):
     assert "<b>eps</b>" not in fig.to_json()
 
 
+def test_coefficient_figure_draws_the_largest_weights(small):
+    X, y = small
+    coef = SLBClassifier(threshold=0.0, random_state=0).fit(X, y).coef_series_
+    fig = figures.coefficient_figure(coef, feature_names=list(X.columns), max_bars=7)
+    drawn = {lab: v for b in _bars(fig) for lab, v in zip(b.y, b.x, strict=True)}
+    # an independent top 7 of |weight|: the drawn bars are exactly those, with their weights
+    top = coef.abs().sort_values(ascending=False).index[:7]
+    assert drawn == {figures.escape_text(t): pytest.approx(coef[t]) for t in top}
+    assert fig.layout.meta["n_drawn"] == 7 and fig.layout.meta["n_terms"] == coef.size
+    assert list(fig.layout.yaxis.categoryarray) == [figures.escape_text(t) for t in top]
+
+
 def test_coefficients_with_oracle():
     syn = make_forest_bn(n_train=200, n_test=0, d=6, random_state=1)
     clf = SLBClassifier(threshold=0.0, random_state=0).fit(syn.X_train, syn.y_train)

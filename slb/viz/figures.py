@@ -1423,13 +1423,14 @@ def coefficient_figure(
     feature_names: Sequence[str] | None = None,
     oracle: pd.Series | None = None,
     n_visible: int = 40,
+    max_bars: int | None = None,
     pos_name: str = "+",
     neg_name: str = "-",
 ) -> go.Figure:
     """SLB's learned weight of every log-density term, sorted by magnitude.
 
-    Horizontal bars, one per term of ``coef`` (all of them; the view opens on the
-    ``n_visible`` largest, drag the axis to scroll).  Colour: class ``+`` (blue) or ``-``
+    Horizontal bars, one per term of ``coef`` (or of its ``max_bars`` largest; the view opens
+    on the ``n_visible`` largest, drag the axis to scroll).  Colour: class ``+`` (blue) or ``-``
     (vermillion); univariate terms solid, bivariate terms hatched.  With ``oracle`` (Lemma 1's
     integer weights on synthetic forest data) the learned weights are multiplied by the
     least-squares factor of :func:`oracle_scale` and the oracle weights are drawn as black
@@ -1444,13 +1445,18 @@ def coefficient_figure(
     oracle : Series or None
         ``SyntheticDataset.oracle_coef``.
     n_visible : int
+    max_bars : int or None
+        Draw only the first ``max_bars`` terms of the order (the largest weights, oracle
+        included); None: every term.  A browser draws hundreds of hatched bars slowly (Sonar's
+        482 terms: about 0.2 s in Chromium at every redraw), and no screen shows them apart;
+        the oracle scale is fitted on every term either way.
     pos_name, neg_name : str
 
     Returns
     -------
     Figure
-        The four bar traces together have one bar per term of ``coef`` (``layout.meta``:
-        ``n_terms``, ``scale``).
+        The four bar traces together have one bar per drawn term of ``coef`` (``layout.meta``:
+        ``n_terms`` of ``coef``, ``n_drawn`` terms drawn, ``scale``).
     """
     coef = pd.Series(coef, dtype=float)
     scale = oracle_scale(coef, oracle) if oracle is not None else 1.0
@@ -1458,6 +1464,8 @@ def coefficient_figure(
     shown_d = {str(t): float(v) for t, v in shown.items()}
     oracle_d = {str(t): float(v) for t, v in oracle.items()} if oracle is not None else {}
     order = _term_order(shown_d, oracle_d)
+    if max_bars is not None:
+        order = order[: max(int(max_bars), 1)]
     labels = {t: escape_text(t) for t in order}
     names = set(map(str, feature_names)) if feature_names is not None else None
     kinds = {t: term_kind(t, names) for t in order}
@@ -1477,7 +1485,12 @@ def coefficient_figure(
     )
     layout = _layout(
         height=int(min(900, max(320, 20 * n_show + 140))),
-        meta={"kind": "coefficients", "n_terms": int(coef.size), "scale": float(scale)},
+        meta={
+            "kind": "coefficients",
+            "n_terms": int(coef.size),
+            "n_drawn": sum(t in shown_d for t in order),
+            "scale": float(scale),
+        },
         bargap=0.25,
         dragmode="pan",
         yaxis={
