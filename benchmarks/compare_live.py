@@ -50,10 +50,15 @@ SLIDER = '.st-key-cmp_lambda input[type="range"], .st-key-cmp_lambda [role="slid
 
 POLL = r"""() => {
     // when the BER caption's λ and the coefficient figure's term count last changed
-    window.__cmp = window.__cmp || {lam: null, tl: 0, terms: null, tt: 0};
+    window.__cmp = window.__cmp || {lam: null, tl: 0, terms: null, tt: 0, sent: 0, first: null, last: 0};
     const tick = () => {
-        const m = document.body.innerText.match(/SLB at λ = (\S+) keeps/);
-        const lam = m ? m[1] : null;
+        // textContent of the captions only: innerText of the body forced a layout at every
+        // frame, and that slowed the very redraw being timed
+        let lam = null;
+        for (const c of document.querySelectorAll('[data-testid="stCaptionContainer"]')) {
+            const m = c.textContent.match(/SLB at λ = (\S+) keeps/);
+            if (m) { lam = m[1]; break; }
+        }
         if (lam !== window.__cmp.lam) { window.__cmp.lam = lam; window.__cmp.tl = Date.now(); }
         const el = document.querySelector(".st-key-cmp_coef .js-plotly-plot");
         const n = el && el.layout && el.layout.meta ? el.layout.meta.n_terms : null;
@@ -61,6 +66,23 @@ POLL = r"""() => {
         requestAnimationFrame(tick);
     };
     if (!window.__cmpOn) { window.__cmpOn = true; tick(); }
+    // the rerun request leaving the browser, and the server's first and last messages after it
+    if (!window.__cmpWs) {
+        window.__cmpWs = true;
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+            if (!this.__cmpHooked) {
+                this.__cmpHooked = true;
+                this.addEventListener("message", () => {
+                    const now = Date.now();
+                    if (window.__cmp.sent && window.__cmp.first === null) window.__cmp.first = now;
+                    window.__cmp.last = now;
+                });
+            }
+            if (!window.__cmp.sent) window.__cmp.sent = Date.now();
+            return send.call(this, data);
+        };
+    }
 }"""
 
 
@@ -183,10 +205,11 @@ def main() -> None:
         idle(page, quiet_s=3)
         page.evaluate(POLL)
         slider = page.locator(SLIDER).first
-        caption, figure = [], []
+        caption, figure, sent, first = [], [], [], []
         cpu0, t0, load0 = server_cpu(srv.proc.pid), time.monotonic(), os.getloadavg()
         for k in range(args.moves):
             before = state(page)
+            page.evaluate("() => { window.__cmp.sent = 0; window.__cmp.first = null; }")
             t_in = time.time()
             slider.focus()
             slider.press("PageUp" if k % 2 == 0 else "PageDown")
@@ -197,6 +220,9 @@ def main() -> None:
                 continue
             caption.append(after["tl"] / 1000 - t_in)
             end = state(page)
+            if end["sent"] and end["first"]:
+                sent.append(end["sent"] / 1000 - t_in)
+                first.append(end["first"] / 1000 - t_in)
             if end["terms"] != before["terms"]:
                 figure.append(end["tt"] / 1000 - t_in)
         cpu = server_cpu(srv.proc.pid) - cpu0
@@ -213,6 +239,12 @@ def main() -> None:
             f"({len(figure)} moves changed the terms)"
             if figure
             else "no move changed the terms"
+        )
+        + (
+            f"\n  browser, key -> rerun request sent: median {statistics.median(sent):.3f} s; "
+            f"-> the server's first message back: median {statistics.median(first):.3f} s"
+            if sent
+            else ""
         )
         + f"\n  server CPU per λ change: {cpu / args.moves:.3f} s (wall {wall:.1f} s in all)"
     )
