@@ -15,6 +15,9 @@ depends on.
 
 from __future__ import annotations
 
+import logging
+import os
+import threading
 import time
 from dataclasses import dataclass
 
@@ -53,7 +56,9 @@ from slb.viz.evaluation import confusion_figure, pr_figure, roc_figure
 from . import compute, models
 from .compute import _TTL, DASH
 from .state import density_params
-from .workqueue import data_cost, offload, queued
+from .workqueue import QUEUE, data_cost, offload, queued, quiet_thread_logs
+
+_LOG = logging.getLogger(__name__)
 
 #: Probabilities drawn from densities are kept in [eps, 1 - eps] (as the estimators do).
 PROBA_EPS = 1e-6
@@ -143,10 +148,18 @@ def _one_fold_outputs(est, X, y, train, test) -> dict:
     return model_outputs(model, rows(test))
 
 
+#: Set in the thread of :func:`prefetch_runs`: SLB's path is being fitted beside it (one
+#: process), so its folds take the other cores only.
+_BESIDE_PATH = threading.local()
+
+
 def _processes(n_tasks: int) -> int:
     """Worker processes the speed settings allow (:func:`dashboard.compute.cv_processes`)."""
     fn = getattr(compute, "cv_processes", None)
-    return fn(n_tasks) if fn is not None else 1
+    n = fn(n_tasks) if fn is not None else 1
+    if getattr(_BESIDE_PATH, "on", False):
+        n = min(n, max(1, (os.cpu_count() or 1) - 1))
+    return n
 
 
 @st.cache_data(show_spinner=False, max_entries=128, ttl=_TTL)
@@ -405,6 +418,58 @@ def slb_eval_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
     if lam.mode == "cv":
         return slb_nested_eval(*args, False, NESTED_NAMES[False], n_repeats=n_repeats), how
     return slb_fold_eval(*args, mode, param, n_repeats=n_repeats), how
+
+
+#: Data cost (:func:`dashboard.workqueue.data_cost`) up to which :func:`prefetch_runs` starts:
+#: the Compare page's own budget (Sonar with 5 repeats is 13 M).  Above, the other classifiers
+#: run after SLB as before, so a big upload never holds two of the server's slots at once.
+PREFETCH_MAX_COST = compute.CV_BUDGET
+PREFETCH_THREAD = "slb-prefetch"
+_PREFETCHED: set = set()
+_PREFETCH_LOCK = threading.Lock()
+
+
+def _slot_to_spare() -> bool:
+    """A slot of the queue free besides the one the session's own SLB run takes."""
+    running, waiting = QUEUE.snapshot()
+    return running + waiting + 2 <= QUEUE.slots
+
+
+def prefetch_runs(
+    ds, names, dens: tuple, n_folds: int, seed: int, n_repeats: int, measure: str, rule: str
+) -> bool:
+    """Start the CV of the classifiers that do not wait for SLB's path (all but SLB and NB)
+    in a background thread, so that it runs while SLB's per-fold densities are fitted (one
+    process; the prefetched folds take the other cores).
+
+    Only on a cold cache's first visit (once per settings and process), on data within
+    :data:`PREFETCH_MAX_COST`, and when the queue has a slot to spare; the thread fills the
+    same cache entries :func:`classifier_run` reads (Streamlit makes a second caller of an entry
+    being computed wait for it), so the numbers are the same as without it.  Returns whether a
+    thread was started.
+    """
+    todo = tuple(n for n in names if n not in ("SLB", "NB"))
+    if not todo or data_cost(ds, n_repeats) > PREFETCH_MAX_COST or not _slot_to_spare():
+        return False
+    key = (ds.key, todo, dens, n_folds, seed, n_repeats, measure, rule)
+    with _PREFETCH_LOCK:
+        if key in _PREFETCHED:
+            return False
+        if len(_PREFETCHED) > 10_000:  # a long-running server: forget, at worst run again
+            _PREFETCHED.clear()
+        _PREFETCHED.add(key)
+
+    def run():
+        _BESIDE_PATH.on = True
+        for name in todo:
+            try:
+                classifier_run(ds, name, dens, n_folds, seed, n_repeats, measure, rule)
+            except Exception:  # the page runs it again and shows what went wrong
+                _LOG.exception("Background cross-validation of %s failed", name)
+
+    quiet_thread_logs(PREFETCH_THREAD)
+    threading.Thread(target=run, name=PREFETCH_THREAD, daemon=True).start()
+    return True
 
 
 def classifier_run(

@@ -36,7 +36,7 @@ import streamlit as st
 from slb import BUNDLED_DATASETS
 
 from . import compute, data, models, state
-from .workqueue import QUEUE
+from .workqueue import QUEUE, quiet_thread_logs
 
 _LOG = logging.getLogger(__name__)
 
@@ -179,19 +179,9 @@ STATUS = {"started": False, "done": False}
 THREAD_NAME = "slb-warmup"
 
 
-class _QuietWarmup(logging.Filter):
-    """Drops Streamlit's "missing ScriptRunContext" warnings of the warm-up thread (it calls the
-    cached functions outside any session on purpose); other threads' records pass."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.threadName != THREAD_NAME
-
-
 @st.cache_resource(show_spinner=False)
 def _thread() -> threading.Thread:
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
-        _QuietWarmup()
-    )
+    quiet_thread_logs(THREAD_NAME)  # it calls the cached functions outside any session
     t = threading.Thread(target=build_all, name=THREAD_NAME, daemon=True)
     STATUS["started"] = True
     t.start()

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import logging
 import os
 import threading
 import time
@@ -206,6 +207,30 @@ class _Notice:
         if self.box is not None:
             text = waiting_text(ahead, running)
             self._in_session(lambda: self.box.info(text, icon=":material/hourglass_top:"))
+
+
+class _QuietThreads(logging.Filter):
+    """Drops Streamlit's "missing ScriptRunContext" warnings of the named background threads
+    (the warm-up, the Compare page's prefetch: they call the cached functions outside any
+    session on purpose); other threads' records pass."""
+
+    def __init__(self):
+        super().__init__()
+        self.names: set = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.threadName not in self.names
+
+
+_QUIET = _QuietThreads()
+
+
+def quiet_thread_logs(name: str) -> None:
+    """Silence Streamlit's missing-context warnings of the thread called ``name``."""
+    logger = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    if _QUIET not in logger.filters:
+        logger.addFilter(_QUIET)
+    _QUIET.names.add(name)
 
 
 def queued(fn):

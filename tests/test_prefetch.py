@@ -1,0 +1,100 @@
+"""Compare's prefetch (dashboard.evaluation.prefetch_runs): the classifiers that do not wait for
+SLB's path are cross-validated in a background thread while the path is fitted, into the very
+cache entries the page reads, and only when that cannot hold up other sessions.
+
+Structural, not timed: after the prefetch, TAN's fit is replaced by a function that raises and
+the page's call must still return (a cache hit).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+import streamlit as st
+
+from dashboard import compute, evaluation, warmup, workqueue
+from slb import TANClassifier
+
+WAIT_S = 600
+
+
+@pytest.fixture()
+def sonar_once(monkeypatch):
+    """Sonar with one repeat of 5-fold CV, every fit in this process (so a refit would show)."""
+    monkeypatch.setattr(workqueue, "NICE_MIN_COST", float("inf"))
+    monkeypatch.setattr(compute, "cv_processes", lambda n_tasks: 1)
+    monkeypatch.setattr(evaluation, "_PREFETCHED", set())
+    st.cache_data.clear()  # no entry left by another test
+    ds = warmup.default_dataset("sonar")
+    x = warmup.defaults_for(ds)
+    return ds, (x.dens, x.n_folds, x.seed, 1, x.measure, x.rule)
+
+
+def _join_prefetch():
+    for t in threading.enumerate():
+        if t.name == evaluation.PREFETCH_THREAD:
+            t.join(WAIT_S)
+            assert not t.is_alive()
+
+
+def test_prefetch_fills_the_entry_the_page_reads(monkeypatch, sonar_once):
+    ds, args = sonar_once
+    assert evaluation.prefetch_runs(ds, ("SLB", "TAN", "NB"), *args)
+    _join_prefetch()
+
+    def boom(*a, **k):
+        raise AssertionError("TAN refitted after the prefetch")
+
+    monkeypatch.setattr(TANClassifier, "fit", boom)
+    run = evaluation.classifier_run(ds, "TAN", *args)  # a cache hit, or the AssertionError
+    assert run.ber.shape == (5,) and np.all((run.ber >= 0) & (run.ber <= 1))
+    # once per settings and process: the same call starts nothing again
+    assert not evaluation.prefetch_runs(ds, ("SLB", "TAN", "NB"), *args)
+
+
+def test_prefetch_declines_big_data_a_busy_queue_and_slb_alone(monkeypatch, sonar_once):
+    ds, args = sonar_once
+    started = []
+    monkeypatch.setattr(evaluation, "classifier_run", lambda *a, **k: started.append(a[1]))
+    assert not evaluation.prefetch_runs(ds, ("SLB", "NB"), *args)  # nothing to prefetch
+    monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", workqueue.data_cost(ds, 1) - 1)
+    assert not evaluation.prefetch_runs(ds, ("SLB", "TAN"), *args)  # above the budget
+    monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", workqueue.data_cost(ds, 1))
+    q = workqueue.WorkQueue(2)
+    monkeypatch.setattr(evaluation, "QUEUE", q)
+    release, held = threading.Event(), threading.Event()
+
+    def hold():
+        with q.slot():
+            held.set()
+            release.wait(WAIT_S)
+
+    t = threading.Thread(target=hold, daemon=True)
+    t.start()
+    assert held.wait(WAIT_S)
+    try:  # another session computes: the prefetch would take the last slot
+        assert not evaluation.prefetch_runs(ds, ("SLB", "TAN"), *args)
+    finally:
+        release.set()
+        t.join(WAIT_S)
+    assert evaluation.prefetch_runs(ds, ("SLB", "TAN", "5NN"), *args)
+    _join_prefetch()
+    assert started == ["TAN", "5NN"]
+
+
+def test_prefetched_folds_leave_a_core_to_the_path(monkeypatch):
+    monkeypatch.setattr(compute, "cv_processes", lambda n_tasks: 8)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    seen = {}
+
+    def beside():
+        evaluation._BESIDE_PATH.on = True
+        seen["beside"] = evaluation._processes(25)
+
+    t = threading.Thread(target=beside)
+    t.start()
+    t.join(WAIT_S)
+    assert seen["beside"] == 3 and evaluation._processes(25) == 8
