@@ -54,6 +54,7 @@ Run from the project root::
     python benchmarks/scale.py --reference      # plus the previous code paths (much longer)
     python benchmarks/scale.py --case wide      # one case
     python benchmarks/scale.py --case wide --previous /tmp/prev   # ratio to older code
+    python benchmarks/scale.py --case cv7400 --cv-jobs 2   # outer folds in 2 processes
 """
 
 from __future__ import annotations
@@ -145,16 +146,20 @@ def _summary(clf):
 def run_case(case, full, n=None, d=None):
     from sklearn.model_selection import StratifiedKFold
 
-    from slb.evaluation import balanced_error_rate
-
     out = {}
     t, cpu = time.perf_counter(), time.process_time()
     if case == "cv7400":
         X, y = ringnorm(7400)
-        bers = []
-        for tr, te in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
-            m = _slb(full).fit(X[tr], y[tr])
-            bers.append(balanced_error_rate(y[te], m.predict(X[te])))
+        split = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+        jobs = int(os.environ.get("SLB_BENCH_CV_JOBS", "1"))
+        if jobs > 1:  # the outer folds in processes, as cross_val_score(n_jobs=jobs) runs them
+            from joblib import Parallel, delayed
+
+            with Parallel(n_jobs=jobs) as par:
+                bers = par(delayed(_outer_fold)(X, y, tr, te, full) for tr, te in split)
+                out["workers_cpu_s"] = _children_cpu()
+        else:
+            bers = [_outer_fold(X, y, tr, te, full) for tr, te in split]
         out["ber"] = float(np.mean(bers))
     elif case in ("wide", "tall"):
         n = n or (500 if case == "wide" else 100_000)
@@ -174,6 +179,20 @@ def run_case(case, full, n=None, d=None):
     out["cpu_s"] = time.process_time() - cpu  # every thread of this process
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
+
+
+def _outer_fold(X, y, train, test, full):
+    from slb.evaluation import balanced_error_rate
+
+    m = _slb(full).fit(X[train], y[train])
+    return balanced_error_rate(y[test], m.predict(X[test]))
+
+
+def _children_cpu():
+    """CPU seconds of this process's live worker processes (joblib's loky workers)."""
+    import psutil
+
+    return sum(sum(c.cpu_times()[:2]) for c in psutil.Process().children(recursive=True))
 
 
 def _subsample_case(data, n, full):
@@ -204,8 +223,9 @@ def _dask_case():
     local = SLBClassifier(random_state=0).fit(X, y)
     t_local = time.perf_counter() - t
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-        as cluster,
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
         Client(cluster) as client,
     ):
         client.run(lambda root: sys.path.insert(0, root), str(ROOT))
@@ -281,6 +301,12 @@ def main():
         type=int,
         help="max_search_rows of the fits (a user's speed setting; default: the estimator's)",
     )
+    ap.add_argument(
+        "--cv-jobs",
+        type=int,
+        help="cv7400: outer folds in this many processes, as cross_val_score(n_jobs=...) "
+        "(default 1: one after another); CPU of the workers printed as workers_cpu_s",
+    )
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--full", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -291,6 +317,8 @@ def main():
         return
     if a.search_rows:
         os.environ["SLB_BENCH_SEARCH_ROWS"] = str(a.search_rows)
+    if a.cv_jobs:
+        os.environ["SLB_BENCH_CV_JOBS"] = str(a.cv_jobs)
     print(f"cores {os.cpu_count()}, load average {os.getloadavg()}")
     if a.search_rows:
         print(f"max_search_rows={a.search_rows} (not the default)")
