@@ -8,6 +8,9 @@ waiting until the app is idle before the next).  Prints, with the load average:
 * browser seconds from the key press to the BER caption showing the new λ ("SLB at λ = …",
   written after SLB's 25 fold fits) and to the coefficient figure showing the new model
   (its ``layout.meta.n_terms``; moves that keep the same terms do not count there);
+* browser seconds from the key press to the rerun request leaving the browser (Streamlit's
+  slider) and to the server's first message back: the rest of the wait is the server's rerun
+  and the browser's drawing;
 * server CPU seconds per λ change (``utime + stime`` of the server process from /proc, over
   all the moves, divided by their number): the page's whole rerun, as a user's browser
   triggers it, Streamlit's own work included.
