@@ -75,14 +75,15 @@ class WorkQueue:
         self.slots = int(slots)
         self._cond = threading.Condition()
         self._active = 0
+        self._spare = 0  # uncounted slots of background prefetches (:meth:`spare`)
         self._line: collections.deque = collections.deque()
         self._held = threading.local()
 
     # -- state -----------------------------------------------------------------------------
     def snapshot(self) -> tuple[int, int]:
-        """``(running, waiting)`` computations right now."""
+        """``(running, waiting)`` computations right now (spare ones included)."""
         with self._cond:
-            return self._active, len(self._line)
+            return self._active + self._spare, len(self._line)
 
     def holding(self) -> bool:
         """True in a thread that holds a slot (nested queued calls do not queue again)."""
@@ -144,6 +145,31 @@ class WorkQueue:
             self._held.depth = 0
             with self._cond:
                 self._active -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def spare(self):
+        """An uncounted slot for a background prefetch; yields whether it was granted.
+
+        Granted only while a counted slot is free and nobody waits; computations arriving later
+        are admitted as if it were not there, so a prefetch never makes a session wait (it
+        competes for the CPU instead, which is why big work runs in niced processes:
+        :func:`offload`).  Queued calls inside it do not queue again (as nested calls).
+        """
+        with self._cond:
+            granted = self._active < self.slots and not self._line and not self.holding()
+            if granted:
+                self._spare += 1
+        if not granted:
+            yield False
+            return
+        self._held.depth = 1
+        try:
+            yield True
+        finally:
+            self._held.depth = 0
+            with self._cond:
+                self._spare -= 1
                 self._cond.notify_all()
 
 

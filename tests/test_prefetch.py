@@ -27,6 +27,7 @@ def sonar_once(monkeypatch):
     monkeypatch.setattr(workqueue, "NICE_MIN_COST", float("inf"))
     monkeypatch.setattr(compute, "cv_processes", lambda n_tasks: 1)
     monkeypatch.setattr(evaluation, "_PREFETCHED", set())
+    monkeypatch.setattr(evaluation, "_cores_free", lambda: True)  # an idle machine
     st.cache_data.clear()  # no entry left by another test
     ds = warmup.default_dataset("sonar")
     x = warmup.defaults_for(ds)
@@ -55,15 +56,18 @@ def test_prefetch_fills_the_entry_the_page_reads(monkeypatch, sonar_once):
     assert not evaluation.prefetch_runs(ds, ("SLB", "TAN", "NB"), *args)
 
 
-def test_prefetch_declines_big_data_a_busy_queue_and_slb_alone(monkeypatch, sonar_once):
+def test_prefetch_declines(monkeypatch, sonar_once):
     ds, args = sonar_once
     started = []
     monkeypatch.setattr(evaluation, "classifier_run", lambda *a, **k: started.append(a[1]))
     assert not evaluation.prefetch_runs(ds, ("SLB", "NB"), *args)  # nothing to prefetch
+    monkeypatch.setattr(evaluation, "_cores_free", lambda: False)
+    assert not evaluation.prefetch_runs(ds, ("SLB", "TAN"), *args)  # a busy machine
+    monkeypatch.setattr(evaluation, "_cores_free", lambda: True)
     monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", workqueue.data_cost(ds, 1) - 1)
     assert not evaluation.prefetch_runs(ds, ("SLB", "TAN"), *args)  # above the budget
     monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", workqueue.data_cost(ds, 1))
-    q = workqueue.WorkQueue(2)
+    q = workqueue.WorkQueue(1)
     monkeypatch.setattr(evaluation, "QUEUE", q)
     release, held = threading.Event(), threading.Event()
 
@@ -75,7 +79,7 @@ def test_prefetch_declines_big_data_a_busy_queue_and_slb_alone(monkeypatch, sona
     t = threading.Thread(target=hold, daemon=True)
     t.start()
     assert held.wait(WAIT_S)
-    try:  # another session computes: the prefetch would take the last slot
+    try:  # every slot taken by another session: no prefetch
         assert not evaluation.prefetch_runs(ds, ("SLB", "TAN"), *args)
     finally:
         release.set()
@@ -83,6 +87,46 @@ def test_prefetch_declines_big_data_a_busy_queue_and_slb_alone(monkeypatch, sona
     assert evaluation.prefetch_runs(ds, ("SLB", "TAN", "5NN"), *args)
     _join_prefetch()
     assert started == ["TAN", "5NN"]
+
+
+def test_a_spare_slot_never_makes_a_session_wait():
+    q = workqueue.WorkQueue(1)
+    inside, release, admitted = threading.Event(), threading.Event(), threading.Event()
+    nested = []
+
+    def prefetch():
+        with q.spare() as granted:
+            assert granted
+            with q.slot():  # a queued call inside: no second slot, no wait
+                nested.append(q.snapshot())
+            inside.set()
+            release.wait(WAIT_S)
+
+    t = threading.Thread(target=prefetch, daemon=True)
+    t.start()
+    assert inside.wait(WAIT_S)
+    assert nested == [(1, 0)]  # the spare one only
+    with q.spare() as granted:  # one prefetch at a time per free slot: the slot is free...
+        assert granted
+    # ...and a session arriving now is admitted at once, as if the prefetch were not there
+    done = threading.Event()
+
+    def session():
+        with q.slot():
+            admitted.set()
+            done.wait(WAIT_S)
+
+    s = threading.Thread(target=session, daemon=True)
+    s.start()
+    assert admitted.wait(WAIT_S)
+    assert q.snapshot() == (2, 0)
+    with q.spare() as granted:  # the only counted slot is now taken: no more prefetch
+        assert not granted
+    release.set()
+    done.set()
+    for th in (t, s):
+        th.join(WAIT_S)
+    assert q.snapshot() == (0, 0)
 
 
 def test_prefetched_folds_leave_a_core_to_the_path(monkeypatch):
