@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -32,6 +33,26 @@ def sonar_once(monkeypatch):
     ds = warmup.default_dataset("sonar")
     x = warmup.defaults_for(ds)
     return ds, (x.dens, x.n_folds, x.seed, 1, x.measure, x.rule)
+
+
+@contextmanager
+def another_session_computing(q):
+    """For the block, a thread holds a slot of ``q`` (granted at once, or the test fails)."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with q.slot():
+            held.set()
+            release.wait(WAIT_S)
+
+    t = threading.Thread(target=hold, daemon=True)
+    t.start()
+    assert held.wait(WAIT_S)
+    try:
+        yield
+    finally:
+        release.set()
+        t.join(WAIT_S)
 
 
 def _join_prefetch():
@@ -69,21 +90,8 @@ def test_prefetch_declines(monkeypatch, sonar_once):
     monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", workqueue.data_cost(ds, 1))
     q = workqueue.WorkQueue(1)
     monkeypatch.setattr(evaluation, "QUEUE", q)
-    release, held = threading.Event(), threading.Event()
-
-    def hold():
-        with q.slot():
-            held.set()
-            release.wait(WAIT_S)
-
-    t = threading.Thread(target=hold, daemon=True)
-    t.start()
-    assert held.wait(WAIT_S)
-    try:  # every slot taken by another session: no prefetch
+    with another_session_computing(q):  # every slot taken: no prefetch
         assert not evaluation.prefetch_runs(ds, ("SLB", "TAN"), *args)
-    finally:
-        release.set()
-        t.join(WAIT_S)
     assert evaluation.prefetch_runs(ds, ("SLB", "TAN", "5NN"), *args)
     _join_prefetch()
     assert started == ["TAN", "5NN"]
@@ -91,7 +99,7 @@ def test_prefetch_declines(monkeypatch, sonar_once):
 
 def test_a_spare_slot_never_makes_a_session_wait():
     q = workqueue.WorkQueue(1)
-    inside, release, admitted = threading.Event(), threading.Event(), threading.Event()
+    inside, release = threading.Event(), threading.Event()
     nested = []
 
     def prefetch():
@@ -106,26 +114,15 @@ def test_a_spare_slot_never_makes_a_session_wait():
     t.start()
     assert inside.wait(WAIT_S)
     assert nested == [(1, 0)]  # the spare one only
-    with q.spare() as granted:  # one prefetch at a time per free slot: the slot is free...
+    with q.spare() as granted:  # the counted slot is still free...
         assert granted
     # ...and a session arriving now is admitted at once, as if the prefetch were not there
-    done = threading.Event()
-
-    def session():
-        with q.slot():
-            admitted.set()
-            done.wait(WAIT_S)
-
-    s = threading.Thread(target=session, daemon=True)
-    s.start()
-    assert admitted.wait(WAIT_S)
-    assert q.snapshot() == (2, 0)
-    with q.spare() as granted:  # the only counted slot is now taken: no more prefetch
-        assert not granted
+    with another_session_computing(q):
+        assert q.snapshot() == (2, 0)
+        with q.spare() as granted:  # the only counted slot is now taken: no more prefetch
+            assert not granted
     release.set()
-    done.set()
-    for th in (t, s):
-        th.join(WAIT_S)
+    t.join(WAIT_S)
     assert q.snapshot() == (0, 0)
 
 
