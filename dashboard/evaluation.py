@@ -422,7 +422,7 @@ def slb_eval_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
 
 #: Data cost (:func:`dashboard.workqueue.data_cost`) up to which :func:`prefetch_runs` starts:
 #: the Compare page's own budget (Sonar with 5 repeats is 13 M).  Above, the other classifiers
-#: run after SLB as before, so a big upload never holds two of the server's slots at once.
+#: run after SLB as before.
 PREFETCH_MAX_COST = compute.CV_BUDGET
 PREFETCH_THREAD = "slb-prefetch"
 _PREFETCHED: set = set()
@@ -444,18 +444,17 @@ def prefetch_runs(
     Only on a cold cache's first visit (once per settings and process), on data within
     :data:`PREFETCH_MAX_COST`, when a core is idle (:func:`_cores_free`; on a busy machine two
     computations at once were slower than one after the other: cold Compare on Sonar 13.6 s
-    against 10.3 s at load 2.5, 6.4 s against 11.7 s at load 1.2), and in a spare slot of the queue (:meth:`WorkQueue.spare`:
-    granted while a slot is free and nobody waits, and never counted against other sessions:
-    it cannot make them wait; big work runs in niced processes).  The thread fills the same
-    cache entries :func:`classifier_run` reads (Streamlit makes a second caller of an entry
-    being computed wait for it), so the numbers are the same as without it.  Returns whether a
-    thread was started.
+    against 10.3 s at load 2.5, 6.4 s against 11.7 s at load 1.2), and in a spare slot of the
+    queue (:meth:`WorkQueue.spare`: granted while a slot is free and nobody waits, and never
+    counted against other sessions, so it cannot make them wait; big work runs in niced
+    processes).  The thread fills the same cache entries :func:`classifier_run` reads
+    (Streamlit makes a second caller of an entry being computed wait for it), so the numbers
+    are the same as without it.  Returns whether a thread was started.
     """
     todo = tuple(n for n in names if n not in ("SLB", "NB"))
     if not todo or data_cost(ds, n_repeats) > PREFETCH_MAX_COST or not _cores_free():
         return False
-    running, waiting = QUEUE.snapshot()
-    if running + waiting >= QUEUE.slots:  # no free slot now: the thread would not get one
+    if not QUEUE.spare_free():  # the thread would not get its spare slot
         return False
     key = (ds.key, todo, dens, n_folds, seed, n_repeats, measure, rule)
     with _PREFETCH_LOCK:

@@ -147,6 +147,14 @@ class WorkQueue:
                 self._active -= 1
                 self._cond.notify_all()
 
+    def spare_free(self) -> bool:
+        """Whether :meth:`spare` would grant a slot now (a counted slot free, nobody waiting)."""
+        with self._cond:
+            return self._spare_free()
+
+    def _spare_free(self) -> bool:
+        return self._active < self.slots and not self._line
+
     @contextmanager
     def spare(self):
         """An uncounted slot for a background prefetch; yields whether it was granted.
@@ -157,7 +165,7 @@ class WorkQueue:
         :func:`offload`).  Queued calls inside it do not queue again (as nested calls).
         """
         with self._cond:
-            granted = self._active < self.slots and not self._line and not self.holding()
+            granted = self._spare_free() and not self.holding()
             if granted:
                 self._spare += 1
         if not granted:
