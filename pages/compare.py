@@ -316,8 +316,8 @@ def coefficients_section(v: View):
             min_value=10,
             max_value=n_terms,
             step=5,
-            help="Hundreds of bars are slow to redraw at every move of λ and cannot be told "
-            "apart on a screen: the figure draws the largest ones.",
+            help="Hundreds of bars cannot be told apart on a screen and take longer to draw: "
+            "the figure draws the largest ones.",
         )
     n_drawn = min(int(c["coef_visible"]), n_terms)
     coef_fig = figures.coefficient_figure(

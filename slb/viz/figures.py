@@ -1447,9 +1447,9 @@ def coefficient_figure(
     n_visible : int
     max_bars : int or None
         Draw only the first ``max_bars`` terms of the order (the largest weights, oracle
-        included); None: every term.  A browser draws hundreds of hatched bars slowly (Sonar's
-        482 terms: about 0.2 s in Chromium at every redraw), and no screen shows them apart;
-        the oracle scale is fitted on every term either way.
+        included); None: every term.  Hundreds of bars cannot be told apart on a screen and
+        take longer to draw (first draw in Chromium: 40 bars 70 ms, Sonar's 482 145 ms); the
+        oracle scale is fitted on every term either way.
     pos_name, neg_name : str
 
     Returns
