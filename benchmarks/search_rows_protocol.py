@@ -47,6 +47,11 @@ BASELINE = 2000
 MARGIN_PP, WORST_PP, Z95 = 0.3, 1.0, 1.645
 
 
+def _parse_rows(v: str):
+    """A command-line R: an int, or None for "none" (every row)."""
+    return None if v.lower() == "none" else int(v)
+
+
 def _key(r) -> str:
     return "none" if r is None else str(int(r))
 
@@ -97,7 +102,7 @@ def run(rows_list, n: int, seeds: int) -> None:
             )
 
 
-def report() -> str | None:
+def report() -> int:
     """Print the paired table against R = 2000 and return the R the rule picks."""
     df = pd.read_csv(OUT, dtype={"R": str})
     ber = df.pivot_table(index=["dataset", "seed"], columns="R", values="test_ber") * 100
@@ -130,7 +135,7 @@ def report() -> str | None:
             f"| {r} | {k} | {both['r'].mean():.2f} | {diff.mean():+.2f} | {se:.2f} | "
             f"{up:+.2f} | {worst:+.2f} ({at[0]}, seed {at[1]}) | {cpu[r][both.index].mean():.1f} |"
         )
-        if r not in (str(BASELINE), "none") and k == len(base.dropna()):
+        if r != "none" and k == len(base.dropna()):
             passed[int(r)] = bool(up <= MARGIN_PP and worst <= WORST_PP)
     pick = min((r for r, ok in passed.items() if ok), default=BASELINE)
     print(
@@ -167,13 +172,12 @@ def main() -> None:
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--permuted", help="R of the permuted-label check")
     a = ap.parse_args()
-    parse = lambda v: None if v.lower() == "none" else int(v)  # noqa: E731
     if a.permuted:
-        permuted(parse(a.permuted))
+        permuted(_parse_rows(a.permuted))
     elif a.report:
         report()
     else:
-        run([parse(v) for v in a.rows], a.n, a.seeds)
+        run([_parse_rows(v) for v in a.rows], a.n, a.seeds)
         report()
 
 
