@@ -134,6 +134,56 @@ def test_tan_decision_equals_tree_formula():
         np.testing.assert_array_equal(tan.predict(E), np.where(proba[:, 1] > 0.5, "pos", "neg"))
 
 
+def _networkx_tree(w):
+    g = nx.Graph()
+    g.add_nodes_from(range(w.shape[0]))
+    for i in range(w.shape[0]):
+        for j in range(i + 1, w.shape[0]):
+            g.add_edge(i, j, weight=float(w[i, j]))
+    tree = nx.maximum_spanning_tree(g, algorithm="kruskal")
+    return sorted((min(a, b), max(a, b)) for a, b in tree.edges())
+
+
+@pytest.mark.parametrize("kind", ["continuous", "tied", "constant", "infinite"])
+def test_chow_liu_tree_is_networkx_maximum_spanning_tree(kind):
+    from slb.peers.tan import chow_liu_tree
+
+    rng = np.random.default_rng(3)
+    for d in (1, 2, 3, 7, 15):
+        for _ in range(20):
+            w = rng.normal(size=(d, d))
+            if kind == "tied":  # few distinct values: the tie order decides the tree
+                w = rng.integers(0, 3, size=(d, d)).astype(float)
+            elif kind == "constant":
+                w = np.zeros((d, d))
+            elif kind == "infinite":
+                w[rng.uniform(size=(d, d)) < 0.3] = -np.inf
+            w = np.triu(w, 1) + np.triu(w, 1).T
+            tree = chow_liu_tree(w)
+            assert tree == _networkx_tree(w)
+            assert len(tree) == d - 1 and nx.is_tree(nx.Graph(tree)) if d > 1 else tree == []
+    with pytest.raises(ValueError, match="NaN"):
+        chow_liu_tree(np.array([[0.0, np.nan], [np.nan, 0.0]]))
+
+
+def test_tan_mutual_information_is_the_mean_loo_log_ratio_in_its_class():
+    # TAN computes each class's leave-one-out densities at its own rows only; the reference is
+    # the whole "loo" feature map of all pairs, read at each class's rows
+    rng = np.random.default_rng(4)
+    X = np.vstack([gaussian_tree_sample(CHAIN, 70, 0.6, rng, 6), rng.normal(size=(50, 6))])
+    X[:, 5] = np.round(X[:, 5])  # ties
+    y = np.array(["a"] * 70 + ["b"] * 50)
+    tan = TANClassifier().fit(X, y)
+    t = LogDensityTransformer(pairs="all", training_features="loo")
+    T = t.fit_transform(X, y)
+    d, P, pairs = 6, len(t.pairs_), t.pairs_
+    for c, label, u0, b0 in [(1, "b", 0, 2 * d), (0, "a", d, 2 * d + P)]:
+        rows = T[y == label]
+        uni, biv = rows[:, u0 : u0 + d], rows[:, b0 : b0 + P]
+        mi = (biv - uni[:, pairs[:, 0]] - uni[:, pairs[:, 1]]).mean(axis=0)
+        np.testing.assert_allclose(tan.mutual_info_[c][pairs[:, 0], pairs[:, 1]], mi, rtol=1e-12)
+
+
 # =============================================================================================
 # KDE naive Bayes
 # =============================================================================================

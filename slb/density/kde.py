@@ -268,25 +268,47 @@ class ClassConditionalKDE:
             Densities, not floored.
         """
         E = np.asarray(E, float)
-        m, d = E.shape
-        out = np.empty((len(self.X), m, d))
+        out = np.empty((len(self.X),) + E.shape)
         for c in range(len(self.X)):
-            rows = None if self_class is None else self_class == c
-            feats = np.arange(d)
-            if self.binned(c):
-                exact = []
-                peak = _INV_SQRT_2PI / self.h1[c]
-                with np.errstate(divide="ignore"):
-                    peak_ratio = peak / self.floor1
-                for i in feats:
-                    g = self._grid(self.X[c][:, i], self.h1[c, i], 1, peak_ratio[i])
-                    if g is None:
-                        exact.append(i)
-                    else:
-                        out[c, :, i] = binned_pdf_1d(self.X[c][:, i], E[:, i], g, rows)
-                feats = np.array(exact, dtype=int)
-            if feats.size:
-                out[c][:, feats] = self._exact_univariate(c, E, feats, rows)
+            out[c] = self.univariate_class(c, E, None if self_class is None else self_class == c)
+        return out
+
+    def univariate_class(self, c, E, rows=None):
+        """Univariate densities of every feature in class ``c``.
+
+        Parameters
+        ----------
+        c : int
+            Class index.
+        E : ndarray of shape (m, n_features)
+            Evaluation points.
+        rows : ndarray of bool of shape (m,) or None
+            Rows of ``E`` that are training points of class ``c`` (leave-one-out is applied to
+            them); None: none.
+
+        Returns
+        -------
+        p : ndarray of shape (m, n_features)
+            The densities :meth:`univariate` gives for class ``c``, not floored.
+        """
+        E = np.asarray(E, float)
+        m, d = E.shape
+        out = np.empty((m, d))
+        feats = np.arange(d)
+        if self.binned(c):
+            exact = []
+            peak = _INV_SQRT_2PI / self.h1[c]
+            with np.errstate(divide="ignore"):
+                peak_ratio = peak / self.floor1
+            for i in feats:
+                g = self._grid(self.X[c][:, i], self.h1[c, i], 1, peak_ratio[i])
+                if g is None:
+                    exact.append(i)
+                else:
+                    out[:, i] = binned_pdf_1d(self.X[c][:, i], E[:, i], g, rows)
+            feats = np.array(exact, dtype=int)
+        if feats.size:
+            out[:, feats] = self._exact_univariate(c, E, feats, rows)
         return out
 
     def _exact_univariate(self, c, E, feats, rows):
@@ -320,43 +342,62 @@ class ClassConditionalKDE:
         """
         E = np.asarray(E, float)
         pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
-        m, d = E.shape
-        n_pairs = pairs.shape[0]
-        out = np.empty((len(self.X), m, n_pairs))
-        if n_pairs == 0:
-            return out
+        out = np.empty((len(self.X), E.shape[0], pairs.shape[0]))
         for c in range(len(self.X)):
             rows = None if self_class is None else self_class == c
-            todo = np.arange(n_pairs)
-            if self.binned(c):
-                grids = {}
-                peak = _INV_SQRT_2PI / self.h2[c]
-                fl = self.floor2[pairs[:, 0], pairs[:, 1]]
-                with np.errstate(divide="ignore"):
-                    # density <= phi_i(dist_i) phi_j(0): worst partner of each feature
-                    pr = np.concatenate([peak[pairs[:, 1]] / fl, peak[pairs[:, 0]] / fl])
-                worst = {}
-                for f, v in zip(np.concatenate([pairs[:, 0], pairs[:, 1]]), pr, strict=True):
-                    worst[int(f)] = max(worst.get(int(f), 0.0), v)
-                for i in np.unique(pairs):
-                    g = self._grid(self.X[c][:, i], self.h2[c, i], 2, peak[i] * worst[int(i)])
-                    if g is not None:
-                        grids[int(i)] = g
-                ok = np.array([int(i) in grids and int(j) in grids for i, j in pairs])
-                if ok.any():
-                    with one_blas_thread():  # many small products
-                        bp = BinnedPairs(self.X[c], grids, E, rows)
-                        idx = np.flatnonzero(ok)
-                        n_jobs = resolve_n_jobs(getattr(self, "n_jobs", None))
-                        n_jobs = min(n_jobs, max(1, idx.size // 8))
-                        groups = [idx[g::n_jobs] for g in range(n_jobs)]
-                        # pairs are independent: the result does not depend on the threads
-                        run_tasks(
-                            [(self._binned_pairs, (bp, pairs, g, out[c])) for g in groups], n_jobs
-                        )
-                todo = np.flatnonzero(~ok)
-            if todo.size:
-                out[c][:, todo] = self._exact_bivariate(c, E, pairs[todo], rows)
+            out[c] = self.bivariate_class(c, E, pairs, rows)
+        return out
+
+    def bivariate_class(self, c, E, pairs, rows=None):
+        """Bivariate densities of the given pairs in class ``c``.
+
+        Parameters
+        ----------
+        c : int
+        E : ndarray of shape (m, n_features)
+        pairs : ndarray of shape (n_pairs, 2)
+        rows : ndarray of bool of shape (m,) or None
+            As in :meth:`univariate_class`.
+
+        Returns
+        -------
+        p : ndarray of shape (m, n_pairs)
+            The densities :meth:`bivariate` gives for class ``c``, not floored.
+        """
+        E = np.asarray(E, float)
+        pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+        n_pairs = pairs.shape[0]
+        out = np.empty((E.shape[0], n_pairs))
+        if n_pairs == 0:
+            return out
+        todo = np.arange(n_pairs)
+        if self.binned(c):
+            grids = {}
+            peak = _INV_SQRT_2PI / self.h2[c]
+            fl = self.floor2[pairs[:, 0], pairs[:, 1]]
+            with np.errstate(divide="ignore"):
+                # density <= phi_i(dist_i) phi_j(0): worst partner of each feature
+                pr = np.concatenate([peak[pairs[:, 1]] / fl, peak[pairs[:, 0]] / fl])
+            worst = {}
+            for f, v in zip(np.concatenate([pairs[:, 0], pairs[:, 1]]), pr, strict=True):
+                worst[int(f)] = max(worst.get(int(f), 0.0), v)
+            for i in np.unique(pairs):
+                g = self._grid(self.X[c][:, i], self.h2[c, i], 2, peak[i] * worst[int(i)])
+                if g is not None:
+                    grids[int(i)] = g
+            ok = np.array([int(i) in grids and int(j) in grids for i, j in pairs])
+            if ok.any():
+                with one_blas_thread():  # many small products
+                    bp = BinnedPairs(self.X[c], grids, E, rows)
+                    idx = np.flatnonzero(ok)
+                    n_jobs = resolve_n_jobs(getattr(self, "n_jobs", None))
+                    n_jobs = min(n_jobs, max(1, idx.size // 8))
+                    groups = [idx[g::n_jobs] for g in range(n_jobs)]
+                    # pairs are independent: the result does not depend on the threads
+                    run_tasks([(self._binned_pairs, (bp, pairs, g, out)) for g in groups], n_jobs)
+            todo = np.flatnonzero(~ok)
+        if todo.size:
+            out[:, todo] = self._exact_bivariate(c, E, pairs[todo], rows)
         return out
 
     @staticmethod
@@ -419,3 +460,28 @@ class ClassConditionalKDE:
         pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
         floor = self.floor2[pairs[:, 0], pairs[:, 1]]
         return np.log(np.maximum(self.bivariate(E, pairs, self_class), floor))
+
+    def log_own_class(self, c, E, pairs):
+        """Floored leave-one-out log densities of class ``c`` at its own training points.
+
+        What :meth:`log_univariate` and :meth:`log_bivariate` give in class ``c`` at those
+        points with ``self_class`` set, without the other classes' densities.
+
+        Parameters
+        ----------
+        c : int
+        E : ndarray of shape (n_c, n_features)
+            Class ``c``'s training points (every row is left out of its own density).
+        pairs : ndarray of shape (n_pairs, 2)
+
+        Returns
+        -------
+        log_uni : ndarray of shape (n_c, n_features)
+        log_biv : ndarray of shape (n_c, n_pairs)
+        """
+        pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+        rows = np.ones(np.shape(E)[0], dtype=bool)
+        uni = np.log(np.maximum(self.univariate_class(c, E, rows), self.floor1))
+        floor = self.floor2[pairs[:, 0], pairs[:, 1]]
+        biv = np.log(np.maximum(self.bivariate_class(c, E, pairs, rows), floor))
+        return uni, biv
