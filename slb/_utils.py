@@ -135,6 +135,9 @@ def resolve_pairs(pairs, names):
         return all_pairs(d)
     if isinstance(pairs, str):
         raise ValueError(f"pairs must be 'all', None or a list of feature pairs, got {pairs!r}.")
+    arr = np.asarray(pairs) if isinstance(pairs, np.ndarray) else None
+    if arr is not None and arr.dtype.kind in "iu" and arr.ndim == 2 and arr.shape[1] == 2:
+        return _index_pairs(arr, d)  # the common case (the pages, the path), vectorised
     lookup = {n: i for i, n in enumerate(names)}
     out = []
     for p in pairs:
@@ -157,6 +160,21 @@ def resolve_pairs(pairs, names):
     if not out:
         return np.zeros((0, 2), dtype=int)
     return np.unique(np.asarray(out, dtype=int), axis=0)
+
+
+def _index_pairs(arr, d):
+    """:func:`resolve_pairs` of an integer array of shape (k, 2): the loop's checks, in the
+    same order, and its result, without a Python call per pair."""
+    wrong = ((arr < 0) | (arr >= d)).any(axis=1) | (arr[:, 0] == arr[:, 1])
+    if wrong.any():
+        p = [int(f) for f in arr[np.flatnonzero(wrong)[0]]]
+        for f in p:
+            if not 0 <= f < d:
+                raise ValueError(f"Feature index {f} is out of range for {d} features.")
+        raise ValueError(f"A pair needs two different features, got {tuple(p)!r}.")
+    if arr.shape[0] == 0:
+        return np.zeros((0, 2), dtype=int)
+    return np.unique(np.sort(arr, axis=1).astype(int), axis=0)
 
 
 def resolve_overrides(overrides, names):

@@ -131,6 +131,41 @@ def test_pair_specifications(pima_small):
         LogDensityTransformer(pairs=[("bmi", "bmi")]).fit(X, y)
 
 
+def test_index_pair_arrays_resolve_as_the_pair_loop_does():
+    # resolve_pairs takes integer arrays vectorised: the same pairs (sorted, deduplicated, in
+    # order) and the same first error as the general loop over tuples
+    from slb._utils import resolve_pairs
+
+    names = [f"x{i}" for i in range(9)]
+    rng = np.random.default_rng(0)
+    for k in (0, 1, 5, 80):
+        a = rng.integers(0, 9, size=(k, 2))
+        a = a[a[:, 0] != a[:, 1]]
+        got = resolve_pairs(a, names)
+        want = resolve_pairs([tuple(int(f) for f in p) for p in a], names)
+        assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+        if k > 1:
+            assert got.shape[0] >= 1 and np.all(got[:, 0] < got[:, 1])
+    for bad, msg in [
+        ([[0, 1], [2, 2], [0, 9]], r"two different features, got \(2, 2\)"),
+        ([[0, 1], [0, 9], [2, 2]], "index 9 is out of range for 9 features"),
+        ([[-1, 2]], "index -1 is out of range"),
+    ]:
+        for form in (np.array(bad), [tuple(p) for p in bad]):
+            with pytest.raises(ValueError, match=msg):
+                resolve_pairs(form, names)
+
+
+def test_feature_scales_are_the_robust_scale_of_every_column(pima_small):
+    X, y = pima_small
+    Xa = X.to_numpy(dtype=float).copy()
+    Xa[:, 1] = 3.0  # constant: scale 1
+    Xa[:, 2] = np.where(np.arange(len(Xa)) % 7 == 0, 1.0, 0.0)  # IQR 0: the sd
+    t = LogDensityTransformer(pairs=[]).fit(Xa, y)
+    want = np.array([ref_scale(Xa[:, i]) for i in range(Xa.shape[1])])
+    assert np.array_equal(t.scale_, want)  # bit for bit
+
+
 # ---------------------------------------------------------------------------------------------
 # values: transform, LOO, k-fold, in-sample
 # ---------------------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ from .._utils import (
     resolve_pairs,
     validate_training_data,
 )
-from .bandwidth import BANDWIDTH_RULES, class_bandwidths, robust_scale
+from .bandwidth import BANDWIDTH_RULES, class_bandwidths, column_scales
 from .kde import ClassConditionalKDE
 
 TRAINING_FEATURES = ("kfold", "loo", "insample")
@@ -293,7 +293,7 @@ class LogDensityTransformer(TransformerMixin, FeatureMapParams):
         )
         self.bandwidths_ = class_bandwidths(X, y_index, dim=1, **kw)
         self.pair_bandwidths_ = class_bandwidths(X, y_index, dim=2, **kw)
-        scale = np.array([robust_scale(X[:, i]) for i in range(X.shape[1])])
+        scale = column_scales(X)[1]  # robust_scale of every column, bit for bit
         self.scale_ = np.where(scale > 0, scale, 1.0)
         # Evaluation points beyond 50 bandwidths of the data have density exactly 0 (floored):
         # clipping them there changes no value and keeps far outliers from overflowing.
@@ -322,6 +322,18 @@ class LogDensityTransformer(TransformerMixin, FeatureMapParams):
         lb = kde.log_bivariate(E, pairs, self_class)  # (n_classes, m, P)
         order, _ = class_order(self.classes_)
         return np.hstack([lu[c] for c in order] + [lb[c] for c in order])
+
+    def _own_class_loo(self, X_c, c):
+        """Leave-one-out log densities of class index ``c`` at its own training rows ``X_c``:
+        the class-``c`` columns of the ``training_features="loo"`` map at those rows, without
+        the other classes' densities (TAN's mutual information reads only these).
+
+        Returns
+        -------
+        log_uni : ndarray of shape (n_c, n_features)
+        log_biv : ndarray of shape (n_c, n_pairs)
+        """
+        return self._kde.log_own_class(c, np.clip(X_c, *self._clip), self.pairs_)
 
     def transform(self, X):
         """Log-density features of new rows, using the whole training set's densities.
