@@ -2,8 +2,9 @@
 
 A class opening the app at once should wait only for the browser.  :func:`start` (called by
 :func:`dashboard.shell.setup` on every run, but started once per server process through
-``st.cache_resource``) launches one background thread that computes, for every bundled dataset
-with the default settings, what the first visit of each page computes: the screening, the
+``st.cache_resource``) launches one background thread that starts the worker processes of
+:func:`dashboard.workqueue.offload` (their imports take seconds) and computes, for every
+bundled dataset with the default settings, what the first visit of each page computes: the screening, the
 clustering and layouts of the Dependencies page, the bandwidths, SLB's per-fold path and CV BER
 at the default λ, the other default classifiers' CV, the full-data SLB and TAN fits.  Each result
 lands in the same ``st.cache_data``/``st.cache_resource`` entry a page would fill, because the
@@ -35,7 +36,7 @@ import streamlit as st
 
 from slb import BUNDLED_DATASETS
 
-from . import compute, data, models, state
+from . import compute, data, models, state, workqueue
 from .workqueue import QUEUE, quiet_thread_logs
 
 _LOG = logging.getLogger(__name__)
@@ -162,7 +163,12 @@ def build(name: str, *, yield_to_users: bool = True) -> dict[str, float]:
 
 
 def build_all(*, yield_to_users: bool = True) -> dict[str, dict[str, float]]:
-    """:func:`build` every dataset of :func:`dataset_names`, the default one first."""
+    """Start the worker processes (:func:`dashboard.workqueue.start_workers`), then
+    :func:`build` every dataset of :func:`dataset_names`, the default one first."""
+    try:
+        workqueue.start_workers()
+    except Exception:  # no pool: offload computes in the server, as it would anyway
+        _LOG.exception("Starting the worker processes failed")
     out = {}
     for name in dataset_names():
         t0 = time.perf_counter()

@@ -162,3 +162,26 @@ def test_offload_workers_do_not_run_the_page_again(monkeypatch, tmp_path):
     assert workqueue.offload(1, workqueue.offload, 1, os.getpid) != os.getpid()
     workers = psutil.Process().children(recursive=True)
     assert workers and all(w.ppid() == os.getpid() for w in workers if w.is_running())
+
+
+def test_started_workers_have_imported_what_offloaded_work_needs(monkeypatch):
+    """``start_workers`` (server start) leaves the pool's processes running with the imports
+    done, so the first big computation does not pay them (2-3 s on this machine)."""
+    import os
+
+    from dashboard import workqueue
+
+    monkeypatch.setitem(workqueue._POOL, "executor", None)  # a new pool
+    monkeypatch.setattr(workqueue, "WORKER_NICE", 0)
+    assert workqueue.start_workers() == [] and workqueue._POOL["executor"] is None  # no pool
+    monkeypatch.setattr(workqueue, "WORKER_NICE", 10)
+    try:
+        futures = workqueue.start_workers()
+        pids = {f.result(timeout=300) for f in futures}
+        assert pids and os.getpid() not in pids
+        names = workqueue.WORKER_IMPORTS
+        probe = f"[m for m in {names!r} if m not in __import__('sys').modules]"
+        for _ in range(2 * len(futures)):  # every worker, whichever takes the task
+            assert workqueue._executor().submit(eval, probe).result(timeout=300) == []
+    finally:
+        workqueue._POOL["executor"].shutdown(wait=True)
