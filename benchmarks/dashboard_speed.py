@@ -10,6 +10,10 @@ Measures (issue 14):
 
 * ``cold``: a fresh server, the home page, then Compare on Sonar (the numbers a first visitor
   waits for), and the λ change on Compare (median of 5 moves of the λ slider);
+* ``started``: the same, with the worker processes of ``dashboard.workqueue.offload``
+  already running and their imports done, and no warm-up: what a visitor's own Sonar-sized
+  table waits for on a running server (the worker start is measured by ``cold``, whose
+  warm-up thread starts the workers at the home page and works beside it);
 * ``warm``: the same after the server-start warm-up of Sonar (``dashboard.warmup.build``) has
   finished, what a class opening the app after the server started waits for;
 * the CPU of one full ``gc.collect()`` at the end (what ``runner.postScriptGC`` adds to every
@@ -88,6 +92,18 @@ def timed(fn):
 def check(at):
     assert not at.exception, [e.value for e in at.exception]
 
+if mode == "started":  # worker processes running, imports done, no dataset computed
+    os.environ["SLB_WARMUP"] = "0"
+    from dashboard import workqueue
+    # the same for every revision (older code has no start_workers): each worker takes one
+    # task (the sleep keeps it busy while the others take theirs) and imports what
+    # offloaded work unpickles
+    ex = workqueue._executor()
+    probe = ("__import__('time').sleep(2) or [__import__(m) for m in ('slb.model.path', "
+             "'slb.model.classifier', 'slb.evaluation.comparison', 'slb.peers')] "
+             "and __import__('os').getpid()")
+    tasks = [ex.submit(eval, probe) for _ in range(os.cpu_count() or 1)]
+    out["workers_started"] = len({t.result() for t in tasks})
 if mode.startswith("warm"):
     from dashboard import warmup
     w, c = timed(lambda: warmup.build("sonar", yield_to_users=False))
@@ -98,9 +114,9 @@ out["heap_objects"] = len(gc.get_objects())
 at = AppTest.from_file(os.path.join(root, "app.py"), default_timeout=900)
 out["home"] = timed(at.run); check(at)
 at.switch_page("pages/compare.py")
-profiling["on"] = n_profile > 0 and mode == "cold"
+profiling["on"] = n_profile > 0 and mode in ("cold", "started")
 out["compare"] = timed(at.run); check(at)
-profiling["on"] = n_profile > 0 and mode != "cold"  # warm: profile the λ changes
+profiling["on"] = n_profile > 0 and mode.startswith("warm")  # the λ changes
 s = at.slider(key="cmp_lambda")
 moves = []
 for f in (0.30, 0.45, 0.60, 0.40, 0.55):  # five new λ values, none cached
@@ -330,7 +346,7 @@ def main() -> None:
         "--modes",
         nargs="+",
         default=["cold", "warm", "warm-nogc"],
-        choices=["cold", "warm", "warm-nogc", "session", "class", "heavy"],
+        choices=["cold", "started", "warm", "warm-nogc", "session", "class", "heavy"],
         help="warm-nogc: warm with runner.postScriptGC = false (the setting's measurement); "
         "session: server CPU per classroom session (own small upload + Compare), one after the "
         "other; class: --sessions of them at once; heavy: light sessions alone and beside one "
@@ -363,12 +379,14 @@ def main() -> None:
                 results[(label, mode)] = r
                 report_sessions(label, mode, r)
                 continue
-            if mode != "cold" and not (root / "dashboard" / "warmup.py").exists():
+            if mode.startswith("warm") and not (root / "dashboard" / "warmup.py").exists():
                 continue  # that revision has no server-start warm-up
             r = run_child(root, mode, args.profile)
             results[(label, mode)] = r
             print(f"\n## {label}, {mode} (load average {r['load_before']:.1f} -> "
                   f"{r['load_after']:.1f})")
+            if "workers_started" in r:
+                print(f"worker processes started before    {r['workers_started']}")
             if "warmup" in r:
                 print(f"server-start warm-up (background)  {fmt(r['warmup'])}")
             print(f"home page                          {fmt(r['home'])}")
@@ -383,7 +401,7 @@ def main() -> None:
             if "peak_rss_mb" in r:
                 print(f"peak RSS of the process           {r['peak_rss_mb']:7.0f} MB")
             if r.get("profile"):
-                what = "the Compare run" if mode == "cold" else "the five λ changes"
+                what = "the five λ changes" if mode.startswith("warm") else "the Compare run"
                 print(f"\ncProfile of {what} (script thread, cumulative):")
                 print("\n".join(r["profile"].splitlines()[:12 + args.profile]))
     if args.baseline:
@@ -398,7 +416,7 @@ def main() -> None:
                 continue
             for what in ("home", "compare", "lambda_median"):
                 ratio = ref[what][0] / max(now_r[what][0], 1e-9)
-                print(f"{what:14s} now {mode:4s} {now_r[what][0]:7.2f} s, baseline cold "
+                print(f"{what:14s} now {mode:4s} {now_r[what][0]:7.2f} s, baseline {mode} "
                       f"{ref[what][0]:7.2f} s: {ratio:5.1f}x")
     tmp.cleanup()
 
