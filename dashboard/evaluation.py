@@ -56,7 +56,15 @@ from slb.viz.evaluation import confusion_figure, pr_figure, roc_figure
 from . import compute, models
 from .compute import _TTL, DASH
 from .state import density_params
-from .workqueue import QUEUE, data_cost, offload, queued, quiet_thread_logs
+from .workqueue import (
+    QUEUE,
+    data_cost,
+    offload,
+    offload_each,
+    queued,
+    quiet_thread_logs,
+    uses_pool,
+)
 
 _LOG = logging.getLogger(__name__)
 
@@ -170,25 +178,29 @@ def model_fold_run(
     """One registry classifier (not SLB, not NB) on the shared folds: one fit per fold.
 
     ``dens`` is None for classifiers that do not use the densities.  Folds run in worker
-    processes when cores are free; each is fitted as ``compare_estimators`` fits it.
+    processes when cores are free (one fold per task: the niced workers of
+    :func:`dashboard.workqueue.offload_each` for big data, joblib's for small); each is fitted
+    as ``compare_estimators`` fits it.
     """
     est = models.CLASSIFIERS[name].make(density_params(dens) if dens is not None else {}, seed)
     f = compute.folds(key, _ds, n_folds, seed, n_repeats)
     y = np.asarray(_ds.y)
     n_proc = _processes(len(f))
+    cost = data_cost(_ds, n_repeats)
     if n_proc == 1:  # big data: in a niced worker process (dashboard.workqueue.offload)
-        cost = data_cost(_ds, n_repeats)
         comp = offload(
             cost, compare_estimators, {name: est}, _ds.X, y, folds=f, record_predictions=True
         )
         ber = comp.per_fold[name].to_numpy(dtype=float)
         return FoldRun(ber, float(comp.fit_seconds[name]), comp.predictions)
-    from joblib import Parallel, delayed
-
     t0 = time.perf_counter()
-    outs = Parallel(n_jobs=n_proc)(
-        delayed(_one_fold_outputs)(est, _ds.X, y, tr, te) for tr, te in f
-    )
+    calls = [(est, _ds.X, y, tr, te) for tr, te in f]
+    if uses_pool(cost):  # big data: one fold per task in the niced workers, already started
+        outs = offload_each(cost, _one_fold_outputs, calls, n_proc)
+    else:
+        from joblib import Parallel, delayed
+
+        outs = Parallel(n_jobs=n_proc)(delayed(_one_fold_outputs)(*c) for c in calls)
     frames = [
         fold_prediction_frame(name, k, te, y[te], **out)
         for k, ((_, te), out) in enumerate(zip(f, outs, strict=True))

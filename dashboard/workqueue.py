@@ -386,11 +386,7 @@ def offload(cost: float, fn, *args, **kwargs):
     module-level function or a bound method of a picklable object.  The result is the same as
     the direct call's: the worker runs the same code on the same inputs.
     """
-    import multiprocessing
-
-    # Never from a worker process: a worker that started workers would start a chain of them.
-    in_worker = multiprocessing.parent_process() is not None
-    if in_worker or WORKER_NICE <= 0 or cost < NICE_MIN_COST:
+    if not uses_pool(cost):
         return fn(*args, **kwargs)
     from concurrent.futures.process import BrokenProcessPool
 
@@ -400,6 +396,59 @@ def offload(cost: float, fn, *args, **kwargs):
         with _POOL_LOCK:
             _POOL["executor"] = None
         return fn(*args, **kwargs)
+
+
+def uses_pool(cost: float) -> bool:
+    """Whether :func:`offload` sends work of this cost to the worker pool."""
+    import multiprocessing
+
+    # Never from a worker process: a worker that started workers would start a chain of them.
+    in_worker = multiprocessing.parent_process() is not None
+    return not in_worker and WORKER_NICE > 0 and cost >= NICE_MIN_COST
+
+
+def offload_each(cost: float, fn, calls: list, width: int) -> list:
+    """``[fn(*args) for args in calls]``, in up to ``width`` worker processes at once.
+
+    As :func:`offload` (here when ``cost`` is below :data:`NICE_MIN_COST`), but the calls are
+    independent tasks.  At most ``width`` of them are in the pool at a time, the next given as
+    one ends, so work that another session offloads meanwhile waits for one task, not for all.
+
+    Parameters
+    ----------
+    cost : float
+    fn : callable
+        Module-level function or bound method of a picklable object.
+    calls : list of tuple
+        The positional arguments of each call.
+    width : int
+        Tasks at once (1: one after the other, in one worker at a time).
+
+    Returns
+    -------
+    results : list
+        In the order of ``calls``.
+    """
+    if not uses_pool(cost):
+        return [fn(*args) for args in calls]
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    out = [None] * len(calls)
+    try:
+        ex, todo, running = _executor(), list(enumerate(calls)), {}
+        while todo or running:
+            while todo and len(running) < max(1, int(width)):
+                k, args = todo.pop(0)
+                running[ex.submit(fn, *args)] = k
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                out[running.pop(fut)] = fut.result()
+        return out
+    except BrokenProcessPool:  # a worker died (e.g. out of memory): start over, here
+        with _POOL_LOCK:
+            _POOL["executor"] = None
+        return [fn(*args) for args in calls]
 
 
 def data_cost(ds, n_repeats: int = 1) -> float:

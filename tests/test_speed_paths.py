@@ -461,17 +461,25 @@ def test_dashboard_naive_bayes_from_the_path_equals_kde_naive_bayes():
 
 
 def test_dashboard_tan_in_worker_processes_equals_compare_estimators(monkeypatch):
-    from dashboard import compute
+    import streamlit as st
+
+    from dashboard import compute, workqueue
     from slb import TANClassifier
     from slb.evaluation import compare_estimators, stratified_folds
 
     ds = _dashboard_dataset(n=120, d=5, seed=17)
     monkeypatch.setenv("SLB_CV_PROCESSES", "2")
     assert compute.cv_processes(10) == 2
-    fast, _ = compute.model_fold_ber(ds.key, ds, "TAN", DENS, 5, 0, n_repeats=2)
     folds = stratified_folds(ds.y, n_splits=5, n_repeats=2, random_state=0)
     ref = compare_estimators({"TAN": TANClassifier(**DENS_PARAMS)}, ds.X, ds.y, folds=folds)
-    np.testing.assert_array_equal(fast, ref.per_fold["TAN"].to_numpy())
+    # small data: joblib's processes; big data (here by a lowered bar): one fold per task in
+    # the server's niced workers (dashboard.workqueue.offload_each)
+    for bar in (float("inf"), 1):
+        monkeypatch.setattr(workqueue, "NICE_MIN_COST", bar)
+        assert workqueue.uses_pool(workqueue.data_cost(ds, 2)) == (bar == 1)
+        st.cache_data.clear()
+        fast, _ = compute.model_fold_ber(ds.key, ds, "TAN", DENS, 5, 0, n_repeats=2)
+        np.testing.assert_array_equal(fast, ref.per_fold["TAN"].to_numpy())
 
 
 def test_dashboard_fit_slb_warm_equals_cold_and_reuses_the_screening(monkeypatch):

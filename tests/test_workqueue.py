@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from dashboard.workqueue import WorkQueue, queued, waiting_text
@@ -185,3 +186,99 @@ def test_started_workers_have_imported_what_offloaded_work_needs(monkeypatch):
             assert workqueue._executor().submit(eval, probe).result(timeout=300) == []
     finally:
         workqueue._POOL["executor"].shutdown(wait=True)
+
+
+class _CountingExecutor:
+    """A thread pool that records how many tasks were in it at once."""
+
+    def __init__(self):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(4)
+        self.lock = threading.Lock()
+        self.outstanding = self.most = 0
+
+    def submit(self, fn, *args):
+        with self.lock:
+            self.outstanding += 1
+            self.most = max(self.most, self.outstanding)
+        fut = self.pool.submit(fn, *args)
+        fut.add_done_callback(self._done)
+        return fut
+
+    def _done(self, _fut):
+        with self.lock:
+            self.outstanding -= 1
+
+
+def test_offload_each_keeps_the_order_and_at_most_width_tasks_in_the_pool(monkeypatch):
+    from dashboard import workqueue
+
+    def slow_square(k):
+        time.sleep(0.01 * (k % 3))  # tasks end out of order
+        return k * k
+
+    calls = [(k,) for k in range(11)]
+    monkeypatch.setattr(workqueue, "NICE_MIN_COST", 100)
+    for width in (1, 2, 3):
+        ex = _CountingExecutor()
+        monkeypatch.setattr(workqueue, "_executor", lambda ex=ex: ex)
+        assert workqueue.offload_each(100, slow_square, calls, width) == [k * k for k in range(11)]
+        assert ex.most == width  # never more in the pool, and the window was used
+    ex = _CountingExecutor()
+    monkeypatch.setattr(workqueue, "_executor", lambda: ex)
+    assert workqueue.offload_each(99, slow_square, calls, 2) == [k * k for k in range(11)]
+    assert ex.most == 0  # small: here, as offload
+
+
+def test_split_densities_are_the_one_call_fit(monkeypatch):
+    """SLB's per-fold densities fitted one fold per worker task (big data, free cores) give
+    the path of one call: the same maps, the same BER at every λ."""
+    import streamlit as st
+
+    from dashboard import compute, warmup, workqueue
+
+    monkeypatch.setattr(workqueue, "NICE_MIN_COST", 1)
+    monkeypatch.setattr(compute, "CV_BUDGET", 1)  # "big data" for Sonar
+    monkeypatch.setattr(compute, "cv_processes", lambda n_tasks: 2)
+    ds = warmup.default_dataset("sonar")
+    x = warmup.defaults_for(ds)
+    args = (ds.key, ds, x.measure, x.rule, x.dens, x.n_folds, x.seed, 1)
+    assert compute.path_processes(1e9, 5) == 2
+    st.cache_resource.clear()
+    split = compute.threshold_path(*args)
+    monkeypatch.setattr(compute, "cv_processes", lambda n_tasks: 1)
+    assert compute.path_processes(1e9, 5) == 1
+    st.cache_resource.clear()
+    whole = compute.threshold_path(*args)
+    st.cache_resource.clear()
+    assert len(split.folds_) == len(whole.folds_) == 5
+    for a, b in zip(split.folds_, whole.folds_, strict=True):
+        np.testing.assert_array_equal(a.test, b.test)
+        np.testing.assert_array_equal(a.T_train, b.T_train)
+        np.testing.assert_array_equal(a.T_test, b.T_test)
+    for lam in (0.0, 0.005, 0.02):
+        np.testing.assert_array_equal(split.fold_ber(lam)[0], whole.fold_ber(lam)[0])
+    # within the budget (TAN runs beside) or with another session computing: one process
+    monkeypatch.setattr(compute, "cv_processes", lambda n_tasks: 2)
+    monkeypatch.setattr(compute, "CV_BUDGET", 1e12)
+    assert compute.path_processes(1e9, 5) == 1
+    monkeypatch.setattr(compute, "CV_BUDGET", 1)
+    held, release = threading.Event(), threading.Event()
+
+    def other_session():
+        with workqueue.QUEUE.slot():
+            held.set()
+            release.wait(600)
+
+    t = threading.Thread(target=other_session, daemon=True)
+    t.start()
+    try:
+        assert held.wait(600)
+        with workqueue.QUEUE.slot():  # this session's own slot, as the page holds it
+            assert compute.path_processes(1e9, 5) == 1
+    finally:
+        release.set()
+        t.join(600)
+    with workqueue.QUEUE.slot():
+        assert compute.path_processes(1e9, 5) == 2
