@@ -4,12 +4,13 @@ A class opening the app at once should wait only for the browser.  :func:`start`
 :func:`dashboard.shell.setup` on every run, but started once per server process through
 ``st.cache_resource``) launches one background thread that starts the worker processes of
 :func:`dashboard.workqueue.offload` (their imports take seconds) and computes, for every
-bundled dataset with the default settings, what the first visit of each page computes: the screening, the
-clustering and layouts of the Dependencies page, the bandwidths, SLB's per-fold path and CV BER
-at the default λ, the other default classifiers' CV, the full-data SLB and TAN fits.  Each result
-lands in the same ``st.cache_data``/``st.cache_resource`` entry a page would fill, because the
-calls below are exactly the pages' calls with the default settings (``tests/test_warmup.py``
-checks that the Compare page computes nothing after :func:`build`).
+bundled dataset with the default settings, what the first visit of each page computes: the
+screening, the clustering and layouts of the Dependencies page, the bandwidths, SLB's
+per-fold path and CV BER at the default λ, the other default classifiers' CV, the full-data
+SLB and TAN fits.  Each result lands in the same ``st.cache_data``/``st.cache_resource``
+entry a page would fill, because the calls below are exactly the pages' calls with the
+default settings (``tests/test_warmup.py`` checks that the Compare page computes nothing
+after :func:`build`).
 
 The warm-up yields to users: before each step it waits until no session's computation is
 running or waiting (:data:`dashboard.workqueue.QUEUE`), and its steps go through the same queue.

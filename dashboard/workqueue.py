@@ -332,6 +332,7 @@ def _init_worker(nice: int) -> None:
 
 
 def _pool_size() -> int:
+    """Worker processes of the pool: one per CPU."""
     return max(1, os.cpu_count() or 1)
 
 
@@ -359,8 +360,8 @@ def _executor():
 
 def start_workers() -> list:
     """Start the worker pool now, so that its processes have started and imported
-    :data:`WORKER_IMPORTS` before the first big computation (called once at server start by
-    :func:`dashboard.warmup.start`).  No pool when :func:`offload` never uses one
+    :data:`WORKER_IMPORTS` before the first big computation (called once per server process,
+    first thing in the warm-up thread: :func:`dashboard.warmup.build_all`).  No pool when :func:`offload` never uses one
     (``SLB_WORKER_NICE=0``).
 
     Measured on Sonar's 25-fold densities (2 idle cores): 5.6-6.3 s in a worker that had just
