@@ -423,7 +423,8 @@ def offload_each(cost: float, fn, calls: list, width: int) -> list:
     calls : list of tuple
         The positional arguments of each call.
     width : int
-        Tasks at once (1: one after the other, in one worker at a time).
+        Tasks at once (1: one after the other, in one worker at a time); at most the pool's
+        workers.
 
     Returns
     -------
@@ -438,8 +439,9 @@ def offload_each(cost: float, fn, calls: list, width: int) -> list:
     out = [None] * len(calls)
     try:
         ex, todo, running = _executor(), list(enumerate(calls)), {}
+        width = max(1, min(int(width), _pool_size()))
         while todo or running:
-            while todo and len(running) < max(1, int(width)):
+            while todo and len(running) < width:
                 k, args = todo.pop(0)
                 running[ex.submit(fn, *args)] = k
             done, _ = wait(running, return_when=FIRST_COMPLETED)

@@ -220,11 +220,12 @@ def test_offload_each_keeps_the_order_and_at_most_width_tasks_in_the_pool(monkey
 
     calls = [(k,) for k in range(11)]
     monkeypatch.setattr(workqueue, "NICE_MIN_COST", 100)
-    for width in (1, 2, 3):
+    monkeypatch.setattr(workqueue, "_pool_size", lambda: 3)
+    for width, most in ((1, 1), (2, 2), (3, 3), (8, 3)):
         ex = _CountingExecutor()
         monkeypatch.setattr(workqueue, "_executor", lambda ex=ex: ex)
         assert workqueue.offload_each(100, slow_square, calls, width) == [k * k for k in range(11)]
-        assert ex.most == width  # never more in the pool, and the window was used
+        assert ex.most == most  # never more in the pool than asked or than its workers
     ex = _CountingExecutor()
     monkeypatch.setattr(workqueue, "_executor", lambda: ex)
     assert workqueue.offload_each(99, slow_square, calls, 2) == [k * k for k in range(11)]
