@@ -358,6 +358,12 @@ def _executor():
         return _POOL["executor"]
 
 
+def _drop_pool() -> None:
+    """Forget a broken pool: the next big computation starts a new one."""
+    with _POOL_LOCK:
+        _POOL["executor"] = None
+
+
 def start_workers() -> list:
     """Start the worker pool now, so that its processes have started and imported
     :data:`WORKER_IMPORTS` before the first big computation (called once per server process,
@@ -394,8 +400,7 @@ def offload(cost: float, fn, *args, **kwargs):
     try:
         return _executor().submit(fn, *args, **kwargs).result()
     except BrokenProcessPool:  # a worker died (e.g. out of memory): start over, here
-        with _POOL_LOCK:
-            _POOL["executor"] = None
+        _drop_pool()
         return fn(*args, **kwargs)
 
 
@@ -449,8 +454,7 @@ def offload_each(cost: float, fn, calls: list, width: int) -> list:
                 out[running.pop(fut)] = fut.result()
         return out
     except BrokenProcessPool:  # a worker died (e.g. out of memory): start over, here
-        with _POOL_LOCK:
-            _POOL["executor"] = None
+        _drop_pool()
         return [fn(*args) for args in calls]
 
 
