@@ -384,13 +384,15 @@ def threshold_path(
 
 def path_processes(cost: float, n_folds: int) -> int:
     """Worker processes SLB's per-fold densities are split over: one per free core
-    (:func:`cv_processes`) when the data are above :data:`CV_BUDGET` and no other computation
-    is running or waiting; otherwise one.  Within the budget TAN's and the other classifiers'
-    CV runs beside them (:func:`dashboard.evaluation.prefetch_runs`), which is as fast on two
-    cores.  Measured (2 cores, load 2.4): 2,000 x 20, 5 folds, 6.8 s in one worker, 4.1 s in
+    (:func:`cv_processes`) when the data are above
+    :data:`dashboard.evaluation.PREFETCH_MAX_COST` and no other computation is running or
+    waiting; otherwise one.  Up to that cost TAN's and the other classifiers' CV runs beside
+    them (:func:`dashboard.evaluation.prefetch_runs`), which is as fast on two cores.  Measured (2 cores, load 2.4): 2,000 x 20, 5 folds, 6.8 s in one worker, 4.1 s in
     two, the same maps bit for bit.
     """
-    if cost <= CV_BUDGET:
+    from . import evaluation  # it imports this module
+
+    if cost <= evaluation.PREFETCH_MAX_COST:  # the prefetch's range: one process each
         return 1
     running, waiting = QUEUE.snapshot()
     if running > 1 or waiting:  # others are computing: one core each

@@ -367,8 +367,8 @@ def _drop_pool() -> None:
 def start_workers() -> list:
     """Start the worker pool now, so that its processes have started and imported
     :data:`WORKER_IMPORTS` before the first big computation (called once per server process,
-    first thing in the warm-up thread: :func:`dashboard.warmup.build_all`).  No pool when :func:`offload` never uses one
-    (``SLB_WORKER_NICE=0``).
+    first thing in the warm-up thread: :func:`dashboard.warmup.build_all`).  No pool when
+    :func:`offload` never uses one (``SLB_WORKER_NICE=0``).
 
     Measured on Sonar's 25-fold densities (2 idle cores): 5.6-6.3 s in a worker that had just
     started, 2.7-2.9 s in a started one, 2.4-2.6 s in the server itself.
@@ -393,15 +393,7 @@ def offload(cost: float, fn, *args, **kwargs):
     module-level function or a bound method of a picklable object.  The result is the same as
     the direct call's: the worker runs the same code on the same inputs.
     """
-    if not uses_pool(cost):
-        return fn(*args, **kwargs)
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        return _executor().submit(fn, *args, **kwargs).result()
-    except BrokenProcessPool:  # a worker died (e.g. out of memory): start over, here
-        _drop_pool()
-        return fn(*args, **kwargs)
+    return offload_each(cost, functools.partial(fn, *args, **kwargs), [()], 1)[0]
 
 
 def uses_pool(cost: float) -> bool:
