@@ -362,6 +362,41 @@ def test_exact_paths_unchanged_against_scipy():
     )
 
 
+@pytest.mark.parametrize("n_pairs", [None, 3])  # all pairs (Gram path), few (per first feature)
+def test_exact_densities_do_not_depend_on_the_chunk_size(monkeypatch, n_pairs):
+    # The exact path evaluates its rows in chunks (cache-sized for the element-wise passes);
+    # every row's sums must be the same whatever the chunk, down to one row per chunk.
+    import slb.density.kde as kde_module
+
+    rng = np.random.default_rng(21)
+    n, d = 90, 7
+    X = rng.normal(size=(n, d))
+    y = np.arange(n) % 2
+    h1 = rng.uniform(0.3, 0.6, (2, d))
+    pairs = np.array([(i, j) for i in range(d) for j in range(i + 1, d)])[: n_pairs or None]
+    E = np.vstack([X, rng.normal(size=(25, d))])
+    own = np.r_[y, np.full(25, -1)]
+
+    def densities(chunk_bytes):
+        monkeypatch.setattr(kde_module, "_CHUNK_BYTES", chunk_bytes)
+        monkeypatch.setattr(kde_module, "_CACHE_CHUNK_BYTES", chunk_bytes)
+        kde = ClassConditionalKDE(
+            X, y, h1, 1.1 * h1, np.full(d, 1e-12), np.full((d, d), 1e-12), method="exact"
+        )
+        return kde.univariate(E, own), kde.bivariate(E, pairs, own)
+
+    whole = densities(2**30)  # one chunk
+    for chunk_bytes in (1, 8 * 45 * 3 * d * 5, 2**20):  # one row, five rows, the default
+        for a, b in zip(densities(chunk_bytes), whole, strict=True):
+            np.testing.assert_array_equal(a, b)
+    # and they are the plain sums (leave-one-out at the class's own rows)
+    ref = kde_pdf_2d(X[y == 1][:, pairs[0]], E[:, pairs[0]], 1.1 * h1[1, pairs[0]])
+    ref[:n][y == 1] = kde_pdf_2d(
+        X[y == 1][:, pairs[0]], X[y == 1][:, pairs[0]], 1.1 * h1[1, pairs[0]], loo=True
+    )
+    np.testing.assert_allclose(whole[1][1, :, 0], ref, rtol=1e-12)
+
+
 def test_warm_cache_refit_equals_cold_fit():
     rng = np.random.default_rng(14)
     n, d = 140, 6
@@ -505,10 +540,18 @@ def test_dashboard_fit_slb_warm_equals_cold_and_reuses_the_screening(monkeypatch
     for got, lam_ in ((first, 0.0), (second, lam)):
         cold = SLBClassifier(threshold=lam_, C=1.0, random_state=0, **DENS_PARAMS).fit(ds.X, ds.y)
         np.testing.assert_array_equal(got.pairs_, cold.pairs_)
-        np.testing.assert_allclose(np.asarray(got.coef_), np.asarray(cold.coef_), rtol=1e-10)
+        # The warm model slices its training map from the all-pairs one (a batched Gram
+        # product), the cold fit computes the kept pairs alone (a per-feature contraction):
+        # the same sums in another order, equal to ~1e-15, which libsvm's stopping rule
+        # (tolerance 1e-3) can turn into ~1e-4 in the weights on some CPUs' BLAS kernels.
+        # Same model up to the solver's tolerance; same predictions.
         np.testing.assert_allclose(
-            got.decision_function(ds.X), cold.decision_function(ds.X), rtol=1e-10, atol=1e-12
+            np.asarray(got.coef_), np.asarray(cold.coef_), rtol=1e-3, atol=1e-4
         )
+        np.testing.assert_allclose(
+            got.decision_function(ds.X), cold.decision_function(ds.X), rtol=1e-3, atol=1e-3
+        )
+        np.testing.assert_array_equal(got.predict(ds.X), cold.predict(ds.X))
     assert len(second.pairs_) < len(first.pairs_)
 
 
