@@ -384,20 +384,17 @@ def threshold_path(
 
 def path_processes(cost: float, n_folds: int) -> int:
     """Worker processes SLB's per-fold densities are split over: one per free core
-    (:func:`cv_processes`) when no other computation is running or waiting; otherwise one.
-
-    Up to :data:`dashboard.evaluation.PREFETCH_MAX_COST` this session's own prefetch (TAN's
-    CV beside the densities, :func:`dashboard.evaluation.prefetch_runs`) holds a spare slot and
-    is not counted: the folds go one per task to whichever worker is free, so the worker TAN
-    leaves takes the densities' last folds.  Measured (2 cores, the same maps bit for bit):
-    2,000 x 20, 5 folds, 6.8 s in one worker, 4.1 s in two (load 2.4); Compare on a new
-    Sonar-sized table, workers started, 2.21-2.80 s (median 2.62) against 2.72-3.51 s
-    (median 3.00) with the densities in one worker (7 alternate runs, load 1.0-1.4).
+    (:func:`cv_processes`) when the data are above
+    :data:`dashboard.evaluation.PREFETCH_MAX_COST` and no other computation is running or
+    waiting; otherwise one.  Up to that cost TAN's and the other classifiers' CV runs beside
+    them (:func:`dashboard.evaluation.prefetch_runs`), which is as fast on two cores.  Measured (2 cores, load 2.4): 2,000 x 20, 5 folds, 6.8 s in one worker, 4.1 s in
+    two, the same maps bit for bit.
     """
     from . import evaluation  # it imports this module
 
-    # In the prefetch's range this session's own prefetch holds a spare slot: not counted.
-    running, waiting = QUEUE.snapshot(spare=cost > evaluation.PREFETCH_MAX_COST)
+    if cost <= evaluation.PREFETCH_MAX_COST:  # the prefetch's range: one process each
+        return 1
+    running, waiting = QUEUE.snapshot()
     if running > 1 or waiting:  # others are computing: one core each
         return 1
     return cv_processes(n_folds)

@@ -80,11 +80,10 @@ class WorkQueue:
         self._held = threading.local()
 
     # -- state -----------------------------------------------------------------------------
-    def snapshot(self, spare: bool = True) -> tuple[int, int]:
-        """``(running, waiting)`` computations right now (spare ones included unless
-        ``spare=False``)."""
+    def snapshot(self) -> tuple[int, int]:
+        """``(running, waiting)`` computations right now (spare ones included)."""
         with self._cond:
-            return self._active + (self._spare if spare else 0), len(self._line)
+            return self._active + self._spare, len(self._line)
 
     def holding(self) -> bool:
         """True in a thread that holds a slot (nested queued calls do not queue again)."""

@@ -260,30 +260,11 @@ def test_split_densities_are_the_one_call_fit(monkeypatch):
         np.testing.assert_array_equal(a.T_test, b.T_test)
     for lam in (0.0, 0.005, 0.02):
         np.testing.assert_array_equal(split.fold_ber(lam)[0], whole.fold_ber(lam)[0])
-    # within the budget the session's own prefetch (TAN beside, a spare slot) is not another
-    # computation: the folds are split; above it a spare slot counts as one
+    # within the budget (TAN runs beside) or with another session computing: one process
     monkeypatch.setattr(compute, "cv_processes", lambda n_tasks: 2)
     monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", 1e12)
-    spare_in, spare_out = threading.Event(), threading.Event()
-
-    def prefetch():
-        with workqueue.QUEUE.spare() as granted:
-            assert granted
-            spare_in.set()
-            spare_out.wait(600)
-
-    p = threading.Thread(target=prefetch, daemon=True)
-    p.start()
-    try:
-        assert spare_in.wait(600)
-        with workqueue.QUEUE.slot():
-            assert compute.path_processes(1e9, 5) == 2
-            monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", 1)
-            assert compute.path_processes(1e9, 5) == 1
-    finally:
-        spare_out.set()
-        p.join(600)
-    # with another session computing: one process
+    assert compute.path_processes(1e9, 5) == 1
+    monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", 1)
     held, release = threading.Event(), threading.Event()
 
     def other_session():
