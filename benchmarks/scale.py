@@ -48,6 +48,9 @@ CPU seconds, load average in brackets), 2026-11-23 afternoon:
 * permuted (n = 3,000, d = 8): 94 s, 93 s CPU vs 141 s, 103 s CPU (1.11x); the same cell
   (fraction 0.5, C = 0.01), inner minimum BER 48.7 %.
 
+After the cache-sized KDE chunks (2026-11-26, load 0.8-1.5): cv7400 53.5 s, 56.6 s CPU, 479 MB;
+with ``--cv-jobs 2`` 34.6 s; BER 1.58 %.
+
 Run from the project root::
 
     python benchmarks/scale.py                  # the targets' rows (about 10 minutes, idle)
