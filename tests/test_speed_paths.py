@@ -386,7 +386,7 @@ def test_exact_densities_do_not_depend_on_the_chunk_size(monkeypatch, n_pairs):
         return kde.univariate(E, own), kde.bivariate(E, pairs, own)
 
     whole = densities(2**30)  # one chunk
-    for chunk_bytes in (1, 8 * 45 * 3 * d * 5, 2**20):  # one row, five rows, the default
+    for chunk_bytes in (1, 8 * 45 * 3 * d * 5, 2**20):  # one row, a few rows, the default
         for a, b in zip(densities(chunk_bytes), whole, strict=True):
             np.testing.assert_array_equal(a, b)
     # and they are the plain sums (leave-one-out at the class's own rows)

@@ -223,11 +223,11 @@ class ClassConditionalKDE:
         return Grid.build(x, h, ratio, max_nodes, _MAX_OUT_FRACTION, reach, KDE_GRID_MARGIN)
 
     @staticmethod
-    def _chunks(m, n_c, width, chunk_bytes=_CHUNK_BYTES):
+    def _chunks(m, n_c, width, chunk_bytes):
         step = max(1, int(chunk_bytes // (8 * max(n_c, 1) * max(width, 1))))
         return [slice(a, min(a + step, m)) for a in range(0, m, step)]
 
-    def _run_chunks(self, work, m, n_c, width, chunk_bytes=_CHUNK_BYTES):
+    def _run_chunks(self, work, m, n_c, width, chunk_bytes):
         """``work(chunk)`` over the evaluation rows' chunks, in threads on big problems.
 
         Each chunk writes its own rows of the output and the chunks are the same whatever the
