@@ -332,10 +332,15 @@ class PlattProbaMixin(LogProbaMixin):
             Within ``[1e-6, 1 - 1e-6]``.
         """
         check_is_fitted(self)
+        return self._proba_from_decision(self.decision_function(X))
+
+    def _proba_from_decision(self, score):
+        """:meth:`predict_proba` from decision values already computed (one evaluation of
+        the model for both, :func:`slb.evaluation.predictions.model_outputs`)."""
         if getattr(self, "platt_", None) is None:
             raise ValueError(
                 f"This {type(self).__name__} was saved before probabilities were calibrated; "
                 "refit it to use predict_proba (decision_function and predict work)."
             )
         a, b = self.platt_
-        return binary_proba(expit(-(a * self.decision_function(X) + b)))
+        return binary_proba(expit(-(a * np.asarray(score, dtype=float) + b)))

@@ -400,3 +400,47 @@ def test_labels_from_the_decision_sign_equal_predict():
         out = model_outputs(model, X[80:])
         np.testing.assert_array_equal(out["y_pred"], model.predict(X[80:]))
     assert _predicts_by_sign(TANClassifier()) and not _predicts_by_sign(LogisticRegression())
+
+
+def test_probabilities_from_the_decision_equal_predict_proba(monkeypatch):
+    """slb's models give their probabilities from the decision values the recorded outputs
+    already hold (one evaluation of the model for both): the numbers must be predict_proba's
+    bit for bit, the densities evaluated once per test fold, and a model without
+    predict_proba (SLB with probability=False) must still record none."""
+    from slb import (
+        KDENaiveBayes,
+        LUClassifier,
+        RenyiClassifier,
+        SLBClassifier,
+        TANClassifier,
+    )
+    from slb.density.features import LogDensityTransformer
+    from slb.evaluation.predictions import model_outputs
+
+    X, y = _data(n=120, seed=9)
+    models = (
+        TANClassifier(),
+        KDENaiveBayes(),
+        SLBClassifier(threshold=0.0, C=1.0, random_state=0),
+        LUClassifier(C=1.0, random_state=0),
+        RenyiClassifier(),
+        LogisticRegression(),
+    )
+    for est in models:
+        model = est.fit(X[:80], y[:80])
+        out = model_outputs(model, X[80:])
+        np.testing.assert_array_equal(out["proba"], model.predict_proba(X[80:])[:, 1])
+        np.testing.assert_array_equal(out["score"], model.decision_function(X[80:]))
+    calls = []
+    real = LogDensityTransformer._features
+
+    def counting(self, *a, **k):
+        calls.append(1)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(LogDensityTransformer, "_features", counting)
+    model_outputs(models[0], X[80:])  # TAN, fitted above
+    assert len(calls) == 1
+    plain = SLBClassifier(threshold=0.0, C=1.0, probability=False, random_state=0)
+    out = model_outputs(plain.fit(X[:80], y[:80]), X[80:])
+    assert np.isnan(out["proba"]).all() and np.isfinite(out["score"]).all()

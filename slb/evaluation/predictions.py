@@ -106,8 +106,13 @@ def model_outputs(model, X_test, scores=True):
     """
     if not scores:
         return {"y_pred": np.asarray(model.predict(X_test))}
-    proba = _optional_output(model, "predict_proba", X_test)
     score = _optional_output(model, "decision_function", X_test)
+    if score is not None and _proba_from_score(model):
+        # slb's models map their decision values to probabilities: the same numbers as
+        # predict_proba without evaluating the densities again
+        proba = np.asarray(model._proba_from_decision(score), dtype=float)
+    else:
+        proba = _optional_output(model, "predict_proba", X_test)
     if score is not None and _predicts_by_sign(model):
         # exactly what its predict computes, without evaluating the densities a third time
         y_pred = model.classes_[(score.reshape(-1) > 0).astype(int)]
@@ -119,6 +124,12 @@ def model_outputs(model, X_test, scores=True):
         "proba": proba[:, -1] if proba is not None else np.full(n, np.nan),
         "score": score.reshape(n) if score is not None else np.full(n, np.nan),
     }
+
+
+def _proba_from_score(model):
+    """The model offers ``predict_proba`` (e.g. not ``SLBClassifier(probability=False)``) and
+    computes it from its decision values by ``_proba_from_decision`` (slb's models)."""
+    return hasattr(model, "_proba_from_decision") and hasattr(model, "predict_proba")
 
 
 def _predicts_by_sign(model):

@@ -126,7 +126,12 @@ class _DensityBayes(
         -------
         proba : ndarray of shape (n_samples, 2)
         """
-        return binary_proba(expit(self.decision_function(X)))
+        return self._proba_from_decision(self.decision_function(X))
+
+    def _proba_from_decision(self, score):
+        """:meth:`predict_proba` from decision values already computed (one density
+        evaluation for both, :func:`slb.evaluation.predictions.model_outputs`)."""
+        return binary_proba(expit(np.asarray(score, dtype=float)))
 
 
 class KDENaiveBayes(_DensityBayes):

@@ -570,7 +570,12 @@ class RenyiClassifier(
         proba : ndarray of shape (n_samples, 2)
             Columns follow ``classes_``.
         """
-        return binary_proba(0.5 + self.decision_function(X))
+        return self._proba_from_decision(self.decision_function(X))
+
+    def _proba_from_decision(self, score):
+        """:meth:`predict_proba` from decision values already computed
+        (:func:`slb.evaluation.predictions.model_outputs`)."""
+        return binary_proba(0.5 + np.asarray(score, dtype=float))
 
     def predict(self, X):
         """Predicted labels by delta~_map (default) or the randomised rule delta~.
