@@ -572,6 +572,9 @@ def test_balanced_error_rate_equals_scikit_learn():
         cases += [(y, rng.integers(0, 2, n)), (y, y), (y, 1 - y), (y, np.zeros(n, int))]
         cases.append((y.astype(float), rng.integers(0, 2, n).astype(np.int8)))
         cases.append((np.where(y == 1, "rock", "mine"), rng.choice(["rock", "mine"], n)))
+        obj = np.where(y == 1, "rock", "mine").astype(object)  # pandas' string labels
+        cases.append((obj, rng.choice(["rock", "mine"], n).astype(object)))
+        cases.append((obj, rng.choice(["rock", "mine"], n)))  # object and numpy strings
         cases.append((y, rng.integers(0, 3, n)))  # a predicted class absent from y_true
         cases.append((rng.integers(0, 4, n), rng.integers(0, 4, n)))  # more classes
     for t, p in cases:
@@ -584,3 +587,5 @@ def test_balanced_error_rate_equals_scikit_learn():
         balanced_error_rate(np.array([0, 1]), np.array(["a", "b"]))
     with pytest.raises(ValueError):
         balanced_error_rate([0, 1, 1], [0, 1])
+    with pytest.raises((ValueError, TypeError)):  # an object array mixing labels of two kinds
+        balanced_error_rate(np.array(["a", 1], dtype=object), np.array(["a", "a"], dtype=object))

@@ -37,11 +37,18 @@ def balanced_error_rate(y_true, y_pred):
 
 
 def _same_simple_kind(t, p):
-    """Both 1-d, same length, non-empty, and both numeric (no NaN) or both strings."""
+    """Both 1-d, same length, non-empty, and both numeric (no NaN) or both strings (numpy
+    strings, or object arrays holding only ``str``: pandas' string labels)."""
     if t.ndim != 1 or p.ndim != 1 or t.shape != p.shape or t.size == 0:
         return False
     numeric = t.dtype.kind in "biu" and p.dtype.kind in "biu"
     if t.dtype.kind == "f" or p.dtype.kind == "f":
         numeric = t.dtype.kind in "biuf" and p.dtype.kind in "biuf"
         numeric = numeric and bool(np.isfinite(t).all() and np.isfinite(p).all())
-    return numeric or (t.dtype.kind == "U" and p.dtype.kind == "U")
+    return numeric or (_strings(t) and _strings(p))
+
+
+def _strings(a):
+    if a.dtype.kind == "U":
+        return True
+    return a.dtype.kind == "O" and all(type(v) is str for v in a.tolist())
