@@ -49,7 +49,8 @@ CPU seconds, load average in brackets), 2026-11-23 afternoon:
   (fraction 0.5, C = 0.01), inner minimum BER 48.7 %.
 
 After the cache-sized KDE chunks (2026-11-26, load 0.8-1.5): cv7400 53.5 s, 56.6 s CPU, 479 MB;
-with ``--cv-jobs 2`` 34.6 s; BER 1.58 %.
+with ``--cv-jobs 2`` 34.6 s; BER 1.58 %.  wide: 47.4 s, 68.6 s CPU, 1.17 GB [1.3-1.4], the previous
+session's code 47.8 s in the same run (the 95 s above were at load 2.1-2.5).
 
 Run from the project root::
 
