@@ -49,6 +49,8 @@ def _same_simple_kind(t, p):
 
 
 def _strings(a):
+    """Numpy strings, or an object array of ``str`` only (not ``np.str_`` or mixed labels,
+    which keep scikit-learn's handling)."""
     if a.dtype.kind == "U":
         return True
     return a.dtype.kind == "O" and all(type(v) is str for v in a.tolist())
