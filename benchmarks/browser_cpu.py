@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, synthetic_csv  # noqa: E402
+from browser_support import StreamlitServer, launch_chromium, synthetic_csv  # noqa: E402
 
 TIMEOUT_MS = 300_000
 QUIET_CPU_S = 0.15  # a second of browser CPU below this: the page has finished drawing
@@ -155,7 +155,7 @@ async def main(rounds: int, attribute: bool) -> None:
     load0 = os.getloadavg()[0]
     with StreamlitServer("browser-cpu-server.log", env={"SLB_WARMUP": "0"}) as server:
         async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = await launch_chromium(p)
             chromium_pids = [c.pid for c in psutil.Process().children()]
             meter = Meter(chromium_pids, server.proc.pid)
             runs = [await session(browser, meter, server.url, csv) for csv in csvs]

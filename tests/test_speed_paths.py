@@ -19,6 +19,7 @@ import pytest
 from scipy import stats
 
 import slb.model.path as path_module
+from slb._utils import all_pairs
 from slb.density.binned import Grid
 from slb.density.kde import ClassConditionalKDE, kde_pdf_1d, kde_pdf_2d
 from slb.dependence import hsic as dependence
@@ -373,7 +374,7 @@ def test_exact_densities_do_not_depend_on_the_chunk_size(monkeypatch, n_pairs):
     X = rng.normal(size=(n, d))
     y = np.arange(n) % 2
     h1 = rng.uniform(0.3, 0.6, (2, d))
-    pairs = np.array([(i, j) for i in range(d) for j in range(i + 1, d)])[: n_pairs or None]
+    pairs = all_pairs(d)[: n_pairs or None]
     E = np.vstack([X, rng.normal(size=(25, d))])
     own = np.r_[y, np.full(25, -1)]
 
