@@ -41,6 +41,8 @@ import threading
 import time
 from contextlib import contextmanager
 
+from . import transfer
+
 #: Data cost (rows² x features x repeats) from which :func:`offload` uses a worker process:
 #: Sonar with 5 repeats is 13 M, a 1,000-row upload of 20 features 20 M, a class's small
 #: uploads (100 x 6, 5 repeats) 0.3 M.
@@ -348,6 +350,9 @@ def _executor():
 
     with _POOL_LOCK:
         if _POOL["executor"] is None:
+            if not _POOL.get("cleanup"):  # hand-over files a dying worker left behind
+                transfer.register_cleanup()
+                _POOL["cleanup"] = True
             _POOL["executor"] = ProcessPoolExecutor(
                 max_workers=_pool_size(),
                 initializer=_init_worker,
@@ -396,6 +401,12 @@ def offload(cost: float, fn, *args, **kwargs):
     return offload_each(cost, functools.partial(fn, *args, **kwargs), [()], 1)[0]
 
 
+def _run_packed(fn, args: tuple, prefix: str):
+    """In a worker: ``fn(*args)``, its big arrays handed back through shared memory
+    (:mod:`dashboard.transfer`)."""
+    return transfer.pack(fn(*args), prefix)
+
+
 def uses_pool(cost: float) -> bool:
     """Whether :func:`offload` sends work of this cost to the worker pool."""
     import multiprocessing
@@ -434,16 +445,17 @@ def offload_each(cost: float, fn, calls: list, width: int) -> list:
     from concurrent.futures.process import BrokenProcessPool
 
     out = [None] * len(calls)
+    prefix = transfer.file_prefix()
     try:
         ex, todo, running = _executor(), list(enumerate(calls)), {}
         width = max(1, min(int(width), _pool_size()))
         while todo or running:
             while todo and len(running) < width:
                 k, args = todo.pop(0)
-                running[ex.submit(fn, *args)] = k
+                running[ex.submit(_run_packed, fn, args, prefix)] = k
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
-                out[running.pop(fut)] = fut.result()
+                out[running.pop(fut)] = transfer.unpack(fut.result())
         return out
     except BrokenProcessPool:  # a worker died (e.g. out of memory): start over, here
         _drop_pool()
