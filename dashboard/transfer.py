@@ -36,7 +36,7 @@ from dataclasses import dataclass
 #: RAM-backed directory of the hand-over files (None: no such directory, results travel pickled).
 SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 #: Results with at least this many bytes of array data go through :data:`SHM_DIR`.
-MIN_BYTES = 8 * 2**20
+MIN_BYTES = 2**20
 #: Buffers below this size stay inside the pickle (one file write each is not worth it).
 MIN_BUFFER_BYTES = 64 * 2**10
 #: The files may take at most this fraction of the directory's free space.
