@@ -94,7 +94,10 @@ def pack(obj, prefix: str):
         buffers.append(buf)
         return False
 
-    payload = pickle.dumps(obj, protocol=5, buffer_callback=out_of_band)
+    try:
+        payload = pickle.dumps(obj, protocol=5, buffer_callback=out_of_band)
+    except Exception:  # e.g. a local function inside: loky's cloudpickle may still manage
+        return obj
     views = [buf.raw() for buf in buffers]
     total = sum(_aligned(v.nbytes) for v in views)
     if total < MIN_BYTES or not _room_for(total):

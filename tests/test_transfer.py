@@ -55,7 +55,7 @@ def test_big_results_come_back_equal_and_writable_and_leave_no_file(tmp_path):
     assert transfer.unpack(shipped.payload) == shipped.payload  # anything else: unchanged
 
 
-def test_small_results_and_no_room_take_the_usual_way(tmp_path, monkeypatch):
+def test_small_unpicklable_or_roomless_results_take_the_usual_way(tmp_path, monkeypatch):
     prefix = _prefix(tmp_path)
     small = {"a": np.ones(1000)}
     assert transfer.pack(small, prefix) is small
@@ -63,6 +63,8 @@ def test_small_results_and_no_room_take_the_usual_way(tmp_path, monkeypatch):
     obj = _result()
     assert transfer.pack(obj, prefix) is obj
     assert _files(prefix) == []
+    unpicklable = [np.ones(2**20), lambda: 1]  # pickle cannot, loky's cloudpickle can
+    assert transfer.pack(unpicklable, prefix) is unpicklable
     monkeypatch.setattr(transfer, "SHM_DIR", None)  # no such directory (not Linux)
     assert transfer.pack(obj, prefix) is obj
 
