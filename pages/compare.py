@@ -115,7 +115,8 @@ def cross_validate(v: View) -> Results:
     """
     ds, dens, k, seed, reps, measure, rule = v.cv_args()
     runs = {}
-    evaluation.prefetch_runs(ds, v.names, *v.cv_args()[1:])  # beside SLB's densities
+    # beside SLB's densities: the other classifiers, then the coefficient plot's full-data SLB
+    evaluation.prefetch_runs(ds, v.names, *v.cv_args()[1:], lam=v.lam.value)
     bar = st.progress(0.0, text="Cross-validating…")
     runs["SLB"], slb_how = evaluation.slb_run_for(ds, v.c, v.lam, dens, k, reps)
     if st.session_state.get("cmp_nested") == v.nested_key:

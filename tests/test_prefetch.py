@@ -77,6 +77,23 @@ def test_prefetch_fills_the_entry_the_page_reads(monkeypatch, sonar_once):
     assert not evaluation.prefetch_runs(ds, ("SLB", "TAN", "NB"), *args)
 
 
+def test_prefetch_fits_the_full_data_slb_the_coefficient_plot_reads(monkeypatch, sonar_once):
+    from slb import SLBClassifier
+
+    ds, args = sonar_once
+    dens, _, seed, _, measure, rule = args
+    lam = compute.default_lambda(compute.screening(ds.key, ds, measure), rule)
+    assert evaluation.prefetch_runs(ds, ("SLB", "TAN", "NB"), *args, lam=lam)
+    _join_prefetch()
+
+    def boom(*a, **k):
+        raise AssertionError("SLB refitted after the prefetch")
+
+    monkeypatch.setattr(SLBClassifier, "fit", boom)
+    clf = compute.fit_slb(ds.key, ds, lam, measure, rule, dens, seed)  # a cache hit
+    assert clf.threshold == lam and clf.coef_.size > 0
+
+
 def test_prefetch_declines(monkeypatch, sonar_once):
     ds, args = sonar_once
     started = []
