@@ -69,6 +69,25 @@ def test_working_set_solves_the_full_problem(small_thresholds, sep, C):
     assert b == pytest.approx(b_ref, abs=1e-3 * max(1.0, abs(b_ref)))
 
 
+@pytest.mark.parametrize("class_weight", ["balanced", None, {0: 2.0, 1: 0.5}])
+def test_class_weights_are_scikit_learns(class_weight):
+    from sklearn.utils.class_weight import compute_class_weight
+
+    rng = np.random.default_rng(0)
+    for y in (
+        (rng.random(97) < 0.3).astype(int),
+        (rng.random(208) < 0.5).astype(np.int32),
+        rng.random(41) < 0.8,  # bool
+        np.array([0, 1]),
+    ):
+        want = compute_class_weight(class_weight, classes=np.array([0, 1]), y=y)
+        got = class_weights(class_weight, y)
+        assert got.dtype == np.float64 and np.array_equal(got, want)  # bit for bit
+    if class_weight == "balanced":  # a class absent: scikit-learn's error
+        with pytest.raises(ValueError, match="classes"):
+            class_weights(class_weight, np.zeros(5, dtype=int))
+
+
 def test_fit_linear_svm_same_solution_on_both_paths(monkeypatch):
     # full kernel (n <= GRAM_MAX_SAMPLES) vs working set: the same weights in T's units
     X, y = make_data(500, 8, 1.5, seed=3)
