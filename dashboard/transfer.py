@@ -1,26 +1,27 @@
-"""Big results of the worker processes, handed to the server through shared memory.
+"""Big arrays of the worker processes' results, handed to the server through shared memory.
 
-A worker's result normally travels back pickled through a pipe: the worker copies it into a
-pickle, the pipe copies it again, and the server's result thread unpickles it into new arrays,
-holding the interpreter lock the other sessions' pages need.  SLB's per-fold density maps of
-Sonar (25 folds) are 155 MB: that round trip cost 0.6-0.9 s of the 4 s a new Sonar-sized
-table's Compare waits for (``benchmarks/dashboard_speed.py --modes started``).
+A worker's result normally travels back pickled through a pipe: the worker copies every array
+into the pickle, the pipe copies it again, and the server's result thread rebuilds the arrays
+from it, holding the interpreter lock the other sessions' pages need.  SLB's per-fold density
+maps of Sonar (25 folds) are 155 MB: that round trip cost 0.6-0.9 s of the 4 s a new
+Sonar-sized table's Compare waited for (``benchmarks/dashboard_speed.py --modes started``).
 
-Here the worker pickles its result with protocol 5 and keeps the big array buffers *out of
-band* (:pep:`574`): it writes them, one after the other, to a file in a RAM-backed directory
-(:data:`SHM_DIR`, ``/dev/shm`` on Linux) and returns only the small pickle and the buffers'
-places.  The server maps the file (private copy-on-write, so the arrays are writable as
-usual), removes its name at once (the memory lives as long as the arrays do) and unpickles
-with the mapped buffers: the arrays are views of the file's pages, not copies.  The result is
-the same object, bit for bit.
+:func:`reduce_array` is the worker pool's reducer of NumPy arrays (loky's
+``result_reducers``, used when a worker pickles its result): an array of at least
+:data:`MIN_BYTES` is written, as raw bytes, to a file of a RAM-backed directory
+(:data:`SHM_DIR`, ``/dev/shm`` on Linux), and only the file's name, the dtype and the shape
+travel in the pickle.  The server rebuilds it with :func:`open_array`: it maps the file
+(private copy-on-write, so the array is writable as usual), removes its name at once (the
+memory lives as long as the array does) and views the mapped bytes: no copy.  The array is
+the same, bit for bit, and the rest of the result is pickled as before (loky stays the only
+unpickler: this module reads raw array bytes only).
 
-Results whose buffers are small, and every result when the directory is missing (not Linux)
-or has too little room (a container's 64 MB ``/dev/shm``), travel the usual way.
+Small arrays, arrays of Python objects, and every array when the directory is missing (not
+Linux) or short of room (a container's 64 MB ``/dev/shm``) are pickled as usual.
 
 Why by hand: the standard library's ``multiprocessing.shared_memory`` needs the receiver to
-know the sizes in advance and to close and unlink each block explicitly, and joblib's memmaps
-cover arguments, not results; pickle's out-of-band buffers and one mapped file do the job in a
-few lines.
+close and unlink each block explicitly, and joblib's memmapping covers arguments, not results;
+a reducer and one mapped file per array do the job in a few lines.
 """
 
 from __future__ import annotations
@@ -29,38 +30,17 @@ import atexit
 import glob
 import mmap
 import os
-import pickle
 import tempfile
-from dataclasses import dataclass
 
-#: RAM-backed directory of the hand-over files (None: no such directory, results travel pickled).
+import numpy as np
+
+#: RAM-backed directory of the hand-over files (None: no such directory, arrays are pickled).
 SHM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-#: Results with at least this many bytes of array data go through :data:`SHM_DIR`.
+#: Arrays of at least this many bytes go through :data:`SHM_DIR` (a fold's maps of a
+#: 1,000-row upload are 2.7 MB; below, a file and a mapping are not worth it).
 MIN_BYTES = 2**20
-#: Buffers below this size stay inside the pickle (one file write each is not worth it).
-MIN_BUFFER_BYTES = 64 * 2**10
 #: The files may take at most this fraction of the directory's free space.
 MAX_FREE_FRACTION = 0.5
-_ALIGN = 64  # each buffer starts on a cache line (numpy's arrays are then aligned)
-
-
-@dataclass(frozen=True)
-class Shipped:
-    """A result whose big buffers wait in a file of :data:`SHM_DIR`.
-
-    Attributes
-    ----------
-    payload : bytes
-        The result pickled with protocol 5, big buffers out of band.
-    path : str
-        The file holding the buffers.
-    spans : tuple of (int, int)
-        Offset and length of each out-of-band buffer in the file, in pickling order.
-    """
-
-    payload: bytes
-    path: str
-    spans: tuple
 
 
 def file_prefix(pid: int | None = None) -> str:
@@ -68,78 +48,49 @@ def file_prefix(pid: int | None = None) -> str:
     return f"slb-result-{os.getpid() if pid is None else int(pid)}-"
 
 
-def pack(obj, prefix: str):
-    """In a worker: ``obj`` as a :class:`Shipped` when its big buffers fit in
-    :data:`SHM_DIR`, else ``obj`` itself.
+def reduce_array(a: np.ndarray):
+    """In a worker: how ``a`` is pickled (a ``copyreg``-style reducer).
 
     Parameters
     ----------
-    obj : object
-        The result; anything picklable.
-    prefix : str
-        Name prefix of the file (:func:`file_prefix` of the server, which removes leftovers
-        at exit).
+    a : ndarray
 
     Returns
     -------
-    Shipped or object
+    reduce : tuple
+        ``(open_array, (path, dtype, shape, fortran))`` once ``a`` is written to a file of
+        :data:`SHM_DIR` (named with the prefix of the worker's parent, the server, which
+        removes leftovers at exit); else NumPy's own reduction.
     """
-    if SHM_DIR is None:
-        return obj
-    buffers = []
-
-    def out_of_band(buf):
-        if buf.raw().nbytes < MIN_BUFFER_BYTES:
-            return True  # in band
-        buffers.append(buf)
-        return False
-
+    if SHM_DIR is None or a.dtype.hasobject or a.nbytes < MIN_BYTES or not _room_for(a.nbytes):
+        return a.__reduce__()
+    fortran = bool(a.flags.f_contiguous and not a.flags.c_contiguous)
+    raw = a.T if fortran else np.ascontiguousarray(a)  # C order either way
+    fd, path = tempfile.mkstemp(prefix=file_prefix(os.getppid()), dir=SHM_DIR)
     try:
-        payload = pickle.dumps(obj, protocol=5, buffer_callback=out_of_band)
-    except Exception:  # e.g. a local function inside: loky's cloudpickle may still manage
-        return obj
-    views = [buf.raw() for buf in buffers]
-    total = sum(_aligned(v.nbytes) for v in views)
-    if total < MIN_BYTES or not _room_for(total):
-        return obj
-    fd, path = tempfile.mkstemp(prefix=prefix, dir=SHM_DIR)
-    try:
-        spans, offset = [], 0
         with os.fdopen(fd, "wb") as f:
-            for v in views:
-                f.write(v)
-                spans.append((offset, v.nbytes))
-                pad = _aligned(v.nbytes) - v.nbytes
-                f.write(b"\0" * pad)
-                offset += v.nbytes + pad
+            raw.tofile(f)
     except OSError:  # the directory filled up meanwhile: the usual way
         _remove(path)
-        return obj
-    return Shipped(payload, path, tuple(spans))
+        return a.__reduce__()
+    return open_array, (path, a.dtype, a.shape, fortran)
 
 
-def unpack(result):
-    """In the server: the object a worker's :func:`pack` shipped (anything else unchanged).
-
-    The file's name is removed whatever happens; its memory is freed with the last array
-    that views it.
-    """
-    if not isinstance(result, Shipped):
-        return result
+def open_array(path: str, dtype, shape: tuple, fortran: bool) -> np.ndarray:
+    """In the server: the array :func:`reduce_array` wrote to ``path``, a view of the mapped
+    file (whose name is removed whatever happens)."""
     try:
-        with open(result.path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            mm = mmap.mmap(f.fileno(), size, access=mmap.ACCESS_COPY)
+        with open(path, "rb") as f:
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
     finally:
-        _remove(result.path)
-    view = memoryview(mm)
-    buffers = [view[offset : offset + n] for offset, n in result.spans]
-    return pickle.loads(result.payload, buffers=buffers)
+        _remove(path)
+    flat = np.frombuffer(mm, dtype=dtype, count=int(np.prod(shape, dtype=np.int64)))
+    return flat.reshape(shape, order="F" if fortran else "C")
 
 
 def remove_leftovers(prefix: str) -> None:
-    """Remove hand-over files of ``prefix`` that were never unpacked (a worker that died
-    after writing, a server stopped while waiting)."""
+    """Remove hand-over files of ``prefix`` that were never opened (a result lost with its
+    worker, a server stopped while waiting)."""
     if SHM_DIR is None:
         return
     for path in glob.glob(os.path.join(SHM_DIR, glob.escape(prefix) + "*")):
@@ -149,10 +100,6 @@ def remove_leftovers(prefix: str) -> None:
 def register_cleanup() -> None:
     """Remove this server process's leftover hand-over files when it exits."""
     atexit.register(remove_leftovers, file_prefix())
-
-
-def _aligned(n: int) -> int:
-    return -(-n // _ALIGN) * _ALIGN
 
 
 def _room_for(nbytes: int) -> bool:

@@ -41,6 +41,8 @@ import threading
 import time
 from contextlib import contextmanager
 
+import numpy as np
+
 from . import transfer
 
 #: Data cost (rows² x features x repeats) from which :func:`offload` uses a worker process:
@@ -357,6 +359,8 @@ def _executor():
                 max_workers=_pool_size(),
                 initializer=_init_worker,
                 initargs=(WORKER_NICE,),
+                # big arrays of the results come back through shared memory, not the pipe
+                result_reducers={np.ndarray: transfer.reduce_array},
                 # a worker never starts workers or a warm-up of its own
                 env={"SLB_WORKER_NICE": "0", "SLB_WARMUP": "0"},
             )
@@ -401,12 +405,6 @@ def offload(cost: float, fn, *args, **kwargs):
     return offload_each(cost, functools.partial(fn, *args, **kwargs), [()], 1)[0]
 
 
-def _run_packed(fn, args: tuple, prefix: str):
-    """In a worker: ``fn(*args)``, its big arrays handed back through shared memory
-    (:mod:`dashboard.transfer`)."""
-    return transfer.pack(fn(*args), prefix)
-
-
 def uses_pool(cost: float) -> bool:
     """Whether :func:`offload` sends work of this cost to the worker pool."""
     import multiprocessing
@@ -445,17 +443,16 @@ def offload_each(cost: float, fn, calls: list, width: int) -> list:
     from concurrent.futures.process import BrokenProcessPool
 
     out = [None] * len(calls)
-    prefix = transfer.file_prefix()
     try:
         ex, todo, running = _executor(), list(enumerate(calls)), {}
         width = max(1, min(int(width), _pool_size()))
         while todo or running:
             while todo and len(running) < width:
                 k, args = todo.pop(0)
-                running[ex.submit(_run_packed, fn, args, prefix)] = k
+                running[ex.submit(fn, *args)] = k
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
-                out[running.pop(fut)] = transfer.unpack(fut.result())
+                out[running.pop(fut)] = fut.result()
         return out
     except BrokenProcessPool:  # a worker died (e.g. out of memory): start over, here
         _drop_pool()
