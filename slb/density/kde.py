@@ -405,6 +405,8 @@ class ClassConditionalKDE:
                     # pairs are independent: the result does not depend on the threads
                     run_tasks([(self._binned_pairs, (bp, pairs, g, out)) for g in groups], n_jobs)
             todo = np.flatnonzero(~ok)
+        if todo.size == n_pairs:  # every pair exact: its array is the output (no copy)
+            return self._exact_bivariate(c, E, pairs, rows)
         if todo.size:
             out[:, todo] = self._exact_bivariate(c, E, pairs[todo], rows)
         return out
@@ -462,13 +464,17 @@ class ClassConditionalKDE:
 
     def log_univariate(self, E, self_class=None):
         """Floored log univariate densities, shape (n_classes, m, n_features)."""
-        return np.log(np.maximum(self.univariate(E, self_class), self.floor1))
+        p = self.univariate(E, self_class)
+        np.maximum(p, self.floor1, out=p)  # in place: the same values, no new arrays
+        return np.log(p, out=p)
 
     def log_bivariate(self, E, pairs, self_class=None):
         """Floored log bivariate densities of ``pairs``, shape (n_classes, m, n_pairs)."""
         pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
         floor = self.floor2[pairs[:, 0], pairs[:, 1]]
-        return np.log(np.maximum(self.bivariate(E, pairs, self_class), floor))
+        p = self.bivariate(E, pairs, self_class)
+        np.maximum(p, floor, out=p)
+        return np.log(p, out=p)
 
     def log_own_class(self, c, E, pairs):
         """Floored leave-one-out log densities of class ``c`` at its own training points.
@@ -490,7 +496,8 @@ class ClassConditionalKDE:
         """
         pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
         rows = np.ones(np.shape(E)[0], dtype=bool)
-        uni = np.log(np.maximum(self.univariate_class(c, E, rows), self.floor1))
-        floor = self.floor2[pairs[:, 0], pairs[:, 1]]
-        biv = np.log(np.maximum(self.bivariate_class(c, E, pairs, rows), floor))
+        uni = self.univariate_class(c, E, rows)
+        np.log(np.maximum(uni, self.floor1, out=uni), out=uni)
+        biv = self.bivariate_class(c, E, pairs, rows)
+        np.log(np.maximum(biv, self.floor2[pairs[:, 0], pairs[:, 1]], out=biv), out=biv)
         return uni, biv
