@@ -360,7 +360,7 @@ def _executor():
                 initializer=_init_worker,
                 initargs=(WORKER_NICE,),
                 # big arrays of the results come back through shared memory, not the pipe
-                result_reducers={np.ndarray: transfer.reduce_array},
+                result_reducers={np.ndarray: transfer.reduce_array} if transfer.SHM_DIR else None,
                 # a worker never starts workers or a warm-up of its own
                 env={"SLB_WORKER_NICE": "0", "SLB_WARMUP": "0"},
             )
