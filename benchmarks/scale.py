@@ -50,7 +50,9 @@ CPU seconds, load average in brackets), 2026-11-23 afternoon:
 
 After the cache-sized KDE chunks (2026-11-26, load 0.8-1.5): cv7400 53.5 s, 56.6 s CPU, 479 MB;
 with ``--cv-jobs 2`` 34.6 s; BER 1.58 %.  wide: 47.4 s, 68.6 s CPU, 1.17 GB [1.3-1.4], the previous
-session's code 47.8 s in the same run (the 95 s above were at load 2.1-2.5).
+session's code 47.8 s in the same run (the 95 s above were at load 2.1-2.5).  With the KDE's
+in-place floors and logs (2026-11-26 afternoon): wide 45.9 s, 1.15 GB [1.0-1.2] against
+48.1 s, 1.19 GB for the code before them [1.2-1.5].
 
 Run from the project root::
 
