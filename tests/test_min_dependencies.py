@@ -98,9 +98,7 @@ def test_the_pinned_list_is_every_floor_exactly():
     pins = mind.pinned()
     assert len(pins) == len(mind.DEPENDENT_PACKAGES)
     assert "streamlit==1.49" in pins and "scikit-learn==1.6" in pins
-    assert mind.pinned("install") == [
-        s.replace(">=", "==") for s in mind.requirements("install")
-    ]
+    assert mind.pinned("install") == [s.replace(">=", "==") for s in mind.requirements("install")]
     # runnable before anything is installed: the script imports the standard library only
     res = subprocess.run(
         [sys.executable, "-I", str(ROOT / "slb" / "_min_dependencies.py"), "pinned", "app"],
@@ -119,12 +117,24 @@ def test_the_pinned_list_is_every_floor_exactly():
 DISTRIBUTION = {"sklearn": "scikit-learn"}
 
 
-def _third_party_imports(paths) -> set[str]:
+def _third_party_imports(paths, module_level_only=False) -> set[str]:
+    """Distributions imported by these files (only the module-level imports, if asked: an
+    import inside a function runs on demand, as the uploads' openpyxl and pyarrow)."""
     local = {"slb", "dashboard", "pages", "app", "tests"}
     found = set()
     for path in paths:
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        nodes = list(ast.walk(tree))
+        if module_level_only:
+            in_functions = {  # and under "if TYPE_CHECKING:" (never run)
+                id(inner)
+                for n in nodes
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                or (isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
+                for inner in ast.walk(n)
+            }
+            nodes = [n for n in nodes if id(n) not in in_functions]
+        for node in nodes:
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and not node.level:
@@ -139,14 +149,25 @@ def _third_party_imports(paths) -> set[str]:
 
 
 def test_every_imported_package_is_declared():
-    """A third-party import in the library is a dependency (install); in the app, install or app."""
+    """The library's module-level imports are dependencies ("install"); its on-demand imports
+    (plotly for slb.viz, openpyxl/pyarrow for uploads) and the app's imports may be [app]."""
     declared = {n.split("[")[0]: tags for n, (_, tags, _) in mind.DEPENDENT_PACKAGES.items()}
-    library = _third_party_imports((ROOT / "slb").rglob("*.py"))
-    app_files = [ROOT / "app.py", *(ROOT / "pages").rglob("*.py"), *(ROOT / "dashboard").rglob("*.py")]
-    app = _third_party_imports(app_files)
-    # slb.viz needs plotly (the [app] extra, imported on demand); everything else: install
-    assert library - {"plotly"} <= {n for n, t in declared.items() if t == "install"}, library
-    assert app <= {n for n, t in declared.items() if t in ("install", "app")}, app
+    runtime = {n for n, t in declared.items() if t == "install"}
+    with_app = {n for n, t in declared.items() if t in ("install", "app")}
+    library = sorted((ROOT / "slb").rglob("*.py"))
+    app_files = [
+        ROOT / "app.py",
+        *(ROOT / "pages").rglob("*.py"),
+        *(ROOT / "dashboard").rglob("*.py"),
+    ]
+    # slb.viz (the figures) needs the [app] extra and is imported only on demand ("import slb"
+    # loads neither streamlit nor plotly: tests/test_packaging.py)
+    core = [p for p in library if "viz" not in p.relative_to(ROOT / "slb").parts]
+    top_level = _third_party_imports(core, module_level_only=True)
+    assert top_level <= runtime, top_level - runtime
+    everything = _third_party_imports([*library, *app_files])
+    assert everything <= with_app, everything - with_app
+    assert {"numpy", "scikit-learn", "streamlit", "plotly"} <= everything  # the check sees imports
 
 
 def test_the_version_is_written_once():
