@@ -29,7 +29,10 @@ def _snippet() -> str:
     return blocks[0]
 
 
-def test_readme_model_example_runs(tmp_path, monkeypatch, capsys):
+def write_example_files(folder: Path) -> np.ndarray:
+    """The README's ``train.csv`` and ``new.csv`` in this folder; returns the 400 labels (the
+    first 300 are train.csv's, the last 100 those of new.csv's rows).  Also used by
+    tests/test_readme_blocks.py, which runs every README block."""
     X, y = load_dataset("pima")
     table = X.iloc[:400].reset_index(drop=True).astype(object)
     labels = np.asarray(y.iloc[:400])
@@ -37,8 +40,13 @@ def test_readme_model_example_runs(tmp_path, monkeypatch, capsys):
     table.loc[::11, "glucose"] = "?"
     table.loc[4::13, "smoker"] = ""
     table["label"] = labels
-    table.iloc[:300].to_csv(tmp_path / "train.csv", index=False)
-    table.iloc[300:].drop(columns="label").to_csv(tmp_path / "new.csv", index=False)
+    table.iloc[:300].to_csv(folder / "train.csv", index=False)
+    table.iloc[300:].drop(columns="label").to_csv(folder / "new.csv", index=False)
+    return labels
+
+
+def test_readme_model_example_runs(tmp_path, monkeypatch, capsys):
+    labels = write_example_files(tmp_path)
     monkeypatch.chdir(tmp_path)
 
     namespace: dict = {}
