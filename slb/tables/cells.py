@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from ._messages import _join, _names, _q
-from .clean import MISSING_TOKENS, parse_numeric
+from .budget import Budget
+from .clean import MISSING_TOKENS, NumericParse, parse_numeric
+from .names import tidy_names, unique_names
 
 #: Rows examined to find the width of a table (text and Excel).
 _SAMPLE_ROWS = 500
@@ -87,11 +89,15 @@ def _header_is_data(header: list[Any], body: pd.DataFrame) -> bool:
     return numeric > 0
 
 
-def _drop_junk_rows(frame: pd.DataFrame, notes: list[str], unit: str, first: int) -> pd.DataFrame:
+def _drop_junk_rows(
+    frame: pd.DataFrame, notes: list[str], unit: str, first: int, budget: Budget | None = None
+) -> pd.DataFrame:
     """Drop rows that repeat the header and "Total"/"Sum" rows (cells still raw).
 
     ``frame`` has the header texts as column names; ``first`` is the 1-based line (or sheet
-    row) number of its first row, for the note.
+    row) number of its first row, for the note.  The comparisons run on the whole table at
+    once (one object array, hash-based ``isin`` on its flattened cells), so that the cost
+    grows with the number of cells, not with a per-column overhead (9,000 columns).
     """
     if frame.empty:
         return frame
@@ -99,21 +105,24 @@ def _drop_junk_rows(frame: pd.DataFrame, notes: list[str], unit: str, first: int
     named = [j for j, h in enumerate(header) if h]
     if len(named) < 2:
         return frame
-    # exact, hash-based comparisons only (isin): a few passes over the columns, no per-cell
-    # Python work, so that this stays cheap on a million rows
-    same = np.zeros(len(frame), dtype=int)
-    filled = np.zeros(len(frame), dtype=int)
-    for j in named:
-        col = frame.iloc[:, j]
-        h = header[j]
-        same += col.isin([h, h.lower(), h.upper()]).to_numpy()
-        filled += col.notna().to_numpy() & ~col.isin(["", None]).to_numpy()
+    cells = frame.to_numpy(dtype=object)
+    n, p = cells.shape
+    sub = cells[:, named]
+    heads = np.array([header[j] for j in named], dtype=object)
+    lower = np.array([h.lower() for h in heads], dtype=object)
+    upper = np.array([h.upper() for h in heads], dtype=object)
+    # a cell equal to two variants ('ID' == 'ID'.upper()) counts once, as with isin
+    same = ((sub == heads[None, :]) | (sub == lower[None, :]) | (sub == upper[None, :])).sum(axis=1)
+    if budget is not None:
+        budget.check("reading")
+    flat = pd.Series(sub.ravel())
+    filled_cells = (flat.notna() & ~flat.isin(["", None])).to_numpy().reshape(sub.shape)
+    filled = filled_cells.sum(axis=1)
     repeated = (same >= np.maximum(2, 0.8 * filled)) & (filled > 0)
-    total = np.zeros(len(frame), dtype=bool)
-    for j in range(frame.shape[1]):
-        hit = frame.iloc[:, j].isin(_JUNK_ROW_CELLS).to_numpy()
-        if hit.any() and hit.sum() <= 3 and hit.sum() < 0.05 * len(frame) + 1:
-            total |= hit
+    hits = pd.Series(cells.ravel()).isin(_JUNK_ROW_CELLS).to_numpy().reshape(n, p)
+    per_col = hits.sum(axis=0)
+    ok = (per_col > 0) & (per_col <= 3) & (per_col < 0.05 * n + 1)
+    total = hits[:, ok].any(axis=1) if ok.any() else np.zeros(n, dtype=bool)
     total &= ~repeated
     for mask, what in (
         (repeated, "the header row again (as when tables are pasted together)"),
@@ -147,37 +156,115 @@ class _Readings:
 
 
 def _convert_cells(
-    frame: pd.DataFrame, notes: list[str], comma_hint: str | None = None
+    frame: pd.DataFrame,
+    notes: list[str],
+    comma_hint: str | None = None,
+    budget: Budget | None = None,
 ) -> pd.DataFrame:
     """Turn columns of raw cells (text, numbers, dates) into typed columns.
 
     ``comma_hint`` says how to read commas in columns where both readings fit ("1,517"):
     "decimal" for files separated by semicolons (the convention where the comma is the decimal
-    mark); otherwise the reading of the file's other, unambiguous columns decides.
+    mark); otherwise the reading of the file's other, unambiguous columns decides.  Columns of
+    plain numbers written as text are read all at once (:func:`_plain_number_columns`); the
+    others one by one, with the ``budget`` checked every few hundred columns.
     """
-    parses = {j: parse_numeric(frame.iloc[:, j], max_bad=0) for j in range(frame.shape[1])}
+    parses = _plain_number_columns(frame)
+    for j in range(frame.shape[1]):
+        if j not in parses:
+            if budget is not None and j % 256 == 0:
+                budget.check("reading")
+            parses[j] = parse_numeric(frame.iloc[:, j], max_bad=0)
     sure = {p.comma for p in parses.values() if p.comma and not p.comma_ambiguous and not p.n_bad}
     hint = comma_hint or (next(iter(sure)) if len(sure) == 1 else None)
     readings = _Readings()
-    columns = {
-        j: _convert_column(frame.iloc[:, j], str(frame.columns[j]), parses[j], hint, readings)
-        for j in range(frame.shape[1])
-    }
-    out = pd.DataFrame(columns)
+    columns = {}
+    for j in range(frame.shape[1]):
+        if budget is not None and j % 256 == 0:
+            budget.check("reading")
+        columns[j] = _convert_column(
+            frame.iloc[:, j], str(frame.columns[j]), parses[j], hint, readings
+        )
+    out = pd.DataFrame(columns) if columns else pd.DataFrame(index=frame.index)
     out.columns = list(frame.columns)
     notes.extend(_conversion_notes(readings, hint))
     return out
 
 
+#: Plain decimal or scientific numbers (what Arrow's cast reads exactly as Python's float).
+_PLAIN_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+
+
+def _plain_number_columns(frame: pd.DataFrame) -> dict[int, NumericParse]:
+    """The numeric reading of every column of plain numbers written as text, in one pass.
+
+    A table read from a text file holds only texts.  Instead of reading each column's cells
+    one at a time (a fixed cost per column: 9,000 columns of 40 rows took seconds), every
+    cell of the table is checked at once against the plain-number pattern and converted with
+    Arrow; the columns whose cells are all plain numbers or missing get their reading here,
+    the others (decimal commas, percentages, words, ...) are left to :func:`parse_numeric`.
+    """
+    n, p = frame.shape
+    if p < 32 or n == 0 or n * p > 20_000_000:
+        return {}
+    cells = frame.to_numpy(dtype=object)
+    flat = pd.Series(cells.ravel(order="F"), dtype=object)
+    if pd.api.types.infer_dtype(flat, skipna=True) != "string":
+        return {}
+    text = flat.str.strip()
+    missing = (flat.isna() | text.str.lower().isin(MISSING_TOKENS)).to_numpy(dtype=bool)
+    plain = text.str.fullmatch(_PLAIN_NUMBER).fillna(False).to_numpy(dtype=bool)
+    ok_cells = (plain | missing).reshape((n, p), order="F")
+    present = (~missing).reshape((n, p), order="F")
+    good = ok_cells.all(axis=0) & present.any(axis=0)
+    if not good.any():
+        return {}
+    take = np.repeat(good, n) & ~missing
+    values = np.full(n * p, np.nan)
+    numbers = _arrow_floats(text[take])
+    if numbers is None:
+        return {}
+    values[take] = numbers
+    values = values.reshape((n, p), order="F")
+    counts = present.sum(axis=0)
+    return {
+        j: NumericParse(
+            values=values[:, j].copy(),
+            n_present=int(counts[j]),
+            n_numbers=int(counts[j]),
+            n_text=int(counts[j]),
+        )
+        for j in np.flatnonzero(good)
+    }
+
+
+def _arrow_floats(texts: pd.Series) -> np.ndarray | None:
+    """Plain number texts as float64 (Arrow's correctly rounded parser), or None."""
+    try:
+        import pyarrow as pa
+
+        return np.asarray(
+            pa.array(texts.to_numpy(dtype=object), type=pa.string())
+            .cast(pa.float64())
+            .to_numpy(zero_copy_only=False),
+            dtype=np.float64,
+        )
+    except Exception:  # noqa: BLE001 - no pyarrow, or a text Arrow does not read: slow path
+        return None
+
+
 def _convert_column(
     column: pd.Series, label: str, parsed: Any, hint: str | None, readings: _Readings
-) -> pd.Series:
+) -> pd.Series | np.ndarray:
     """One typed column: flags, numbers, dates or text (``parsed``: its numeric reading)."""
     if parsed.comma_ambiguous and hint == "decimal":
         parsed = parse_numeric(column, max_bad=0, comma_hint=hint)
     if parsed.n_present and parsed.n_bad == 0 and parsed.n_bool == parsed.n_numbers:
-        flags = pd.array([None if np.isnan(v) else bool(v) for v in parsed.values], dtype="boolean")
-        return pd.Series(flags if pd.isna(flags).any() else flags.to_numpy(dtype=bool))
+        gaps = np.isnan(parsed.values)
+        truth = parsed.values == 1.0
+        if gaps.any():
+            return pd.Series(pd.arrays.BooleanArray(truth, gaps))
+        return truth
     if parsed.n_present and parsed.n_bad == 0:
         _record_number_reading(parsed, label, readings)
         return _numbers_column(parsed.values)
@@ -198,7 +285,7 @@ def _record_number_reading(parsed: Any, label: str, readings: _Readings) -> None
         readings.percent.append(label)
 
 
-def _numbers_column(values: np.ndarray) -> pd.Series:
+def _numbers_column(values: np.ndarray) -> np.ndarray:
     """``int64`` if every value is a whole number that float64 holds exactly, else float64."""
     finite = values[np.isfinite(values)]
     if (
@@ -207,8 +294,8 @@ def _numbers_column(values: np.ndarray) -> pd.Series:
         and np.all(np.mod(finite, 1) == 0)
         and np.all(np.abs(finite) < 2**53)
     ):
-        return pd.Series(values.astype(np.int64))
-    return pd.Series(values)
+        return values.astype(np.int64)
+    return values
 
 
 def _texts_column(column: pd.Series, label: str, readings: _Readings) -> pd.Series:
@@ -316,20 +403,35 @@ def _text_dtype() -> Any:
 # --------------------------------------------------------------------------------------------
 # Column names and empty rows (every format)
 # --------------------------------------------------------------------------------------------
-def _finish_frame(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """Unique, non-blank string column names; drop fully empty unnamed columns and empty rows."""
+def _finish_frame(
+    frame: pd.DataFrame, notes: list[str], budget: Budget | None = None
+) -> pd.DataFrame:
+    """Unique, non-blank string column names; drop fully empty unnamed columns and empty rows.
+
+    The names lose their invisible characters and take Unicode NFKC form; names that still
+    look alike get a number suffix (:mod:`slb.tables.names`).
+    """
     names = []
     for c in frame.columns:
         if c is None or (isinstance(c, float) and math.isnan(c)):
             names.append("")
         else:
             names.append(str(c).strip())
+    names = tidy_names(names, notes)
     frame = frame.copy()
     frame.columns = range(frame.shape[1])
-    empty_unnamed = [j for j, n in enumerate(names) if not n and frame.iloc[:, j].isna().all()]
+    if budget is not None:
+        budget.check("reading")
+    unnamed = [j for j, n in enumerate(names) if not n]
+    empty_unnamed = (
+        [j for j, e in zip(unnamed, frame.iloc[:, unnamed].isna().all(axis=0)) if e]
+        if unnamed
+        else []
+    )
     if empty_unnamed and len(empty_unnamed) < frame.shape[1]:
         frame = frame.drop(columns=empty_unnamed)
-        names = [n for j, n in enumerate(names) if j not in set(empty_unnamed)]
+        gone = set(empty_unnamed)
+        names = [n for j, n in enumerate(names) if j not in gone]
         notes.append(
             f"{len(empty_unnamed)} empty column{'s' if len(empty_unnamed) > 1 else ''} without a "
             "name (usually from a separator at the end of each line) "
@@ -344,7 +446,7 @@ def _finish_frame(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
             f"{'were' if len(blank) > 1 else 'was'} named after {'their' if len(blank) > 1 else 'its'} "
             f"position: {_names([names[j] for j in blank])}."
         )
-    frame.columns = _unique_names(names, notes)
+    frame.columns = unique_names(names, notes)
     if frame.shape[1]:
         empty_rows = frame.isna().all(axis=1).to_numpy()
         if empty_rows.any():
@@ -354,28 +456,3 @@ def _finish_frame(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
                 f"(every cell blank) {'were' if empty_rows.sum() > 1 else 'was'} removed."
             )
     return frame.reset_index(drop=True)
-
-
-def _unique_names(names: list[str], notes: list[str]) -> list[str]:
-    """``names`` with a number suffix on repeats ('age', 'age_2'), and a note if any."""
-    names = list(names)
-    seen: set[str] = set()
-    all_names = set(names)
-    renamed = []
-    for j, n in enumerate(names):
-        if n in seen:
-            k = 2
-            while f"{n}_{k}" in seen or f"{n}_{k}" in all_names:
-                k += 1
-            names[j] = f"{n}_{k}"
-            renamed.append((n, names[j]))
-        seen.add(names[j])
-    if renamed:
-        notes.append(
-            "Several columns had the same name, so "
-            f"{len(renamed)} {'was' if len(renamed) == 1 else 'were'} renamed with a number suffix: "
-            + _join([f"{_q(new)} (a second {_q(old)})" for old, new in renamed[:8]])
-            + (f" and {len(renamed) - 8} more" if len(renamed) > 8 else "")
-            + "."
-        )
-    return names

@@ -50,7 +50,7 @@ Choices made here (and why)
   is dropped too, and so are likely **identifiers** (``keep_identifiers=False``): integer
   columns whose values are all different and that increase (or decrease) down the file, at
   least 95 % of the steps, and integer columns named like an identifier (``id``,
-  ``patient_id``, ``index``, ``key``, ``number``, ``no``) whose values are all different.  Such
+  ``patient_id``, ``index``, ``key``, ``number``, ``no``, ``sample_code``) whose values are all different.  Such
   a column tells the rows apart, not the classes; when the file is sorted by class it predicts
   the class perfectly and makes results meaningless.
 * **Stray classes.**  When no positive class is given and the label has more than two classes,
@@ -87,6 +87,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
+
+from .distinct import parse_by_distinct
 
 __all__ = [
     "Change",
@@ -511,6 +513,13 @@ def parse_numeric(
         The numbers and counts of what was converted; ``fraction`` tells how numeric the
         column is.  Nothing is decided here about whether the column *is* numeric.
     """
+    if isinstance(values, (pd.Series, np.ndarray)) and len(values) >= 2000:
+        # a long column of few distinct texts: each text read once (slb.tables.distinct)
+        few = parse_by_distinct(
+            np.asarray(values, dtype=object), max_bad, comma_hint, parse_numeric
+        )
+        if few is not None:
+            return few
     vals, fast = _object_cells(values)
     if fast is not None:
         return fast
@@ -995,6 +1004,7 @@ class _Notes:
     row_numbers: list[str] = field(default_factory=list)
     identifiers: list[tuple[str, str]] = field(default_factory=list)
     dates: list[str] = field(default_factory=list)
+    durations: list[str] = field(default_factory=list)
 
 
 def _convert_features(
@@ -1064,7 +1074,10 @@ def _convert_column(
         notes.booleans.append(name)
     elif pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
         feats.add(name, _days(series)[rows], _spec(name, "date"))
-        notes.dates.append(name)
+        # durations (Parquet's duration type, pandas' timedelta) are not dates
+        (notes.durations if pd.api.types.is_timedelta64_dtype(dtype) else notes.dates).append(
+            name
+        )
     elif isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
         feats.drop("datetime", name)
     elif pd.api.types.is_complex_dtype(dtype):
@@ -1187,6 +1200,16 @@ def _report_converted(notes: _Notes, report: list[Change]) -> None:
                 "1970-01-01 (a time of day is a fraction of a day).",
                 columns=tuple(dates),
                 count=len(dates),
+            )
+        )
+    if notes.durations:
+        report.append(
+            Change(
+                "converted_durations",
+                f"Durations (lengths of time, not dates) in {_names(notes.durations)} were "
+                "converted to numbers of days (12 hours -> 0.5).",
+                columns=tuple(notes.durations),
+                count=len(notes.durations),
             )
         )
     if booleans:
@@ -1333,7 +1356,11 @@ def _is_row_number(values: np.ndarray) -> bool:
     return bool(np.array_equal(values, np.arange(start, start + n, dtype=np.float64)))
 
 
-_ID_NAME_RE = re.compile(r"(?:^|_)(?:id|ids|idx|index|key|number|num|nr|no)(?:_|$)")
+# 'code' alone may name a measured category ("code" 1-60 of a test): only 'sample_code',
+# 'patient_code', ... (a thing's code) count as identifiers
+_ID_NAME_RE = re.compile(
+    r"(?:^|_)(?:id|ids|idx|index|key|number|num|nr|no|uid|uuid)(?:_|$)|[a-z0-9]_codes?(?:_|$)"
+)
 
 
 def _identifier_name(name: str) -> bool:
@@ -1517,7 +1544,7 @@ def prepare_table(
         Smallest number of rows each class must have (default :data:`MIN_ROWS_PER_CLASS`).
     keep_identifiers : bool
         Keep numeric columns that look like identifiers (all-different whole numbers rising down
-        the file, or named like ``id``/``index``/``key``/``number``/``no``) as features.  By
+        the file, or named like ``id``/``index``/``key``/``number``/``no``/``sample_code``) as features.  By
         default they are dropped with a note; exact row numbers 0..n-1 / 1..n are always
         dropped.
 

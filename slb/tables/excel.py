@@ -22,7 +22,7 @@ import pandas as pd
 
 from ._messages import _names, _q, _size
 from .cells import _NO_HEADER_NOTE, _SAMPLE_ROWS, _convert_cells, _drop_junk_rows, _header_is_data
-from .clean import MISSING_TOKENS
+from .clean import MISSING_TOKENS, parse_numeric
 from .limits import (
     DEFAULT_MAX_BYTES,
     EXCEL_EXPANSION_LIMIT,
@@ -32,6 +32,7 @@ from .limits import (
     MAX_UNPACKED_BYTES,
     _limit_cells,
 )
+from .budget import Budget
 from .result import TableRead
 
 _SHEET_XML_LIMIT = 50 * 1000 * 1000
@@ -91,27 +92,80 @@ def _check_dimension(ws, name: str) -> None:
         )
 
 
-def _sheet_rows(ws, name: str) -> list[list[Any]]:
+def _too_many_cells(ws, name: str, after: str) -> ValueError:
+    """The error for a sheet that holds more than MAX_EXCEL_CELLS cell positions."""
+    return ValueError(
+        f"The sheet {_q(ws.title)} of {_q(name, 60)} holds more than {MAX_EXCEL_CELLS:,} "
+        f"cells ({after}; empty cells that only carry formatting count "
+        "too), more than this tool reads from a workbook. Delete the unused rows and "
+        "columns in Excel, or save the table as CSV and upload that."
+    )
+
+
+def _count_cells(data: bytes, ws, limit: int, budget: Budget | None) -> tuple[int, int]:
+    """Lower bounds of the cells and rows a worksheet's XML holds, counted without parsing.
+
+    The member is unpacked in chunks (never more than its declared size) and its ``<c`` and
+    ``<row`` tags counted, stopping once either passes ``limit``: a sheet whose
+    ``<dimension>`` claims A1:B2 but holds 400,000 rows is refused in a fraction of a second
+    instead of being streamed cell by cell.  Returns ``(0, 0)`` if the member cannot be read
+    (openpyxl's own stream, with its cap, then decides).
+    """
+    path = getattr(ws, "_worksheet_path", None)
+    if not path or data is None:
+        return 0, 0
+    cells = rows = 0
+    tail = b""
+    try:
+        with zipfile.ZipFile(_io.BytesIO(data)) as zf:
+            info = zf.getinfo(path.lstrip("/"))
+            with zf.open(info) as member:
+                while True:
+                    chunk = member.read(1 << 22)
+                    if not chunk:
+                        break
+                    block = tail + chunk
+                    # tags cut by the chunk boundary are in the next block's tail
+                    cells += block.count(b"<c ") + block.count(b"<c>") + block.count(b"<c/>")
+                    rows += block.count(b"<row ") + block.count(b"<row>")
+                    tail = block[-5:]
+                    cells -= tail.count(b"<c ") + tail.count(b"<c>") + tail.count(b"<c/>")
+                    rows -= tail.count(b"<row ") + tail.count(b"<row>")
+                    if cells > limit or rows > limit:
+                        break
+                    if budget is not None:
+                        budget.check("reading")
+    except (KeyError, zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError) as exc:
+        if type(exc) is ValueError and "seconds allowed" in str(exc):
+            raise
+        return 0, 0
+    return cells, rows
+
+
+def _sheet_rows(
+    ws, name: str, data: bytes | None = None, budget: Budget | None = None
+) -> list[list[Any]]:
     """The values of a sheet, streamed, with trailing blanks removed.
 
-    The declared dimension has been checked; it is then ignored (``reset_dimensions``) so
+    The declared dimension has been checked, and the cells of the sheet's XML counted
+    (:func:`_count_cells`); the dimension is then ignored (``reset_dimensions``) so
     that openpyxl neither pads rows to a made-up width nor cuts rows beyond a dimension that
     is too small, and the stream stops after :data:`MAX_EXCEL_CELLS` cell positions whatever the
-    dimension said.
+    dimension said.  ``budget`` is checked every few thousand rows.
     """
     _check_dimension(ws, name)
+    cells, n_rows = _count_cells(data, ws, MAX_EXCEL_CELLS, budget)
+    if cells > MAX_EXCEL_CELLS or n_rows > MAX_EXCEL_CELLS:
+        raise _too_many_cells(ws, name, f"{max(cells, n_rows):,} or more, counted before reading")
     ws.reset_dimensions()
     rows: list[list[Any]] = []
     positions = 0
     for row in ws.iter_rows(values_only=True):
         positions += max(1, len(row))
         if positions > MAX_EXCEL_CELLS:
-            raise ValueError(
-                f"The sheet {_q(ws.title)} of {_q(name, 60)} holds more than {MAX_EXCEL_CELLS:,} "
-                f"cells (after {len(rows):,} rows; empty cells that only carry formatting count "
-                "too), more than this tool reads from a workbook. Delete the unused rows and "
-                "columns in Excel, or save the table as CSV and upload that."
-            )
+            raise _too_many_cells(ws, name, f"after {len(rows):,} rows")
+        if budget is not None and len(rows) % 2000 == 0:
+            budget.check("reading")
         values = list(row)
         while values and (
             values[-1] is None or (isinstance(values[-1], str) and not values[-1].strip())
@@ -165,20 +219,85 @@ def _merged_title_rows(xml: bytes) -> set[int]:
     return out
 
 
+def _column_number(letters: bytes) -> int:
+    """0-based column of Excel letters (b'A' -> 0, b'AA' -> 26)."""
+    n = 0
+    for ch in letters:
+        n = n * 26 + (ch - 64)
+    return n - 1
+
+
+def _merged_ranges(xml: bytes) -> list[tuple[int, int, int, int]]:
+    """The merged ranges of a sheet as 0-based (first row, first column, last row, last column)."""
+    return [
+        (int(r0) - 1, _column_number(c0), int(r1) - 1, _column_number(c1))
+        for c0, r0, c1, r1 in re.findall(
+            rb'<mergeCell ref="([A-Z]{1,3})(\d{1,7}):([A-Z]{1,3})(\d{1,7})"', xml
+        )[:10_000]
+    ]
+
+
+def _two_row_header(
+    rows: list[list[Any]], header: int, merged: list[tuple[int, int, int, int]] | None
+) -> list[Any] | None:
+    """The column names of a header that spans two rows over merged group titles, or None.
+
+    A sheet such as::
+
+        | label | Group of features      |
+        |       | f1    | f2    | f3     |
+        | yes   | 1.2   | 3.4   | 5.6    |
+
+    has group titles merged across several columns in its first header row and the real
+    names in the second.  The names are taken from the second row, and from the first where
+    the second is blank (a name merged down over both rows, such as "label").
+    """
+    if not merged or header + 2 >= len(rows):
+        return None
+    across = [m for m in merged if m[0] == header and m[2] == header and m[3] > m[1]]
+    if not across:
+        return None
+    second = rows[header + 1]
+    names = [v for v in second if not _is_blank(v)]
+    if len(names) < 2 or not all(isinstance(v, str) for v in names):
+        return None
+    if any(parse_numeric([v]).n_numbers for v in names):
+        return None  # the second row holds numbers: it is data, not names
+    # every column under a merged group title must have its own name in the second row
+    for _, c0, _, c1 in across:
+        if any(c >= len(second) or _is_blank(second[c]) for c in range(c0, c1 + 1)):
+            return None
+    first = rows[header]
+    width = max(len(first), len(second))
+    return [
+        second[j] if j < len(second) and not _is_blank(second[j])
+        else (first[j] if j < len(first) else None)
+        for j in range(width)
+    ]
+
+
 # --------------------------------------------------------------------------------------------
 # Choosing the sheet
 # --------------------------------------------------------------------------------------------
 def _first_filled_sheet(
-    worksheets: list, hidden: list[int], name: str, notes: list[str]
+    worksheets: list,
+    hidden: list[int],
+    name: str,
+    notes: list[str],
+    data: bytes | None = None,
+    budget: Budget | None = None,
 ) -> tuple[int, list[list[Any]]]:
-    """The first visible sheet that is not empty (or the first visible one) and its rows."""
+    """The first visible sheet that is not empty (or the first visible one) and its rows.
+
+    When every sheet is hidden, the first non-empty one (hidden sheets are still read).
+    """
     titles = [ws.title for ws in worksheets]
-    order = [k for k in range(len(worksheets)) if k not in hidden] or [0]
+    order = [k for k in range(len(worksheets)) if k not in hidden] or list(range(len(worksheets)))
     chosen = order[0]
-    rows = _sheet_rows(worksheets[chosen], name)
+    rows = _sheet_rows(worksheets[chosen], name, data, budget)
     if not any(rows):
         for k in order[1:]:
-            rows_k = _sheet_rows(worksheets[k], name)
+            rows_k = _sheet_rows(worksheets[k], name, data, budget)
             if any(rows_k):
                 notes.append(
                     f"The first sheet, {_q(titles[chosen])}, is empty, so the sheet "
@@ -205,15 +324,28 @@ def _sheet_index(sheet: str | int, titles: list[str], name: str) -> int:
     )
 
 
-def _sheet_notes(titles: list[str], hidden: list[int], chosen: int) -> list[str]:
-    """Notes on the other sheets of the workbook and on hidden sheets."""
+def _sheet_notes(
+    titles: list[str], hidden: list[int], chosen: int, asked: bool = True
+) -> list[str]:
+    """Notes on the other sheets of the workbook and on hidden sheets.
+
+    ``asked``: the sheet was chosen by the caller (not picked by default).
+    """
     notes = []
     if len(titles) > 1:
         notes.append(
             f"The workbook has {len(titles)} sheets ({_names(titles)}); the sheet "
             f"{_q(titles[chosen])} was read. Choose another sheet to read it instead."
         )
-    if hidden:
+    if hidden and len(hidden) == len(titles) and not asked:
+        notes.append(
+            ("Every sheet of the workbook is hidden in Excel" if len(titles) > 1
+             else f"The only sheet, {_q(titles[chosen])}, is hidden in Excel")
+            + (f"; the first one with data, {_q(titles[chosen])}, was read anyway"
+               if len(titles) > 1 else "; it was read anyway")
+            + ". Check that it is the table you meant to upload."
+        )
+    elif hidden:
         shown = [titles[k] for k in hidden]
         notes.append(
             f"The sheet{'s' if len(shown) > 1 else ''} {_names(shown)} "
@@ -238,9 +370,17 @@ def _formula_hint(title: str, unsaved: int) -> str:
 # Reading
 # --------------------------------------------------------------------------------------------
 def _read_excel(
-    data: bytes, name: str, sheet: str | int | None, max_bytes: int | None
+    data: bytes,
+    name: str,
+    sheet: str | int | None,
+    max_bytes: int | None,
+    budget: Budget | None = None,
 ) -> TableRead:
-    """Read one sheet of a workbook: choose it, find the table in it, type the cells."""
+    """Read one sheet of a workbook: choose it, find the table in it, type the cells.
+
+    ``budget`` (:class:`slb.tables.budget.Budget`) is checked while the sheet is counted,
+    streamed and typed.
+    """
     notes: list[str] = []
     wb = _open_workbook(data, name, max_bytes)
     try:
@@ -250,14 +390,14 @@ def _read_excel(
             raise ValueError(f"{_q(name, 60)} has no worksheets.")
         hidden = [k for k, ws in enumerate(worksheets) if ws.sheet_state != "visible"]
         if sheet is None:
-            chosen, rows = _first_filled_sheet(worksheets, hidden, name, notes)
+            chosen, rows = _first_filled_sheet(worksheets, hidden, name, notes, data, budget)
         else:
             chosen = _sheet_index(sheet, titles, name)
-            rows = _sheet_rows(worksheets[chosen], name)
+            rows = _sheet_rows(worksheets[chosen], name, data, budget)
         xml = _sheet_xml(data, worksheets[chosen])
     finally:
         wb.close()
-    notes.extend(_sheet_notes(titles, hidden, chosen))
+    notes.extend(_sheet_notes(titles, hidden, chosen, asked=sheet is not None))
     unsaved = _unsaved_formulas(xml) if xml else 0
     formula_hint = _formula_hint(titles[chosen], unsaved)
     if not any(rows):
@@ -267,14 +407,18 @@ def _read_excel(
             f"The sheet {_q(titles[chosen])} of {_q(name, 60)} is empty."
             + (" Choose another sheet." if len(titles) > 1 else "")
         )
-    frame, header_row = _grid_to_frame(rows, titles[chosen], notes, _merged_title_rows(xml))
+    if budget is not None:
+        budget.check("reading")
+    frame, header_row = _grid_to_frame(
+        rows, titles[chosen], notes, _merged_title_rows(xml), _merged_ranges(xml)
+    )
     if unsaved:
         if frame.dropna(how="all").empty:
             raise ValueError(formula_hint)
         notes.append(formula_hint.replace(", and this tool", "; they are missing, as this tool"))
     if header_row is not None:
-        frame = _drop_junk_rows(frame, notes, "sheet row", header_row + 1)
-    frame = _convert_cells(frame, notes)
+        frame = _drop_junk_rows(frame, notes, "sheet row", header_row + 1, budget)
+    frame = _convert_cells(frame, notes, budget=budget)
     return TableRead(
         frame=frame,
         notes=notes,
@@ -352,12 +496,34 @@ def _formula_errors_note(body_rows: list[list[Any]]) -> str | None:
 
 
 def _grid_to_frame(
-    rows: list[list[Any]], sheet: str, notes: list[str], merged_rows: set[int] | None = None
+    rows: list[list[Any]],
+    sheet: str,
+    notes: list[str],
+    merged_rows: set[int] | None = None,
+    merged: list[tuple[int, int, int, int]] | None = None,
 ) -> tuple[pd.DataFrame, int | None]:
-    """The table of a sheet's rows (raw cells) and its 1-based header row (None if none)."""
+    """The table of a sheet's rows (raw cells) and its 1-based header row (None if none).
+
+    A header of two rows over merged group titles (:func:`_two_row_header`) is read as one.
+    """
     header, width, titles = _find_header(rows, sheet, merged_rows)
     if header > 0:
         notes.append(_rows_above_note(rows, header, titles))
+    combined = _two_row_header(rows, header, merged)
+    if combined is not None:
+        groups = [
+            str(rows[header][c0]).strip()
+            for r0, c0, _, c1 in merged or []
+            if r0 == header and c1 > c0 and c0 < len(rows[header])
+            and not _is_blank(rows[header][c0])
+        ]
+        notes.append(
+            f"The header spans rows {header + 1} and {header + 2} of the sheet: row "
+            f"{header + 1} holds titles merged across several columns ({_names(groups)}), "
+            f"so the column names were taken from row {header + 2}, and from row "
+            f"{header + 1} where row {header + 2} is blank."
+        )
+        rows = list(rows[:header]) + [combined] + list(rows[header + 2 :])
     ncols = max(len(r) for r in rows[header:]) if rows[header:] else width
     head = [rows[header][j] if j < len(rows[header]) else None for j in range(ncols)]
     head_texts = ["" if _is_blank(h) else str(h).strip() for h in head]

@@ -20,6 +20,7 @@ import pandas as pd
 from ._messages import _names, _q, _size
 from .cells import _text_dtype
 from .limits import MAX_UNPACKED_BYTES, _limit_cells
+from .budget import Budget
 from .result import TableRead
 
 
@@ -40,8 +41,12 @@ def _parquet_too_big(name: str, size: int) -> ValueError:
     )
 
 
-def _read_parquet(data: bytes, name: str) -> TableRead:
-    """Read a Parquet file: check its metadata, read it, convert what pandas cannot hold."""
+def _read_parquet(data: bytes, name: str, budget: Budget | None = None) -> TableRead:
+    """Read a Parquet file: check its metadata, read it, convert what pandas cannot hold.
+
+    ``budget`` (:class:`slb.tables.budget.Budget`) is checked between the steps (pyarrow's
+    reading itself is linear in the data, whose unpacked size is bounded beforehand).
+    """
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -62,12 +67,18 @@ def _read_parquet(data: bytes, name: str) -> TableRead:
     )
     if unpacked > MAX_UNPACKED_BYTES:
         raise _parquet_too_big(name, unpacked)
+    if budget is not None:
+        budget.check("reading")
     table = _read_with_dictionaries(data, schema, name)
+    if budget is not None:
+        budget.check("reading")
     expanded = _expanded_size(table)
     if expanded > MAX_UNPACKED_BYTES:
         raise _parquet_too_big(name, expanded)
     table = _decimals_to_floats(table, notes)
     table = _drop_nested(table, notes)
+    if budget is not None:
+        budget.check("reading")
     frame = _to_pandas(table, name, notes)
     frame.columns = [str(c) for c in frame.columns]
     return TableRead(frame=frame, notes=notes, format="parquet")

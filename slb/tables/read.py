@@ -29,6 +29,10 @@ Safety
     dimension lies cannot get round the limit; Parquet text columns are read as dictionaries
     and their expanded size is checked before they are expanded.
 
+* Time: reading takes at most ``time_limit`` seconds (default :data:`DEFAULT_TIME_LIMIT`,
+  see :mod:`slb.tables.budget`); the readers' costs grow linearly with the file, and the
+  deadline, checked while parsing, is the safety net.
+
   Every error of a parser (pyarrow, openpyxl, zipfile, csv, decoding, memory) ends as a
   ``ValueError`` with a plain message.
 
@@ -63,6 +67,7 @@ import re
 import zipfile
 
 from ._messages import _SUPPORTED_TEXT, _not_a_table, _parser_error, _q, _size
+from .budget import DEFAULT_TIME_LIMIT, Budget, as_budget
 from .cells import _finish_frame
 from .excel import _open_workbook, _read_excel
 from .limits import (
@@ -93,6 +98,8 @@ __all__ = [
     "MAX_COLUMNS",
     "MAX_EXCEL_CELLS",
     "MAX_UNPACKED_BYTES",
+    "DEFAULT_TIME_LIMIT",
+    "Budget",
 ]
 
 # Extensions of files that can run code when opened: named in the refusal.
@@ -129,6 +136,7 @@ def read_table(
     *,
     sheet: str | int | None = None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
+    time_limit: float | None | Budget = DEFAULT_TIME_LIMIT,
 ) -> TableRead:
     """Read an uploaded table safely.
 
@@ -145,6 +153,12 @@ def read_table(
     max_bytes : int or None
         Reject files larger than this (default :data:`DEFAULT_MAX_BYTES`); ``None`` for no
         limit.
+    time_limit : float, None or slb.tables.budget.Budget
+        Seconds the reading may take (default :data:`DEFAULT_TIME_LIMIT`); ``None`` for no
+        limit.  The deadline is checked between the steps and every few thousand rows or
+        columns while parsing; when it passes, a ``ValueError`` says so.  A
+        :class:`~slb.tables.budget.Budget` may be given instead, to share one deadline with
+        the cleaning (:func:`slb.tables.clean.prepare_table`).
 
     Returns
     -------
@@ -155,7 +169,14 @@ def read_table(
     ------
     ValueError
         With a plain-language message if the file is empty, too large, of an unsupported
-        type, not a table, or unreadable.
+        type, not a table, unreadable, or too slow to read within ``time_limit``.
+
+    Examples
+    --------
+    >>> from slb.tables import read_table
+    >>> read = read_table(b"age,label\n31,yes\n45,no\n", "patients.csv", time_limit=5)
+    >>> read.frame.shape
+    (2, 2)
     """
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
@@ -165,9 +186,10 @@ def read_table(
     ext = _extension(name)
     _check_extension(name, ext)
     _check_size(data, name, max_bytes)
+    budget = as_budget(time_limit, name)
     notes: list[str] = []
     kind = _detect_kind(data, name, ext, notes)
-    result = _dispatch(kind, data, name, sheet, max_bytes, notes)
+    result = _dispatch(kind, data, name, sheet, max_bytes, notes, budget)
     if result.frame.shape[0] == 0:
         raise ValueError(
             f"{_q(name, 60)} has a header row but no data rows: the table is empty."
@@ -338,6 +360,7 @@ def _dispatch(
     sheet: str | int | None,
     max_bytes: int | None,
     notes: list[str],
+    budget: Budget | None = None,
 ) -> TableRead:
     """Run the reader of ``kind`` and tidy its frame; every parser error becomes a ValueError.
 
@@ -345,13 +368,15 @@ def _dispatch(
     """
     try:
         if kind == "excel":
-            result = _read_excel(data, name, sheet, max_bytes)
+            result = _read_excel(data, name, sheet, max_bytes, budget=budget)
         elif kind == "parquet":
-            result = _read_parquet(data, name)
+            result = _read_parquet(data, name, budget=budget)
         else:
-            result = _read_text(data, name)
+            result = _read_text(data, name, budget=budget)
         result.notes[:0] = notes
-        result.frame = _finish_frame(result.frame, result.notes)
+        if budget is not None:
+            budget.check("reading")
+        result.frame = _finish_frame(result.frame, result.notes, budget)
     except ValueError as exc:
         if type(exc) is ValueError:  # our own, plain-language messages
             raise

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ._messages import _join, _not_a_table, _q
 from .cells import _NO_HEADER_NOTE, _SAMPLE_ROWS, _convert_cells, _drop_junk_rows, _header_is_data
+from .budget import Budget
 from .limits import MAX_COLUMNS, _limit_cells
 from .result import TableRead
 
@@ -34,6 +35,8 @@ _DELIMITER_NAMES = {
     " ": "spaces",
 }
 _SAMPLE_CHARS = 200_000
+#: Cells parsed between two checks of the time budget.
+_CHUNK_CELLS = 1_000_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -299,14 +302,21 @@ def _layout_notes(text: str, header_line: int, delimiter: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 # Reading
 # --------------------------------------------------------------------------------------------
-def _read_text(data: bytes, name: str) -> TableRead:
-    """Read delimited text: decode, find the layout, check the size, parse, type the cells."""
+def _read_text(data: bytes, name: str, budget: Budget | None = None) -> TableRead:
+    """Read delimited text: decode, find the layout, check the size, parse, type the cells.
+
+    ``budget`` (:class:`slb.tables.budget.Budget`) is checked between the steps and while
+    the body is parsed and typed.
+    """
+    budget = budget if budget is not None else Budget(None, name)
     notes: list[str] = []
     text, encoding = _decode(data, name, notes)
     text = _check_is_table_text(text, name)
     _limit_columns_before_parsing(text, name)
+    budget.check("reading")
     sample = _sample(text)
     layout = _choose_layout(sample)
+    budget.check("reading")
     if layout is None:
         raise _no_table_error(sample, name)
 
@@ -320,21 +330,24 @@ def _read_text(data: bytes, name: str) -> TableRead:
     # cheap bound before pandas parses: lines below the header x columns of the header
     _limit_cells(_lines_from(text, data_start), layout.width, name)
     frame, bad_lines = _parse_body(
-        _text_from_line(text, data_start), d, len(header), name, data_start
+        _text_from_line(text, data_start), d, len(header), name, data_start, budget
     )
     has_header = not _header_is_data(header, frame)
     if not has_header:
         notes.append(_NO_HEADER_NOTE.format(where="file"))
         header = [""] * layout.width
         frame, bad_lines = _parse_body(
-            _text_from_line(text, header_line), d, len(header), name, header_line
+            _text_from_line(text, header_line), d, len(header), name, header_line, budget
         )
     if bad_lines:
         notes.append(_bad_lines_note(bad_lines, len(frame), len(header), name))
     frame.columns = header[: frame.shape[1]] + [""] * max(0, frame.shape[1] - len(header))
     if has_header:
-        frame = _drop_junk_rows(frame, notes, "data row", 1)
-    frame = _convert_cells(frame, notes, comma_hint="decimal" if d == ";" else None)
+        frame = _drop_junk_rows(frame, notes, "data row", 1, budget)
+    budget.check("reading")
+    frame = _convert_cells(
+        frame, notes, comma_hint="decimal" if d == ";" else None, budget=budget
+    )
     return TableRead(
         frame=frame,
         notes=notes,
@@ -433,9 +446,18 @@ def _line_preview(text: str, n_lines: int) -> str:
 
 
 def _parse_body(
-    body: str, delimiter: str, width: int, name: str, offset: int
+    body: str,
+    delimiter: str,
+    width: int,
+    name: str,
+    offset: int,
+    budget: Budget | None = None,
 ) -> tuple[pd.DataFrame, list[int]]:
-    """The body's cells as text (pandas' C parser), and the lines with too many values."""
+    """The body's cells as text (pandas' C parser), and the lines with too many values.
+
+    A long body is parsed in chunks of about :data:`_CHUNK_CELLS` cells, with the ``budget``
+    checked between them.
+    """
     if not body.strip():
         return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(width)}), []
     kwargs: dict[str, Any] = dict(
@@ -457,8 +479,13 @@ def _parse_body(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            frame = pd.read_csv(_io.StringIO(body), **kwargs)
+            if budget is None or len(body) < 1_000_000:
+                frame = pd.read_csv(_io.StringIO(body), **kwargs)
+            else:
+                frame = _read_chunks(body, kwargs, max(1000, _CHUNK_CELLS // max(1, width)), budget)
         except (pd.errors.ParserError, ValueError, csv.Error) as exc:
+            if type(exc) is ValueError and "seconds allowed" in str(exc):
+                raise  # the budget's own message
             raise ValueError(
                 f"{_q(name, 60)} could not be read as a table: {str(exc).strip()[:200]}. Check "
                 "that quotation marks are balanced and that every row uses the same separator."
@@ -467,3 +494,15 @@ def _parse_body(
         for m in re.finditer(r"Skipping line (\d+)", str(w.message)):
             bad.append(int(m.group(1)) + offset)
     return frame, sorted(set(bad))
+
+
+def _read_chunks(body: str, kwargs: dict[str, Any], rows: int, budget: Budget) -> pd.DataFrame:
+    """``pd.read_csv`` of the body in chunks of ``rows`` rows, checking the budget between them."""
+    parts = []
+    with pd.read_csv(_io.StringIO(body), chunksize=rows, **kwargs) as reader:
+        for part in reader:
+            parts.append(part)
+            budget.check("reading")
+    if not parts:
+        return pd.read_csv(_io.StringIO(body), **kwargs)
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]

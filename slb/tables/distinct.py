@@ -1,0 +1,83 @@
+"""Reading a long column of texts once per distinct value (for :func:`slb.tables.clean.parse_numeric`).
+
+A column of a million cells that repeats a few texts ("TRUE"/"FALSE", "yes"/"no", "1,5"...)
+does not need a million readings: the texts are factorised (hash-based, in C), each distinct
+text is read once by the careful cell-by-cell reader, and the values and counts are spread
+back to the cells with the factorisation's codes.  The result is the one the cell-by-cell
+reading gives (the same values, counts, comma decision and unreadable examples, which depend
+only on which texts occur), at a cost that grows with the number of cells in C and with the
+number of *distinct* texts in Python.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: Columns shorter than this are read cell by cell (factorising costs more than it saves).
+MIN_CELLS = 2000
+#: The distinct texts must be at most this share of the cells for the shortcut to be taken.
+MAX_DISTINCT_SHARE = 0.5
+
+
+def parse_by_distinct(
+    vals: np.ndarray, max_bad: int | None, comma_hint: str | None, parse: Any
+) -> Any | None:
+    """The reading of ``vals`` (texts and missing cells) through its distinct texts, or None.
+
+    Parameters
+    ----------
+    vals : numpy.ndarray
+        The cells, ``object`` dtype.
+    max_bad, comma_hint
+        As for :func:`slb.tables.clean.parse_numeric`.
+    parse : callable
+        ``parse_numeric`` itself (passed in to avoid a circular import), called on the
+        distinct texts.
+
+    Returns
+    -------
+    NumericParse or None
+        None when the shortcut does not apply (short columns, cells other than texts, or
+        mostly distinct texts): the caller then reads the cells one by one.
+    """
+    n = len(vals)
+    if n < MIN_CELLS:
+        return None
+    series = pd.Series(vals, dtype=object)
+    if pd.api.types.infer_dtype(series, skipna=True) != "string":
+        return None  # True, 1 and 1.0 would be one value to the hash table
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    u = len(uniques)
+    if u == 0 or u > MAX_DISTINCT_SHARE * n:
+        return None
+    uniques = np.asarray(uniques, dtype=object)
+    once = parse(uniques, max_bad=None, comma_hint=comma_hint)
+    weights = np.bincount(codes[codes >= 0], minlength=u)
+    from .clean import MISSING_TOKENS, _INFINITIES
+
+    lows = [t.strip().lower() for t in uniques]
+    missing = np.array([t in MISSING_TOKENS for t in lows], dtype=bool)
+    number = ~np.isnan(once.values)
+    boolean = np.array([t in ("true", "false") for t in lows], dtype=bool) & number
+    percent = np.array([t.endswith("%") and t not in _INFINITIES for t in lows]) & number
+    bad = ~missing & ~number
+
+    def total(mask: np.ndarray) -> int:
+        return int(weights[mask].sum())
+
+    values = np.full(n, np.nan)
+    present_cells = codes >= 0
+    values[present_cells] = once.values[codes[present_cells]]
+    once.values = values
+    once.n_present = total(~missing)
+    once.n_numbers = total(number)
+    once.n_bool = total(boolean)
+    once.n_percent = total(percent)
+    once.n_text = total(number & ~boolean)
+    once.n_bad = total(bad)
+    if max_bad is not None and once.n_bad > max_bad:
+        once.n_bad = max_bad + 1  # as the cell-by-cell reading, which stops there
+    return once
