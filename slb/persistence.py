@@ -36,10 +36,14 @@ import io
 import json
 import math
 import re
+import sys
+import time
+import warnings
 import zipfile
 
 import numpy as np
 import pandas as pd
+import sklearn
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
@@ -52,6 +56,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.tree._tree import NODE_DTYPE, Tree
 from sklearn.utils.validation import check_is_fitted
 
+from . import _persist_validate as _valid
 from .density.features import LogDensityTransformer
 from .density.kde import ClassConditionalKDE
 from .model.classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
@@ -163,13 +168,49 @@ class _Encoder:
         )
 
 
-def _decode(obj, arrays):
+class _Load:
+    """What one :func:`load_model` call has read and spent: arrays, time, estimators, nodes."""
+
+    def __init__(self, max_seconds=None):
+        self.arrays = {}
+        self.max_seconds = MAX_LOAD_SECONDS if max_seconds is None else float(max_seconds)
+        self.deadline = time.monotonic() + self.max_seconds
+        self.steps = 0
+        self.tree_nodes = 0
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise ValueError(
+                f"Loading the model file took more than {self.max_seconds:g} s, the time "
+                "load_model allows (max_seconds): the file is too large or too complex. Refit "
+                "a smaller model, or pass a larger max_seconds if you trust the file."
+            )
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps % 256 == 0:
+            self.check_time()
+
+    def add_tree(self, n_nodes: int) -> None:
+        self.tree_nodes += n_nodes
+        if self.tree_nodes > MAX_TREE_NODES:
+            raise ValueError(
+                f"The model file's trees have more than {MAX_TREE_NODES:,} nodes in all, more "
+                "than load_model reads (slb.persistence.MAX_TREE_NODES): refit the forest with "
+                "fewer or shallower trees (n_estimators, max_depth)."
+            )
+        self.check_time()
+
+
+def _decode(obj, ctx):
+    ctx.tick()
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, list):
         raise ValueError("Malformed model file: bare list.")
     if not isinstance(obj, dict) or len(obj) == 0:
         raise ValueError("Malformed model file.")
+    arrays = ctx.arrays
     if "__float__" in obj:
         v = obj["__float__"]
         if v not in ("nan", "inf", "-inf"):
@@ -177,50 +218,60 @@ def _decode(obj, arrays):
         return float(v)
     if "__array__" in obj:
         key = obj["__array__"]
-        if key not in arrays:
-            raise ValueError(f"Malformed model file: array {key!r} is missing.")
+        if not isinstance(key, str) or key not in arrays:
+            raise ValueError(f"Malformed model file: array {str(key)[:40]!r} is missing.")
         return arrays[key]
     if "__objarray__" in obj:
-        vals = [_decode(v, arrays) for v in obj["__objarray__"]]
+        vals = [_decode(v, ctx) for v in obj["__objarray__"]]
         out = np.empty(len(vals), dtype=object)
         out[:] = vals
         return out.reshape(obj.get("shape", [len(vals)]))
     if "__series__" in obj:
         s = obj["__series__"]
         return pd.Series(
-            _decode(s["values"], arrays),
-            index=pd.Index([_decode(v, arrays) for v in s["index"]]),
-            name=_decode(s["name"], arrays),
+            _decode(s["values"], ctx),
+            index=pd.Index([_decode(v, ctx) for v in s["index"]]),
+            name=_decode(s["name"], ctx),
         )
     if "__frame__" in obj:
         f = obj["__frame__"]
         return pd.DataFrame(
-            {_decode(c, arrays): _decode(v, arrays) for c, v in f["columns"]},
+            {_decode(c, ctx): _decode(v, ctx) for c, v in f["columns"]},
             index=pd.Index(
-                [_decode(v, arrays) for v in f["index"]], name=_decode(f["index_name"], arrays)
+                [_decode(v, ctx) for v in f["index"]], name=_decode(f["index_name"], ctx)
             ),
         )
     if "__list__" in obj:
-        return [_decode(v, arrays) for v in obj["__list__"]]
+        return [_decode(v, ctx) for v in obj["__list__"]]
     if "__tuple__" in obj:
-        return tuple(_decode(v, arrays) for v in obj["__tuple__"])
+        return tuple(_decode(v, ctx) for v in obj["__tuple__"])
     if "__dict__" in obj:
-        return {_hashable(_decode(k, arrays)): _decode(v, arrays) for k, v in obj["__dict__"]}
+        return {_hashable(_decode(k, ctx)): _decode(v, ctx) for k, v in obj["__dict__"]}
     if "__kde__" in obj:
+        state = _decode(obj["__kde__"], ctx)
+        _valid.check_kde_names(state)
         kde = ClassConditionalKDE.__new__(ClassConditionalKDE)
-        kde.__dict__.update(_decode(obj["__kde__"], arrays))
+        kde.__dict__.update(state)
         return kde
     if "__estimator__" in obj:
         name = obj["__estimator__"]
-        if name not in EXPORTABLE:
-            raise ValueError(f"Model files may only contain slb models; found {name!r}.")
-        est = EXPORTABLE[name](**_decode(obj["params"], arrays))
-        est.__dict__.update(_decode(obj["state"], arrays))
-        return _after_load(est)
+        if not isinstance(name, str) or name not in EXPORTABLE:
+            raise ValueError(f"Model files may only contain slb models; found {str(name)[:80]!r}.")
+        cls = EXPORTABLE[name]
+        params = _decode(obj["params"], ctx)
+        if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+            raise ValueError(f"Malformed model file: the parameters of {name} are damaged.")
+        state = _decode(obj["state"], ctx)
+        _valid.check_state_names(cls, state, _valid.constructor_params(cls))
+        est = cls(**params)
+        est.__dict__.update(state)
+        est = _after_load(est)
+        ctx.check_time()
+        return est
     if "__tree__" in obj:
-        return _tree_from_state(_decode(obj["__tree__"], arrays))
+        return _tree_from_state(_decode(obj["__tree__"], ctx), ctx)
     if "__change__" in obj:
-        fields = _decode(obj["__change__"], arrays)
+        fields = _decode(obj["__change__"], ctx)
         if not isinstance(fields, dict) or not set(fields) <= set(_CHANGE_FIELDS):
             raise ValueError("Malformed model file: bad report entry.")
         return Change(**fields)
@@ -237,7 +288,6 @@ def _hashable(v):
 #: Attributes never written: caches, and k-NN's search tree (rebuilt from the training rows).
 _NOT_SAVED = frozenset({"_cache", "_tree"})
 _CHANGE_FIELDS = tuple(f.name for f in dataclasses.fields(Change))
-_SVM_KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
 
 def _tree_state(tree) -> dict:
@@ -255,7 +305,7 @@ def _tree_state(tree) -> dict:
     }
 
 
-def _tree_from_state(st) -> Tree:
+def _tree_from_state(st, ctx) -> Tree:
     """The ``Tree`` of :func:`_tree_state`, after checking every index the Cython code follows.
 
     The tree's ``apply`` walks child indices and reads feature columns without bounds checks,
@@ -269,6 +319,7 @@ def _tree_from_state(st) -> Tree:
     n_classes = np.asarray(st["n_classes"])
     if not all(isinstance(v, int) and v >= 1 for v in (n, n_features, n_outputs)):
         raise ValueError("Malformed model file: bad tree sizes.")
+    ctx.add_tree(n)
     if n_classes.shape != (n_outputs,) or n_classes.dtype.kind not in "iu" or n_classes.min() < 1:
         raise ValueError("Malformed model file: bad tree classes.")
     if set(st["nodes"]) != set(NODE_DTYPE.names):
@@ -289,6 +340,9 @@ def _tree_from_state(st) -> Tree:
     values = np.ascontiguousarray(st["values"], dtype=np.float64)
     if values.shape != (n, n_outputs, int(n_classes.max())):
         raise ValueError("Malformed model file: bad tree values.")
+    _valid.check_tree_values(nodes, values, n_outputs, n_classes)
+    if not isinstance(st["max_depth"], int) or not 0 <= st["max_depth"] < n:
+        raise ValueError("Malformed model file: bad tree depth.")
     tree = Tree(n_features, n_classes.astype(np.intp), n_outputs)
     tree.__setstate__(
         {"max_depth": int(st["max_depth"]), "node_count": n, "nodes": nodes, "values": values}
@@ -302,14 +356,12 @@ def _after_load(est):
     if hasattr(est, "_parameter_constraints") and hasattr(est, "_validate_params"):
         est._validate_params()  # InvalidParameterError is a ValueError
     if isinstance(est, DecisionTreeClassifier) and hasattr(est, "tree_"):
-        if not isinstance(est.tree_, Tree) or est.tree_.n_features != est.n_features_in_:
+        if not isinstance(est.tree_, Tree):
             raise ValueError("Malformed model file: a tree does not match its features.")
-    elif isinstance(est, SVC) and hasattr(est, "support_vectors_"):
-        _check_svc(est)
-    elif isinstance(est, KNeighborsClassifier) and hasattr(est, "_fit_X"):
+    _valid.check_fitted_state(est)
+    if isinstance(est, KNeighborsClassifier) and hasattr(est, "_fit_X"):
         _rebuild_knn(est)
-    elif isinstance(est, TableCleaner) and hasattr(est, "columns_"):
-        est._check_fitted_state()
+    _valid.check_derived(est)
     return est
 
 
@@ -334,36 +386,6 @@ def _upgrade_coef(est) -> None:
         est._set_linear_model()
 
 
-def _check_svc(est) -> None:
-    """The array sizes libsvm's prediction relies on (it indexes them without checks)."""
-    sv = est.support_vectors_
-    n_class = len(est.classes_)
-    n_sv = sv.shape[0] if sv.ndim == 2 else -1
-    n_pairs = n_class * (n_class - 1) // 2
-    nsup = np.asarray(est._n_support)
-    ok = (
-        est.kernel in _SVM_KERNELS
-        and est._sparse is False
-        and sv.dtype == np.float64
-        and sv.ndim == 2
-        and sv.shape[1] == est.n_features_in_
-        and tuple(est.shape_fit_) == (est.shape_fit_[0], est.n_features_in_)
-        and nsup.shape == (n_class,)
-        and nsup.dtype == np.int32
-        and nsup.min() >= 0
-        and int(nsup.sum()) == n_sv
-        and np.asarray(est.support_).shape == (n_sv,)
-        and np.asarray(est.support_).dtype == np.int32
-        and np.asarray(est._dual_coef_).shape == (n_class - 1, n_sv)
-        and np.asarray(est._intercept_).shape == (n_pairs,)
-        and all(np.asarray(p).shape in ((0,), (n_pairs,)) for p in (est._probA, est._probB))
-    )
-    if not ok:
-        raise ValueError("Malformed model file: the SVM's arrays do not fit together.")
-    for attr in ("support_vectors_", "_dual_coef_", "_intercept_", "_probA", "_probB"):
-        setattr(est, attr, np.ascontiguousarray(getattr(est, attr), dtype=np.float64))
-
-
 def _rebuild_knn(est) -> None:
     """k-NN's search tree is not saved: refit it on the saved training rows (deterministic)."""
     saved = dict(vars(est))
@@ -374,8 +396,40 @@ def _rebuild_knn(est) -> None:
     est.__dict__.update({k: v for k, v in saved.items() if k != "_tree"})
 
 
+class ModelVersionWarning(UserWarning):
+    """A model file was written by other versions of slb, scikit-learn or numpy.
+
+    Like scikit-learn's ``InconsistentVersionWarning``: the file loads (its structure and every
+    number were checked), but a model saved by other library versions may predict slightly
+    differently.  ``differences`` maps each library to ``(version in the file, version now)``;
+    files written before versions were recorded give ``{"file": ("unrecorded", ...)}``.
+
+    Parameters
+    ----------
+    message : str
+    differences : dict
+    """
+
+    def __init__(self, message, differences=None):
+        super().__init__(message)
+        self.differences = dict(differences or {})
+
+
+def _versions() -> dict:
+    slb = sys.modules.get(__package__)
+    return {
+        "slb": str(getattr(slb, "__version__", "unknown")),
+        "scikit-learn": sklearn.__version__,
+        "numpy": np.__version__,
+    }
+
+
 def save_model(model, file):
     """Write a fitted slb model as a zip of ``model.json`` and ``arrays.npz``.
+
+    The file records the format version (:data:`VERSION`) and the versions of slb,
+    scikit-learn and numpy that wrote it; :func:`load_model` warns
+    (:class:`ModelVersionWarning`) when they differ from the reader's.
 
     Parameters
     ----------
@@ -386,7 +440,7 @@ def save_model(model, file):
     file : path or binary file object
     """
     enc = _Encoder()
-    doc = {"format": FORMAT, "version": VERSION, "model": enc(model)}
+    doc = {"format": FORMAT, "version": VERSION, "versions": _versions(), "model": enc(model)}
     arrays = io.BytesIO()
     np.savez_compressed(arrays, **enc.arrays)
     with zipfile.ZipFile(file, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -394,18 +448,28 @@ def save_model(model, file):
         zf.writestr("arrays.npz", arrays.getvalue())
 
 
-def load_model(file):
+def load_model(file, *, max_seconds=None):
     """Read a model written by :func:`save_model` (no pickle, no evaluation).
 
     Every size is checked against what the file declares *before* anything is decompressed or
     allocated: the file itself, each zip member, each member of the nested ``.npz`` and the
     shape and dtype in each ``.npy`` header (object arrays, which would need pickle, are
-    refused).  The JSON part is capped in size and nesting depth, and its top level must be one
-    of the estimators in :data:`EXPORTABLE`.
+    refused); members are then inflated in bounded chunks that stop at the declared size.  The
+    JSON part is capped in size and nesting depth, holds no bare ``NaN``/``Infinity``, and its
+    top level must be one of the estimators in :data:`EXPORTABLE`.  The work is capped too: the
+    number of estimators (:data:`MAX_ESTIMATORS`) and tree nodes (:data:`MAX_TREE_NODES`), the
+    kernel densities' training rows and prediction cost
+    (:data:`slb._persist_validate.MAX_DENSITY_WORK`), and the time (``max_seconds``).  Every
+    rebuilt estimator then passes :mod:`slb._persist_validate`: only the fitted attributes it
+    declares, every number finite and in range, shapes and class counts consistent, and a
+    prediction of two probe rows that must give finite outputs and known classes.
 
     Parameters
     ----------
     file : bytes, path or binary file object
+    max_seconds : float, optional
+        Time allowed for loading (checked while reading, decoding and checking);
+        :data:`MAX_LOAD_SECONDS` when ``None``.
 
     Returns
     -------
@@ -414,13 +478,20 @@ def load_model(file):
     Raises
     ------
     ValueError
-        The file is not a model file of this library, is damaged, or is too large.  Every
-        failure is a ``ValueError``.
+        The file is not a model file of this library, is damaged, altered, too large or too
+        slow to load.  Every failure is a ``ValueError``.
+
+    Warns
+    -----
+    ModelVersionWarning
+        The file was written by other versions of slb, scikit-learn or numpy, or before
+        versions were recorded.
     """
+    ctx = _Load(max_seconds)
     try:
         data = _read_limited(file)
-        doc, arrays = _read_container(data)
-        model = _decode_document(doc, arrays)
+        doc = _read_container(data, ctx)
+        model = _decode_document(doc, ctx)
     except ValueError:
         raise
     except (RecursionError, MemoryError) as exc:
@@ -441,7 +512,15 @@ MAX_ARRAY_BYTES = 200 * 2**20
 MAX_JSON_BYTES = 64 * 2**20  # SLB with all 124,750 pairs of 500 features: about 45 MB
 MAX_JSON_DEPTH = 64
 MAX_JSON_ITEMS = 5_000_000  # commas: bounds the objects json.loads creates
+#: Estimators in one file (a forest counts its trees): rebuilding one costs ~2-4 ms.
+MAX_ESTIMATORS = 300
+#: Nodes of all trees together (64 bytes each, plus the class weights).
+MAX_TREE_NODES = 1_000_000
+#: Default time budget of one :func:`load_model` call, in seconds.
+MAX_LOAD_SECONDS = 10.0
 _MEMBERS = {"model.json", "arrays.npz"}
+_CHUNK = 2**20  # members are inflated this many bytes at a time
+_COMPRESSIONS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
 def _read_limited(file) -> bytes:
@@ -462,8 +541,46 @@ def _not_a_model(why: str) -> ValueError:
     return ValueError(f"This is not an SLB Explorer model file ({why}).")
 
 
-def _read_container(data: bytes):
-    """``(document, arrays)`` of a model file, every size checked before it is inflated."""
+def _damaged(why: str) -> ValueError:
+    return ValueError(
+        f"The model file is damaged ({why}). Download or save the model again and load the new "
+        "file."
+    )
+
+
+def _read_member(zf, info, ctx, out=None):
+    """A zip member's bytes, inflated :data:`_CHUNK` bytes at a time.
+
+    ``ZipExtFile.read()`` without a size asks zlib for up to 2 GiB at once and only then cuts
+    the result to the declared size, so a member that declares 8 KB but inflates to 900 MB
+    would cost 900 MB first.  Here every read asks for at most one chunk and the total stops at
+    the declared size + 1; a member that is longer or shorter than it declares is refused.
+    """
+    if info.compress_type not in _COMPRESSIONS or info.flag_bits & 0x1:
+        raise _not_a_model(f"{info.filename[:80]!r} is encrypted or compressed in an unknown way")
+    limit = info.file_size
+    out = io.BytesIO() if out is None else out
+    got = 0
+    try:
+        with zf.open(info) as fh:
+            while got <= limit:
+                block = fh.read(min(_CHUNK, limit + 1 - got))
+                if not block:
+                    break
+                out.write(block)
+                got += len(block)
+                ctx.check_time()
+    except zipfile.BadZipFile as exc:
+        raise _damaged(str(exc)) from None
+    if got != limit:
+        raise _damaged(f"{info.filename[:80]!r} holds {got:,} bytes, not the {limit:,} it declares")
+    return out
+
+
+def _read_container(data: bytes, ctx=None):
+    """The parsed ``model.json`` of a model file (its arrays go to ``ctx.arrays``), every size
+    checked before it is inflated."""
+    ctx = _Load() if ctx is None else ctx
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
@@ -473,6 +590,7 @@ def _read_container(data: bytes):
         names = [i.filename for i in infos]
         if sorted(names) != sorted(_MEMBERS):
             raise _not_a_model(f"unexpected contents {names[:5]!r}")
+        by_name = {i.filename: i for i in infos}
         sizes = {i.filename: i.file_size for i in infos}
         if sizes["model.json"] > MAX_JSON_BYTES:
             raise ValueError(
@@ -484,15 +602,25 @@ def _read_container(data: bytes):
                 f"The model file's arrays are {sizes['arrays.npz']:,} bytes unpacked; at most "
                 f"{MAX_ARRAY_BYTES:,} are allowed."
             )
-        # zipfile stops at the declared size, so these reads are bounded by the checks above.
-        text = zf.read("model.json")
-        npz = zf.read("arrays.npz")
-    doc = _parse_json(text)
-    return doc, _read_arrays(npz)
+        text = _read_member(zf, by_name["model.json"], ctx).getvalue()
+        doc = _parse_json(text)
+        del text
+        npz = _read_member(zf, by_name["arrays.npz"], ctx)
+    ctx.arrays = _read_arrays(npz, ctx)
+    return doc
+
+
+def _refuse_constant(name):
+    raise ValueError(
+        f"The model file's description holds the bare constant {name}, which is not JSON; "
+        "model files write non-finite numbers differently. Save the model again with "
+        "slb.persistence.save_model."
+    )
 
 
 def _parse_json(raw: bytes):
-    """``json.loads`` after a bracket-depth scan (deep nesting would exhaust the stack)."""
+    """``json.loads`` after a bracket-depth scan (deep nesting would exhaust the stack);
+    bare ``NaN``/``Infinity`` (Python's JSON extension) are refused."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -504,8 +632,15 @@ def _parse_json(raw: bytes):
         )
     if items > MAX_JSON_ITEMS:
         raise ValueError(f"The model file's description has more than {MAX_JSON_ITEMS:,} entries.")
+    n_est = raw.count(b'"__estimator__"')  # strings that merely contain it only overcount
+    if n_est > MAX_ESTIMATORS:
+        raise ValueError(
+            f"The model file holds {n_est:,} estimators (a forest counts its trees); at most "
+            f"{MAX_ESTIMATORS} are loaded (slb.persistence.MAX_ESTIMATORS). Refit the forest "
+            "with fewer trees (n_estimators)."
+        )
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise _not_a_model(f"the description is not valid JSON: {exc}") from None
 
@@ -528,12 +663,17 @@ def _json_extent(raw: bytes, chunk: int = 2**20) -> tuple[int, int]:
     return peak, commas
 
 
-def _read_arrays(npz: bytes) -> dict:
-    """The arrays of the nested ``.npz``; each ``.npy`` header is checked before reading."""
-    if not npz.startswith(b"PK"):
+def _read_arrays(npz, ctx=None) -> dict:
+    """The arrays of the nested ``.npz`` (bytes or a binary file object); each ``.npy`` header
+    is checked before its body is read, and bodies are read in bounded chunks."""
+    ctx = _Load() if ctx is None else ctx
+    fh = io.BytesIO(npz) if isinstance(npz, (bytes, bytearray, memoryview)) else npz
+    fh.seek(0)
+    if fh.read(2) != b"PK":
         raise _not_a_model("the arrays part is not an .npz archive")
+    fh.seek(0)
     try:
-        inner = zipfile.ZipFile(io.BytesIO(npz))
+        inner = zipfile.ZipFile(fh)
     except zipfile.BadZipFile as exc:
         raise _not_a_model(f"the arrays part is damaged: {exc}") from None
     arrays, budget = {}, MAX_ARRAY_BYTES
@@ -548,14 +688,19 @@ def _read_arrays(npz: bytes) -> dict:
         for info in infos:
             if not re.fullmatch(r"a\d{1,9}\.npy", info.filename):
                 raise _not_a_model(f"unexpected array member {info.filename[:80]!r}")
-            with inner.open(info) as fh:
-                arr = _read_npy(fh, info.file_size, budget)
+            if info.compress_type not in _COMPRESSIONS or info.flag_bits & 0x1:
+                raise _not_a_model(f"the array {info.filename[:80]!r} is compressed oddly")
+            try:
+                with inner.open(info) as member:
+                    arr = _read_npy(member, info.file_size, budget, ctx)
+            except zipfile.BadZipFile as exc:
+                raise _damaged(str(exc)) from None
             budget -= arr.nbytes
             arrays[info.filename[: -len(".npy")]] = arr
     return arrays
 
 
-def _read_npy(fh, member_size: int, budget: int) -> np.ndarray:
+def _read_npy(fh, member_size: int, budget: int, ctx=None) -> np.ndarray:
     """One ``.npy`` stream: numeric dtype and a size within the member and the budget."""
     version = np.lib.format.read_magic(fh)
     if version == (1, 0):
@@ -574,24 +719,70 @@ def _read_npy(fh, member_size: int, budget: int) -> np.ndarray:
             f"An array of the model file declares shape {tuple(shape)} ({nbytes:,} bytes), more "
             "than the file holds or than is allowed."
         )
-    return _read_body(fh, shape, fortran, dtype, nbytes)
+    return _read_body(fh, shape, fortran, dtype, nbytes, _Load() if ctx is None else ctx)
 
 
-def _read_body(fh, shape, fortran, dtype, nbytes) -> np.ndarray:
-    # numpy.lib.format.read_array would read the header again; the body is plain bytes.
-    body = fh.read(nbytes)
-    if len(body) != nbytes:
-        raise _not_a_model("an array is truncated")
-    arr = np.frombuffer(body, dtype=dtype).copy()
-    return arr.reshape(shape, order="F" if fortran else "C")
+def _read_body(fh, shape, fortran, dtype, nbytes, ctx) -> np.ndarray:
+    """The body of a ``.npy`` stream, read :data:`_CHUNK` bytes at a time into its array
+    (``numpy.lib.format.read_array`` would read the header again and the body in one call)."""
+    buf = np.empty(nbytes, dtype=np.uint8)
+    got = 0
+    while got < nbytes:
+        block = fh.read(min(_CHUNK, nbytes - got))
+        if not block:
+            raise _damaged("an array is truncated")
+        buf[got : got + len(block)] = np.frombuffer(block, dtype=np.uint8)
+        got += len(block)
+        ctx.check_time()
+    if fh.read(1):
+        raise _damaged("an array member holds more bytes than its shape")
+    return buf.view(dtype).reshape(shape, order="F" if fortran else "C")
 
 
-def _decode_document(doc, arrays):
+def _check_versions(doc):
+    """Refuse another format major; the :class:`ModelVersionWarning` to give (or ``None``)
+    when other library versions wrote the file (given once the model has loaded)."""
+    version = doc.get("version")
+    if version != VERSION:
+        raise ValueError(
+            f"This model file uses format version {str(version)[:20]!r}; this slb "
+            f"({_versions()['slb']}) reads version {VERSION}. Load it with the slb version that "
+            "wrote it and save the model again, or refit the model."
+        )
+    written = doc.get("versions")
+    now = _versions()
+    if written is None:
+        return ModelVersionWarning(
+            "This model file does not record the slb, scikit-learn and numpy versions that "
+            "wrote it (it predates version stamps). It was checked and loads, but may "
+            "predict slightly differently than when it was saved; save it again to record "
+            "the versions.",
+            {"file": ("unrecorded", now["slb"])},
+        )
+    if not isinstance(written, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and len(v) < 64 for k, v in written.items()
+    ):
+        raise _not_a_model("its version stamps are damaged")
+    diff = {k: (written[k], now[k]) for k in now if k in written and written[k] != now[k]}
+    if diff:
+        said = ", ".join(f"{k} {a} (now {b})" for k, a, b in ((k, *v) for k, v in diff.items()))
+        return ModelVersionWarning(
+            f"This model file was written with {said}. It was checked and loads, but "
+            "models may predict slightly differently across versions: compare a few "
+            "predictions, or refit and save the model with the versions installed now.",
+            diff,
+        )
+    return None
+
+
+def _decode_document(doc, ctx):
     """The estimator described by a parsed ``model.json``."""
+    if not isinstance(ctx, _Load):  # a dict of arrays (tests, tools)
+        arrays, ctx = ctx, _Load()
+        ctx.arrays = arrays
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _not_a_model("wrong format tag")
-    if doc.get("version") != VERSION:
-        raise ValueError(f"Unsupported model file version {doc.get('version')!r}.")
+    version_warning = _check_versions(doc)
     top = doc.get("model")
     if not isinstance(top, dict) or top.get("__estimator__") not in EXPORTABLE:
         found = top.get("__estimator__") if isinstance(top, dict) else type(top).__name__
@@ -600,9 +791,12 @@ def _decode_document(doc, arrays):
             f"found {str(found)[:80]!r}."
         )
     try:
-        model = _decode(top, arrays)
+        model = _decode(top, ctx)
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise ValueError(f"The model file is damaged ({type(exc).__name__}: {exc}).") from None
+        raise ValueError(
+            f"The model file is damaged ({type(exc).__name__}: {str(exc)[:200]}). Save the model "
+            "again with slb.persistence.save_model (or refit it) and load that file."
+        ) from None
     if type(model) not in EXPORTABLE.values():  # pragma: no cover - guarded above
         raise ValueError("The model file does not hold an slb model.")
     # A Pipeline reports only its last step: every step of a model file must be fitted.
@@ -612,6 +806,10 @@ def _decode_document(doc, arrays):
             check_is_fitted(step)
     except NotFittedError:
         raise ValueError("The model file holds a model that was never fitted.") from None
+    _valid.probe(model)
+    ctx.check_time()
+    if version_warning is not None:
+        warnings.warn(version_warning, stacklevel=3)
     return model
 
 
