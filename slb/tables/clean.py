@@ -88,7 +88,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .distinct import parse_by_distinct
+from .budget import DEFAULT_TIME_LIMIT, Budget, as_budget
+from .distinct import parse_by_distinct, parse_scalar_numbers
 
 __all__ = [
     "Change",
@@ -172,6 +173,8 @@ _GROUPED_RE = re.compile(r"[+-]?[1-9]\d{0,2}(?:,\d{3})+")
 _PERCENT_RE = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)\s*%")
 _EU_THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})+(?:,\d+)?")
 _SPACE_SEPARATORS = str.maketrans("", "", "\u00a0\u202f\u2009\u2007")
+# "1 234" / "12 345 678,5": groups of three digits after plain spaces (one space each)
+_SPACE_GROUPED_RE = re.compile(r"[+-]?\d{1,3}(?: \d{3})+(?:[.,]\d+)?")
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 
 
@@ -421,6 +424,8 @@ def _classify_text(text: str) -> tuple[str, Any]:
     if low in MISSING_TOKENS:
         return "missing", None
     s = s.translate(_SPACE_SEPARATORS)
+    if " " in s and _SPACE_GROUPED_RE.fullmatch(s):
+        s = s.replace(" ", "")  # "1 234": a space as thousands separator, as the no-break one
     if _NUM_RE.fullmatch(s):
         return "number", float(s)
     if low in _INFINITIES:
@@ -518,6 +523,9 @@ def parse_numeric(
         few = parse_by_distinct(
             np.asarray(values, dtype=object), max_bad, comma_hint, parse_numeric
         )
+        if few is not None:
+            return few
+        few = parse_scalar_numbers(np.asarray(values, dtype=object), NumericParse)
         if few is not None:
             return few
     vals, fast = _object_cells(values)
@@ -1015,6 +1023,7 @@ def _convert_features(
     non_numeric: str,
     report: list[Change],
     keep_identifiers: bool = False,
+    budget: Budget | None = None,
 ) -> _Features:
     """Step 3: the feature columns as numbers (see the module notes), with their report."""
     feats, notes = _Features(), _Notes()
@@ -1026,7 +1035,9 @@ def _convert_features(
         with np.errstate(all="ignore"):
             values = frame.iloc[:, plain].to_numpy(dtype=np.float64)
         block = {j: values[:, k] for k, j in enumerate(plain)}
-    for j in positions:
+    for k, j in enumerate(positions):
+        if budget is not None and k % 256 == 0:
+            budget.check("cleaning")
         if j in block:
             _add_numbers(names[j], block[j], rows, n_all, keep_identifiers, feats, notes)
         else:
@@ -1508,6 +1519,7 @@ def prepare_table(
     random_state: int | None = 0,
     min_class_size: int = MIN_ROWS_PER_CLASS,
     keep_identifiers: bool = False,
+    time_limit: float | None | Budget = DEFAULT_TIME_LIMIT,
 ) -> PreparedData:
     """Validate a raw table and turn it into a clean two-class problem.
 
@@ -1547,6 +1559,11 @@ def prepare_table(
         the file, or named like ``id``/``index``/``key``/``number``/``no``/``sample_code``) as features.  By
         default they are dropped with a note; exact row numbers 0..n-1 / 1..n are always
         dropped.
+    time_limit : float, None or slb.tables.budget.Budget
+        Seconds the cleaning may take (default :data:`slb.tables.budget.DEFAULT_TIME_LIMIT`);
+        ``None`` for no limit.  Checked between the steps and every few hundred columns; when
+        it passes, a ``ValueError`` says so.  A :class:`~slb.tables.budget.Budget` shares one
+        deadline with :func:`slb.tables.read.read_table`.
 
     Returns
     -------
@@ -1577,7 +1594,7 @@ def prepare_table(
         min_class_size=min_class_size,
         keep_identifiers=keep_identifiers,
     )
-    return cleaner.fit_prepare(frame)
+    return cleaner.fit_prepare(frame, time_limit=time_limit)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1792,6 +1809,7 @@ def _feature_matrix(
         options["non_numeric"],
         report,
         options["keep_identifiers"],
+        options.get("budget"),
     )
     if not feats.names:
         raise _no_features_error(feats)
@@ -2227,7 +2245,7 @@ min_class_size, keep_identifiers
         self.fit_prepare(X, y)
         return self
 
-    def fit_prepare(self, X, y=None) -> PreparedData:
+    def fit_prepare(self, X, y=None, *, time_limit=None) -> PreparedData:
         """Fit, and return the cleaned training table (what :func:`prepare_table` returns).
 
         Parameters
@@ -2235,13 +2253,18 @@ min_class_size, keep_identifiers
         X : pandas.DataFrame
         y : array-like, optional
             See :meth:`fit`.
+        time_limit : float, None or slb.tables.budget.Budget
+            Seconds the cleaning may take (default ``None``: no limit); see
+            :func:`prepare_table`.
 
         Returns
         -------
         PreparedData
         """
+        budget = as_budget(time_limit, "the table")
         frame, label = self._training_frame(X, y)
         opts = self._options()
+        opts["budget"] = budget
         report: list[Change] = []
         names, label_pos, feature_pos = _column_positions(frame, label, self.features, report)
         label_name = names[label_pos]
@@ -2251,16 +2274,20 @@ min_class_size, keep_identifiers
         y_values, pos, neg, merged = _positive_class(
             labels, counter, classes, original, self.positive, label_name, report
         )
+        budget.check("cleaning")
         w, feats = _feature_matrix(
             frame, feature_pos, names, label_name, rows, y_values, opts, report
         )
+        budget.check("cleaning")
         _infinite_to_missing(w, report)
         _drop_empty_columns(w, feats, report)
         _handle_missing(w, self.missing, report)
         _class_counts(w, [pos, neg])
         counts = _limit_rows(w, [pos, neg], opts, report)
+        budget.check("cleaning")
         _drop_constant_columns(w, feats, report)
         _drop_duplicate_columns(w, feats, report)
+        budget.check("cleaning")
         _limit_features(w, self.max_features, self.random_state, report)
         folds = _size_checks(w, counts, [pos, neg], opts, report)
         prepared = _prepared(w, pos, neg, report, label_name, original, folds)

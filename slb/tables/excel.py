@@ -438,11 +438,17 @@ def _find_header(
     rows: list[list[Any]], sheet: str, merged_rows: set[int] | None
 ) -> tuple[int, int, set[int]]:
     """The 0-based header row, the table's usual width and the title rows over merged cells."""
-    filled = [sum(1 for v in r if not _is_blank(v)) for r in rows]
+    cache: dict[int, int] = {}
+
+    def filled(k: int) -> int:  # counted only for the rows looked at (not 500,000 rows)
+        if k not in cache:
+            cache[k] = sum(1 for v in rows[k] if not _is_blank(v))
+        return cache[k]
+
     # a title: one filled cell over a merged range (e.g. "Blood tests" across A1:D1)
-    titles = {k for k in (merged_rows or set()) if k < len(rows) and filled[k] == 1}
+    titles = {k for k in (merged_rows or set()) if k < len(rows) and filled(k) == 1}
     widths = [len(r) for r in rows]
-    nonblank = [k for k, f in enumerate(filled) if f]
+    nonblank = [k for k, r in enumerate(rows) if r and not all(_is_blank(v) for v in r)]
     tally = Counter(widths[k] for k in nonblank[: _SAMPLE_ROWS * 2])
     width = max(tally, key=lambda w: (tally[w], w))
     need = max(2, math.ceil(width / 2)) if width >= 3 else 1
@@ -450,7 +456,7 @@ def _find_header(
         (
             k
             for k in nonblank
-            if filled[k] >= need and widths[k] >= min(width, 2) and k not in titles
+            if widths[k] >= min(width, 2) and k not in titles and filled(k) >= need
         ),
         None,
     )
@@ -533,7 +539,7 @@ def _grid_to_frame(
     if not has_header:
         notes.append(_NO_HEADER_NOTE.format(where="sheet"))
         head_texts = [""] * ncols
-    grid = [list(r) + [None] * (ncols - len(r)) for r in body_rows]
+    grid = [r if len(r) == ncols else list(r) + [None] * (ncols - len(r)) for r in body_rows]
     _limit_cells(len(grid), ncols, sheet)
     frame = (
         pd.DataFrame(grid, columns=range(ncols), dtype=object)

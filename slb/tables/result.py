@@ -24,8 +24,9 @@ class TableRead:
         For Excel files, the names of all worksheets (the caller may offer a choice);
         ``None`` for other formats.
     encoding : str or None
-        The text encoding used (``"utf-8"``, ``"utf-8-sig"``, ``"utf-16"``, ``"cp1252"`` or
-        ``"latin-1"``); ``None`` for Excel and Parquet.
+        The text encoding used (``"utf-8"``, ``"utf-8-sig"``, ``"utf-16"``, ``"cp1252"``,
+        ``"latin-1"``, or ``"mixed"`` when lines of UTF-8 and of Windows-1252 were decoded
+        each in its own encoding); ``None`` for Excel and Parquet.
     delimiter : str or None
         The field separator of a text file (``" "`` means runs of spaces); ``None`` otherwise.
     sheet : str or None

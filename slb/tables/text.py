@@ -70,6 +70,9 @@ def _decode(data: bytes, name: str, notes: list[str]) -> tuple[str, str]:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
+    mixed = _decode_mixed_lines(data, notes)
+    if mixed is not None:
+        return mixed, "mixed"
     try:
         text, encoding = data.decode("cp1252"), "cp1252"
     except UnicodeDecodeError:
@@ -80,6 +83,46 @@ def _decode(data: bytes, name: str, notes: list[str]) -> tuple[str, str]:
         "as 'CSV UTF-8' and upload it again."
     )
     return text, encoding
+
+
+def _decode_mixed_lines(data: bytes, notes: list[str]) -> str | None:
+    """Text whose lines are partly UTF-8 and partly Latin-1, decoded line by line; or None.
+
+    Files pasted together from several sources may hold lines of accented UTF-8 text
+    ("pós") beside lines in Windows-1252 ("p\xf3s"); decoding the whole file as either one
+    garbles half of the lines ("pÃ³s").  When some lines are valid UTF-8 with non-ASCII
+    letters and others are not UTF-8, each line is decoded in its own encoding, with a note.
+    Returns None when the file is simply not UTF-8 (no line is UTF-8 beyond ASCII).
+    """
+    lines = data.split(b"\n")
+    utf8_accented = 0
+    latin: list[int] = []
+    out = []
+    for i, line in enumerate(lines):
+        if line.isascii():
+            out.append(line.decode("ascii"))
+            continue
+        try:
+            out.append(line.decode("utf-8"))
+            utf8_accented += 1
+        except UnicodeDecodeError:
+            try:
+                out.append(line.decode("cp1252"))
+            except UnicodeDecodeError:
+                out.append(line.decode("latin-1"))
+            latin.append(i + 1)
+    if not utf8_accented or not latin:
+        return None
+    shown = _join([f"{n:,}" for n in latin[:5]] + (["others"] if len(latin) > 5 else []))
+    notes.append(
+        f"The file mixes two text encodings: {utf8_accented:,} line"
+        f"{'s' if utf8_accented > 1 else ''} with accented letters {'are' if utf8_accented > 1 else 'is'} "
+        f"UTF-8, and {len(latin):,} line{'s' if len(latin) > 1 else ''} ({shown}) "
+        f"{'are' if len(latin) > 1 else 'is'} Latin-1 (Windows-1252); each line was decoded in "
+        "its own encoding. Check the accented letters of those lines, and save the file as "
+        "'CSV UTF-8' to avoid this."
+    )
+    return "\n".join(out)
 
 
 def _decode_with_zeros(data: bytes, name: str, notes: list[str]) -> tuple[str, str]:
