@@ -23,9 +23,9 @@ RUFF_VERSION = "0.17.6"
 #: "app" (the [app] extra: the dashboard), "dev" (the [dev] extra: the test suite and tooling).
 DEPENDENT_PACKAGES: dict[str, tuple[str, str, str]] = {
     "numpy": ("1.26", "install", "Python 3.12 wheels; tested at this floor in CI"),
-    "scipy": ("1.11", "install", "tested at this floor in CI"),
+    "scipy": ("1.11.1", "install", "1.11.0 was yanked from PyPI"),
     "scikit-learn": ("1.6", "install", "estimator tags API (__sklearn_tags__)"),
-    "pandas": ("2.1", "install", "tested at this floor in CI"),
+    "pandas": ("2.2", "install", "read_csv(on_bad_lines='warn') warns (ParserWarning) since 2.2"),
     "networkx": ("3.2", "install", "Chow-Liu trees (TAN) and pair-graph layouts"),
     "joblib": ("1.3", "install", "parallel blocks in the all-pairs HSIC"),
     "threadpoolctl": ("3.1", "install", "single-threaded BLAS in the dashboard"),
