@@ -25,6 +25,7 @@ Every failure is a ``ValueError`` that names the estimator and attribute and say
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import math
@@ -34,12 +35,17 @@ import warnings
 import numpy as np
 import pandas as pd
 
-#: Kernel density training rows allowed in one model (all classes and transformers together).
-MAX_KDE_ROWS = 2_000_000
-#: Kernel terms of one predicted row, summed over densities: training rows x (features +
-#: pairs) per class.  One prediction of a few rows costs about 1e-7 s and 17 bytes per term
-#: (measured, binned and exact paths); the cap keeps it under ~2 s and ~300 MB.
-MAX_DENSITY_WORK = 15_000_000
+#: Kernel density training rows allowed in one transformer (all classes together).
+MAX_KDE_ROWS = 1_000_000
+#: Kernel terms of one prediction, summed over classes: training rows x (features + pairs).
+#: Predicting a few rows costs 140-300 ns and 17-70 bytes per term (measured on the binned
+#: and exact paths, 1-8 features, 0-28 pairs); the cap keeps one prediction of a hostile file
+#: under ~1 s and ~200 MB.  Legitimate models are far below it (the cv7400 benchmark's SLB:
+#: 7,400 rows x 210 = 1.6e6); :func:`slb.persistence.load_model` takes a larger
+#: ``max_density_work`` for a trusted file.
+MAX_DENSITY_WORK = 3_000_000
+#: The cap in force for the current :func:`slb.persistence.load_model` call.
+density_work_limit = contextvars.ContextVar("density_work_limit", default=MAX_DENSITY_WORK)
 
 _MISSING = object()
 
@@ -345,13 +351,13 @@ def _check_transformer(est):
         rows += Xc.shape[0]
     if rows > MAX_KDE_ROWS:
         _fail(est, "_kde.X", f"holds {rows:,} training rows; at most {MAX_KDE_ROWS:,} are loaded")
-    work = rows * (d + pairs.shape[0])
-    if work > MAX_DENSITY_WORK:
+    work, limit = rows * (d + pairs.shape[0]), density_work_limit.get()
+    if work > limit:
         raise ValueError(
             f"The model file's densities hold {rows:,} training rows of {d} features and "
-            f"{pairs.shape[0]} pairs: {work:,} kernel terms per predicted row, more than the "
-            f"{MAX_DENSITY_WORK:,} load_model allows (slb._persist_validate.MAX_DENSITY_WORK). "
-            "If you trust the file, raise that limit; otherwise refit the model on fewer rows."
+            f"{pairs.shape[0]} pairs: {work:,} kernel terms per prediction, more than the "
+            f"{limit:,} load_model allows. If you trust the file, load it with a larger "
+            "max_density_work; otherwise refit the model on fewer rows or features."
         )
     for attr, want in (("h1", est.bandwidths_), ("h2", est.pair_bandwidths_)):
         h = _array(est, f"_kde.{attr}", getattr(kde, attr), shape=(K, d), gt=0.0)
@@ -710,6 +716,43 @@ def _check_pipeline(est):
             _fail(est, "steps", f"has {type(a).__name__} before its last step")
         if getattr(b, "n_features_in_", n_out) != n_out:
             _fail(est, "steps", f"pass {n_out} columns to a step fitted on {b.n_features_in_}")
+    if steps and type(steps[0]).__name__ == "TableCleaner" and hasattr(steps[-1], "classes_"):
+        _check_fitted_on(steps[-1], steps[0])
+
+
+def _check_fitted_on(est, cleaner):
+    """The classifier's training rows against the cleaner's class counts (what it was fitted
+    on): a density's rows per class, k-NN's, an SVM's, a forest's and Gaussian NB's counts."""
+    counts = {}
+    for attr in ("class_counts_", "original_class_counts_"):
+        for label, n in (getattr(cleaner, attr, None) or {}).items():
+            if isinstance(n, (int, np.integer)) and not isinstance(n, bool):
+                counts[label] = max(counts.get(label, 0), int(n))
+    if not counts:
+        return
+    total = sum(counts.values())
+    labels = np.asarray(est.classes_).tolist()
+    kde = getattr(getattr(est, "transformer_", None), "_kde", None)
+    if kde is not None:
+        for label, Xc in zip(labels, kde.X, strict=True):
+            if Xc.shape[0] > counts.get(label, total):
+                _fail(
+                    est,
+                    "transformer_._kde.X",
+                    f"holds {Xc.shape[0]:,} rows of class {str(label)[:40]!r}, more than the "
+                    f"{counts.get(label, total):,} the table cleaner recorded at fit",
+                )
+    n_fit = None
+    if hasattr(est, "_fit_X"):
+        n_fit, attr = est._fit_X.shape[0], "_fit_X"
+    elif isinstance(getattr(est, "shape_fit_", None), tuple):
+        n_fit, attr = est.shape_fit_[0], "shape_fit_"
+    elif isinstance(getattr(est, "_n_samples", None), int):
+        n_fit, attr = est._n_samples, "_n_samples"
+    elif isinstance(getattr(est, "class_count_", None), np.ndarray):
+        n_fit, attr = float(est.class_count_.sum()), "class_count_"
+    if n_fit is not None and n_fit > total:
+        _fail(est, attr, f"says {n_fit:,} training rows, more than the {total:,} the cleaner saw")
 
 
 def _check_cleaner(est):
@@ -756,7 +799,7 @@ def check_fitted_state(est) -> None:
         Something the estimator's methods would trust is wrong.
     """
     fitted = [k for k in vars(est) if k.endswith("_") and not k.startswith("__")]
-    if not fitted:
+    if not fitted and type(est).__name__ != "Pipeline":
         return
     try:
         CHECKS[type(est).__name__](est)
@@ -810,15 +853,23 @@ def probe(model) -> None:
         return
     X = _probe_rows(est, int(est.n_features_in_))
     name = type(est).__name__
+    # A density model evaluates its densities once per call: its probe is one call, whose
+    # sign is the prediction (the other methods are functions of it).
+    dens = hasattr(est, "transformer_") and hasattr(est, "decision_function")
+    methods = ("decision_function",) if dens else ("decision_function", "predict_proba")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            labels = np.asarray(est.predict(X))
             outputs = [
                 np.asarray(getattr(est, m)(X), dtype=float)
-                for m in ("decision_function", "predict_proba")
+                for m in methods
                 if hasattr(est, m) and not _needs_refit(est, m)
             ]
+            labels = (
+                np.asarray(est.classes_)[(outputs[0] > 0).astype(int)]
+                if dens and outputs[0].ndim == 1
+                else np.asarray(est.predict(X))
+            )
     except ValueError as exc:
         raise ValueError(
             f"The model file's {name} cannot predict ({str(exc)[:200]}): the file is damaged "

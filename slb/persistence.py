@@ -448,7 +448,7 @@ def save_model(model, file):
         zf.writestr("arrays.npz", arrays.getvalue())
 
 
-def load_model(file, *, max_seconds=None):
+def load_model(file, *, max_seconds=None, max_density_work=None):
     """Read a model written by :func:`save_model` (no pickle, no evaluation).
 
     Every size is checked against what the file declares *before* anything is decompressed or
@@ -470,6 +470,10 @@ def load_model(file, *, max_seconds=None):
     max_seconds : float, optional
         Time allowed for loading (checked while reading, decoding and checking);
         :data:`MAX_LOAD_SECONDS` when ``None``.
+    max_density_work : int, optional
+        Largest prediction cost of the kernel densities (training rows x (features + pairs),
+        summed over classes); :data:`slb._persist_validate.MAX_DENSITY_WORK` when ``None``.
+        Raise it only for a file you trust.
 
     Returns
     -------
@@ -488,6 +492,9 @@ def load_model(file, *, max_seconds=None):
         versions were recorded.
     """
     ctx = _Load(max_seconds)
+    limit = _valid.density_work_limit.set(
+        _valid.MAX_DENSITY_WORK if max_density_work is None else int(max_density_work)
+    )
     try:
         data = _read_limited(file)
         doc = _read_container(data, ctx)
@@ -502,6 +509,8 @@ def load_model(file, *, max_seconds=None):
         raise ValueError(
             f"This is not a readable SLB Explorer model file ({type(exc).__name__}: {exc})."
         ) from None
+    finally:
+        _valid.density_work_limit.reset(limit)
     return model
 
 
@@ -604,10 +613,31 @@ def _read_container(data: bytes, ctx=None):
             )
         text = _read_member(zf, by_name["model.json"], ctx).getvalue()
         doc = _parse_json(text)
+        if b'"__tree__"' in text:
+            _count_tree_nodes(doc)  # before the arrays are inflated
         del text
         npz = _read_member(zf, by_name["arrays.npz"], ctx)
     ctx.arrays = _read_arrays(npz, ctx)
     return doc
+
+
+def _count_tree_nodes(doc) -> None:
+    """Refuse a document whose trees declare more than :data:`MAX_TREE_NODES` nodes."""
+    total, stack = 0, [doc]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, dict):
+            tree = obj.get("__tree__")
+            if isinstance(tree, dict) and isinstance(tree.get("__dict__"), list):
+                for pair in tree["__dict__"]:
+                    if isinstance(pair, list) and pair[:1] == ["node_count"]:
+                        n = pair[1] if len(pair) == 2 else 0
+                        total += n if isinstance(n, int) and n > 0 else 0
+            stack.extend(obj.values())
+        elif isinstance(obj, list):
+            stack.extend(obj)
+    if total > MAX_TREE_NODES:
+        _Load().add_tree(total)
 
 
 def _refuse_constant(name):
