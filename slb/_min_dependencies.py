@@ -31,7 +31,12 @@ DEPENDENT_PACKAGES: dict[str, tuple[str, str, str]] = {
     "threadpoolctl": ("3.1", "install", "single-threaded BLAS in the dashboard"),
     "tqdm": ("4.66", "install", "progress bars of the experiments command line"),
     "plotly": ("5.20", "app", "the dashboard's figures"),
-    "streamlit": ("1.49", "app", 'st.dataframe/st.popover(width="stretch") arrived in 1.49'),
+    "streamlit": (
+        "1.56",
+        "app",
+        "AppTest.file_uploader (tests) 1.56, st.expander(key=) 1.55, st.metric(delta_arrow=) 1.52, "
+        'width="stretch" 1.49',
+    ),
     "openpyxl": ("3.1", "app", "Excel uploads"),
     "pyarrow": ("14", "app", "Parquet uploads"),
     "pytest": ("8", "dev", "the test runner"),

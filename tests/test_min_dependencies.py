@@ -97,7 +97,7 @@ def test_installed_versions_satisfy_the_floors():
 def test_the_pinned_list_is_every_floor_exactly():
     pins = mind.pinned()
     assert len(pins) == len(mind.DEPENDENT_PACKAGES)
-    assert "streamlit==1.49" in pins and "scikit-learn==1.6" in pins
+    assert "streamlit==1.56" in pins and "scikit-learn==1.6" in pins
     assert mind.pinned("install") == [s.replace(">=", "==") for s in mind.requirements("install")]
     # runnable before anything is installed: the script imports the standard library only
     res = subprocess.run(
