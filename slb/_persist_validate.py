@@ -308,9 +308,13 @@ def _pairs(est, attr, d, value=_MISSING):
 
 
 def _platt(est):
+    # two classes: Platt's (a, b); K classes: the multinomial map [A | b] of shape (K, K + 1)
     p = _array(est, "platt_", optional=True)
-    if p is not None and (p.ndim not in (1, 2) or p.shape[-1] != 2):
-        _fail(est, "platt_", f"has shape {p.shape}, not (2,) or (n_classes, 2)")
+    K = len(getattr(est, "classes_", ()))
+    ok = p is None or (p.shape == (2,) if K == 2 else p.shape == (K, K + 1))
+    if not ok:
+        want = "(2,)" if K == 2 else f"({K}, {K + 1})"
+        _fail(est, "platt_", f"has shape {p.shape}, not {want} for {K} classes")
 
 
 def _log_priors(est, K):

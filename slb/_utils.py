@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 MIN_SAMPLES_PER_CLASS = 2
 
 
-def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True):
+def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True, estimator=None):
     """Validate a binary (or, with ``binary=False``, any categorical) target and encode it.
 
     Parameters
@@ -23,13 +23,15 @@ def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True):
         Smallest class size accepted.
     binary : bool
         Refuse more than two classes.
+    estimator : str or None
+        The binary-only estimator's name, for the message.
 
     Returns
     -------
-    classes : ndarray of shape (2,)
-        The sorted labels; ``classes[1]`` is the positive class.
+    classes : ndarray of shape (n_classes,)
+        The sorted labels; with two, ``classes[1]`` is the positive class.
     y_index : ndarray of shape (n_samples,)
-        0 for ``classes[0]``, 1 for ``classes[1]``.
+        The index in ``classes`` of each label.
 
     Raises
     ------
@@ -47,10 +49,13 @@ def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True):
     if binary and (classes.size > 2 or type_of_target(y) == "multiclass"):
         labels = classes.tolist()
         shown = ", ".join(repr(c) for c in labels[:8]) + (" ..." if len(labels) > 8 else "")
+        who = estimator or "this classifier"
         raise ValueError(
-            f"Only binary classification is supported. The label has {len(labels)} classes "
-            f"({shown}), but SLB Explorer's classifiers are binary: pick a positive class and "
-            f"merge the others into the negative class, e.g. y == {labels[0]!r}."
+            f"Only binary classification is supported by {who}: it takes two classes only "
+            f"(its paper's construction is binary), but the label has {len(labels)} classes "
+            f"({shown}). Use a classifier that takes several "
+            "classes (SLB, SLB-, LU, TAN, NB, RF, SVM(RBF), 5NN), or pick a positive class "
+            f"and merge the others into the negative class, e.g. y == {labels[0]!r}."
         )
     small = counts < min_per_class
     if small.any():
@@ -236,6 +241,29 @@ class BinaryClassifierMixin:
         return tags
 
 
+class DecisionPredictMixin:
+    """``predict`` from ``decision_function``: its sign for two classes (one column of
+    scores, positive for ``classes_[1]``), its largest column for more (one score per class).
+    """
+
+    def predict(self, X):
+        """Predicted labels: for two classes ``classes_[1]`` where the decision function is
+        positive, else ``classes_[0]``; for more, the class of the largest decision value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)  # first: it checks that the model is fitted
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
 class SignPredictMixin(BinaryClassifierMixin):
     """``predict`` of a binary classifier from the sign of its ``decision_function``."""
 
@@ -264,6 +292,87 @@ def binary_proba(p1):
     clipped away from exact 0 and 1 (:data:`PROBA_EPS`)."""
     p1 = np.clip(np.asarray(p1, dtype=float), PROBA_EPS, 1.0 - PROBA_EPS)
     return np.column_stack([1.0 - p1, p1])
+
+
+def multiclass_proba(proba):
+    """Rows of class probabilities clipped away from exact 0 and 1 (:data:`PROBA_EPS`) and
+    renormalised to sum to 1; two columns are clipped as :func:`binary_proba` clips them.
+
+    Parameters
+    ----------
+    proba : ndarray of shape (n_samples, n_classes)
+
+    Returns
+    -------
+    proba : ndarray of shape (n_samples, n_classes)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb._utils import multiclass_proba
+    >>> multiclass_proba(np.array([[1.0, 0.0, 0.0]])).sum()
+    np.float64(1.0)
+    """
+    proba = np.asarray(proba, dtype=float)
+    if proba.shape[1] == 2:
+        return binary_proba(proba[:, 1])
+    p = np.clip(proba, PROBA_EPS, 1.0)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def softmax_proba(log_scores):
+    """:func:`multiclass_proba` of ``softmax(log_scores)`` (rows of unnormalised log
+    probabilities, e.g. joint log-likelihoods)."""
+    from scipy.special import softmax
+
+    return multiclass_proba(softmax(np.asarray(log_scores, dtype=float), axis=1))
+
+
+def multinomial_calibration(scores, y_index, n_classes):
+    """A multinomial logistic map from K decision values to K class probabilities.
+
+    The K-class counterpart of :func:`platt_scaling`: ``P(k | s) = softmax(A s + b)_k`` fitted
+    by scikit-learn's :class:`~sklearn.linear_model.LogisticRegression` (lbfgs, its default
+    L2 penalty ``C = 1``, which keeps separable scores at a finite slope as Platt's smoothed
+    targets do) to decision values the caller has cross-fitted.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, n_classes)
+    y_index : ndarray of shape (n_samples,)
+        Class indices 0 .. n_classes - 1.
+    n_classes : int
+
+    Returns
+    -------
+    calibration : ndarray of shape (n_classes, n_classes + 1)
+        ``[A | b]``.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    scores = np.asarray(scores, dtype=float)
+    y_index = np.asarray(y_index)
+    present = np.unique(y_index)
+    out = np.zeros((n_classes, n_classes + 1))
+    if present.size < 2:
+        out[present, -1] = 1.0
+        return out
+    lr = LogisticRegression(max_iter=1000).fit(scores, y_index)
+    if present.size == 2:  # one class absent from the scored rows: its logit stays -inf-ish
+        out[:, -1] = -30.0
+        out[present[1], :-1], out[present[1], -1] = lr.coef_[0], lr.intercept_[0]
+        out[present[0], -1] = 0.0
+        return out
+    out[present, :-1], out[present, -1] = lr.coef_, lr.intercept_
+    missing = np.setdiff1d(np.arange(n_classes), present)
+    out[missing, -1] = -30.0
+    return out
+
+
+def apply_calibration(calibration, scores):
+    """Probabilities of :func:`multinomial_calibration`'s map at decision values ``scores``."""
+    A, b = calibration[:, :-1], calibration[:, -1]
+    return softmax_proba(np.asarray(scores, dtype=float) @ A.T + b)
 
 
 def platt_scaling(scores, y_index):
@@ -301,26 +410,33 @@ class LogProbaMixin:
 
         Returns
         -------
-        log_proba : ndarray of shape (n_samples, 2)
+        log_proba : ndarray of shape (n_samples, n_classes)
         """
         return np.log(self.predict_proba(X))
 
 
 class LinearTermsMixin:
-    """``coef_series_``: ``coef_[0]`` (shape (1, n_terms)) as a Series indexed by ``terms_``."""
+    """``coef_series_``: ``coef_`` as a Series (two classes) or a DataFrame (one column per
+    class) indexed by ``terms_``."""
 
     @property
     def coef_series_(self):
-        """``coef_[0]`` as a Series indexed by the term names ``terms_``, named "coef"."""
+        """``coef_[0]`` as a Series indexed by the term names ``terms_``, named "coef"; with
+        more than two classes a DataFrame, one column of ``coef_`` per class of ``classes_``."""
         check_is_fitted(self)
-        return pd.Series(self.coef_[0], index=pd.Index(self.terms_, name="term"), name="coef")
+        index = pd.Index(self.terms_, name="term")
+        if self.coef_.shape[0] == 1:
+            return pd.Series(self.coef_[0], index=index, name="coef")
+        return pd.DataFrame(self.coef_.T, index=index, columns=list(self.classes_))
 
 
 class PlattProbaMixin(LogProbaMixin):
     """``predict_proba`` by Platt scaling of ``decision_function`` with the fitted ``platt_``."""
 
     def predict_proba(self, X):
-        """Calibrated probabilities of ``classes_[0]`` and ``classes_[1]`` (Platt scaling).
+        """Calibrated class probabilities: Platt scaling of the decision value for two
+        classes, a multinomial logistic map of the K decision values for more
+        (:func:`multinomial_calibration`).
 
         Parameters
         ----------
@@ -328,8 +444,8 @@ class PlattProbaMixin(LogProbaMixin):
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, 2)
-            Within ``[1e-6, 1 - 1e-6]``.
+        proba : ndarray of shape (n_samples, n_classes)
+            Within ``[1e-6, 1 - 1e-6]``, rows summing to 1.
         """
         check_is_fitted(self)
         return self._proba_from_decision(self.decision_function(X))
@@ -342,5 +458,8 @@ class PlattProbaMixin(LogProbaMixin):
                 f"This {type(self).__name__} was saved before probabilities were calibrated; "
                 "refit it to use predict_proba (decision_function and predict work)."
             )
-        a, b = self.platt_
+        platt = np.asarray(self.platt_, dtype=float)
+        if platt.ndim == 2:  # K classes: the multinomial map of the K decision values
+            return apply_calibration(platt, score)
+        a, b = platt
         return binary_proba(expit(-(a * np.asarray(score, dtype=float) + b)))

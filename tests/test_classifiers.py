@@ -517,8 +517,9 @@ def test_target_problems_rejected(est, small):
         clone(est).fit(X, np.full(len(y), "a"))
     y3 = y.copy()
     y3[:5] = "c"
-    with pytest.raises(ValueError, match="pick a positive class"):
-        clone(est).fit(X, y3)
+    fitted = clone(est).fit(X, y3)  # three classes: a K-class model (issue 25)
+    assert list(fitted.classes_) == sorted(set(y3))
+    assert fitted.predict_proba(X).shape == (len(y), 3)
     y1 = np.array(["a"] * (len(y) - 1) + ["b"])
     with pytest.raises(ValueError, match="at least 2"):
         clone(est).fit(X, y1)

@@ -322,23 +322,30 @@ def test_nested_kernel_cv_equals_one_svm_per_threshold(monkeypatch):
     X[y == 1, 3] *= 1.5
     fast = SLBClassifier(random_state=0).fit(X, y)
 
-    def one_fit_per_mask(T_train, y_train, T_test, masks, Cs, class_weight):
+    def one_fit_per_mask(T_train, y_train, T_test, masks, Cs, class_weight, n_classes=2):
         out = []
         for C in Cs:
             row = []
             for m in masks:
-                w, b = path_module.fit_linear_svm(
-                    T_train[:, m], y_train, C=C, class_weight=class_weight
+                coef, b = path_module.fit_linear_model(
+                    T_train[:, m], y_train, C=C, class_weight=class_weight, n_classes=n_classes
                 )
-                row.append((T_test[:, m] @ w + b > 0).astype(int))
+                dec = path_module.linear_decision(T_test[:, m], coef, b)
+                row.append((dec > 0).astype(int) if dec.ndim == 1 else dec.argmax(axis=1))
             out.append(row)
         return out
 
+    # three classes too: the one-vs-rest grid path equals one K-class fit per cell
+    y3 = np.repeat([0, 1, 2], [n // 3, n // 3, n - 2 * (n // 3)])
+    fast3 = SLBClassifier(random_state=0).fit(X, y3)
     monkeypatch.setattr(path_module, "grid_mask_predictions", one_fit_per_mask)
     slow = SLBClassifier(random_state=0).fit(X, y)
     assert fast.threshold_ == slow.threshold_
     np.testing.assert_allclose(fast.cv_results_["mean_ber"], slow.cv_results_["mean_ber"])
     np.testing.assert_allclose(fast.coef_, slow.coef_)
+    slow3 = SLBClassifier(random_state=0).fit(X, y3)
+    np.testing.assert_allclose(fast3.cv_results_["mean_ber"], slow3.cv_results_["mean_ber"])
+    np.testing.assert_allclose(fast3.coef_, slow3.coef_)
 
 
 def test_exact_paths_unchanged_against_scipy():

@@ -1,15 +1,16 @@
 """Pair screening rules: which bivariate terms a threshold keeps (SLB paper, Algorithm 1, step 1).
 
-Every function takes the per-class dependence of the candidate pairs as a ``(2, n_pairs)``
-array, row 0 for ``classes_[0]`` (``-``) and row 1 for ``classes_[1]`` (``+``), and returns
-``(2, n_pairs)`` flags saying whether each class's bivariate term of each pair is kept.
+Every function takes the per-class dependence of the candidate pairs as a
+``(n_classes, n_pairs)`` array, row ``c`` for ``classes_[c]`` (two classes: row 0 is ``-``, row
+1 is ``+``), and returns ``(n_classes, n_pairs)`` flags saying whether each class's bivariate
+term of each pair is kept.
 
 ``pair_rule``:
 
 ``"either"``
-    a pair is kept when it is dependent in either class; both classes' terms enter;
+    a pair is kept when it is dependent in any class; every class's term of it enters;
 ``"both"``
-    dependent in both classes;
+    dependent in every class (both, for two);
 ``"per_class"``
     class y's term enters when the pair is dependent in class y (the paper's Algorithm 1 and
     Lemma 1: class y's bivariate term belongs to class y's own graph).
@@ -57,28 +58,30 @@ def screening_statistic(stat, pvalues, class_counts, measure="hsic", screening_s
 
     Parameters
     ----------
-    stat : ndarray of shape (2, n_pairs)
+    stat : ndarray of shape (n_classes, n_pairs)
         Raw dependence (HSIC or ``|r|``) in each class.
-    pvalues : ndarray of shape (2, n_pairs) or None
+    pvalues : ndarray of shape (n_classes, n_pairs) or None
         Needed for ``"pvalue"``; NaN counts as 1.
-    class_counts : array-like of shape (2,)
+    class_counts : array-like of shape (n_classes,)
         Rows of each class the statistic was computed on.
     measure : {"hsic", "pearson", "spearman"}
     screening_score : {"statistic", "scaled", "pvalue"}
 
     Returns
     -------
-    score : ndarray of shape (2, n_pairs)
+    score : ndarray of shape (n_classes, n_pairs)
         Larger means more dependent.
     """
     check_screening_score(screening_score)
-    stat = np.asarray(stat, dtype=float).reshape(2, -1)
+    stat = np.asarray(stat, dtype=float)
+    K = stat.shape[0] if stat.ndim == 2 else 2  # one row per class; flat: two classes
+    stat = stat.reshape(K, -1)
     if screening_score == "statistic":
         return stat
     if screening_score == "pvalue":
-        p = np.nan_to_num(np.asarray(pvalues, dtype=float).reshape(2, -1), nan=1.0)
+        p = np.nan_to_num(np.asarray(pvalues, dtype=float).reshape(K, -1), nan=1.0)
         return -np.log10(np.clip(p, 1e-300, 1.0))
-    n = np.asarray(class_counts, dtype=float).reshape(2, 1)
+    n = np.asarray(class_counts, dtype=float).reshape(K, 1)
     return stat * (n if measure == "hsic" else np.sqrt(n))
 
 
@@ -90,7 +93,7 @@ def top_fraction_threshold(score, fraction, pair_rule="either", n_total=None):
 
     Parameters
     ----------
-    score : ndarray of shape (2, n_pairs)
+    score : ndarray of shape (n_classes, n_pairs)
     fraction : float in [0, 1]
     pair_rule : {"either", "both", "per_class"}
     n_total : int or None
@@ -114,15 +117,21 @@ def pair_scores(stat, pair_rule="either"):
 
     Parameters
     ----------
-    stat : ndarray of shape (2, n_pairs)
+    stat : ndarray of shape (n_classes, n_pairs)
     pair_rule : {"either", "both", "per_class"}
 
     Returns
     -------
     scores : ndarray of shape (n_pairs,)
     """
-    stat = np.asarray(stat, dtype=float).reshape(2, -1)
+    stat = _per_class(stat)
     return stat.min(axis=0) if pair_rule == "both" else stat.max(axis=0)
+
+
+def _per_class(a, dtype=float):
+    """``a`` as a (n_classes, n_pairs) array: a 2-d array as it is, a flat one as two rows."""
+    a = np.asarray(a, dtype=dtype)
+    return a if a.ndim == 2 else a.reshape(2, -1)
 
 
 def combine(dependent, pair_rule="either"):
@@ -130,18 +139,18 @@ def combine(dependent, pair_rule="either"):
 
     Parameters
     ----------
-    dependent : ndarray of bool, shape (2, n_pairs)
+    dependent : ndarray of bool, shape (n_classes, n_pairs)
     pair_rule : {"either", "both", "per_class"}
 
     Returns
     -------
-    kept : ndarray of bool, shape (2, n_pairs)
+    kept : ndarray of bool, shape (n_classes, n_pairs)
     """
-    dependent = np.asarray(dependent, dtype=bool).reshape(2, -1)
+    dependent = _per_class(dependent, bool)
     if pair_rule == "per_class":
         return dependent
     agg = dependent.all(axis=0) if pair_rule == "both" else dependent.any(axis=0)
-    return np.vstack([agg, agg])
+    return np.vstack([agg] * dependent.shape[0])
 
 
 def kept_terms(stat, threshold, pair_rule="either"):
@@ -149,37 +158,37 @@ def kept_terms(stat, threshold, pair_rule="either"):
 
     Parameters
     ----------
-    stat : ndarray of shape (2, n_pairs)
+    stat : ndarray of shape (n_classes, n_pairs)
     threshold : float
     pair_rule : {"either", "both", "per_class"}
 
     Returns
     -------
-    kept : ndarray of bool, shape (2, n_pairs)
+    kept : ndarray of bool, shape (n_classes, n_pairs)
     """
-    return combine(np.asarray(stat, dtype=float).reshape(2, -1) >= threshold, pair_rule)
+    return combine(_per_class(stat) >= threshold, pair_rule)
 
 
 def fdr_terms(stat, pvalues, alpha=0.05, pair_rule="either"):
-    """Benjamini-Hochberg screening at level ``alpha`` over all pairs of both classes.
+    """Benjamini-Hochberg screening at level ``alpha`` over all pairs of all classes.
 
     Parameters
     ----------
-    stat : ndarray of shape (2, n_pairs)
-    pvalues : ndarray of shape (2, n_pairs)
+    stat : ndarray of shape (n_classes, n_pairs)
+    pvalues : ndarray of shape (n_classes, n_pairs)
         NaN p-values (too few samples) count as 1.
     alpha : float
     pair_rule : {"either", "both", "per_class"}
 
     Returns
     -------
-    kept : ndarray of bool, shape (2, n_pairs)
+    kept : ndarray of bool, shape (n_classes, n_pairs)
     threshold : float
         The numeric threshold that keeps the same terms: the smallest kept screening score (per
         class for "per_class"); +inf when nothing is kept.
     """
-    stat = np.asarray(stat, dtype=float).reshape(2, -1)
-    p = np.nan_to_num(np.asarray(pvalues, dtype=float).reshape(2, -1), nan=1.0)
+    stat = _per_class(stat)
+    p = np.nan_to_num(_per_class(pvalues).reshape(stat.shape), nan=1.0)
     kept = combine(benjamini_hochberg(p.ravel(), alpha).reshape(p.shape), pair_rule)
     if pair_rule == "per_class":
         scores = stat[kept]

@@ -69,12 +69,22 @@ class ClassifierInfo:
         What it does, for a student.
     uses_densities : bool
         Takes the shared KDE bandwidth settings.
+    binary_only : str or None
+        Why the classifier takes two classes only (None: it takes any number of classes).
+        The dashboard offers a binary-only classifier for two-class tasks only, with this
+        reason.
     """
 
     name: str
     factory: Callable
     summary: str
     uses_densities: bool = True
+    binary_only: str | None = None
+
+    @property
+    def multiclass(self):
+        """Whether the classifier takes more than two classes."""
+        return self.binary_only is None
 
 
 def _density(cls, **fixed):
@@ -205,12 +215,20 @@ CLASSIFIERS = {
         _literature(RenyiClassifier),
         RenyiClassifier.student_summary,
         uses_densities=False,
+        binary_only=(
+            "The Discrete Rényi classifier is built for two classes: its minimum-HGR "
+            "construction (Razaviyayn et al. 2015, section 2) takes Y in {0, 1}."
+        ),
     ),
     "DISCRETE": ClassifierInfo(
         "DISCRETE",
         _literature(DiscreteMAPClassifier),
         DiscreteMAPClassifier.student_summary,
         uses_densities=False,
+        binary_only=(
+            "DISCRETE learns a binary linear classifier; its paper (Eban et al. 2014) leaves "
+            "the extension to several classes as an open problem."
+        ),
     ),
 }
 

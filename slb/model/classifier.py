@@ -34,12 +34,13 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._utils import (
+    DecisionPredictMixin,
     LinearTermsMixin,
     PlattProbaMixin,
-    SignPredictMixin,
     check_binary_target,
     check_magnitude,
     default_feature_names,
+    multinomial_calibration,
     platt_scaling,
     validate_training_data,
 )
@@ -49,6 +50,7 @@ from ..density.features import (
     RUN_CONSTRAINTS,
     FeatureMapParams,
     LogDensityTransformer,
+    class_order,
     fill_doc,
     term_names,
 )
@@ -73,7 +75,7 @@ from .path import (
     search_rows,
     threshold_selector,
 )
-from .svm import fit_linear_svm, index_class_weight
+from .svm import fit_linear_model, index_class_weight, linear_decision
 
 #: Default grid of SVM costs searched by ``C="cv"``: 0.01 ... 10, log-spaced (7 values).
 DEFAULT_CS = np.logspace(-2, 1, 7)
@@ -108,9 +110,9 @@ def _select_best(mean):
 
 @dataclass(eq=False, repr=False)
 class _LogDensitySVM(
-    LinearTermsMixin, PlattProbaMixin, SignPredictMixin, ClassifierMixin, FeatureMapParams
+    LinearTermsMixin, PlattProbaMixin, DecisionPredictMixin, ClassifierMixin, FeatureMapParams
 ):
-    """Shared machinery: feature map on a set of pairs + linear SVM + Platt scaling."""
+    """Shared machinery: feature map on a set of pairs + linear SVM(s) + calibration."""
 
     _: KW_ONLY
     C: float | str = "cv"
@@ -180,7 +182,8 @@ class _LogDensitySVM(
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Binary labels of any type; ``classes_[1]`` is the positive class (``+``).
+            Labels of any type, two classes or more; with two, ``classes_[1]`` is the
+            positive class (``+``).
 
         Returns
         -------
@@ -188,7 +191,7 @@ class _LogDensitySVM(
         """
         self._validate_params()
         X, y = validate_training_data(self, X, y, dtype=np.float64)
-        self.classes_, y_index = check_binary_target(y)
+        self.classes_, y_index = check_binary_target(y, binary=False)
         self._class_weight_index()  # a bad class_weight fails before any work
         names = default_feature_names(self, X.shape[1])
         check_magnitude(X, names)
@@ -218,13 +221,19 @@ class _LogDensitySVM(
         pairs = screen.pairs[used]
         transformer, T = self._candidate_features(X, y_index, pairs, dens, cache)
         mask = column_mask(keep_c[:, used], X.shape[1])
-        coef, intercept = fit_linear_svm(
-            T[:, mask], y_index, C=self.C_, class_weight=self._class_weight_index()
+        K = len(self.classes_)
+        coef, intercept = fit_linear_model(
+            T[:, mask], y_index, C=self.C_, class_weight=self._class_weight_index(), n_classes=K
         )
         self._set_model(names, pairs, mask, T, coef, intercept, transformer)
         if self.probability:
-            scores, labels = self._calibration_scores(cache, selectors[i], T[:, mask], y_index, seed)
-            self.platt_ = platt_scaling(scores, labels)
+            scores, labels = self._calibration_scores(
+                cache, selectors[i], T[:, mask], y_index, seed
+            )
+            if K == 2:
+                self.platt_ = platt_scaling(scores, labels)
+            else:
+                self.platt_ = multinomial_calibration(scores, labels, K)
         if getattr(self, "warm_start", False):
             self._cache = cache
         elif hasattr(self, "_cache"):
@@ -254,22 +263,27 @@ class _LogDensitySVM(
         training decision values themselves.
         """
         cw = self._class_weight_index()
-        k = _inner_folds(self.cv, np.bincount(y_index, minlength=2).min())
+        K = len(self.classes_)
+        k = _inner_folds(self.cv, np.bincount(y_index, minlength=K).min())
         path = cache.get(("path", cache.get("inner_folds", k)))
+
+        def fit(T_tr, y_tr):
+            return fit_linear_model(T_tr, y_tr, C=self.C_, class_weight=cw, n_classes=K)
+
         if getattr(self, "cv_results_", None) is not None and path is not None:
             scores, labels = [], []
             for f in path.folds_:
                 m = column_mask(selector(f.screen), self.n_features_in_)
-                w, b = fit_linear_svm(f.T_train[:, m], y_index[f.train], C=self.C_, class_weight=cw)
-                scores.append(f.T_test[:, m] @ w + b)
+                scores.append(
+                    linear_decision(f.T_test[:, m], *fit(f.T_train[:, m], y_index[f.train]))
+                )
                 labels.append(y_index[f.test])
             return np.concatenate(scores), np.concatenate(labels)
         if k < 2:
-            return T @ self.coef_[0] + self.intercept_[0], y_index
-        scores = np.empty(y_index.size)
+            return linear_decision(T, self.coef_, self.intercept_), y_index
+        scores = np.empty((y_index.size,) if K == 2 else (y_index.size, K))
         for tr, te in StratifiedKFold(k, shuffle=True, random_state=seed).split(T, y_index):
-            w, b = fit_linear_svm(T[tr], y_index[tr], C=self.C_, class_weight=cw)
-            scores[te] = T[te] @ w + b
+            scores[te] = linear_decision(T[te], *fit(T[tr], y_index[tr]))
         return scores, y_index
 
     def _seed(self):
@@ -292,7 +306,7 @@ class _LogDensitySVM(
         # Tall tables: a stratified subsample of the rows; wide: the top pairs within a budget.
         max_rows = self.max_search_rows
         rows = search_rows(y_index, max_rows, seed)
-        k = _inner_folds(self.cv, np.bincount(y_index[rows], minlength=2).min())
+        k = _inner_folds(self.cv, np.bincount(y_index[rows], minlength=len(self.classes_)).min())
         if k < 2:
             # Too few rows of a class to cross-validate: the sparsest model, the middle C.
             self.cv_results_ = None
@@ -326,16 +340,23 @@ class _LogDensitySVM(
         self.transformer_ = transformer
         self.pairs_ = pairs
         self._terms = mask
-        all_names = np.asarray(term_names(names, pairs), dtype=object)
+        all_names = np.asarray(
+            term_names(names, pairs, class_order(self.classes_)[1]), dtype=object
+        )
         self.terms_ = all_names[mask]
         self.term_table_ = _term_table(names, pairs, self.classes_).loc[mask]
         self.term_table_.index = pd.Index(self.terms_, name="term")
-        self.coef_ = np.asarray(coef, dtype=float).reshape(1, -1)
-        self.intercept_ = np.array([float(intercept)])
+        self.coef_ = np.asarray(coef, dtype=float).reshape(-1, int(mask.sum()))
+        self.intercept_ = np.asarray(intercept, dtype=float).reshape(-1)
         self.term_means_ = T[:, mask].mean(axis=0)
         self.n_terms_ = int(mask.sum())
-        self.feature_importances_ = _feature_importances(
-            T[:, mask] * self.coef_[0], self.term_table_, self.n_features_in_
+        # K classes: the mean over the classes' scores of each one's importances
+        self.feature_importances_ = np.mean(
+            [
+                _feature_importances(T[:, mask] * w, self.term_table_, self.n_features_in_)
+                for w in self.coef_
+            ],
+            axis=0,
         )
 
     def _candidate_features(self, X, y_index, pairs, dens, cache):
@@ -345,7 +366,8 @@ class _LogDensitySVM(
             d = X.shape[1]
             P = cache["n_pairs"]
             idx = np.array([col[tuple(p)] for p in pairs], dtype=int)
-            cols = np.concatenate([np.arange(2 * d), 2 * d + idx, 2 * d + P + idx])
+            K = len(self.classes_)
+            cols = np.concatenate([np.arange(K * d)] + [K * d + k * P + idx for k in range(K)])
             transformer = cache["transformer"]
             return transformer, cache["T"][:, cols]
         transformer = LogDensityTransformer(pairs=pairs, n_jobs=self.n_jobs, **dens)
@@ -383,7 +405,9 @@ class _LogDensitySVM(
         return pd.DataFrame(self._terms_of(X), columns=pd.Index(self.terms_, name="term"))
 
     def decision_function(self, X):
-        """Signed distance to the SVM hyperplane; positive means ``classes_[1]``.
+        """Two classes: the signed distance to the SVM hyperplane, positive for
+        ``classes_[1]``.  More: each class's one-vs-rest decision value (the prediction is
+        the largest).
 
         Parameters
         ----------
@@ -391,21 +415,26 @@ class _LogDensitySVM(
 
         Returns
         -------
-        scores : ndarray of shape (n_samples,)
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._terms_of(X) @ self.coef_[0] + self.intercept_[0]
+        return linear_decision(self._terms_of(X), self.coef_, self.intercept_)
 
-    def contributions(self, X):
+    def contributions(self, X, target=None):
         """How much each log-density term pushed each decision, relative to the training mean.
 
         ``contribution = coef * (T(x) - mean of T on the training rows)``; the row sums plus
-        ``baseline`` equal :meth:`decision_function`.
+        ``baseline`` equal :meth:`decision_function` (with more than two classes: the
+        ``target`` class's column of it).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        target : label or None, default=None
+            With more than two classes, the class whose decision value is explained (a label
+            of ``classes_``); None: ``classes_[0]``.  Ignored for two classes (the one
+            decision value, positive for ``classes_[1]``).
 
         Returns
         -------
@@ -414,8 +443,16 @@ class _LogDensitySVM(
             The decision value of a sample whose terms all equal their training means.
         """
         T = self.log_density_features(X)
-        contrib = (T - self.term_means_) * self.coef_[0]
-        baseline = float(self.intercept_[0] + self.coef_[0] @ self.term_means_)
+        k = 0
+        if self.coef_.shape[0] > 1 and target is not None:
+            hits = np.flatnonzero(np.asarray(self.classes_) == target)
+            if hits.size != 1:
+                raise ValueError(
+                    f"target must be one of the classes {list(self.classes_)!r}, got {target!r}."
+                )
+            k = int(hits[0])
+        contrib = (T - self.term_means_) * self.coef_[k]
+        baseline = float(self.intercept_[k] + self.coef_[k] @ self.term_means_)
         return contrib, baseline
 
     def __getstate__(self):
@@ -442,8 +479,10 @@ def _term_table(names, pairs, classes):
     """One row per column of the feature map: class symbol and label, kind, feature indices."""
     d = len(names)
     rows = []
+    order, symbols = class_order(classes)
+    symbols = [s.strip("[]") if len(classes) > 2 else s for s in symbols]
     for kind, items in (("univariate", [(i, -1) for i in range(d)]), ("bivariate", pairs)):
-        for sign, c in (("+", 1), ("-", 0)):
+        for sign, c in zip(symbols, order, strict=True):
             for i, j in items:
                 rows.append(
                     {
@@ -720,10 +759,11 @@ class SLBClassifier(_LogDensitySVM):
 
     def _record_selection(self, screen, i, candidates):
         d = self.n_features_in_
-        self.dependence_ = np.full((2, d, d), np.nan)
-        self.pvalues_ = np.full((2, d, d), np.nan)
+        K = len(self.classes_)
+        self.dependence_ = np.full((K, d, d), np.nan)
+        self.pvalues_ = np.full((K, d, d), np.nan)
         iu = (screen.pairs[:, 0], screen.pairs[:, 1])
-        for c in (0, 1):
+        for c in range(K):
             self.dependence_[c][iu] = self.dependence_[c].T[iu] = screen.stat[c]
             self.pvalues_[c][iu] = self.pvalues_[c].T[iu] = screen.pvalue[c]
         self.hsic_ = self.dependence_

@@ -37,7 +37,7 @@ import pandas as pd
 
 from .._parallel import distributed_backend, resolve_n_jobs, run_tasks
 from .._utils import all_pairs, check_binary_target, check_magnitude, overrides_by_index
-from ..density.features import LogDensityTransformer
+from ..density.features import LogDensityTransformer, class_order
 from ..dependence.hsic import DEPENDENCE_MEASURES, dependence_matrix
 from ..dependence.screening import (
     check_pair_rule,
@@ -49,7 +49,7 @@ from ..dependence.screening import (
     top_fraction_threshold,
 )
 from ..evaluation.metrics import balanced_error_rate
-from .svm import fit_linear_svm, grid_mask_predictions, index_class_weight
+from .svm import fit_linear_model, grid_mask_predictions, index_class_weight, linear_decision
 
 #: Fixed SVM cost used where no inner CV selects it (the dashboard's hand-set lambda, and
 #: ``ThresholdPath``).  e1071's default, the paper's; see ``docs/defaults.md`` for the protocol
@@ -165,9 +165,9 @@ class Screen:
     ----------
     pairs : ndarray of shape (P, 2)
         Candidate pairs (all pairs unless capped).
-    stat, pvalue, score : ndarray of shape (2, P)
-        Raw statistic, p-value and screening score (row 0: ``classes_[0]``).
-    counts : ndarray of shape (2,)
+    stat, pvalue, score : ndarray of shape (n_classes, P)
+        Raw statistic, p-value and screening score (row ``c``: ``classes_[c]``).
+    counts : ndarray of shape (n_classes,)
         Rows of each class.
     n_all_pairs : int
         ``d (d - 1) / 2``.
@@ -191,6 +191,7 @@ def screen_pairs(
     max_pairs=None,
     n_jobs=None,
     pvalues=True,
+    n_classes=None,
 ):
     """Dependence of every pair in each class, keeping the ``max_pairs`` highest-scoring ones.
 
@@ -198,7 +199,7 @@ def screen_pairs(
     ----------
     X : ndarray of shape (n_samples, n_features)
     y_index : ndarray of shape (n_samples,)
-        0/1 class indices.
+        Class indices 0 .. n_classes - 1.
     dependence : {"hsic", "pearson", "spearman"}
     screening_score : {"statistic", "scaled", "pvalue"}
     candidates : {"screened", "all", "none"}
@@ -209,6 +210,8 @@ def screen_pairs(
         HSIC: also compute the p-values (about half the cost of the exact statistic); False:
         ``pvalue`` is NaN (the statistic is the same).  Needed only by ``"pvalue"`` scores and
         FDR selection.
+    n_classes : int or None
+        None: ``max(2, y_index.max() + 1)``.
 
     Returns
     -------
@@ -216,14 +219,15 @@ def screen_pairs(
     """
     d = X.shape[1]
     pairs = all_pairs(d)
-    counts = np.bincount(y_index, minlength=2)
+    K = max(2, int(np.max(y_index)) + 1) if n_classes is None else int(n_classes)
+    counts = np.bincount(y_index, minlength=K)
     if candidates != "screened":
         pairs = pairs if candidates == "all" else pairs[:0]
-        zero = np.zeros((2, pairs.shape[0]))
+        zero = np.zeros((K, pairs.shape[0]))
         return Screen(pairs, zero, zero + 1.0, zero, counts, d * (d - 1) // 2)
     res = [
         dependence_matrix(X[y_index == c], dependence, pvalues=pvalues, n_jobs=n_jobs)
-        for c in (0, 1)
+        for c in range(K)
     ]
     stat = np.stack([r.statistic for r in res])[:, pairs[:, 0], pairs[:, 1]]
     pval = np.stack([r.pvalue for r in res])[:, pairs[:, 0], pairs[:, 1]]
@@ -231,7 +235,7 @@ def screen_pairs(
     return cap_screen(Screen(pairs, stat, pval, score, counts, len(stat[0])), max_pairs)
 
 
-# -- pair selectors: Screen -> (2, P) flags of kept bivariate terms --------------------------------
+# -- pair selectors: Screen -> (n_classes, P) flags of kept bivariate terms --------------------------------
 def threshold_selector(threshold, pair_rule):
     """Keep the terms whose screening score is at least ``threshold``."""
     return lambda s: kept_terms(s.score, threshold, pair_rule)
@@ -258,23 +262,25 @@ def fixed_selector(keep):
 
 
 def column_mask(keep_c, n_features):
-    """Feature-map columns (univariate terms, then ``+`` and ``-`` pair terms) kept by flags.
+    """Feature-map columns (univariate terms, then each class's pair terms) kept by flags.
 
     Parameters
     ----------
-    keep_c : ndarray of bool, shape (2, P)
-        Row 0: ``classes_[0]`` (``-``), row 1: ``classes_[1]`` (``+``).
+    keep_c : ndarray of bool, shape (n_classes, P)
+        Row ``c``: the pair terms of ``classes_[c]``.  Two classes: row 0 is ``-``, row 1 is
+        ``+``, and the map has the ``+`` block first (:func:`slb.density.features.class_order`).
     n_features : int
 
     Returns
     -------
-    mask : ndarray of bool, shape (2 * n_features + 2 * P,)
+    mask : ndarray of bool, shape (n_classes * (n_features + P),)
     """
-    P = keep_c.shape[1]
-    m = np.zeros(2 * n_features + 2 * P, dtype=bool)
-    m[: 2 * n_features] = True
-    m[2 * n_features : 2 * n_features + P] = keep_c[1]
-    m[2 * n_features + P :] = keep_c[0]
+    K, P = keep_c.shape
+    order, _ = class_order(range(K))
+    m = np.zeros(K * n_features + K * P, dtype=bool)
+    m[: K * n_features] = True
+    for pos, c in enumerate(order):
+        m[K * n_features + pos * P : K * n_features + (pos + 1) * P] = keep_c[c]
     return m
 
 
@@ -295,7 +301,7 @@ class _Fold:
         return self.screen.score
 
 
-def _grid_fold(fold, y_index, selectors, Cs, class_weight, n_features):
+def _grid_fold(fold, y_index, selectors, Cs, class_weight, n_features, n_classes=2):
     """BERs (n_selectors, n_C) and kept-pair counts (n_selectors,) of one fold."""
     keeps = [sel(fold.screen) for sel in selectors]
     masks = [column_mask(k, n_features) for k in keeps]
@@ -303,7 +309,7 @@ def _grid_fold(fold, y_index, selectors, Cs, class_weight, n_features):
     unique, which = np.unique(np.array(masks).reshape(len(masks), -1), axis=0, return_inverse=True)
     y_te = y_index[fold.test]
     preds = grid_mask_predictions(
-        fold.T_train, y_index[fold.train], fold.T_test, list(unique), Cs, class_weight
+        fold.T_train, y_index[fold.train], fold.T_test, list(unique), Cs, class_weight, n_classes
     )
     ber = np.empty((len(selectors), len(Cs)))
     for j, per_mask in enumerate(preds):
@@ -341,7 +347,7 @@ class ThresholdPath:
     ----------
     folds_ : list
         Per-fold screening and feature maps (``.screen``, ``.T_train``, ``.T_test``).
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     """
 
@@ -395,7 +401,7 @@ class ThresholdPath:
         X = np.asarray(X, dtype=float)
         if names is None:
             names = [f"x{i}" for i in range(X.shape[1])]
-        self.classes_, y_index = check_binary_target(np.asarray(y))
+        self.classes_, y_index = check_binary_target(np.asarray(y), binary=False)
         check_magnitude(X, names)
         self.n_features_in_ = X.shape[1]
         self._y_index = y_index
@@ -426,6 +432,7 @@ class ThresholdPath:
             max_pairs=self.max_pairs,
             n_jobs=self.n_jobs,
             pvalues=getattr(self, "pvalues", True),
+            n_classes=len(self.classes_),
         )
         tf = LogDensityTransformer(pairs=screen.pairs, n_jobs=self.n_jobs, **params)
         T_train = tf.fit_transform(X[tr], y_index[tr])
@@ -463,7 +470,7 @@ class ThresholdPath:
         Parameters
         ----------
         selector : callable
-            ``selector(screen) -> (2, P)`` kept-term flags.
+            ``selector(screen) -> (n_classes, P)`` kept-term flags.
 
         Returns
         -------
@@ -471,14 +478,17 @@ class ThresholdPath:
         n_pairs : ndarray of shape (n_folds,)
         """
         ber, n_pairs = [], []
+        K = len(self.classes_)
         for f in self.folds_:
             keep_c = selector(f.screen)
             m = column_mask(keep_c, self.n_features_in_)
             yi_tr, yi_te = self._y_index[f.train], self._y_index[f.test]
-            w, b = fit_linear_svm(
-                f.T_train[:, m], yi_tr, C=self.C, class_weight=self._class_weight()
+            coef, b = fit_linear_model(
+                f.T_train[:, m], yi_tr, C=self.C, class_weight=self._class_weight(), n_classes=K
             )
-            ber.append(balanced_error_rate(yi_te, (f.T_test[:, m] @ w + b > 0).astype(int)))
+            dec = linear_decision(f.T_test[:, m], coef, b)
+            pred = (dec > 0).astype(int) if dec.ndim == 1 else dec.argmax(axis=1)
+            ber.append(balanced_error_rate(yi_te, pred))
             n_pairs.append(int(keep_c.any(axis=0).sum()))
         return np.array(ber), np.array(n_pairs)
 
@@ -491,7 +501,7 @@ class ThresholdPath:
         Parameters
         ----------
         selectors : list of callable
-            ``selector(screen) -> (2, P)`` kept-term flags (see :func:`threshold_selector`,
+            ``selector(screen) -> (n_classes, P)`` kept-term flags (see :func:`threshold_selector`,
             :func:`fraction_selector`, :func:`fdr_selector`, :func:`fixed_selector`).
         Cs : array-like of float
 
@@ -503,7 +513,10 @@ class ThresholdPath:
         Cs = [float(c) for c in Cs]
         cw = self._class_weight()
         tasks = [
-            (_grid_fold, (f, self._y_index, selectors, Cs, cw, self.n_features_in_))
+            (
+                _grid_fold,
+                (f, self._y_index, selectors, Cs, cw, self.n_features_in_, len(self.classes_)),
+            )
             for f in self.folds_
         ]
         big = bool(self.folds_) and min(f.train.size for f in self.folds_) > THREADED_MIN_ROWS

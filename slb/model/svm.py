@@ -394,6 +394,80 @@ def fit_linear_svm(T, y_index, *, C=1.0, class_weight="balanced"):
     return w, float(b_std - w @ scaler.mean_)
 
 
+def ovr_class_weight(class_weight, k):
+    """The class weight of the one-vs-rest problem of class index ``k`` (``k``: 1, rest: 0).
+
+    "balanced" balances ``k`` against the rest within that problem (each side weighs half,
+    the aim of the balanced error rate); a dict keyed by class index gives class ``k`` its
+    weight and the rest 1 (liblinear's one-vs-rest convention, as ``LinearSVC``); None: 1.
+    """
+    if isinstance(class_weight, dict):
+        return {0: 1.0, 1: float(class_weight.get(k, 1.0))}
+    return class_weight
+
+
+def fit_linear_model(T, y_index, *, C=1.0, class_weight="balanced", n_classes=2):
+    """The linear model of SLB, LU and SLB- on the map ``T``: one SVM, or one per class.
+
+    Two classes: :func:`fit_linear_svm` (one hyperplane, positive for class index 1).  More:
+    one-vs-rest, the same hinge-loss SVM for each class ``k`` against the others on the same
+    standardised map (class weights by :func:`ovr_class_weight`), the decision being the
+    largest of the K decision values (``docs/multiclass.md`` says why this formulation).
+
+    Parameters
+    ----------
+    T : ndarray of shape (n_samples, n_terms)
+    y_index : ndarray of shape (n_samples,)
+        Class indices 0 .. n_classes - 1.
+    C : float
+    class_weight : "balanced", dict (keyed by class index) or None
+    n_classes : int
+
+    Returns
+    -------
+    coef : ndarray of shape (1, n_terms) for two classes, else (n_classes, n_terms)
+    intercept : ndarray of shape (1,) or (n_classes,)
+        :func:`linear_decision` gives the decision values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import fit_linear_model, linear_decision
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1, 2], 20)
+    >>> T = rng.normal(size=(60, 3)) + 3 * np.eye(3)[y]
+    >>> coef, intercept = fit_linear_model(T, y, C=1.0, n_classes=3)
+    >>> coef.shape, intercept.shape
+    ((3, 3), (3,))
+    >>> float(np.mean(linear_decision(T, coef, intercept).argmax(axis=1) == y)) > 0.9
+    True
+    """
+    if n_classes == 2:
+        w, b = fit_linear_svm(T, y_index, C=C, class_weight=class_weight)
+        return np.asarray(w, dtype=float).reshape(1, -1), np.array([float(b)])
+    coef, intercept = np.zeros((n_classes, T.shape[1])), np.zeros(n_classes)
+    if T.shape[1] == 0:
+        return coef, intercept
+    scaler = StandardScaler().fit(T)
+    Z = scaler.transform(T)
+    with one_blas_thread():
+        for k in range(n_classes):
+            yb = (np.asarray(y_index) == k).astype(int)
+            cw = class_weights(ovr_class_weight(class_weight, k), yb)
+            w_std, b_std = WorkingSetSVM(Z, yb, C, cw).fit()
+            coef[k] = w_std / scaler.scale_
+            intercept[k] = float(b_std - coef[k] @ scaler.mean_)
+    return coef, intercept
+
+
+def linear_decision(T, coef, intercept):
+    """Decision values of :func:`fit_linear_model`'s model: shape (n,) for one hyperplane
+    (two classes), (n, n_classes) for one per class."""
+    if coef.shape[0] == 1:
+        return T @ coef[0] + intercept[0]
+    return T @ coef.T + intercept
+
+
 def column_scaling(T, chunk_bytes=64 * 2**20):
     """Column means and scales of ``T`` as :class:`~sklearn.preprocessing.StandardScaler` has them.
 
@@ -418,43 +492,76 @@ def column_scaling(T, chunk_bytes=64 * 2**20):
     return center, scale
 
 
-def grid_mask_predictions(T_train, y_train, T_test, masks, Cs, class_weight):
-    """Test predictions of :func:`fit_linear_svm` for every column mask and every ``C``.
+def grid_mask_predictions(T_train, y_train, T_test, masks, Cs, class_weight, n_classes=2):
+    """Test predictions of :func:`fit_linear_model` for every column mask and every ``C``.
 
     The same SVM as :func:`fit_linear_svm` on ``T_train[:, m]`` (columns standardised on the
     training rows), for each mask ``m`` and cost ``C``.  Neither map is copied whole: the
     solver standardises the blocks it reads.  Nested masks (SLB's candidate thresholds) share
     the kernel, grown mask by mask in order of size; up to :data:`GRAM_MAX_SAMPLES` training
     rows each mask's kernel also serves every ``C``; above, each ``C``'s working set starts
-    from the previous ``C``'s (pass ``Cs`` increasing).
+    from the previous ``C``'s (pass ``Cs`` increasing).  More than two classes: the same for
+    each one-vs-rest problem, the prediction the class of the largest decision value.
 
     Parameters
     ----------
     T_train : ndarray of shape (n_train, n_terms)
     y_train : ndarray of shape (n_train,)
-        0/1 class indices.
+        Class indices 0 .. n_classes - 1.
     T_test : ndarray of shape (n_test, n_terms)
     masks : list of ndarray of bool
         Column masks; fastest when nested (each contains the smaller ones).
     Cs : list of float
-    class_weight : "balanced", dict (keyed 0/1) or None
+    class_weight : "balanced", dict (keyed by class index) or None
+    n_classes : int, default=2
 
     Returns
     -------
     preds : list (one per ``C``) of lists (one per mask) of ndarray
-        0/1 predictions of the test rows.
+        Class-index predictions of the test rows.
     """
+    if n_classes == 2:
+        dec = _grid_mask_decisions(
+            T_train, y_train, T_test, masks, Cs, class_weights(class_weight, y_train)
+        )
+        empty = np.zeros(T_test.shape[0], dtype=int)  # no column: the first class
+        return [[empty if d is None else (d > 0).astype(int) for d in row] for row in dec]
+    per_class = []
+    for k in range(n_classes):
+        yb = (np.asarray(y_train) == k).astype(int)
+        w = class_weights(ovr_class_weight(class_weight, k), yb)
+        per_class.append(_grid_mask_decisions(T_train, yb, T_test, masks, Cs, w))
+    zeros = np.zeros(T_test.shape[0])
+    return [
+        [
+            np.argmax(
+                np.column_stack(
+                    [
+                        zeros if per_class[k][j][g] is None else per_class[k][j][g]
+                        for k in range(n_classes)
+                    ]
+                ),
+                axis=1,
+            )
+            for g in range(len(masks))
+        ]
+        for j in range(len(Cs))
+    ]
+
+
+def _grid_mask_decisions(T_train, y_train, T_test, masks, Cs, weights):
+    """Test decision values of the binary SVM (0/1 ``y_train``, cost weights ``weights``) for
+    every column mask and ``C``: a list per ``C`` of a list per mask (None: empty mask)."""
     with one_blas_thread():
         center, scale = column_scaling(T_train)
-        weights = class_weights(class_weight, y_train)
         order = np.argsort([int(m.sum()) for m in masks], kind="stable")
-        preds = [[None] * len(masks) for _ in Cs]
+        dec = [[None] * len(masks) for _ in Cs]
 
-        def predict(m, w, b):
+        def decision(m, w, b):
             Zte = T_test[:, m]  # a copy of the test rows' columns only
             Zte -= center[m]
             Zte /= scale[m]
-            return (Zte @ w + b > 0).astype(int)
+            return Zte @ w + b
 
         def solver(C, start=None):
             return WorkingSetSVM(
@@ -467,32 +574,29 @@ def grid_mask_predictions(T_train, y_train, T_test, masks, Cs, class_weight):
             for g in order:
                 m = masks[g]
                 if not m.any():
-                    for j in range(len(Cs)):
-                        preds[j][g] = np.zeros(T_test.shape[0], dtype=int)  # the first class
                     continue
                 ws.use_columns(m)
                 for j, C in enumerate(Cs):
                     ws.C = C
-                    preds[j][g] = predict(m, *ws.fit())
-            return preds
+                    dec[j][g] = decision(m, *ws.fit())
+            return dec
         start = None
         for j, C in enumerate(Cs):
             ws, first = solver(C, start), None
             for g in order:
                 m = masks[g]
                 if not m.any():
-                    preds[j][g] = np.zeros(T_test.shape[0], dtype=int)
                     continue
                 ws.use_columns(m)
-                preds[j][g] = predict(m, *ws.fit())
+                dec[j][g] = decision(m, *ws.fit())
                 if first is None and ws.rows is not None:
                     first = ws.rows.copy()  # the working set of the sparsest mask
             # Warm start of the next C's sparsest mask (none after a fallback).
             start = first
-        return preds
+        return dec
 
 
-def nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
+def nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight, n_classes=2):
     """Test predictions of :func:`fit_linear_svm` on ``T[tr][:, m]`` for column masks ``m``.
 
     One ``C`` of :func:`grid_mask_predictions` (the same SVM as :func:`fit_linear_svm` on each
@@ -514,4 +618,4 @@ def nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight):
     preds : list of ndarray
         0/1 predictions of the rows ``te``, one per mask, in the order of ``masks``.
     """
-    return grid_mask_predictions(T[tr], y_index[tr], T[te], masks, [C], class_weight)[0]
+    return grid_mask_predictions(T[tr], y_index[tr], T[te], masks, [C], class_weight, n_classes)[0]

@@ -413,7 +413,7 @@ class DiscreteMAPClassifier(
         """
         self._validate_params()
         X, y = validate_training_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        self.classes_, y01 = check_binary_target(y)
+        self.classes_, y01 = check_binary_target(y, estimator="DISCRETE")
         y_pm = 2.0 * y01 - 1.0
         rng = check_random_state(self.random_state)
         d = X.shape[1]

@@ -10,19 +10,20 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, logsumexp
 from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._utils import (
+    DecisionPredictMixin,
     LinearTermsMixin,
     LogProbaMixin,
-    SignPredictMixin,
     binary_proba,
     check_binary_target,
     check_magnitude,
     default_feature_names,
+    softmax_proba,
     validate_training_data,
 )
 from ..density.features import (
@@ -30,6 +31,7 @@ from ..density.features import (
     BANDWIDTH_PARAMS_DOC,
     BandwidthParams,
     LogDensityTransformer,
+    class_order,
     fill_doc,
     term_names,
 )
@@ -37,25 +39,27 @@ from ..density.features import (
 PRIORS = ("balanced", "empirical")
 
 
-def _log_priors(priors, y_index):
+def _log_priors(priors, y_index, n_classes=2):
     if priors == "balanced":
-        return np.log([0.5, 0.5])
+        return np.log(np.full(n_classes, 1.0 / n_classes))
     if priors == "empirical":
-        return np.log(np.bincount(y_index, minlength=2) / y_index.size)
+        return np.log(np.bincount(y_index, minlength=n_classes) / y_index.size)
     raise ValueError(f"priors must be one of {', '.join(PRIORS)}, got {priors!r}.")
 
 
 _PARAMS_DOC = """priors : {"balanced", "empirical"}, default="balanced"
-        Class priors: equal (the Bayes rule for the balanced error rate, this project's metric)
-        or the training frequencies (the textbook classifier).
+        Class priors: equal, ``1 / n_classes`` (the Bayes rule for the balanced error rate,
+        this project's metric) or the training frequencies (the textbook classifier).
     %(bandwidth)s"""
 
-_ATTRS_DOC = """coef_ : ndarray of shape (1, n_terms)
-        The classifier as a linear model on the log-density terms ``terms_``:
-        ``decision_function(X) = transformer_.transform(X) @ coef_[0] + intercept_[0]``.
-        ``coef_series_`` is the same as a Series indexed by term name.
-    intercept_ : ndarray of shape (1,)
-        The log prior odds.
+_ATTRS_DOC = """coef_ : ndarray of shape (1, n_terms), or (n_classes, n_terms) for more than two
+        The classifier as a linear model on the log-density terms ``terms_``.  Two classes:
+        ``decision_function(X) = transformer_.transform(X) @ coef_[0] + intercept_[0]`` (the
+        log posterior odds).  More: row ``k`` gives class ``k``'s joint log-likelihood,
+        ``transformer_.transform(X) @ coef_.T + intercept_``, whose largest entry is the
+        prediction.  ``coef_series_`` is the same indexed by term name.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The log prior odds (two classes) or the log priors.
     terms_ : ndarray of str of shape (n_terms,)
         ``log p+(a)``, ``log p-(a)``, ... (``transformer_.get_feature_names_out()`` in the
         names of the fitted data)."""
@@ -68,7 +72,7 @@ def _doc(text):
 
 @dataclass(eq=False, repr=False)
 class _DensityBayes(
-    LinearTermsMixin, LogProbaMixin, SignPredictMixin, ClassifierMixin, BandwidthParams
+    LinearTermsMixin, LogProbaMixin, DecisionPredictMixin, ClassifierMixin, BandwidthParams
 ):
     """Decision function, labels and posterior probabilities from ``joint_log_likelihood``;
     the priors and the bandwidth settings."""
@@ -88,20 +92,32 @@ class _DensityBayes(
         self._validate_params()
         X, y = validate_training_data(self, X, y, dtype=np.float64)
         check_magnitude(X, default_feature_names(self, X.shape[1]))  # the user's column name
-        self.classes_, y_index = check_binary_target(y)
-        self.class_log_prior_ = _log_priors(self.priors, y_index)
+        self.classes_, y_index = check_binary_target(y, binary=False)
+        self.class_log_prior_ = _log_priors(self.priors, y_index, len(self.classes_))
         return X, y, y_index
 
     def _set_linear_model(self):
         """``coef_``, ``intercept_`` and ``terms_``: the decision as a linear model of the
-        transformer's log-density terms (coefficients from :meth:`_term_weights`)."""
+        transformer's log-density terms (coefficients from :meth:`_class_term_weights`, one row per class)."""
         names = default_feature_names(self, self.n_features_in_)  # transformer_ saw an array
-        self.terms_ = np.asarray(term_names(names, self.transformer_.pairs_), dtype=object)
-        self.coef_ = self._term_weights().reshape(1, -1)
-        self.intercept_ = np.array([self.class_log_prior_[1] - self.class_log_prior_[0]])
+        _, symbols = class_order(self.classes_)
+        self.terms_ = np.asarray(term_names(names, self.transformer_.pairs_, symbols), dtype=object)
+        W = self._class_term_weights()
+        if W.shape[0] == 2:
+            self.coef_ = (W[1] - W[0]).reshape(1, -1)
+            self.intercept_ = np.array([self.class_log_prior_[1] - self.class_log_prior_[0]])
+        else:
+            self.coef_ = W
+            self.intercept_ = self.class_log_prior_.copy()
+
+    def _blocks(self):
+        """Feature-map position of each class index (:func:`class_order`)."""
+        order, _ = class_order(self.classes_)
+        return {c: pos for pos, c in enumerate(order)}
 
     def decision_function(self, X):
-        """Log posterior odds of ``classes_[1]`` against ``classes_[0]``.
+        """Two classes: the log posterior odds of ``classes_[1]`` against ``classes_[0]``.
+        More: the log posterior probability of each class.
 
         Parameters
         ----------
@@ -109,14 +125,16 @@ class _DensityBayes(
 
         Returns
         -------
-        scores : ndarray of shape (n_samples,)
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
         jll = self.joint_log_likelihood(X)
-        return jll[:, 1] - jll[:, 0]
+        if jll.shape[1] == 2:
+            return jll[:, 1] - jll[:, 0]
+        return jll - logsumexp(jll, axis=1, keepdims=True)
 
     def predict_proba(self, X):
-        """Posterior probabilities of ``classes_[0]`` and ``classes_[1]``, within
-        ``[1e-6, 1 - 1e-6]`` (density products reach exact 0 and 1 in floating point).
+        """Posterior probabilities of the classes of ``classes_``, within ``[1e-6, 1 - 1e-6]``
+        (density products reach exact 0 and 1 in floating point), rows summing to 1.
 
         Parameters
         ----------
@@ -124,14 +142,17 @@ class _DensityBayes(
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, 2)
+        proba : ndarray of shape (n_samples, n_classes)
         """
         return self._proba_from_decision(self.decision_function(X))
 
     def _proba_from_decision(self, score):
         """:meth:`predict_proba` from decision values already computed (one density
         evaluation for both, :func:`slb.evaluation.predictions.model_outputs`)."""
-        return binary_proba(expit(np.asarray(score, dtype=float)))
+        score = np.asarray(score, dtype=float)
+        if score.ndim == 2:
+            return softmax_proba(score)
+        return binary_proba(expit(score))
 
 
 class KDENaiveBayes(_DensityBayes):
@@ -143,8 +164,8 @@ class KDENaiveBayes(_DensityBayes):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-    class_log_prior_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
+    class_log_prior_ : ndarray of shape (n_classes,)
     transformer_ : LogDensityTransformer
     %(linear)s
     n_features_in_ : int
@@ -168,13 +189,16 @@ class KDENaiveBayes(_DensityBayes):
         self._set_linear_model()
         return self
 
-    def _term_weights(self):
-        # log p+(x) - log p-(x): +1 on every term of class +, -1 on every term of class -.
-        d = self.n_features_in_
-        return np.concatenate([np.ones(d), -np.ones(d)])
+    def _class_term_weights(self):
+        # log p_y(x) = sum_i log p_y(x_i): 1 on every univariate term of class y's block.
+        d, pos = self.n_features_in_, self._blocks()
+        W = np.zeros((len(self.classes_), len(self.classes_) * d))
+        for c, p in pos.items():
+            W[c, p * d : (p + 1) * d] = 1.0
+        return W
 
     def joint_log_likelihood(self, X):
-        """``log p_y(x) + log prior_y`` for both classes.
+        """``log p_y(x) + log prior_y`` for every class.
 
         Parameters
         ----------
@@ -182,11 +206,13 @@ class KDENaiveBayes(_DensityBayes):
 
         Returns
         -------
-        jll : ndarray of shape (n_samples, 2)
+        jll : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         T = self.transformer_.transform(X)
-        d = self.n_features_in_
-        ll = np.column_stack([T[:, d : 2 * d].sum(axis=1), T[:, :d].sum(axis=1)])
+        d, pos = self.n_features_in_, self._blocks()
+        ll = np.column_stack(
+            [T[:, pos[c] * d : (pos[c] + 1) * d].sum(axis=1) for c in range(len(self.classes_))]
+        )
         return ll + self.class_log_prior_

@@ -489,7 +489,7 @@ class RenyiClassifier(
         """
         self._validate_params()
         X, y = validate_training_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        self.classes_, y01 = check_binary_target(y)
+        self.classes_, y01 = check_binary_target(y, estimator="The Rényi classifier")
         n, d = X.shape
         c = y01 - 0.5
 

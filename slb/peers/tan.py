@@ -77,16 +77,16 @@ class TANClassifier(_DensityBayes):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     trees_ : dict
         Maps each class label to its tree's edge list of feature-index pairs ``(i, j)``.
     tree_names_ : dict
         The same edges as pairs of feature names.
-    mutual_info_ : ndarray of shape (2, n_features, n_features)
-        Estimated mutual information of every pair in ``classes_[0]`` and ``classes_[1]``.
-    class_log_prior_ : ndarray of shape (2,)
+    mutual_info_ : ndarray of shape (n_classes, n_features, n_features)
+        Estimated mutual information of every pair in each class of ``classes_``.
+    class_log_prior_ : ndarray of shape (n_classes,)
     transformer_ : LogDensityTransformer
-        Its ``pairs_`` are the union of the two trees' edges.
+        Its ``pairs_`` are the union of the classes' trees' edges.
     %(linear)s
         A tree density is linear in these terms: ``+1`` on each of the class's tree edges and
         ``1 - degree`` on each univariate term (``+``: positive, ``-``: negative signs).
@@ -95,7 +95,7 @@ class TANClassifier(_DensityBayes):
     """)
 
     def fit(self, X, y):
-        """Estimate the densities, the mutual information and the two Chow-Liu trees.
+        """Estimate the densities, the mutual information and one Chow-Liu tree per class.
 
         Parameters
         ----------
@@ -110,11 +110,12 @@ class TANClassifier(_DensityBayes):
         d = X.shape[1]
         pairs = all_pairs(d)
         tr = self._density_transformer(X, pairs).fit(X, y)
-        self.mutual_info_ = np.zeros((2, d, d))
+        K = len(self.classes_)
+        self.mutual_info_ = np.zeros((K, d, d))
         names = default_feature_names(self, d)
         self.trees_, self.tree_names_ = {}, {}
         union = set()
-        for c in range(2):
+        for c in range(K):
             # class c's own leave-one-out densities at its rows only: the other class's
             # densities there (half of the "loo" map) never enter the mutual information
             uni, biv = tr._own_class_loo(X[y_index == c], c)
@@ -138,21 +139,23 @@ class TANClassifier(_DensityBayes):
         self._set_linear_model()
         return self
 
-    def _term_weights(self):
+    def _class_term_weights(self):
         # Class y's tree density: sum_i log p(x_i) + sum_edges [log p(x_i, x_j) - log p(x_i)
-        # - log p(x_j)], so 1 - degree on the univariate terms and 1 on the tree's pairs.
-        # Feature-map order: + univariate, - univariate, + pairs, - pairs; "-" enters negated.
+        # - log p(x_j)], so 1 - degree on its univariate terms and 1 on its tree's pairs, in
+        # class y's blocks of the map (univariate blocks, then pair blocks, in class order).
         d = self.n_features_in_
         P = self.transformer_.pairs_.shape[0]
-        uni, biv = np.zeros((2, d)), np.zeros((2, P))
+        K = len(self.classes_)
+        W = np.zeros((K, K * (d + P)))
         for c, e in enumerate(self._edge_index):
+            p = self._blocks()[c]
             edges = self.transformer_.pairs_[e]
-            uni[c] = 1.0 - np.bincount(edges.ravel(), minlength=d)
-            biv[c, e] = 1.0
-        return np.concatenate([uni[1], -uni[0], biv[1], -biv[0]]) + 0.0  # no -0.0
+            W[c, p * d : (p + 1) * d] = 1.0 - np.bincount(edges.ravel(), minlength=d)
+            W[c, K * d + p * P + e] = 1.0
+        return W
 
     def joint_log_likelihood(self, X):
-        """``log p_y(x) + log prior_y`` for both classes under their tree densities.
+        """``log p_y(x) + log prior_y`` for every class under its tree density.
 
         Parameters
         ----------
@@ -160,7 +163,7 @@ class TANClassifier(_DensityBayes):
 
         Returns
         -------
-        jll : ndarray of shape (n_samples, 2)
+        jll : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -168,8 +171,10 @@ class TANClassifier(_DensityBayes):
         d = self.n_features_in_
         pairs = self.transformer_.pairs_
         P = pairs.shape[0]
-        out = np.empty((X.shape[0], 2))
-        for c, (u0, b0) in enumerate([(d, 2 * d + P), (0, 2 * d)]):
+        K = len(self.classes_)
+        out = np.empty((X.shape[0], K))
+        for c, p in sorted(self._blocks().items()):
+            u0, b0 = p * d, K * d + p * P
             uni = T[:, u0 : u0 + d]
             ll = uni.sum(axis=1)
             e = self._edge_index[c]
