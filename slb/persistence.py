@@ -547,7 +547,10 @@ def _read_limited(file) -> bytes:
 
 
 def _not_a_model(why: str) -> ValueError:
-    return ValueError(f"This is not an SLB Explorer model file ({why}).")
+    return ValueError(
+        f"This is not an SLB Explorer model file ({why}). Choose a file saved by the "
+        'dashboard\'s "Download model" or by slb.persistence.save_model.'
+    )
 
 
 def _damaged(why: str) -> ValueError:
