@@ -19,6 +19,7 @@ import pandas as pd
 
 from ._messages import _join, _names, _q
 from .budget import Budget
+from .bulk import bulk_text
 from .clean import MISSING_TOKENS, NumericParse, parse_numeric
 from .names import tidy_names, unique_names
 
@@ -166,10 +167,20 @@ def _convert_cells(
     ``comma_hint`` says how to read commas in columns where both readings fit ("1,517"):
     "decimal" for files separated by semicolons (the convention where the comma is the decimal
     mark); otherwise the reading of the file's other, unambiguous columns decides.  Columns of
-    plain numbers written as text are read all at once (:func:`_plain_number_columns`); the
-    others one by one, with the ``budget`` checked every few hundred columns.
+    plain numbers and of words in a wide table of texts are typed all at once
+    (:mod:`slb.tables.bulk`); the others one by one, with the ``budget`` checked every few hundred columns.
     """
-    parses = _plain_number_columns(frame)
+    parses: dict[int, Any] = {}
+    text_block: dict[int, pd.Series] = {}
+    bulk = bulk_text(frame, MISSING_TOKENS)
+    if bulk is not None:  # a wide table of texts: most columns typed at once
+        parses.update(bulk.number_parses(NumericParse))
+        dates = bulk.iso_date_columns(_ISO_DATE_RE)
+        words = {j: p for j, p in bulk.text_parses(NumericParse).items() if j not in dates}
+        parses.update(words)
+        text_block = bulk.text_columns(sorted(words), _text_dtype())
+        if budget is not None:
+            budget.check("reading")
     for j in range(frame.shape[1]):
         if j not in parses:
             if budget is not None and j % 256 == 0:
@@ -182,75 +193,18 @@ def _convert_cells(
     for j in range(frame.shape[1]):
         if budget is not None and j % 256 == 0:
             budget.check("reading")
-        columns[j] = _convert_column(
-            frame.iloc[:, j], str(frame.columns[j]), parses[j], hint, readings
-        )
-    out = pd.DataFrame(columns) if columns else pd.DataFrame(index=frame.index)
+        if j in text_block:
+            columns[j] = text_block[j]
+        else:
+            columns[j] = _convert_column(
+                frame.iloc[:, j], str(frame.columns[j]), parses[j], hint, readings
+            )
+    # arrays, not Series: no index alignment per column (a cost on 9,000 columns)
+    arrays = {j: (c.array if isinstance(c, pd.Series) else c) for j, c in columns.items()}
+    out = pd.DataFrame(arrays, copy=False) if columns else pd.DataFrame(index=frame.index)
     out.columns = list(frame.columns)
     notes.extend(_conversion_notes(readings, hint))
     return out
-
-
-#: Plain decimal or scientific numbers (what Arrow's cast reads exactly as Python's float).
-_PLAIN_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-
-
-def _plain_number_columns(frame: pd.DataFrame) -> dict[int, NumericParse]:
-    """The numeric reading of every column of plain numbers written as text, in one pass.
-
-    A table read from a text file holds only texts.  Instead of reading each column's cells
-    one at a time (a fixed cost per column: 9,000 columns of 40 rows took seconds), every
-    cell of the table is checked at once against the plain-number pattern and converted with
-    Arrow; the columns whose cells are all plain numbers or missing get their reading here,
-    the others (decimal commas, percentages, words, ...) are left to :func:`parse_numeric`.
-    """
-    n, p = frame.shape
-    if p < 32 or n == 0 or n * p > 20_000_000:
-        return {}
-    cells = frame.to_numpy(dtype=object)
-    flat = pd.Series(cells.ravel(order="F"), dtype=object)
-    if pd.api.types.infer_dtype(flat, skipna=True) != "string":
-        return {}
-    text = flat.str.strip()
-    missing = (flat.isna() | text.str.lower().isin(MISSING_TOKENS)).to_numpy(dtype=bool)
-    plain = text.str.fullmatch(_PLAIN_NUMBER).fillna(False).to_numpy(dtype=bool)
-    ok_cells = (plain | missing).reshape((n, p), order="F")
-    present = (~missing).reshape((n, p), order="F")
-    good = ok_cells.all(axis=0) & present.any(axis=0)
-    if not good.any():
-        return {}
-    take = np.repeat(good, n) & ~missing
-    values = np.full(n * p, np.nan)
-    numbers = _arrow_floats(text[take])
-    if numbers is None:
-        return {}
-    values[take] = numbers
-    values = values.reshape((n, p), order="F")
-    counts = present.sum(axis=0)
-    return {
-        j: NumericParse(
-            values=values[:, j].copy(),
-            n_present=int(counts[j]),
-            n_numbers=int(counts[j]),
-            n_text=int(counts[j]),
-        )
-        for j in np.flatnonzero(good)
-    }
-
-
-def _arrow_floats(texts: pd.Series) -> np.ndarray | None:
-    """Plain number texts as float64 (Arrow's correctly rounded parser), or None."""
-    try:
-        import pyarrow as pa
-
-        return np.asarray(
-            pa.array(texts.to_numpy(dtype=object), type=pa.string())
-            .cast(pa.float64())
-            .to_numpy(zero_copy_only=False),
-            dtype=np.float64,
-        )
-    except Exception:  # noqa: BLE001 - no pyarrow, or a text Arrow does not read: slow path
-        return None
 
 
 def _convert_column(
