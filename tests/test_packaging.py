@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -171,17 +172,68 @@ def test_wheel_holds_library_data_and_app(wheel):
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "docs/"))]
 
 
+def _site_dirs() -> list[str]:
+    """The site-packages folders the running interpreter imports from, in its order: a venv's
+    own (and its base's, with --system-site-packages), the user's, Debian's dist-packages."""
+    return [
+        p
+        for p in dict.fromkeys(sys.path)
+        if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()
+    ]
+
+
+def make_venv_with_our_dependencies(venv: Path) -> Path:
+    """A new venv whose dependencies are the running interpreter's (no network), whatever that
+    interpreter is.  ``python -m venv --system-site-packages`` is not that: from inside a venv
+    it inherits the *base* interpreter's site-packages, not the venv's, where the dependencies
+    are (pip then finds no joblib).  So the new venv gets a .pth file that adds the running
+    interpreter's site folders *after* its own (the wheel installed there wins over anything,
+    and nested .pth files are processed as in the running interpreter)."""
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    res = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    own = Path(res.stdout.strip())
+    assert own.is_dir() and own.is_relative_to(venv), own
+    lines = [f"import site; site.addsitedir({d!r})" for d in _site_dirs()]
+    (own / "_running_interpreter_site.pth").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return py
+
+
+def test_the_fresh_venv_sees_the_running_interpreters_packages(tmp_path):
+    """The venv of test_wheel_in_a_fresh_venv imports the dependencies this interpreter has
+    (from a venv too, where --system-site-packages would give the base interpreter's)."""
+    py = make_venv_with_our_dependencies(tmp_path / "venv")
+    code = (
+        "import sys, joblib, sklearn; print(sys.prefix); print(joblib.__file__); "
+        "print(sys.path.index(next(p for p in sys.path if p.startswith(sys.prefix) "
+        "and p.endswith('site-packages'))))"
+    )
+    res = _run(code, tmp_path, python=py, timeout=300)
+    assert res.returncode == 0, res.stderr
+    prefix, joblib_file, own_index = res.stdout.splitlines()[:3]
+    import joblib
+
+    assert prefix == str(tmp_path / "venv")
+    assert Path(joblib_file) == Path(joblib.__file__)  # the running interpreter's joblib
+    # the new venv's own site-packages comes before the added folders
+    res = _run("import json, sys; print(json.dumps(sys.path))", tmp_path, python=py, timeout=60)
+    paths = json.loads(res.stdout)
+    added = [paths.index(d) for d in _site_dirs() if d in paths]
+    assert added and int(own_index) < min(added), (own_index, added)
+
+
 @pytest.mark.slow
 def test_wheel_in_a_fresh_venv(wheel, tmp_path):
-    """pip install of the wheel into a new venv (dependencies from the system site-packages, no
-    network): the installed slb (not this checkout) imports without streamlit or plotly, loads
-    a bundled dataset from its package data, runs the experiments command, and slb-explorer
-    finds the installed app; AppTest runs that app.py."""
+    """pip install of the wheel into a new venv (dependencies from the running interpreter's
+    site-packages, no network; from the system interpreter and from a venv alike): the
+    installed slb (not this checkout) imports without streamlit or plotly, loads a bundled
+    dataset from its package data, runs the experiments command, and slb-explorer finds the
+    installed app; AppTest runs that app.py; its version is slb.__version__."""
     venv = tmp_path / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300
-    )
-    py = venv / "bin" / "python"
+    py = make_venv_with_our_dependencies(venv)
     res = subprocess.run(
         [str(py), "-m", "pip", "install", "--no-index", "--disable-pip-version-check", "-q",
          str(wheel)],
@@ -190,6 +242,15 @@ def test_wheel_in_a_fresh_venv(wheel, tmp_path):
     assert res.returncode == 0, res.stderr
     work = tmp_path / "elsewhere"
     work.mkdir()
+
+    # the version is written once (slb/__init__.py): the wheel's metadata says the same
+    import slb
+
+    code = "import importlib.metadata as m, slb; print(m.version('slb-explorer'), slb.__version__)"
+    res = _run(code, work, python=py, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == [slb.__version__, slb.__version__]
+    assert wheel.name.startswith(f"slb_explorer-{slb.__version__}-")
 
     res = _run(IMPORT_CHECK, work, python=py, timeout=300)
     assert res.returncode == 0, res.stderr
