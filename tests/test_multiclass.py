@@ -241,3 +241,48 @@ def test_contributions_of_a_class_sum_to_its_decision():
     with pytest.raises(ValueError, match="target must be one of the classes"):
         est.contributions(X[:2], target="no such class")
     assert est.coef_series_.shape == (est.n_terms_, 3)
+
+
+def test_k_class_prediction_metrics_equal_sklearn():
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.metrics import f1_score, log_loss, precision_score, recall_score, roc_auc_score
+
+    from slb import compare_estimators
+    from slb.evaluation.predictions import (
+        confusion_matrices,
+        evaluate_predictions,
+        per_class_recall,
+        pooled_roc,
+    )
+
+    X, y = load_wine(return_X_y=True)
+    yl = np.array(["a", "b", "c"], dtype=object)[y]
+    models = {"NB": KDENaiveBayes(), "RF": RandomForestClassifier(30, random_state=0)}
+    cmp = compare_estimators(models, X, yl, record_predictions=True)
+    pred = cmp.predictions
+    ev = evaluate_predictions(pred)
+    labels = ["a", "b", "c"]
+    for name in models:
+        for k in range(5):
+            g = pred[(pred["classifier"] == name) & (pred["fold"] == k)]
+            P = g[[f"proba[{c}]" for c in labels]].to_numpy()
+            row = ev.per_fold[(ev.per_fold["classifier"] == name) & (ev.per_fold["fold"] == k)]
+            got = row.iloc[0]
+            assert got["BER"] == pytest.approx(cmp.per_fold.loc[k, name], abs=1e-12)
+            assert got["AUC"] == pytest.approx(
+                roc_auc_score(g["y_true"], P, multi_class="ovr", labels=labels)
+            )
+            assert got["log-loss"] == pytest.approx(log_loss(g["y_true"], P, labels=labels))
+            for metric, fn in (("F1", f1_score), ("precision", precision_score)):
+                want = fn(g["y_true"], g["y_pred"], average="macro", zero_division=0)
+                assert got[metric] == pytest.approx(want)
+            assert got["recall"] == pytest.approx(
+                recall_score(g["y_true"], g["y_pred"], average="macro")
+            )
+    cm = confusion_matrices(pred)["NB"]
+    assert cm.shape == (3, 3) and cm.to_numpy().sum() == len(yl)
+    rec = per_class_recall(pred)
+    np.testing.assert_allclose(rec.loc["NB"], np.diag(cm) / cm.sum(axis=1))
+    curves, auc = pooled_roc(pred, pos_label="b")
+    g = pred[pred["classifier"] == "NB"]
+    assert auc["NB"] == pytest.approx(roc_auc_score(g["y_true"] == "b", g["proba[b]"]))

@@ -15,7 +15,12 @@ once, and everything here is computed from those predictions without fitting aga
 The prediction table has one row per (classifier, fold, test sample): ``classifier``, ``row``
 (position in ``X``), ``fold``, ``repeat``, ``y_true``, ``y_pred``, ``proba`` (probability of the
 positive class; NaN when the classifier has no ``predict_proba``) and ``score``
-(``decision_function``; NaN when it has none).
+(``decision_function``; NaN when it has none).  With more than two classes ``proba`` and
+``score`` are NaN and each class ``c`` has its own columns ``proba[c]`` and ``score[c]``
+(:func:`class_column`); the metrics are then macro-averaged over the classes (BER = 1 -
+balanced accuracy, one-vs-rest AUC, F1, precision and recall averaged over the classes, the
+multinomial log-loss), and the ROC / PR curves are one class against the rest
+(``pos_label``: the class picker).
 """
 
 from __future__ import annotations
@@ -35,14 +40,16 @@ from sklearn.metrics import (
 )
 from sklearn.model_selection import StratifiedKFold
 
-from .._utils import SignPredictMixin
+from .._utils import DecisionPredictMixin, SignPredictMixin
 
 __all__ = [
     "CALIBRATIONS",
     "METRICS",
     "Evaluation",
+    "class_column",
     "confusion_matrices",
     "evaluate_predictions",
+    "per_class_recall",
     "fold_prediction_frame",
     "model_outputs",
     "path_predictions",
@@ -94,7 +101,7 @@ def model_outputs(model, X_test, scores=True):
 
     Parameters
     ----------
-    model : fitted binary classifier
+    model : fitted classifier
     X_test : array-like of shape (n_samples, n_features)
     scores : bool, default=True
 
@@ -102,7 +109,8 @@ def model_outputs(model, X_test, scores=True):
     -------
     out : dict
         ``y_pred``; with ``scores`` also ``proba`` and ``score`` (arrays, NaN where the model
-        has no ``predict_proba`` / ``decision_function``).
+        has no ``predict_proba`` / ``decision_function``).  With more than two classes
+        ``proba`` and ``score`` have one column per class and ``classes`` holds the labels.
     """
     if not scores:
         return {"y_pred": np.asarray(model.predict(X_test))}
@@ -115,10 +123,22 @@ def model_outputs(model, X_test, scores=True):
         proba = _optional_output(model, "predict_proba", X_test)
     if score is not None and _predicts_by_sign(model):
         # exactly what its predict computes, without evaluating the densities a third time
-        y_pred = model.classes_[(score.reshape(-1) > 0).astype(int)]
+        if score.ndim == 2 and score.shape[1] > 1:
+            y_pred = model.classes_[np.argmax(score, axis=1)]
+        else:
+            y_pred = model.classes_[(score.reshape(-1) > 0).astype(int)]
     else:
         y_pred = np.asarray(model.predict(X_test))
     n = len(y_pred)
+    classes = getattr(model, "classes_", None)
+    if classes is not None and len(classes) > 2:
+        nan = np.full((n, len(classes)), np.nan)
+        return {
+            "y_pred": y_pred,
+            "proba": proba if proba is not None else nan,
+            "score": score if score is not None and score.ndim == 2 else nan,
+            "classes": np.asarray(classes),
+        }
     return {
         "y_pred": y_pred,
         "proba": proba[:, -1] if proba is not None else np.full(n, np.nan),
@@ -133,12 +153,24 @@ def _proba_from_score(model):
 
 
 def _predicts_by_sign(model):
-    """The model's ``predict`` is :class:`slb._utils.SignPredictMixin`'s (the sign of
+    """The model's ``predict`` is :class:`slb._utils.SignPredictMixin`'s or
+    :class:`slb._utils.DecisionPredictMixin`'s (the sign, or the largest column, of
     ``decision_function``), not overridden."""
-    return getattr(type(model), "predict", None) is SignPredictMixin.predict
+    return getattr(type(model), "predict", None) in (
+        SignPredictMixin.predict,
+        DecisionPredictMixin.predict,
+    )
 
 
-def fold_prediction_frame(name, fold, test_index, y_true, y_pred, proba=None, score=None):
+def class_column(kind, label):
+    """The prediction table's column of class ``label``'s probability (``kind="proba"``) or
+    decision score (``kind="score"``) when there are more than two classes."""
+    return f"{kind}[{label}]"
+
+
+def fold_prediction_frame(
+    name, fold, test_index, y_true, y_pred, proba=None, score=None, classes=None
+):
     """One fold's out-of-fold predictions as rows of the prediction table.
 
     Parameters
@@ -150,27 +182,37 @@ def fold_prediction_frame(name, fold, test_index, y_true, y_pred, proba=None, sc
         Rows of ``X`` that were predicted.
     y_true, y_pred : array-like
     proba, score : array-like or None
-        Probability of the positive class, decision score (None: not available).
+        Probability of the positive class, decision score (None: not available); with more
+        than two ``classes``, one column per class.
+    classes : array-like or None
+        The labels of the columns of ``proba`` and ``score`` (more than two classes).
 
     Returns
     -------
     frame : DataFrame
-        Columns ``classifier, row, fold, y_true, y_pred, proba, score``.
+        Columns ``classifier, row, fold, y_true, y_pred, proba, score``, and with more than
+        two classes ``proba[c]`` and ``score[c]`` for every class ``c``.
     """
     n = len(test_index)
     nan = np.full(n, np.nan)
-    return pd.DataFrame(
-        {
-            "classifier": name,
-            "row": np.asarray(test_index, dtype=int),
-            "fold": int(fold),
-            "y_true": np.asarray(y_true),
-            "y_pred": np.asarray(y_pred),
-            "proba": nan if proba is None else np.asarray(proba, dtype=float),
-            "score": nan if score is None else np.asarray(score, dtype=float),
-        },
-        columns=_COLUMNS,
-    )
+    multi = classes is not None and len(classes) > 2
+    data = {
+        "classifier": name,
+        "row": np.asarray(test_index, dtype=int),
+        "fold": int(fold),
+        "y_true": np.asarray(y_true),
+        "y_pred": np.asarray(y_pred),
+        "proba": nan if proba is None or multi else np.asarray(proba, dtype=float),
+        "score": nan if score is None or multi else np.asarray(score, dtype=float),
+    }
+    columns = list(_COLUMNS)
+    if multi:
+        for kind, values in (("proba", proba), ("score", score)):
+            v = np.full((n, len(classes)), np.nan) if values is None else np.asarray(values)
+            for k, c in enumerate(classes):
+                data[class_column(kind, c)] = v[:, k].astype(float)
+                columns.append(class_column(kind, c))
+    return pd.DataFrame(data, columns=columns)
 
 
 def ranking_scores(pred):
@@ -203,10 +245,27 @@ def _positive(pred, pos_label):
 
 
 def _rank(pred, pos_label):
+    if _is_multiclass(pred):
+        # one class against the rest: that class's probability, else its decision score
+        for kind in ("proba", "score"):
+            col = class_column(kind, pos_label)
+            if col in pred.columns:
+                v = pred[col].to_numpy(dtype=float)
+                if v.size and np.isfinite(v).all():
+                    return v
+        return _positive(pred, pos_label)[1].astype(float)
     scores, source = ranking_scores(pred)
     if source == "predicted label":
         scores = _positive(pred, pos_label)[1].astype(float)
     return scores
+
+
+def _is_multiclass(pred):
+    return any(str(c).startswith("proba[") for c in pred.columns)
+
+
+def _class_labels(pred):
+    return list(np.unique(pred["y_true"].to_numpy()))
 
 
 def _auc(y, s):
@@ -257,9 +316,56 @@ def _fold_metrics(yt, yp, proba, rank):
     }
 
 
-def _classifier_fold_metrics(mine, pos_label):
+def _multiclass_fold_metrics(mine, labels):
+    """The :data:`METRICS` of ONE classifier on each fold for more than two classes: macro
+    averages over ``labels`` (BER as :func:`slb.evaluation.balanced_error_rate`, one-vs-rest
+    AUC on each class's probability or score, F1 / precision / recall), and the multinomial
+    log-loss (the mean of ``-log p(true class)``, clipped as ``sklearn.metrics.log_loss``)."""
+    from .metrics import balanced_error_rate
+
+    fold = mine["fold"].to_numpy()
+    yt_all, yp_all = mine["y_true"].to_numpy(), mine["y_pred"].to_numpy()
+    P = np.column_stack([mine[class_column("proba", c)].to_numpy(dtype=float) for c in labels])
+    ranks = [_rank(mine, c) for c in labels]
+    rows = []
+    folds = np.unique(fold)
+    eps = np.finfo(float).eps
+    for k in folds:
+        i = fold == k
+        yt, yp = yt_all[i], yp_all[i]
+        per = [
+            _fold_metrics(yt == c, yp == c, np.full(i.sum(), np.nan), r[i])
+            for c, r in zip(labels, ranks, strict=True)
+        ]
+        present = [m for m, c in zip(per, labels, strict=True) if np.any(yt == c)]
+        p = P[i]
+        has_p = bool(p.size and np.isfinite(p).all())
+        true_col = np.searchsorted(np.asarray(labels), yt)
+        rows.append(
+            {
+                "accuracy": float(np.mean(yt == yp)),
+                "BER": balanced_error_rate(yt, yp),
+                "AUC": float(np.nanmean([m["AUC"] for m in present])) if present else np.nan,
+                "F1": float(np.mean([m["F1"] for m in per])),
+                "precision": float(np.mean([m["precision"] for m in per])),
+                "recall": float(np.mean([m["recall"] for m in present])) if present else np.nan,
+                "log-loss": float(
+                    -np.mean(np.log(np.clip(p[np.arange(p.shape[0]), true_col], eps, 1 - eps)))
+                )
+                if has_p
+                else np.nan,
+            }
+        )
+    fm = pd.DataFrame(rows, columns=list(METRICS))
+    fm.insert(0, "fold", folds)
+    return fm
+
+
+def _classifier_fold_metrics(mine, pos_label, labels=None):
     """Per-fold metrics of ONE classifier's predictions (numpy per fold: pandas indexing cost
     more than the metrics)."""
+    if labels is not None and len(labels) > 2:
+        return _multiclass_fold_metrics(mine, labels)
     yt, yp = _positive(mine, pos_label)
     proba = mine["proba"].to_numpy(dtype=float)
     rank = _rank(mine, pos_label)
@@ -294,7 +400,7 @@ class Evaluation:
         One row per classifier (in order of appearance): for each metric its mean over the
         folds and ``"<metric> sd"`` (ddof=1); ``"ranked by"`` says which score the AUC used.
     pos_label : object
-        The positive class.
+        The positive class (None with more than two classes: the metrics are macro averages).
     """
 
     per_fold: pd.DataFrame
@@ -311,6 +417,7 @@ def evaluate_predictions(pred, pos_label=None):
         Prediction table (see the module docstring).
     pos_label : object or None
         The positive class; None: the largest label (scikit-learn's ``classes_[1]``).
+        Ignored with more than two classes (macro averages over the classes).
 
     Returns
     -------
@@ -318,12 +425,13 @@ def evaluate_predictions(pred, pos_label=None):
     """
     if pred.empty:
         raise ValueError("The prediction table is empty: cross-validate at least one classifier.")
-    pos = _default_pos_label(pred) if pos_label is None else pos_label
+    labels = _class_labels(pred) if _is_multiclass(pred) else None
+    pos = None if labels else (_default_pos_label(pred) if pos_label is None else pos_label)
     names = list(dict.fromkeys(pred["classifier"]))
     rows, summary = [], {}
     for name in names:
         mine = pred[pred["classifier"] == name]
-        fm = _classifier_fold_metrics(mine, pos)
+        fm = _classifier_fold_metrics(mine, pos, labels)
         fm.insert(0, "classifier", name)
         rows.append(fm)
         summary[name] = _mean_sd(fm) | {"ranked by": ranking_scores(mine)[1]}
@@ -355,7 +463,8 @@ def pooled_roc(pred, pos_label=None):
     pred : DataFrame
         Prediction table.
     pos_label : object or None
-        None: the largest label.
+        None: the largest label.  With more than two classes: the class whose one-vs-rest
+        curve is drawn (ranked by its probability, else its decision score).
 
     Returns
     -------
@@ -410,12 +519,12 @@ def confusion_matrices(pred, labels=None):
     ----------
     pred : DataFrame
     labels : sequence of 2 or None
-        ``[negative, positive]``; None: the sorted labels.
+        ``[negative, positive]``, or every class; None: the sorted labels.
 
     Returns
     -------
     matrices : dict
-        Classifier -> 2 x 2 DataFrame of counts, rows the true class, columns the predicted
+        Classifier -> K x K DataFrame of counts, rows the true class, columns the predicted
         class (both in ``labels`` order).
     """
     labels = list(np.unique(pred["y_true"].to_numpy())) if labels is None else list(labels)
@@ -428,6 +537,37 @@ def confusion_matrices(pred, labels=None):
             columns=pd.Index(labels, name="predicted"),
         )
     return out
+
+
+def per_class_recall(pred):
+    """The share of each class's rows predicted as that class, per classifier (pooled over
+    folds and repeats); one minus their mean is the pooled macro BER.
+
+    Parameters
+    ----------
+    pred : DataFrame
+        Prediction table.
+
+    Returns
+    -------
+    recall : DataFrame
+        Classifiers (rows) x classes (columns, sorted labels).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.evaluation.predictions import fold_prediction_frame, per_class_recall
+    >>> pred = fold_prediction_frame("m", 0, [0, 1, 2, 3], ["a", "a", "b", "c"],
+    ...                              ["a", "b", "b", "c"])
+    >>> per_class_recall(pred).loc["m"].tolist()
+    [0.5, 1.0, 1.0]
+    """
+    labels = _class_labels(pred)
+    out = {}
+    for name, g in _per_classifier(pred).items():
+        yt, yp = g["y_true"].to_numpy(), g["y_pred"].to_numpy()
+        out[name] = [float(np.mean(yp[yt == c] == c)) for c in labels]
+    return pd.DataFrame.from_dict(out, orient="index", columns=labels)
 
 
 # --- SLB through its threshold path ---------------------------------------------------------
