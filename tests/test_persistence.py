@@ -142,3 +142,58 @@ def test_checked_npy_reader_matches_numpy(arr):
     ref = np.load(io.BytesIO(buf.getvalue()), allow_pickle=False)["a0"]
     assert got.dtype == ref.dtype and got.shape == ref.shape
     np.testing.assert_array_equal(got, ref)
+
+
+def test_members_are_inflated_in_bounded_chunks(monkeypatch, pima):
+    # ZipExtFile.read() without a size asks zlib for up to 2 GiB at once; load_model asks for
+    # one chunk at a time, never more than the declared size + 1 in all.
+    import slb.persistence as persistence
+
+    X, y = pima
+    buf = io.BytesIO()
+    save_model(KDENaiveBayes().fit(X, y), buf)
+    asked = []
+    real_read = zipfile.ZipExtFile.read
+
+    def read(self, n=-1):
+        asked.append(n)
+        return real_read(self, n)
+
+    monkeypatch.setattr(zipfile.ZipExtFile, "read", read)
+    load_model(buf.getvalue())
+    assert asked and all(0 <= n <= persistence._CHUNK for n in asked)
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_bare_json_constants_are_refused(constant):
+    text = (
+        '{"format": "slb-model", "version": 1, "model": {"__estimator__": "KDENaiveBayes", '
+        '"params": {"__dict__": [["density_floor", ' + constant + ']]}, "state": {"__dict__": []}}}'
+    )
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("model.json", text)
+        zf.writestr("arrays.npz", _empty_npz())
+    with pytest.raises(ValueError, match=f"bare constant {constant}, which"):
+        load_model(buf.getvalue())
+
+
+@pytest.mark.parametrize("name", ["predict", "fit", "get_params", "__dict__", "priors", "_cache"])
+def test_state_may_not_shadow_methods_or_hold_undeclared_names(pima, name):
+    X, y = pima
+    buf = io.BytesIO()
+    save_model(KDENaiveBayes().fit(X, y), buf)
+    with zipfile.ZipFile(buf) as zf:
+        doc = json.loads(zf.read("model.json"))
+        arrays = zf.read("arrays.npz")
+    doc["model"]["state"]["__dict__"].append([name, 1])
+    with pytest.raises(ValueError, match=f"KDENaiveBayes.{name} "):
+        load_model(_zip(doc, arrays))
+
+
+def test_declared_attributes_come_from_the_docstrings():
+    from slb._persist_validate import declared_attributes
+
+    names = declared_attributes(SLBClassifier)
+    assert {"coef_", "intercept_", "classes_", "transformer_", "_terms"} <= names
+    assert "predict" not in names and "C" not in names
