@@ -112,15 +112,22 @@ def _drop_junk_rows(
     heads = np.array([header[j] for j in named], dtype=object)
     lower = np.array([h.lower() for h in heads], dtype=object)
     upper = np.array([h.upper() for h in heads], dtype=object)
-    # a cell equal to two variants ('ID' == 'ID'.upper()) counts once, as with isin
-    same = ((sub == heads[None, :]) | (sub == lower[None, :]) | (sub == upper[None, :])).sum(axis=1)
+    # one hash-based pass finds the rows with two or more cells spelled like a header name;
+    # only those rows are compared column by column (dtype=object: pandas 3 would otherwise
+    # copy the cells into Arrow strings first)
+    spelled = {*heads, *lower, *upper}
+    maybe = pd.Series(sub.ravel(), dtype=object).isin(spelled).to_numpy().reshape(sub.shape)
+    candidates = np.flatnonzero(maybe.sum(axis=1) >= 2)
+    repeated = np.zeros(n, dtype=bool)
+    if len(candidates):
+        rows = sub[candidates]
+        # a cell equal to two variants ('ID' == 'ID'.upper()) counts once, as with isin
+        same = ((rows == heads) | (rows == lower) | (rows == upper)).sum(axis=1)
+        filled = (~pd.isna(rows) & (rows != "")).sum(axis=1)
+        repeated[candidates] = (same >= np.maximum(2, 0.8 * filled)) & (filled > 0)
     if budget is not None:
         budget.check("reading")
-    flat = pd.Series(sub.ravel())
-    filled_cells = (flat.notna() & ~flat.isin(["", None])).to_numpy().reshape(sub.shape)
-    filled = filled_cells.sum(axis=1)
-    repeated = (same >= np.maximum(2, 0.8 * filled)) & (filled > 0)
-    hits = pd.Series(cells.ravel()).isin(_JUNK_ROW_CELLS).to_numpy().reshape(n, p)
+    hits = pd.Series(cells.ravel(), dtype=object).isin(_JUNK_ROW_CELLS).to_numpy().reshape(n, p)
     per_col = hits.sum(axis=0)
     ok = (per_col > 0) & (per_col <= 3) & (per_col < 0.05 * n + 1)
     total = hits[:, ok].any(axis=1) if ok.any() else np.zeros(n, dtype=bool)
@@ -171,10 +178,12 @@ def _convert_cells(
     (:mod:`slb.tables.bulk`); the others one by one, with the ``budget`` checked every few hundred columns.
     """
     parses: dict[int, Any] = {}
-    text_block: dict[int, pd.Series] = {}
+    text_block: dict[int, Any] = {}
+    plain: set[int] = set()  # columns of plain numbers typed in bulk
     bulk = bulk_text(frame, MISSING_TOKENS)
     if bulk is not None:  # a wide table of texts: most columns typed at once
         parses.update(bulk.number_parses(NumericParse))
+        plain = set(parses)
         dates = bulk.iso_date_columns(_ISO_DATE_RE)
         words = {j: p for j, p in bulk.text_parses(NumericParse).items() if j not in dates}
         parses.update(words)
@@ -195,6 +204,8 @@ def _convert_cells(
             budget.check("reading")
         if j in text_block:
             columns[j] = text_block[j]
+        elif j in plain:
+            columns[j] = _numbers_column(parses[j].values)  # plain numbers, typed in bulk
         else:
             columns[j] = _convert_column(
                 frame.iloc[:, j], str(frame.columns[j]), parses[j], hint, readings
@@ -253,7 +264,22 @@ def _numbers_column(values: np.ndarray) -> np.ndarray:
 
 
 def _texts_column(column: pd.Series, label: str, readings: _Readings) -> pd.Series:
-    """A column whose cells are all texts (a text file): :func:`_mixed_column`, vectorised."""
+    """A column whose cells are all texts (a text file): :func:`_mixed_column`, vectorised.
+
+    A long column of few distinct texts (a label) is cleaned once per distinct text.
+    """
+    if len(column) >= 2000:
+        codes, uniques = pd.factorize(pd.Series(column.to_numpy(dtype=object), dtype=object))
+        if len(uniques) <= len(column) // 2:
+            cleaned = _texts_column(
+                pd.Series(np.append(np.asarray(uniques, dtype=object), None), dtype=object),
+                label,
+                _Readings(),
+            )
+            if isinstance(cleaned.dtype, pd.DatetimeTZDtype) or cleaned.dtype.kind == "M":
+                readings.dates.append(label)
+            texts = cleaned.to_numpy(dtype=object)
+            return pd.Series(texts[codes], dtype=cleaned.dtype)  # code -1: the added None
     stripped = column.astype(object).str.strip()
     missing = column.isna().to_numpy() | stripped.str.lower().isin(MISSING_TOKENS).to_numpy()
     stripped = stripped.where(~missing, None)

@@ -388,9 +388,7 @@ def _read_text(data: bytes, name: str, budget: Budget | None = None) -> TableRea
     if has_header:
         frame = _drop_junk_rows(frame, notes, "data row", 1, budget)
     budget.check("reading")
-    frame = _convert_cells(
-        frame, notes, comma_hint="decimal" if d == ";" else None, budget=budget
-    )
+    frame = _convert_cells(frame, notes, comma_hint="decimal" if d == ";" else None, budget=budget)
     return TableRead(
         frame=frame,
         notes=notes,
@@ -506,7 +504,7 @@ def _parse_body(
     kwargs: dict[str, Any] = dict(
         header=None,
         names=list(range(width)),
-        dtype=str,
+        dtype=object,  # Python str cells (pandas 3 would build Arrow strings, then convert back)
         keep_default_na=False,
         na_filter=False,
         skip_blank_lines=True,
