@@ -53,10 +53,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.tree._tree import NODE_DTYPE, Tree
 from sklearn.utils.validation import check_is_fitted
 
 from . import _persist_validate as _valid
+from ._sklearn_compat import NODE_DTYPE, Tree
 from .density.features import LogDensityTransformer
 from .density.kde import ClassConditionalKDE
 from .model.classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
@@ -457,7 +457,8 @@ def load_model(file, *, max_seconds=None, max_density_work=None):
     refused); members are then inflated in bounded chunks that stop at the declared size.  The
     JSON part is capped in size and nesting depth, holds no bare ``NaN``/``Infinity``, and its
     top level must be one of the estimators in :data:`EXPORTABLE`.  The work is capped too: the
-    number of estimators (:data:`MAX_ESTIMATORS`) and tree nodes (:data:`MAX_TREE_NODES`), the
+    number of trees and estimators (:data:`MAX_TREES`, :data:`MAX_ESTIMATORS`) and of tree
+    nodes (:data:`MAX_TREE_NODES`), the
     kernel densities' training rows and prediction cost
     (:data:`slb._persist_validate.MAX_DENSITY_WORK`), and the time (``max_seconds``).  Every
     rebuilt estimator then passes :mod:`slb._persist_validate`: only the fitted attributes it
@@ -521,8 +522,10 @@ MAX_ARRAY_BYTES = 200 * 2**20
 MAX_JSON_BYTES = 64 * 2**20  # SLB with all 124,750 pairs of 500 features: about 45 MB
 MAX_JSON_DEPTH = 64
 MAX_JSON_ITEMS = 5_000_000  # commas: bounds the objects json.loads creates
-#: Estimators in one file (a forest counts its trees): rebuilding one costs ~2-4 ms.
-MAX_ESTIMATORS = 300
+#: Trees in one file (a forest's), and estimators in all (the trees, the forest, its template
+#: trees, a pipeline's steps): rebuilding one costs 2-4 ms.
+MAX_TREES = 300
+MAX_ESTIMATORS = MAX_TREES + 16
 #: Nodes of all trees together (64 bytes each, plus the class weights).
 MAX_TREE_NODES = 1_000_000
 #: Default time budget of one :func:`load_model` call, in seconds.
@@ -665,12 +668,14 @@ def _parse_json(raw: bytes):
         )
     if items > MAX_JSON_ITEMS:
         raise ValueError(f"The model file's description has more than {MAX_JSON_ITEMS:,} entries.")
-    n_est = raw.count(b'"__estimator__"')  # strings that merely contain it only overcount
-    if n_est > MAX_ESTIMATORS:
+    # strings that merely contain the markers only overcount
+    n_trees, n_est = raw.count(b'"__tree__"'), raw.count(b'"__estimator__"')
+    if n_trees > MAX_TREES or n_est > MAX_ESTIMATORS:
         raise ValueError(
-            f"The model file holds {n_est:,} estimators (a forest counts its trees); at most "
-            f"{MAX_ESTIMATORS} are loaded (slb.persistence.MAX_ESTIMATORS). Refit the forest "
-            "with fewer trees (n_estimators)."
+            f"The model file holds {n_trees:,} trees and {n_est:,} estimators in all; at most "
+            f"{MAX_TREES} trees and {MAX_ESTIMATORS} estimators are loaded "
+            "(slb.persistence.MAX_TREES, MAX_ESTIMATORS). Refit the forest with fewer trees "
+            "(n_estimators)."
         )
     try:
         return json.loads(text, parse_constant=_refuse_constant)
