@@ -65,12 +65,16 @@ def _header_is_data(header: list[Any], body: pd.DataFrame) -> bool:
     label column).  Real headers ('age', 'label') fail one of these tests.
     """
     sample = body.head(200)
+    bulk = bulk_text(sample, MISSING_TOKENS)  # a wide sample: plain numbers found at once
+    plain = bulk.number_parses(NumericParse) if bulk is not None else {}
     numeric = 0
     for j, h in enumerate(header):
         if j >= sample.shape[1]:
             return False
-        cells = sample.iloc[:, j].to_numpy(dtype=object)
-        parsed = parse_numeric(cells, max_bad=0)
+        parsed = plain.get(j)
+        if parsed is None:
+            cells = sample.iloc[:, j].to_numpy(dtype=object)
+            parsed = parse_numeric(cells, max_bad=0)
         blank = h is None or (isinstance(h, str) and not h.strip())
         if blank:
             continue
@@ -84,6 +88,7 @@ def _header_is_data(header: list[Any], body: pd.DataFrame) -> bool:
                 return False
             numeric += 1
         else:
+            cells = sample.iloc[:, j].to_numpy(dtype=object)
             values = {str(c).strip() for c in cells if c is not None}
             if str(h).strip() not in values:
                 return False
