@@ -62,9 +62,10 @@ def _xlsx(sheet_xml: str, extra: dict[str, bytes] | None = None) -> bytes:
     buf = io.BytesIO()
     wb.save(buf)
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, zipfile.ZipFile(
-        out, "w", zipfile.ZIP_DEFLATED
-    ) as dst:
+    with (
+        zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
         for info in src.infolist():
             body = src.read(info.filename)
             if info.filename == "xl/worksheets/sheet1.xml":
@@ -108,9 +109,10 @@ def workbook(sheets: dict[str, list[list]], merges=(), hidden=()) -> bytes:
         return buf.getvalue()
     # openpyxl refuses to save a workbook without a visible sheet; Excel files can have one
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, zipfile.ZipFile(
-        out, "w", zipfile.ZIP_DEFLATED
-    ) as dst:
+    with (
+        zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
         for info in src.infolist():
             body = src.read(info.filename)
             if info.filename == "xl/workbook.xml":
@@ -211,8 +213,9 @@ def test_the_deadline_fires_while_parsing_and_cleaning() -> None:
         prepare_table(frame, "label", time_limit=0)
     # one budget can be shared by reading and cleaning
     shared = Budget(60, "wide.csv")
-    prepared = prepare_table(read_table(data, "wide.csv", time_limit=shared).frame, "label",
-                             time_limit=shared)
+    prepared = prepare_table(
+        read_table(data, "wide.csv", time_limit=shared).frame, "label", time_limit=shared
+    )
     assert prepared.X.shape == (40, 3000)
 
 
@@ -261,7 +264,9 @@ def test_excel_that_streams_far_more_than_its_dimension_is_refused_at_once() -> 
     data = long_xlsx(400_000)
     assert len(data) > 3_000_000
     t = time.perf_counter()
-    with pytest.raises(ValueError, match=r"holds more than 500,000 cells \(\d[\d,]* or more, counted"):
+    with pytest.raises(
+        ValueError, match=r"holds more than 500,000 cells \(\d[\d,]* or more, counted"
+    ):
         read_table(data, "long.xlsx")
     assert time.perf_counter() - t < 3.0
 

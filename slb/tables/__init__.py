@@ -1,5 +1,6 @@
 """Reading uploaded tables safely and cleaning them into a numeric feature matrix and a binary label."""
 
+from .budget import DEFAULT_TIME_LIMIT, Budget
 from .clean import (
     MAX_CATEGORIES,
     MIN_ROWS_PER_CLASS,
@@ -44,4 +45,6 @@ __all__ = [
     "MAX_COLUMNS",
     "MAX_EXCEL_CELLS",
     "MAX_UNPACKED_BYTES",
+    "Budget",
+    "DEFAULT_TIME_LIMIT",
 ]

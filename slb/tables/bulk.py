@@ -57,10 +57,9 @@ class BulkText:
         low = text.str.lower()
         missing = (flat.isna() | low.isin(missing_tokens)).to_numpy(dtype=bool)
         plain = text.str.fullmatch(PLAIN_NUMBER).fillna(False).to_numpy(dtype=bool)
-        numberish = (
-            low.str.fullmatch(_NUMBERISH).fillna(False).to_numpy(dtype=bool)
-            | low.isin(_NUMBER_WORDS).to_numpy(dtype=bool)
-        )
+        numberish = low.str.fullmatch(_NUMBERISH).fillna(False).to_numpy(dtype=bool) | low.isin(
+            _NUMBER_WORDS
+        ).to_numpy(dtype=bool)
         self.text = text
         self.missing = missing.reshape((n, p), order="F")
         self.present = ~self.missing

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._messages import _join, _names, _q
+from ._messages import _join, _names
 from .budget import Budget
 from .bulk import bulk_text
 from .clean import MISSING_TOKENS, NumericParse, parse_numeric
@@ -409,7 +409,7 @@ def _finish_frame(
         budget.check("reading")
     unnamed = [j for j, n in enumerate(names) if not n]
     empty_unnamed = (
-        [j for j, e in zip(unnamed, frame.iloc[:, unnamed].isna().all(axis=0)) if e]
+        [j for j, e in zip(unnamed, frame.iloc[:, unnamed].isna().all(axis=0), strict=True) if e]
         if unnamed
         else []
     )

@@ -56,7 +56,7 @@ def parse_by_distinct(
     uniques = np.asarray(uniques, dtype=object)
     once = parse(uniques, max_bad=None, comma_hint=comma_hint)
     weights = np.bincount(codes[codes >= 0], minlength=u)
-    from .clean import MISSING_TOKENS, _INFINITIES
+    from .clean import _INFINITIES, MISSING_TOKENS
 
     lows = [t.strip().lower() for t in uniques]
     missing = np.array([t in MISSING_TOKENS for t in lows], dtype=bool)

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ._messages import _names, _q, _size
+from .budget import Budget
 from .cells import _NO_HEADER_NOTE, _SAMPLE_ROWS, _convert_cells, _drop_junk_rows, _header_is_data
 from .clean import MISSING_TOKENS, parse_numeric
 from .limits import (
@@ -32,7 +33,6 @@ from .limits import (
     MAX_UNPACKED_BYTES,
     _limit_cells,
 )
-from .budget import Budget
 from .result import TableRead
 
 _SHEET_XML_LIMIT = 50 * 1000 * 1000
@@ -270,7 +270,8 @@ def _two_row_header(
     first = rows[header]
     width = max(len(first), len(second))
     return [
-        second[j] if j < len(second) and not _is_blank(second[j])
+        second[j]
+        if j < len(second) and not _is_blank(second[j])
         else (first[j] if j < len(first) else None)
         for j in range(width)
     ]
@@ -339,10 +340,16 @@ def _sheet_notes(
         )
     if hidden and len(hidden) == len(titles) and not asked:
         notes.append(
-            ("Every sheet of the workbook is hidden in Excel" if len(titles) > 1
-             else f"The only sheet, {_q(titles[chosen])}, is hidden in Excel")
-            + (f"; the first one with data, {_q(titles[chosen])}, was read anyway"
-               if len(titles) > 1 else "; it was read anyway")
+            (
+                "Every sheet of the workbook is hidden in Excel"
+                if len(titles) > 1
+                else f"The only sheet, {_q(titles[chosen])}, is hidden in Excel"
+            )
+            + (
+                f"; the first one with data, {_q(titles[chosen])}, was read anyway"
+                if len(titles) > 1
+                else "; it was read anyway"
+            )
             + ". Check that it is the table you meant to upload."
         )
     elif hidden:
@@ -520,7 +527,9 @@ def _grid_to_frame(
         groups = [
             str(rows[header][c0]).strip()
             for r0, c0, _, c1 in merged or []
-            if r0 == header and c1 > c0 and c0 < len(rows[header])
+            if r0 == header
+            and c1 > c0
+            and c0 < len(rows[header])
             and not _is_blank(rows[header][c0])
         ]
         notes.append(

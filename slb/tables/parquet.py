@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from ._messages import _names, _q, _size
+from .budget import Budget
 from .cells import _text_dtype
 from .limits import MAX_UNPACKED_BYTES, _limit_cells
-from .budget import Budget
 from .result import TableRead
 
 

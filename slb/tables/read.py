@@ -40,7 +40,8 @@ Text files
 ----------
 The encoding is UTF-8 (with or without byte-order mark), UTF-16 with byte-order mark (Excel's
 "Unicode text") or without one (recognised by its zero bytes at every other position), else
-Windows-1252/Latin-1.  The separator is chosen among ``,`` ``;`` tab and
+Windows-1252/Latin-1; a file whose lines are partly UTF-8 and partly Windows-1252 is decoded
+line by line, each line in its own encoding, with a note.  The separator is chosen among ``,`` ``;`` tab and
 ``|`` (``csv.Sniffer`` breaks ties), falling back to runs of spaces; it is the one that splits
 the most rows into the same number of fields.  Title lines above the table are skipped: the
 header is the first row that has the table's number of fields, mostly non-empty, and is
@@ -51,13 +52,23 @@ become numeric, including numbers written with a decimal comma (``1,5``), thousa
 of ISO dates (``2024-01-31``, optionally with a time) become dates.  Lines inside the data
 that repeat the header row, and "Total"/"Sum" rows, are removed with a note.
 
+Column names
+------------
+Every format's names lose invisible characters (byte-order marks, zero-width spaces, ...)
+and take Unicode NFKC form (full-width letters become ordinary ones); names that still look
+alike (a Cyrillic "а" for a Latin "a") or repeat get a number suffix, with a note
+(:mod:`slb.tables.names`).  In Excel, a header of two rows under titles merged across
+columns ("Group of features" over f1, f2, f3) takes its names from the second row.
+
 Modules
 -------
 This module detects the file's real kind and dispatches; the readers live beside it:
 :mod:`slb.tables.text` (decoding, layout, parsing), :mod:`slb.tables.excel`,
 :mod:`slb.tables.parquet`, and :mod:`slb.tables.cells` (header row, junk rows, typed columns,
-column names) shared by them.  The limits are in :mod:`slb.tables.limits`, the result type in
-:mod:`slb.tables.result`; every public name is importable from here.
+column names) shared by them, with :mod:`slb.tables.bulk` (wide tables typed at once),
+:mod:`slb.tables.names` and :mod:`slb.tables.budget` (the time limit).  The limits are in
+:mod:`slb.tables.limits`, the result type in :mod:`slb.tables.result`; every public name is
+importable from here.
 """
 
 from __future__ import annotations
@@ -174,7 +185,7 @@ def read_table(
     Examples
     --------
     >>> from slb.tables import read_table
-    >>> read = read_table(b"age,label\n31,yes\n45,no\n", "patients.csv", time_limit=5)
+    >>> read = read_table(b"age,label\\n31,yes\\n45,no\\n", "patients.csv", time_limit=5)
     >>> read.frame.shape
     (2, 2)
     """

@@ -21,8 +21,8 @@ from typing import Any
 import pandas as pd
 
 from ._messages import _join, _not_a_table, _q
-from .cells import _NO_HEADER_NOTE, _SAMPLE_ROWS, _convert_cells, _drop_junk_rows, _header_is_data
 from .budget import Budget
+from .cells import _NO_HEADER_NOTE, _SAMPLE_ROWS, _convert_cells, _drop_junk_rows, _header_is_data
 from .limits import MAX_COLUMNS, _limit_cells
 from .result import TableRead
 
@@ -94,6 +94,8 @@ def _decode_mixed_lines(data: bytes, notes: list[str]) -> str | None:
     letters and others are not UTF-8, each line is decoded in its own encoding, with a note.
     Returns None when the file is simply not UTF-8 (no line is UTF-8 beyond ASCII).
     """
+    if not re.search(rb"[\xc2-\xf4][\x80-\xbf]", data):
+        return None  # no UTF-8 sequence anywhere: plain Latin-1, decoded as a whole
     lines = data.split(b"\n")
     utf8_accented = 0
     latin: list[int] = []
