@@ -44,6 +44,9 @@ MAX_KDE_ROWS = 1_000_000
 #: 7,400 rows x 210 = 1.6e6); :func:`slb.persistence.load_model` takes a larger
 #: ``max_density_work`` for a trusted file.
 MAX_DENSITY_WORK = 3_000_000
+#: Training values (rows x features) of a k-NN model: its search tree is rebuilt at load
+#: (1.7 s for a million rows of 8 features), so they are capped like the densities' work.
+MAX_KNN_VALUES = 2_500_000
 #: The cap in force for the current :func:`slb.persistence.load_model` call.
 density_work_limit = contextvars.ContextVar("density_work_limit", default=MAX_DENSITY_WORK)
 
@@ -483,14 +486,20 @@ def _check_tan(est):
         v = getattr(est, attr, None)
         if not isinstance(v, dict) or len(v) != K:
             _fail(est, attr, f"does not hold the trees of {K} classes")
-    for lab, edge_list in est.trees_.items():
-        for edge in edge_list:
-            if (
-                not isinstance(edge, (tuple, list))
-                or len(edge) != 2
-                or not all(isinstance(i, int) and 0 <= i < d for i in edge)
-            ):
-                _fail(est, "trees_", f"has an edge of class {lab!r} outside 0..{d - 1}")
+    labels = np.asarray(est.classes_).tolist()
+    for attr, ok in (
+        ("trees_", lambda i: isinstance(i, int) and 0 <= i < d),
+        ("tree_names_", lambda i: isinstance(i, str)),
+    ):
+        tree = getattr(est, attr)
+        if sorted(map(str, tree)) != sorted(map(str, labels)):
+            _fail(est, attr, "names other classes than classes_")
+        for lab, edge_list in tree.items():
+            if not isinstance(edge_list, list) or len(edge_list) >= d:
+                _fail(est, attr, f"does not hold a tree of {d} features for class {lab!r}")
+            for edge in edge_list:
+                if not isinstance(edge, (tuple, list)) or len(edge) != 2 or not all(map(ok, edge)):
+                    _fail(est, attr, f"has an edge of class {str(lab)[:40]!r} that is not a pair")
     n_terms = _terms(est, K * (d + P))
     _linear(est, n_terms, K)
 
@@ -645,6 +654,12 @@ def _check_knn(est):
     codes = _array(est, "_y", shape=(X.shape[0],), kind="iu", ge=0)
     if codes.size and codes.max() >= K:
         _fail(est, "_y", f"holds class codes beyond the {K} classes")
+    if X.size > MAX_KNN_VALUES:
+        raise ValueError(
+            f"The model file's nearest-neighbour model holds {X.shape[0]:,} training rows of "
+            f"{d} features, more than the {MAX_KNN_VALUES:,} values load_model rebuilds a search "
+            "tree for. Refit it on fewer rows (or use another classifier for large tables)."
+        )
     n = _number(est, "n_samples_fit_", integer=True, ge=1)
     if n != X.shape[0]:
         _fail(est, "n_samples_fit_", f"is {n}, but the file holds {X.shape[0]} training rows")

@@ -284,6 +284,15 @@ def hostile_fitted_models() -> dict[str, tuple[bytes, str]]:
         "_y",
     )
 
+    doc, arrays = saved("5NN")
+    for key, n in (("_fit_X", 1_000_000), ("_y", 1_000_000)):
+        a = array_of(doc, arrays, "KNeighborsClassifier", key)
+        arrays[a] = np.zeros((n,) + arrays[a].shape[1:], arrays[a].dtype)
+    doc = copy.deepcopy(doc)
+    knn = next(estimators(doc, "KNeighborsClassifier"))
+    state_entry(knn, "n_samples_fit_")[1] = 1_000_000
+    f["knn_1M_zero_rows"] = (pack(doc, arrays), "search tree")
+
     # --- 3. fitted numbers that load and then answer wrongly or crash ----------------------
     nan = lambda a: a * np.nan  # noqa: E731
     f["slb_coef_all_nan"] = (with_array("slb", "SLBClassifier", "coef_", nan), "NaN")
