@@ -15,6 +15,17 @@ are checked before libsvm indexes them; k-NN's search tree is not stored but ref
 saved training rows (deterministic); every estimator's parameters pass its own
 ``_parameter_constraints``.
 
+Since issue 29 a file is also held to what it says about itself: zip members are inflated in
+1 MiB chunks and stop at their declared size (a member declaring 8 KB that inflates to 900 MB
+costs 8 KB); every fitted attribute must be one its class declares (no state key named
+``predict``), and every fitted number is checked by :mod:`slb._persist_validate` (finite, in
+range, shapes and class counts consistent for any number of classes, derived arrays derived
+again, density training rows within the cleaner's class counts and a prediction cost cap); the
+final classifier predicts two probe rows before it is returned; the number of trees and nodes
+and the loading time are capped; and files record the slb, scikit-learn and numpy versions
+that wrote them (:class:`ModelVersionWarning` when they differ, a refusal for another format
+version).
+
 Why not skops (measured with skops 0.16.0, ``benchmarks/skops_vs_json.py``, 300 Pima rows):
 ``skops.io.dumps`` cannot save the SLB family at all (a pandas attribute has no ``__reduce__``);
 loading any slb model, a random forest (its ``Tree``) or 5-NN (its ``KDTree``) is refused

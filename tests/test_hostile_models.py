@@ -168,7 +168,7 @@ def test_the_issue_29_originals_load(name):
     save_model(model, buf)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ModelVersionWarning)
-        again = load_model(buf.getvalue(), max_seconds=BUDGET_SECONDS)
+        again = load_model(buf.getvalue())
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
 
 
