@@ -425,3 +425,35 @@ def test_sample_code_is_an_identifier(order: str) -> None:
     assert any("sample_code" in m and "identifier" in m for m in prepared.messages)
     kept = prepare_table(read.frame, "label", keep_identifiers=True)
     assert kept.feature_names == ["sample_code", "x"]
+
+
+# --------------------------------------------------------------------------------------------
+# Quadratic paths found while profiling (issue 29, item 6)
+# --------------------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "case",
+    [
+        "quoted_cells",  # csv.Sniffer backtracked: 6 s on 50,000 characters
+        "unbalanced_quote",  # the same through a quote left open
+        "repeated_names",  # 3,000 columns named alike: the suffixes were found from 2 up
+    ],
+)
+def test_pathological_text_ends_quickly(case: str) -> None:
+    text = {
+        "quoted_cells": ('a,"b""c",' * 3000 + "\n") * 20,
+        "unbalanced_quote": "a,b\n" + '1,"x\n' * 200_000,
+        "repeated_names": ",".join(["x"] * 3000 + ["label"])
+        + "\n"
+        + "".join(",".join(["1"] * 3000 + ["ab"[i % 2]]) + "\n" for i in range(20)),
+    }[case]
+    t = time.perf_counter()
+    try:
+        read = read_table(text.encode(), f"{case}.csv")
+    except ValueError as exc:
+        assert str(exc).endswith(".") and "Traceback" not in str(exc)
+    else:
+        assert read.frame.shape[0] > 0
+        if case == "repeated_names":
+            assert list(read.frame.columns[:3]) == ["x", "x_2", "x_3"]
+    assert time.perf_counter() - t < 5.0

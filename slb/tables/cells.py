@@ -67,13 +67,14 @@ def _header_is_data(header: list[Any], body: pd.DataFrame) -> bool:
     sample = body.head(200)
     bulk = bulk_text(sample, MISSING_TOKENS)  # a wide sample: plain numbers found at once
     plain = bulk.number_parses(NumericParse) if bulk is not None else {}
+    grid = sample.to_numpy(dtype=object)  # columns as arrays without a Series each
     numeric = 0
     for j, h in enumerate(header):
         if j >= sample.shape[1]:
             return False
+        cells = grid[:, j]
         parsed = plain.get(j)
         if parsed is None:
-            cells = sample.iloc[:, j].to_numpy(dtype=object)
             parsed = parse_numeric(cells, max_bad=0)
         blank = h is None or (isinstance(h, str) and not h.strip())
         if blank:
@@ -88,7 +89,6 @@ def _header_is_data(header: list[Any], body: pd.DataFrame) -> bool:
                 return False
             numeric += 1
         else:
-            cells = sample.iloc[:, j].to_numpy(dtype=object)
             values = {str(c).strip() for c in cells if c is not None}
             if str(h).strip() not in values:
                 return False
@@ -182,6 +182,8 @@ def _convert_cells(
     plain numbers and of words in a wide table of texts are typed all at once
     (:mod:`slb.tables.bulk`); the others one by one, with the ``budget`` checked every few hundred columns.
     """
+    if len(frame) == 0:  # nothing to type (the reader then says the table is empty)
+        return frame.reset_index(drop=True)
     parses: dict[int, Any] = {}
     text_block: dict[int, Any] = {}
     plain: set[int] = set()  # columns of plain numbers typed in bulk

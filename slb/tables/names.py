@@ -141,20 +141,23 @@ def unique_names(names: list[str], notes: list[str]) -> list[str]:
         return unicodedata.normalize("NFKC", _INVISIBLE_RE.sub("", n)).translate(_LOOKALIKES)
 
     seen: set[str] = set()
+    texts: set[str] = set()  # the names as written so far (a repeat, or only a lookalike?)
     taken = {key(n) for n in names}
+    next_suffix: dict[str, int] = {}
     renamed = []
     lookalike = []
     for j, n in enumerate(names):
         k = key(n)
         if k in seen:
-            suffix = 2
+            suffix = next_suffix.get(k, 2)  # not from 2 again: 3,000 repeats stay linear
             while f"{k}_{suffix}" in seen or f"{k}_{suffix}" in taken:
                 suffix += 1
+            next_suffix[k] = suffix + 1
             new = f"{n}_{suffix}"
-            same_text = any(names[i] == n for i in range(j))
-            (renamed if same_text else lookalike).append((n, new, k))
+            (renamed if n in texts else lookalike).append((n, new, k))
             names[j] = new
             k = key(new)
+        texts.add(n)
         seen.add(k)
     if renamed:
         notes.append(
