@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from sklearn.calibration import _sigmoid_calibration
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._sklearn_compat import sigmoid_calibration
 
 MIN_SAMPLES_PER_CLASS = 2
 
@@ -394,7 +395,7 @@ def platt_scaling(scores, y_index):
     platt : ndarray of shape (2,)
         ``(a, b)``.
     """
-    a, b = _sigmoid_calibration(np.asarray(scores, dtype=float), np.asarray(y_index))
+    a, b = sigmoid_calibration(np.asarray(scores, dtype=float), np.asarray(y_index))
     return np.array([a, b], dtype=float)
 
 

@@ -8,7 +8,7 @@ that they agree as its last step.  It is expected to fail on these estimators, a
 :func:`without_proba` runs all of it but that step.
 """
 
-from sklearn.utils._available_if import available_if
+from sklearn.utils.metaestimators import available_if
 
 PROBA_REASON = (
     "predict is the sign of decision_function (balanced-error rule) while predict_proba is "

@@ -4,54 +4,11 @@ decisions as fitting every breakpoint's model from scratch."""
 import numpy as np
 import pytest
 from conftest import make_two_class
-from sklearn.svm import SVC
 
 from slb import SLBClassifier, ThresholdPath
 from slb.evaluation import compare_estimators, stratified_folds
-from slb.model import steps
-from slb.model.steps import _libsvm_fit, _nested_predictions, ber_steps
-from slb.model.svm import class_weights, fit_linear_svm
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_libsvm_fit_is_svc_bit_for_bit(seed):
-    rng = np.random.default_rng(seed)
-    Z = rng.normal(size=(70, 9))
-    y = (Z[:, 0] + rng.normal(size=70) > 0.3).astype(int)
-    K = Z @ Z.T
-    w = class_weights("balanced", y) if seed else np.array([1.0, 2.5])
-    for C in (0.05, 1.0):
-        svc = SVC(kernel="precomputed", C=C, class_weight={0: w[0], 1: w[1]}, tol=1e-3).fit(K, y)
-        dual, support, b = steps._raw_libsvm_fit(K, y.astype(float), C, w)
-        assert np.array_equal(support, svc.support_)
-        assert np.array_equal(dual, svc.dual_coef_.ravel())
-        assert b == float(svc.intercept_[0])
-
-
-class _MovedLibsvm:
-    """A scikit-learn whose private libsvm entry takes other arguments."""
-
-    @staticmethod
-    def set_verbosity_wrap(_):
-        pass
-
-    @staticmethod
-    def fit(*args, **kwargs):
-        raise TypeError("fit() got an unexpected keyword argument 'svm_type'")
-
-
-def test_libsvm_fit_falls_back_to_svc_when_the_private_entry_changes(monkeypatch):
-    rng = np.random.default_rng(3)
-    Z = rng.normal(size=(60, 5))
-    y = (Z[:, 1] > 0).astype(float)
-    K, w = Z @ Z.T, np.array([1.0, 1.5])
-    expected = steps._raw_libsvm_fit(K, y, 0.5, w)
-    monkeypatch.setattr(steps, "_libsvm", _MovedLibsvm())
-    dual, support, b = _libsvm_fit(K, y, 0.5, w)
-    assert steps._libsvm is None  # switched to SVC for the rest of the process
-    assert np.array_equal(support, expected[1]) and np.allclose(dual, expected[0], atol=1e-12)
-    assert b == pytest.approx(expected[2], abs=1e-12)
-    assert not steps._signature_changed(ValueError("the kernel has NaN"))  # real errors surface
+from slb.model.steps import _nested_predictions, ber_steps
+from slb.model.svm import fit_linear_svm
 
 
 def test_nested_predictions_match_fit_linear_svm_on_every_mask():

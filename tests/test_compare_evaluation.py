@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.calibration import _sigmoid_calibration  # Platt's fit, the reference
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import (
@@ -29,6 +28,7 @@ from test_app import chart, csv_upload, goto, new_app, small_csv  # the AppTest 
 
 from dashboard.compute import affordable_repeats
 from slb import ThresholdPath
+from slb._sklearn_compat import sigmoid_calibration  # Platt's fit, the reference
 from slb.evaluation import (
     compare_estimators,
     confusion_matrices,
@@ -191,7 +191,7 @@ def test_path_predictions_match_the_path_ber_and_are_calibrated_out_of_fold():
     base, _ = path_predictions(path, y, sel)
     k = 5  # repeat 1
     mates = base[(base["repeat"] == 1) & (base["fold"] != k)]
-    a, b = _sigmoid_calibration(mates["score"].to_numpy(), mates["y_true"].to_numpy())
+    a, b = sigmoid_calibration(mates["score"].to_numpy(), mates["y_true"].to_numpy())
     mine = base[base["fold"] == k]
     np.testing.assert_allclose(mine["proba"], 1 / (1 + np.exp(a * mine["score"] + b)), rtol=1e-6)
     inner, _ = path_predictions(path, y, sel, calibration="inner")

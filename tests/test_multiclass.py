@@ -286,3 +286,39 @@ def test_k_class_prediction_metrics_equal_sklearn():
     curves, auc = pooled_roc(pred, pos_label="b")
     g = pred[pred["classifier"] == "NB"]
     assert auc["NB"] == pytest.approx(roc_auc_score(g["y_true"] == "b", g["proba[b]"]))
+
+
+def test_k_class_threshold_path_warm_folds_and_steps_agree_with_cold_fits():
+    """The dashboard's live-λ machinery on three classes: the warm per-fold SVMs (kernels moved
+    both ways), the exact BER steps and the out-of-fold predictions give the numbers of one
+    cold one-vs-rest fit per fold and λ (ThresholdPath.fold_ber)."""
+    from slb import ThresholdPath
+    from slb.evaluation import stratified_folds
+    from slb.evaluation.predictions import evaluate_predictions, path_predictions
+    from slb.model.path import threshold_selector
+    from slb.model.steps import ber_steps, step_at
+    from slb.model.warm import WarmFolds
+
+    ds = make_pairwise_classes(n_classes=3, n_train=150, n_test=3, d=6, random_state=2)
+    X, y = ds.X_train, ds.y_train
+    folds = stratified_folds(y, 5, 1, 0)
+    path = ThresholdPath().fit(X, y, folds)
+    warm = WarmFolds(path, y)
+    lams = path.candidate_thresholds(8)
+    steps = ber_steps(path)
+    for lam in [lams[3], lams[1], lams[5], lams[3], lams[0]]:  # both ways, and back
+        sel = threshold_selector(float(lam), path.pair_rule)
+        cold_ber, _ = path.fold_ber(float(lam))
+        dec, _ = warm.decisions(sel)
+        warm_ber = [
+            balanced_error_rate(y[f.test], path.classes_[d.argmax(axis=1)])
+            for f, d in zip(path.folds_, dec, strict=True)
+        ]
+        np.testing.assert_allclose(warm_ber, cold_ber, atol=1e-12)
+        pred, _ = path_predictions(path, y, sel)
+        ev = evaluate_predictions(pred)
+        np.testing.assert_allclose(ev.per_fold["BER"], cold_ber, atol=1e-12)
+        assert {f"proba[{c}]" for c in path.classes_} <= set(pred.columns)
+        P = pred[[f"proba[{c}]" for c in path.classes_]].to_numpy()
+        np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-9)
+        assert step_at(steps, float(lam))["mean_ber"] == pytest.approx(cold_ber.mean(), abs=1e-12)

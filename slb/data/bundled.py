@@ -17,13 +17,20 @@ import pandas as pd
 #: The package's own folder and the checkout's top level (for a source checkout).
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent  # slb/
 
-#: name -> (file, description); the paper's Table 4 datasets.
+#: name -> (file, description): the paper's Table 4 datasets, and one multiclass teaching set.
 BUNDLED_DATASETS = {
     "sonar": ("sonar.csv", "Sonar: 60 sonar-return energies, mines vs rocks (208 rows)"),
     "ionosphere": ("ionosphere.csv", "Ionosphere: 33 radar-pulse features, good vs bad (351 rows)"),
     "pima": ("pima.csv", "Pima Indians diabetes: 8 clinical features (768 rows)"),
     "wdbc": ("wdbc.csv", "Wisconsin diagnostic breast cancer: 30 cell-nucleus features (569 rows)"),
+    "penguins": (
+        "penguins.csv",
+        "Palmer penguins: 4 body measurements, 3 species (342 rows)",
+    ),
 }
+
+#: The SLB paper's real datasets (its Table 4, all binary): the real-data experiment's default.
+PAPER_DATASETS = ("sonar", "ionosphere", "pima", "wdbc")
 
 
 def data_dir(package: str | Traversable = "slb", checkout_root: Path | None = None) -> Traversable:
@@ -54,7 +61,7 @@ def load_dataset(name, *, as_frame=True):
 
     Parameters
     ----------
-    name : {"sonar", "ionosphere", "pima", "wdbc"}
+    name : {"sonar", "ionosphere", "pima", "wdbc", "penguins"}
     as_frame : bool, default=True
         Return a DataFrame and a Series; otherwise two ndarrays.
 

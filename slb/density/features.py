@@ -41,9 +41,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.model_selection import StratifiedKFold
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._sklearn_compat import Interval, StrOptions
 from .._utils import (
     check_binary_target,
     check_magnitude,

@@ -617,16 +617,18 @@ def _sigmoid(d, y_index, n_iter=50):
     return theta
 
 
-def _inner_decisions(T, y_index, fit, n_folds, random_state):
-    """Out-of-fold decision values of the training rows (the SVM refitted ``n_folds`` times)."""
-    n_folds = int(min(n_folds, np.bincount(y_index, minlength=2).min()))
+def _inner_decisions(T, y_index, fit, n_folds, random_state, n_classes=2):
+    """Out-of-fold decision values of the training rows (the SVM refitted ``n_folds`` times;
+    ``fit`` returns :func:`slb.model.svm.fit_linear_model`'s ``(coef, intercept)``)."""
+    from ..model.svm import linear_decision
+
+    n_folds = int(min(n_folds, np.bincount(y_index, minlength=n_classes).min()))
     if n_folds < 2:
         return None
-    d = np.empty(len(y_index))
+    d = np.empty(len(y_index)) if n_classes == 2 else np.empty((len(y_index), n_classes))
     cv = StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
     for itr, ite in cv.split(T, y_index):
-        w, b = fit(T[itr], y_index[itr])
-        d[ite] = T[ite] @ w + b
+        d[ite] = linear_decision(T[ite], *fit(T[itr], y_index[itr]))
     return d
 
 
@@ -645,10 +647,22 @@ def _calibrate(decisions, folds, y_index, repeats, inner):
             mates = [j for j in range(len(folds)) if repeats[j] == repeats[k] and j != k]
             d = np.concatenate([decisions[j] for j in mates]) if mates else None
             yi = np.concatenate([y_index[folds[j][1]] for j in mates]) if mates else None
+        if decisions[k].ndim == 2:  # K classes: the multinomial map of the K decision values
+            out.append(None if d is None else _multinomial(d, yi, decisions[k]))
+            continue
         sig = _sigmoid(d, yi) if d is not None else None
         p = None if sig is None else expit(sig[0] * decisions[k] + sig[1])
         out.append(None if p is None else np.clip(p, PROBA_EPS, 1.0 - PROBA_EPS))
     return out
+
+
+def _multinomial(d, y_index, decisions):
+    """Class probabilities of ``decisions`` by :func:`slb._utils.multinomial_calibration`
+    fitted on decision values ``d`` of other rows."""
+    from .._utils import apply_calibration, multinomial_calibration
+
+    K = decisions.shape[1]
+    return apply_calibration(multinomial_calibration(d, y_index, K), decisions)
 
 
 def path_predictions(
@@ -661,7 +675,9 @@ def path_predictions(
     its BER); the decision values of the test rows are the scores.  The probability of the
     positive class is a Platt sigmoid of the decision value (hand-written: the path's SVM
     works on precomputed feature maps, not on an estimator ``CalibratedClassifierCV`` could
-    wrap), fitted without the fold's test rows:
+    wrap), fitted without the fold's test rows (more than two classes: one-vs-rest SVMs, the
+    prediction the largest decision value, and the multinomial map of the K decision values
+    that :class:`slb.SLBClassifier` uses):
 
     * ``"other_folds"``: on the out-of-fold decision values of the other folds of the same
       repeat (no extra fit; the sigmoid never sees the rows it scores);
@@ -677,7 +693,7 @@ def path_predictions(
     y : array-like of shape (n_samples,)
         The labels the path was fitted on.
     selector : callable
-        ``selector(screen) -> (2, P)`` kept-term flags (see :mod:`slb.model.path`).
+        ``selector(screen) -> (n_classes, P)`` kept-term flags (see :mod:`slb.model.path`).
     name : str, default="SLB"
     calibration : {"other_folds", "inner", None}, default="other_folds"
     inner_folds : int, default=3
@@ -693,27 +709,29 @@ def path_predictions(
     """
     # Imported here: slb.model.path imports slb.evaluation.metrics (a cycle at import time).
     from ..model.path import column_mask
-    from ..model.svm import fit_linear_svm, index_class_weight
+    from ..model.svm import fit_linear_model, index_class_weight, linear_decision
 
     if calibration not in CALIBRATIONS:
         raise ValueError(f"calibration must be one of {CALIBRATIONS}, not {calibration!r}.")
     y = np.asarray(y)
-    y_index = (y == path.classes_[1]).astype(int)
+    K = len(path.classes_)
+    y_index = np.searchsorted(path.classes_, y)  # two classes: 1 for classes_[1]
     cw = index_class_weight(path.class_weight, path.classes_)
 
     def fit(T, yi):
-        return fit_linear_svm(T, yi, C=path.C, class_weight=cw)
+        return fit_linear_model(T, yi, C=path.C, class_weight=cw, n_classes=K)
 
     folds = [(f.train, f.test) for f in path.folds_]
     decisions, inner, n_pairs = [], [], []
     for k, f in enumerate(path.folds_):
         keep = selector(f.screen)
         m = column_mask(keep, path.n_features_in_)
-        w, b = fit(f.T_train[:, m], y_index[f.train])
-        decisions.append(f.T_test[:, m] @ w + b)
+        decisions.append(linear_decision(f.T_test[:, m], *fit(f.T_train[:, m], y_index[f.train])))
         if calibration == "inner":
             T = f.T_train[:, m]
-            inner.append(_inner_decisions(T, y_index[f.train], fit, inner_folds, random_state + k))
+            inner.append(
+                _inner_decisions(T, y_index[f.train], fit, inner_folds, random_state + k, K)
+            )
         n_pairs.append(int(keep.any(axis=0).sum()))
     repeats = repeat_of_folds(folds)
     probas = (
@@ -721,8 +739,13 @@ def path_predictions(
         if calibration is not None
         else [None] * len(folds)
     )
+
+    def labels(d):
+        return path.classes_[(d > 0).astype(int) if d.ndim == 1 else d.argmax(axis=1)]
+
+    classes = path.classes_ if K > 2 else None
     frames = [
-        fold_prediction_frame(name, k, te, y[te], path.classes_[(d > 0).astype(int)], p, d)
+        fold_prediction_frame(name, k, te, y[te], labels(d), p, d, classes)
         for k, ((_, te), d, p) in enumerate(zip(folds, decisions, probas, strict=True))
     ]
     return with_repeats(frames, folds), np.array(n_pairs)

@@ -29,10 +29,10 @@ import pandas as pd
 from sklearn.base import ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._sklearn_compat import Interval, StrOptions
 from .._utils import (
     DecisionPredictMixin,
     LinearTermsMixin,

@@ -10,35 +10,37 @@ for), on kernels grown fit by fit (below), and returns every step; :func:`step_a
 Speed.  On one fold the kept sets of consecutive breakpoints are nested (a lower λ keeps the
 same pairs and one more), so :func:`_nested_predictions` grows one training kernel and one
 test-by-training kernel column group by column group (``K += A A^T`` with only the entering
-columns ``A``) and hands each kernel straight to libsvm.  It is the SVM of
-:func:`slb.model.svm.fit_linear_svm` (the same standardisation, kernel, libsvm call and
-parameters as scikit-learn's ``SVC(kernel="precomputed")``), without the estimator wrapper,
-whose input validation cost about three times libsvm's own solve on Sonar's folds.
+columns ``A``, :class:`slb.model.kernel.IncrementalKernel`) and hands each kernel straight to
+libsvm.  It is the SVM of :func:`slb.model.svm.fit_linear_svm` (the same standardisation,
+kernel, libsvm call and parameters as scikit-learn's ``SVC(kernel="precomputed")``), without
+the estimator wrapper (:func:`slb._sklearn_compat.libsvm_fit`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.svm import SVC
-
-try:  # a private module of scikit-learn (see _libsvm_fit); if it moves, SVC does every fit
-    from sklearn.svm import _libsvm
-except ImportError:  # pragma: no cover - depends on the installed scikit-learn
-    _libsvm = None
 
 from .._parallel import one_blas_thread
 from ..dependence.screening import kept_terms, pair_scores
 from ..evaluation.metrics import balanced_error_rate
+from .kernel import IncrementalKernel
 from .path import column_mask
-from .svm import GRAM_MAX_SAMPLES, TOL, class_weights, column_scaling, grid_mask_predictions
+from .svm import (
+    GRAM_MAX_SAMPLES,
+    class_weights,
+    column_scaling,
+    grid_mask_predictions,
+    ovr_class_weight,
+)
 
 __all__ = ["ber_steps", "chunk_bounds", "join_steps", "step_at"]
 
 
 def _fold_values(fold, pair_rule) -> np.ndarray:
     """Sorted distinct finite scores of one fold: every λ where its kept set can change."""
-    s = np.asarray(fold.screen.score, dtype=float).reshape(2, -1)
+    s = np.asarray(fold.screen.score, dtype=float)
+    s = s if s.ndim == 2 else s.reshape(2, -1)
     s = s.ravel() if pair_rule == "per_class" else pair_scores(s, pair_rule)
     return np.unique(s[np.isfinite(s)])
 
@@ -52,110 +54,51 @@ def _cut(values, lo, hi, n_folds, max_fits):
     return float(lo) if inside.size <= room else float(inside[room - 1])
 
 
-def _raw_libsvm_fit(K, y, C, weights):
-    """libsvm's C-SVC on the precomputed kernel ``K``: (dual coefficients, support, intercept).
-
-    Exactly what ``SVC(kernel="precomputed", C=C, class_weight={0: w0, 1: w1}, tol=TOL)
-    .fit(K, y)`` computes (the same libsvm call with the same parameters; signs as its
-    ``dual_coef_`` and ``intercept_``), without the estimator's per-call validation: scikit-learn
-    has no public low-overhead entry to libsvm, and the curve makes tens of thousands of these
-    calls.  ``tests/test_ber_steps.py`` compares it with ``SVC`` bit for bit.  If a newer
-    scikit-learn moves or changes that private call, :func:`_libsvm_fit` falls back to ``SVC``.
-    """
-    _libsvm.set_verbosity_wrap(0)  # process-wide in libsvm; SVC sets it before every fit too
-    support, _, _, dual, intercept, *_ = _libsvm.fit(
-        K,
-        y,
-        svm_type=0,  # C-SVC
-        sample_weight=np.empty(0),
-        class_weight=np.asarray(weights, dtype=np.float64),
-        kernel="precomputed",
-        C=float(C),
-        nu=0.5,
-        probability=False,
-        degree=3,
-        shrinking=True,
-        tol=TOL,
-        cache_size=200,
-        coef0=0.0,
-        gamma=0.0,
-        epsilon=0.0,
-        max_iter=-1,
-        random_seed=0,
-    )
-    return -dual.ravel(), support, -float(intercept[0])  # SVC flips both for two classes
-
-
-def _svc_fit(K, y, C, weights):
-    """The same fit through the public ``SVC`` (the fallback of :func:`_libsvm_fit`)."""
-    svm = SVC(
-        kernel="precomputed", C=float(C), class_weight={0: weights[0], 1: weights[1]}, tol=TOL
-    )
-    svm.fit(K, y)
-    return svm.dual_coef_.ravel(), svm.support_, float(svm.intercept_[0])
-
-
-def _libsvm_fit(K, y, C, weights):
-    """(dual coefficients, support, intercept) of ``SVC`` on the precomputed kernel ``K``.
-
-    Through libsvm directly (:func:`_raw_libsvm_fit`) while scikit-learn's private entry has the
-    signature it was written for; through ``SVC`` otherwise (same numbers, slower).
-    """
-    global _libsvm
-    if _libsvm is not None:
-        try:
-            return _raw_libsvm_fit(K, y, C, weights)
-        except (TypeError, AttributeError, ValueError) as err:
-            if not _signature_changed(err):
-                raise
-            _libsvm = None  # scikit-learn changed its private libsvm entry: use SVC from now on
-    return _svc_fit(K, y, C, weights)
-
-
-def _signature_changed(err) -> bool:
-    """Whether ``err`` comes from calling ``_libsvm.fit`` with arguments it no longer takes."""
-    text = str(err)
-    return isinstance(err, AttributeError) or "argument" in text or "unpack" in text
-
-
-def _nested_predictions(T_train, y_train, T_test, masks, C, class_weight):
-    """0/1 test predictions of :func:`~slb.model.svm.fit_linear_svm` for each column mask.
+def _nested_predictions(T_train, y_train, T_test, masks, C, class_weight, n_classes=2):
+    """Test predictions (class indices) of :func:`~slb.model.svm.fit_linear_model` for each
+    column mask.
 
     The masks are visited by size; while each contains the previous one, the training kernel
     ``K`` and the test-by-training kernel ``Kx`` only gain the entering columns' products, and
     the test decisions are ``Kx[:, support] @ dual + b`` (= ``z_test . w + b`` with
-    ``w = sum_i dual_i z_i``).  Above :data:`~slb.model.svm.GRAM_MAX_SAMPLES` training rows the
-    working-set solver of :func:`~slb.model.svm.grid_mask_predictions` is used instead.
+    ``w = sum_i dual_i z_i``).  More than two classes: the kernels do not depend on the
+    labels, so each mask's kernels serve every class's one-vs-rest SVM.  Above
+    :data:`~slb.model.svm.GRAM_MAX_SAMPLES` training rows the working-set solver of
+    :func:`~slb.model.svm.grid_mask_predictions` is used instead.
     """
-    y = np.asarray(y_train, dtype=np.float64)
+    y = np.asarray(y_train)
     if y.size > GRAM_MAX_SAMPLES:
-        return grid_mask_predictions(T_train, y_train, T_test, masks, [C], class_weight)[0]
+        return grid_mask_predictions(T_train, y_train, T_test, masks, [C], class_weight, n_classes)[
+            0
+        ]
+    problems = (
+        [(y.astype(np.float64), class_weights(class_weight, y_train))]
+        if n_classes == 2
+        else [
+            (
+                (y == k).astype(np.float64),
+                class_weights(ovr_class_weight(class_weight, k), (y == k).astype(int)),
+            )
+            for k in range(n_classes)
+        ]
+    )
     with one_blas_thread():
         # Only the columns some mask keeps are standardised (each column on its own, as
         # StandardScaler does on any subset of columns).
-        cols = np.flatnonzero(np.logical_or.reduce([np.zeros(T_train.shape[1], bool), *masks]))
-        Z, Zx = T_train[:, cols], T_test[:, cols]
-        center, scale = column_scaling(Z)
-        Z -= center
-        Z /= scale
-        Zx -= center
-        Zx /= scale
-        weights = class_weights(class_weight, y_train)
-        K, Kx = np.zeros((y.size, y.size)), np.zeros((T_test.shape[0], y.size))
-        cur = np.zeros(cols.size, dtype=bool)
+        used = np.logical_or.reduce([np.zeros(T_train.shape[1], bool), *masks])
+        center, scale = np.zeros(T_train.shape[1]), np.ones(T_train.shape[1])
+        center[used], scale[used] = column_scaling(T_train[:, used])
+        kernel = IncrementalKernel(T_train, T_test, center, scale, removals=False)
         preds = [np.zeros(T_test.shape[0], dtype=int)] * len(masks)  # empty mask: class 0
         for g in np.argsort([int(m.sum()) for m in masks], kind="stable"):
-            m = masks[g][cols]
-            if not m.any():
+            if not masks[g].any():
                 continue
-            if (cur & ~m).any():  # not nested: start this kernel over
-                K[:], Kx[:], cur[:] = 0.0, 0.0, False
-            A = Z[:, m & ~cur]
-            K += A @ A.T
-            Kx += Zx[:, m & ~cur] @ A.T
-            cur = m.copy()
-            dual, support, b = _libsvm_fit(K, y, C, weights)
-            preds[g] = (Kx[:, support] @ dual + b > 0).astype(int)
+            kernel.set_columns(masks[g])  # nested masks: only the entering columns' products
+            dec = [kernel.decision(*kernel.fit(yk, C, w)) for yk, w in problems]
+            if n_classes == 2:
+                preds[g] = (dec[0] > 0).astype(int)
+            else:
+                preds[g] = np.argmax(np.column_stack(dec), axis=1)
         return preds
 
 
@@ -172,7 +115,13 @@ def _fold_steps(path, fold, values, grid):
     y = path._y_index
     distinct = [masks[i] for i in first]
     preds = _nested_predictions(
-        fold.T_train, y[fold.train], fold.T_test, distinct, path.C, path._class_weight()
+        fold.T_train,
+        y[fold.train],
+        fold.T_test,
+        distinct,
+        path.C,
+        path._class_weight(),
+        len(path.classes_),
     )
     ber = np.array([balanced_error_rate(y[fold.test], p) for p in preds])[which.ravel()]
     pairs = np.array([int(k.any(axis=0).sum()) for k in keeps])

@@ -56,6 +56,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.class_weight import compute_class_weight
 
 from .._parallel import one_blas_thread
+from .._sklearn_compat import libsvm_fit
 
 #: Up to this many rows the SVM is solved on the full precomputed kernel.
 GRAM_MAX_SAMPLES = 3000
@@ -163,10 +164,8 @@ def _fit_kernel(K, y, C, weights, tol=TOL):
     """libsvm on a precomputed kernel: (dual coefficients, support indices, intercept)."""
     if tol == TOL and K.dtype == np.float64 and K.flags.c_contiguous and np.ptp(y) == 1:
         # The same libsvm call as SVC's, without its per-call validation (about 2.4 ms, 7 %
-        # of a default fit's 350 inner-fold fits at 1600 rows); see slb.model.steps.
-        from .steps import _libsvm_fit
-
-        return _libsvm_fit(K, np.asarray(y, dtype=np.float64), C, weights)
+        # of a default fit's 350 inner-fold fits at 1600 rows): slb._sklearn_compat.
+        return libsvm_fit(K, np.asarray(y, dtype=np.float64), C, weights)
     with warnings.catch_warnings(), config_context(assume_finite=True):
         # The kernel is built here from finite standardised features: no need to scan it.
         warnings.simplefilter("ignore", ConvergenceWarning)

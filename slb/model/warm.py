@@ -9,13 +9,20 @@ those of :func:`slb.model.svm.fit_linear_svm` (libsvm's C-SVC on the kernel).
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 
+from .kernel import IncrementalKernel
 from .path import column_mask
-from .steps import _libsvm_fit
-from .svm import GRAM_MAX_SAMPLES, class_weights, column_scaling, fit_linear_svm, index_class_weight
+from .svm import (
+    GRAM_MAX_SAMPLES,
+    class_weights,
+    column_scaling,
+    fit_linear_model,
+    index_class_weight,
+    linear_decision,
+    ovr_class_weight,
+)
 
 __all__ = ["WarmFolds"]
 
@@ -27,17 +34,6 @@ WARM_KERNEL_MB = 64
 _MAX_UPDATES = 25
 
 
-@dataclass
-class _FoldKernel:
-    """One fold's linear kernels on the columns ``cols``: training ``K`` and test-by-training
-    ``Kx`` of the standardised feature map."""
-
-    K: np.ndarray
-    Kx: np.ndarray
-    cols: np.ndarray
-    n_updates: int = 0
-
-
 class WarmFolds:
     """SLB's per-fold SVMs on a cached :class:`slb.ThresholdPath`, kept warm across λ.
 
@@ -45,7 +41,7 @@ class WarmFolds:
     ``K = Z Z^T`` and ``Kx = Z_test Z^T`` (``Z`` the training map standardised on the training
     rows, on the kept columns) gain the entering columns' products and lose the leaving ones'
     instead of being rebuilt, and a fold whose kept set did not change reuses its decision
-    values.  The SVM is libsvm's C-SVC on ``K`` (:func:`slb.model.steps._libsvm_fit`, the call
+    values.  The SVM is libsvm's C-SVC on ``K`` (:class:`slb.model.kernel.IncrementalKernel`, the call
     ``SVC(kernel="precomputed")`` makes, as the exact BER-vs-λ steps use it), i.e. the
     estimator of ``fit_linear_svm``; the test decisions are ``Kx[:, support] @ dual + b``.
     Folds above :data:`slb.model.svm.GRAM_MAX_SAMPLES` training rows are fitted cold by
@@ -60,7 +56,9 @@ class WarmFolds:
 
     def __init__(self, path, y):
         self.path = path
-        self.y_index = (np.asarray(y) == path.classes_[1]).astype(int)
+        # class indices (two classes: 1 for classes_[1], the binary SVM's positive class)
+        self.y_index = np.searchsorted(path.classes_, np.asarray(y))
+        self.n_classes = len(path.classes_)
         self.cw = index_class_weight(path.class_weight, path.classes_)
         self.lock = threading.Lock()
         kernel_bytes = sum(8.0 * f.train.size * (f.train.size + f.test.size) for f in path.folds_)
@@ -69,12 +67,22 @@ class WarmFolds:
         self._kernels: dict = {}
         self._last: dict = {}
 
-    def _weights(self, k: int) -> np.ndarray:
-        """Class weights of fold ``k``'s SVM cost (computed once: scikit-learn's
+    def _problems(self, k: int) -> list:
+        """Fold ``k``'s SVM problems: (0/1 labels, class weights of the cost), one for two
+        classes, one per class (one-vs-rest) for more; computed once (scikit-learn's
         ``compute_class_weight`` validates its input at every call, ~3 ms)."""
         if ("w", k) not in self._scaling:
             yi = self.y_index[self.path.folds_[k].train]
-            self._scaling[("w", k)] = class_weights(self.cw, yi)
+            if self.n_classes == 2:
+                self._scaling[("w", k)] = [(yi, class_weights(self.cw, yi))]
+            else:
+                self._scaling[("w", k)] = [
+                    (
+                        (yi == c).astype(int),
+                        class_weights(ovr_class_weight(self.cw, c), (yi == c).astype(int)),
+                    )
+                    for c in range(self.n_classes)
+                ]
         return self._scaling[("w", k)]
 
     def _scale(self, k: int):
@@ -82,30 +90,14 @@ class WarmFolds:
             self._scaling[k] = column_scaling(self.path.folds_[k].T_train)
         return self._scaling[k]
 
-    def _std(self, k: int, T, cols):
-        """Standardised columns ``cols`` of ``T`` (fold ``k``'s training or test map)."""
-        center, scale = self._scale(k)
-        idx = np.flatnonzero(cols)
-        return (T[:, idx] - center[idx]) / scale[idx]
-
-    def _kernel(self, k: int, m) -> _FoldKernel:
-        """Fold ``k``'s kernels on the columns ``m``, updated from the last ones if cheaper."""
-        f = self.path.folds_[k]
+    def _kernel(self, k: int, m) -> IncrementalKernel:
+        """Fold ``k``'s kernels on the columns ``m``, moved from the last ones when cheaper."""
         fk = self._kernels.get(k)
         if fk is None:
-            n_tr = f.train.size
-            empty = np.zeros(m.size, dtype=bool)
-            fk = _FoldKernel(np.zeros((n_tr, n_tr)), np.zeros((f.test.size, n_tr)), empty)
-        gone, new = fk.cols & ~m, m & ~fk.cols
-        if fk.n_updates >= _MAX_UPDATES or gone.sum() + new.sum() >= m.sum():
-            fk.K[:], fk.Kx[:], fk.n_updates = 0.0, 0.0, 0  # cheaper (or safer) to rebuild
-            gone, new = np.zeros_like(m), m
-        for cols, sign in ((gone, -1.0), (new, 1.0)):
-            if cols.any():
-                A = self._std(k, f.T_train, cols)
-                fk.K += sign * (A @ A.T)
-                fk.Kx += sign * (self._std(k, f.T_test, cols) @ A.T)
-        fk.cols, fk.n_updates = m, fk.n_updates + 1
+            f = self.path.folds_[k]
+            center, scale = self._scale(k)
+            fk = IncrementalKernel(f.T_train, f.T_test, center, scale, max_updates=_MAX_UPDATES)
+        fk.set_columns(m)
         if self.keep_warm:
             self._kernels[k] = fk
         return fk
@@ -117,20 +109,22 @@ class WarmFolds:
         f = self.path.folds_[k]
         yi = self.y_index[f.train]
         if f.train.size > GRAM_MAX_SAMPLES:  # the working-set solver: cold, as path_predictions
-            w, b = fit_linear_svm(f.T_train[:, m], yi, C=self.path.C, class_weight=self.cw)
-            d = f.T_test[:, m] @ w + b
+            coef, b = fit_linear_model(
+                f.T_train[:, m], yi, C=self.path.C, class_weight=self.cw, n_classes=self.n_classes
+            )
+            d = linear_decision(f.T_test[:, m], coef, b)
         else:
-            weights = self._weights(k)
+            # the kernels do not depend on the labels: one per fold serves every class's SVM
             fk = self._kernel(k, m)
-            dual, support, b = _libsvm_fit(fk.K, yi.astype(np.float64), self.path.C, weights)
-            d = fk.Kx[:, support] @ dual + b
+            dec = [fk.decision(*fk.fit(yk, self.path.C, w)) for yk, w in self._problems(k)]
+            d = dec[0] if self.n_classes == 2 else np.column_stack(dec)
         if self.keep_warm:
             self._last[k] = (m, d)
         return d
 
     def decisions(self, selector) -> tuple[list, np.ndarray]:
-        """Each fold's test decision values with the terms ``selector`` keeps, and the pairs
-        kept per fold."""
+        """Each fold's test decision values with the terms ``selector`` keeps (shape (n_test,)
+        for two classes, (n_test, n_classes) for more), and the pairs kept per fold."""
         d = self.path.n_features_in_
         out, n_pairs = [], []
         with self.lock:

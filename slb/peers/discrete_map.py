@@ -84,9 +84,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._sklearn_compat import Interval, StrOptions
 from .._utils import (
     LinearTermsMixin,
     PlattProbaMixin,

@@ -12,9 +12,9 @@ from dataclasses import KW_ONLY, dataclass
 import numpy as np
 from scipy.special import expit, logsumexp
 from sklearn.base import ClassifierMixin
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._sklearn_compat import StrOptions
 from .._utils import (
     DecisionPredictMixin,
     LinearTermsMixin,

@@ -74,9 +74,9 @@ import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._sklearn_compat import Interval, StrOptions
 from .._utils import (
     BinaryClassifierMixin,
     LinearTermsMixin,
