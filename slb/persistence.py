@@ -47,6 +47,7 @@ import io
 import json
 import math
 import re
+import struct
 import sys
 import time
 import warnings
@@ -542,6 +543,12 @@ MAX_TREE_NODES = 1_000_000
 #: Default time budget of one :func:`load_model` call, in seconds.
 MAX_LOAD_SECONDS = 10.0
 _MEMBERS = {"model.json", "arrays.npz"}
+#: Central directory sizes (bytes) of the model file and of its arrays' ``.npz``: zipfile
+#: builds one object per entry before anything is checked (200,000 empty entries, 17 MB of
+#: file: 105 MB and seconds), so the directory is measured first.  An entry takes at least 46
+#: bytes; the ``.npz`` of a 300-tree forest has ~3,300 entries of ~100 bytes.
+MAX_DIRECTORY_BYTES = 4096
+MAX_ARRAY_DIRECTORY_BYTES = 2 * 2**20
 _CHUNK = 2**20  # members are inflated this many bytes at a time
 _COMPRESSIONS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
@@ -603,10 +610,33 @@ def _read_member(zf, info, ctx, out=None):
     return out
 
 
+def _check_directory(fh, limit: int, what: str) -> None:
+    """Refuse a zip whose central directory is larger than ``limit`` bytes, or zip64 (which
+    model files never use), before :class:`zipfile.ZipFile` parses it."""
+    fh.seek(0, io.SEEK_END)
+    size = fh.tell()
+    fh.seek(max(0, size - 22 - 65535))
+    tail = fh.read()
+    fh.seek(0)
+    i = tail.rfind(b"PK\x05\x06")
+    if i < 0 or len(tail) - i < 22:
+        raise _not_a_model(f"{what} is not a zip archive")
+    entries, cd_size = struct.unpack_from("<HI", tail, i + 10)
+    if i >= 20 and tail[i - 20 : i - 16] == b"PK\x06\x07":
+        raise _not_a_model(f"{what} is a zip64 archive")
+    if cd_size > limit or entries * 46 > limit:
+        raise ValueError(
+            f"The model file's {what} lists {entries:,} entries in {cd_size:,} bytes; at most "
+            f'{limit:,} bytes are read. Choose a file saved by the dashboard\'s "Download model" '
+            "or by slb.persistence.save_model."
+        )
+
+
 def _read_container(data: bytes, ctx=None):
     """The parsed ``model.json`` of a model file (its arrays go to ``ctx.arrays``), every size
     checked before it is inflated."""
     ctx = _Load() if ctx is None else ctx
+    _check_directory(io.BytesIO(data), MAX_DIRECTORY_BYTES, "archive")
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
@@ -720,7 +750,7 @@ def _read_arrays(npz, ctx=None) -> dict:
     fh.seek(0)
     if fh.read(2) != b"PK":
         raise _not_a_model("the arrays part is not an .npz archive")
-    fh.seek(0)
+    _check_directory(fh, MAX_ARRAY_DIRECTORY_BYTES, "arrays part")
     try:
         inner = zipfile.ZipFile(fh)
     except zipfile.BadZipFile as exc:

@@ -239,6 +239,15 @@ def npy_bomb() -> bytes:
     return _zip([("model.json", json.dumps(doc).encode()), ("arrays.npz", out.getvalue())])
 
 
+def _many_entries(n: int) -> bytes:
+    """A stored zip of ``n`` empty members (its central directory is what costs)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+        for i in range(n):
+            zf.writestr(zipfile.ZipInfo(f"a{i}.npy", STAMP), b"")
+    return buf.getvalue()
+
+
 def bzip2_member() -> bytes:
     doc, arrays = saved("nb")
     npz = io.BytesIO()
@@ -267,6 +276,12 @@ def hostile_fitted_models() -> dict[str, tuple[bytes, str]]:
     f["bomb_npz_declares_8KB_inflates_400MiB"] = (truthful_bomb("arrays.npz", 8000), "damaged")
     f["bomb_npy_declares_8KB_inflates_400MiB"] = (npy_bomb(), "damaged")
     f["member_compressed_bzip2"] = (bzip2_member(), "compressed")
+    f["archive_of_1000_entries"] = (_many_entries(1000), "entries")
+    doc, arrays = saved("nb")
+    f["npz_of_45k_entries"] = (
+        _zip([("model.json", json.dumps(doc).encode()), ("arrays.npz", _many_entries(45_000))]),
+        "entries",
+    )
 
     # --- 2. predict-time bombs -------------------------------------------------------------
     zeros = lambda n: lambda a: np.zeros((n, a.shape[1]))  # noqa: E731
