@@ -231,7 +231,7 @@ def _number(est, attr, *, integer=False, gt=None, ge=None, le=None, optional=Fal
         or (le is not None and not v <= le)
     ):
         bounds = ", ".join(
-            f"{op} {b}" for op, b in (("> ", gt), (">=", ge), ("<=", le)) if b is not None
+            f"{op} {b}" for op, b in ((">", gt), (">=", ge), ("<=", le)) if b is not None
         )
         _fail(est, attr, f"is {v}; it must be {bounds}")
     return int(v) if integer else float(v)
