@@ -13,6 +13,7 @@ from dashboard import data, shell, state
 from dashboard.safety import escape_markdown as esc
 from slb import BUNDLED_DATASETS
 from slb.viz import figures
+from slb.viz import multiclass as mfigures
 
 shell.page_config()  # the tab icon is a local file (a material name is fetched from a CDN)
 
@@ -141,6 +142,53 @@ def _auto_text(build: data.BuildResult) -> str:
     return f"automatic: {pos} (the smaller class, {n} rows)"
 
 
+def _classes_widgets(c: dict, build: data.BuildResult) -> None:
+    """More than two classes: keep them all (the default) or, by choice, one vs the rest."""
+    K = len(build.multi_classes)
+    rows = build.class_rows
+
+    def fmt(v):
+        if v == AUTO:
+            return f"all {K} classes, kept apart (no merge)"
+        if v == data.SMALLER_VS_REST:
+            small = data.smaller_class(build.multi_classes, rows)
+            return f"the smaller class vs the rest (automatic: {small}, {rows.get(small, 0)} rows)"
+        return str(v)
+
+    state.bound_to(
+        st.selectbox,
+        "Classes",
+        key="positive_class",
+        options=[AUTO, data.SMALLER_VS_REST, *build.multi_classes],
+        get=lambda: AUTO if c["positive"] is None else c["positive"],
+        put=lambda v: c.__setitem__("positive", None if v == AUTO else v),
+        format_func=fmt,
+        help="By default every class is kept and every model separates all of them. Choosing "
+        "one class makes it SLB's '+' class and merges all the other classes into one "
+        "negative class (one vs the rest).",
+    )
+    if c["positive"] is not None:
+        st.caption(
+            "One vs the rest: the other classes are merged into one negative class. Choose "
+            f"“all {K} classes” to keep them apart."
+        )
+
+
+def _drop_widget(c: dict, build: data.BuildResult) -> None:
+    """Leave classes out (never by default)."""
+    options = list(build.class_rows)
+    state.bound_to(
+        st.multiselect,
+        "Classes to drop",
+        key="drop_classes",
+        options=options,
+        get=lambda: [v for v in c.get("drop_classes") or [] if v in options],
+        put=lambda v: c.__setitem__("drop_classes", list(v)),
+        format_func=lambda v: f"{v} ({build.class_rows.get(v, 0)} rows)",
+        help="The rows of these classes are left out of the data. None by default.",
+    )
+
+
 def _table_widgets(c: dict, build: data.BuildResult) -> None:
     raw = build.raw
     if raw is None:
@@ -149,7 +197,9 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
         state.bound(
             st.selectbox, "Label column", "label", key="label_column", options=build.label_options
         )
-    if raw.positive is None and build.class_options:
+    if raw.positive is None and build.multi_classes:
+        _classes_widgets(c, build)
+    elif raw.positive is None and build.class_options:
         state.bound_to(
             st.selectbox,
             "Positive class (+)",
@@ -159,9 +209,10 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
             put=lambda v: c.__setitem__("positive", None if v == AUTO else v),
             format_func=lambda v: _auto_text(build) if v == AUTO else str(v),
             help="SLB's '+' class. \"automatic\" picks the class with fewer rows (equal sizes: "
-            "the one listed last, e.g. 1 of 0/1). With more than two classes, all the others "
-            "are merged into the negative class.",
+            "the one listed last, e.g. 1 of 0/1).",
         )
+    if raw.positive is None and (build.multi_classes or c.get("drop_classes")):
+        _drop_widget(c, build)
     opts = build.feature_options
     used = len(c["features"]) if c["features"] is not None else len(opts)
     title = f"Feature columns ({used} of {len(opts)} chosen"
@@ -269,6 +320,53 @@ def _start_here() -> None:
                 st.page_link(page, label=f"{title} →")
 
 
+def _class_summary(ds) -> None:
+    """Two classes: n, d, each class's rows and their shares."""
+    m = st.columns(4)
+    m[0].metric("rows n", ds.n)
+    m[1].metric("features d", ds.d)
+    m[2].metric(esc(f"+ {ds.positive_label}"[:40]), ds.class_counts[ds.positive_label])
+    m[3].metric(esc(f"− {ds.negative_label}"[:40]), ds.class_counts[ds.negative_label])
+    # The page's one chart.  It also loads plotly in the browser (2-3 s on a slow machine,
+    # once per page load) while the visitor reads this page, not on their first Compare.
+    st.plotly_chart(
+        figures.class_balance(
+            ds.class_counts[ds.positive_label],
+            ds.class_counts[ds.negative_label],
+            ds.positive_label,
+            ds.negative_label,
+        ),
+        key="data_class_balance",
+        config={"displaylogo": False, "displayModeBar": False},
+    )
+    st.caption(
+        "Class shares. Every classifier here is scored by the balanced error rate, the mean "
+        "of the two classes' error rates, so the larger class does not dominate it."
+    )
+
+
+def _class_summary_k(ds) -> None:
+    """K > 2 classes: n, d, K and every class's rows (the label and its classes)."""
+    m = st.columns(3)
+    m[0].metric("rows n", ds.n)
+    m[1].metric("features d", ds.d)
+    m[2].metric("classes K", ds.K)
+    st.markdown(
+        f"Label **{esc(ds.label)}**, {ds.K} classes: "
+        + ", ".join(f"**{esc(c)}** ({ds.class_counts[c]})" for c in ds.classes)
+    )
+    st.plotly_chart(
+        mfigures.class_balance_k({c: ds.class_counts[c] for c in ds.classes}),
+        key="data_class_balance",
+        config={"displaylogo": False, "displayModeBar": False},
+    )
+    st.caption(
+        f"Class shares. Every classifier separates all {ds.K} classes and is scored by the "
+        f"macro-averaged error (BER), the mean of the {ds.K} classes' error rates, so the "
+        "larger classes do not dominate it."
+    )
+
+
 def data_page() -> None:
     c = state.cfg()
     build: data.BuildResult = st.session_state["data_build"]
@@ -316,27 +414,10 @@ def data_page() -> None:
         st.subheader(esc(ds.name))
         if ds.description:
             st.caption(esc(ds.description))
-        m = st.columns(4)
-        m[0].metric("rows n", ds.n)
-        m[1].metric("features d", ds.d)
-        m[2].metric(esc(f"+ {ds.positive_label}"[:40]), ds.class_counts[ds.positive_label])
-        m[3].metric(esc(f"− {ds.negative_label}"[:40]), ds.class_counts[ds.negative_label])
-        # The page's one chart.  It also loads plotly in the browser (2-3 s on a slow machine,
-        # once per page load) while the visitor reads this page, not on their first Compare.
-        st.plotly_chart(
-            figures.class_balance(
-                ds.class_counts[ds.positive_label],
-                ds.class_counts[ds.negative_label],
-                ds.positive_label,
-                ds.negative_label,
-            ),
-            key="data_class_balance",
-            config={"displaylogo": False, "displayModeBar": False},
-        )
-        st.caption(
-            "Class shares. Every classifier here is scored by the balanced error rate, the mean "
-            "of the two classes' error rates, so the larger class does not dominate it."
-        )
+        if ds.multiclass:
+            _class_summary_k(ds)
+        else:
+            _class_summary(ds)
         if ds.n_folds != int(c["n_folds"]):
             st.warning(
                 f"The smaller class is too small for {c['n_folds']} folds: using {ds.n_folds}."

@@ -93,14 +93,15 @@ MEASURES = {"hsic": "HSIC", "pearson": "Pearson |r|", "spearman": "Spearman |ρ|
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Screening:
-    """All-pairs dependence of one dataset in each class (row 0: negative, 1: positive)."""
+    """All-pairs dependence of one dataset in each class (two classes: row 0 negative, 1
+    positive; K classes: row k is class k of ``Dataset.classes``)."""
 
     measure: str
-    stat: np.ndarray  # (2, d, d), NaN diagonal
-    pvalue: np.ndarray  # (2, d, d)
+    stat: np.ndarray  # (K, d, d), NaN diagonal
+    pvalue: np.ndarray  # (K, d, d)
     pairs: np.ndarray  # (P, 2)
-    pair_stat: np.ndarray  # (2, P)
-    pair_pvalue: np.ndarray  # (2, P)
+    pair_stat: np.ndarray  # (K, P)
+    pair_pvalue: np.ndarray  # (K, P)
 
     def scores(self, pair_rule: str) -> np.ndarray:
         """Screening score of every pair (min over classes for "both", else max)."""
@@ -113,7 +114,7 @@ class Screening:
 @queued
 def screening(key: str, _ds, measure: str) -> Screening:
     X = _ds.X.to_numpy()
-    res = [dependence_matrix(X[_ds.y == c], measure) for c in (0, 1)]
+    res = [dependence_matrix(X[_ds.y == c], measure) for c in range(getattr(_ds, "K", 2))]
     stat = np.stack([r.statistic for r in res])
     pval = np.stack([r.pvalue for r in res])
     pairs = all_pairs(X.shape[1])
@@ -129,15 +130,15 @@ def screening(key: str, _ds, measure: str) -> Screening:
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
 def feature_order(key: str, _ds, measure: str) -> np.ndarray:
-    """Hierarchical-clustering order of the features on the larger of the two classes' matrices."""
+    """Hierarchical-clustering order of the features on the largest of the classes' matrices."""
     s = screening(key, _ds, measure)
-    return cluster_order(np.fmax(s.stat[0], s.stat[1]))
+    return cluster_order(np.fmax.reduce(s.stat, axis=0))
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
 def graph_positions(key: str, _ds, measure: str) -> np.ndarray:
     s = screening(key, _ds, measure)
-    return pair_graph_layout(_ds.d, s.pairs, np.fmax(s.pair_stat[0], s.pair_stat[1]), seed=0)
+    return pair_graph_layout(_ds.d, s.pairs, np.fmax.reduce(s.pair_stat, axis=0), seed=0)
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)

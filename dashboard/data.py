@@ -8,8 +8,10 @@ Every source goes through the same two library steps, so they behave alike:
 2. ``slb.tables.clean.prepare_table`` chooses the label, the positive class and the features, and
    reports everything it dropped or fixed.
 
-The result is a :class:`Dataset` (``y`` coded 1 for the positive class, 0 for the negative
-class, so SLB's ``+`` is always the positive class).  :func:`build` runs both steps from the
+The result is a :class:`Dataset`: with two classes ``y`` is coded 1 for the positive class, 0
+for the negative class, so SLB's ``+`` is always the positive class; with K > 2 classes (kept
+as they are unless the user merges or drops classes on the Data page, issue 25) ``y`` is the
+index of each row's class in ``Dataset.classes``.  :func:`build` runs both steps from the
 session's settings; it never raises for bad input: it returns the reason instead.
 
 Uploads: the file uploader's callback stores ``{"name", "data", "key"}`` under
@@ -67,12 +69,18 @@ class RawTable:
 
 @dataclass(frozen=True)
 class Dataset:
-    """The prepared two-class data every page works on."""
+    """The prepared data every page works on.
+
+    Two classes: ``y`` is 1 for the positive class, 0 for the negative one (``classes`` is
+    empty or ``(negative, positive)``).  K > 2 classes: ``classes`` holds the K class labels in
+    order and ``y`` the index of each row's class; ``positive_label``/``negative_label`` are
+    then the last and first class (the pages use ``classes``).
+    """
 
     name: str
     source: str
     X: pd.DataFrame
-    y: np.ndarray  # 1 = positive class, 0 = negative class
+    y: np.ndarray  # two classes: 1 = positive, 0 = negative; K classes: index into classes
     positive_label: str
     negative_label: str
     key: str
@@ -84,6 +92,21 @@ class Dataset:
     data_seed: int | None = None
     oracle_coef: pd.Series | None = None
     notes: tuple = field(default=())
+    classes: tuple = ()  # K > 2: the class labels, in the order of y's codes
+
+    @property
+    def K(self) -> int:
+        """Number of classes (2 unless the data keep more than two classes)."""
+        return len(self.classes) if len(self.classes) > 2 else 2
+
+    @property
+    def multiclass(self) -> bool:
+        return self.K > 2
+
+    @property
+    def class_labels(self) -> tuple:
+        """Every class label in the order of ``y``'s codes ((negative, positive) for two)."""
+        return tuple(self.classes) if self.multiclass else self.class_names
 
     @property
     def feature_names(self) -> list[str]:
@@ -115,6 +138,18 @@ class BuildResult:
     feature_options: list = field(default_factory=list)
     #: (class, its rows, the other class's rows) that "automatic" picked, see smaller_class
     auto_positive: tuple | None = None
+    #: every class of the label (after the classes the user dropped) when there are more than
+    #: two: the Data page then offers "all K classes" (the default), or one class vs the rest
+    multi_classes: list = field(default_factory=list)
+    #: {class: rows} of the label's classes (before any merge or drop)
+    class_rows: dict = field(default_factory=dict)
+
+
+#: ``cfg["positive"]`` value of "one class vs the rest, the smaller class" (K > 2 classes; the
+#: default None keeps every class).
+SMALLER_VS_REST = "\x00smaller-vs-rest"
+#: Above this many classes the label must be merged (one vs the rest) or classes dropped.
+MAX_CLASSES = 20
 
 
 #: Labels of the Data page's cleaning controls, so the notes can name what the user sees.
@@ -301,9 +336,27 @@ def _prepare_table(
     n_folds: int,
     seed: int,
     keep_identifiers: bool = False,
+    multiclass: bool = False,
+    dropped: tuple = (),
 ) -> Dataset:
+    """Prepare ``_raw`` (``prepare_table``) as the dataset of the pages.
+
+    ``dropped``: classes (as text) left out first.  ``multiclass``: keep every class (K > 2):
+    ``prepare_table`` makes two classes, so it is run one-vs-rest with the smallest class
+    positive (its class-size checks and the folds it allows are then those of the smallest
+    class) and each kept row's own class comes back through ``source_rows``.
+    """
+    frame = _raw.frame
+    texts = frame.iloc[:, [str(c) for c in frame.columns].index(label)].astype(str).str.strip()
+    if dropped:  # classes the user chose to leave out (Data page)
+        keep = ~texts.isin(set(dropped)).to_numpy()
+        frame, texts = frame.loc[keep], texts.loc[keep]
+    if multiclass:
+        counts = texts[texts != ""].value_counts().to_dict()
+        order = _class_options(frame, label)
+        positive = smaller_class(order, counts)
     prep = prepare_table(
-        _raw.frame,
+        frame,
         label,
         positive=positive,
         features=list(features) if features is not None else None,
@@ -319,19 +372,49 @@ def _prepare_table(
     # The library's one magnitude rule, here so the Data page names the column (st.error)
     # instead of Densities, Compare and Explain failing later.
     check_magnitude(X.to_numpy(), [str(c) for c in X.columns])
-    y = prep.y01.astype(np.int64)
-    pos, neg = str(prep.positive_label), str(prep.negative_label)
+    changes = list(prep.report)
+    classes: tuple = ()
+    if multiclass:
+        row_class = texts.to_numpy(dtype=object)[np.asarray(prep.source_rows, dtype=np.int64)]
+        classes = tuple(c for c in order if np.any(row_class == c))
+        y = np.array([classes.index(v) for v in row_class], dtype=np.int64)
+        changes = [ch for ch in changes if ch.kind not in ("merged_classes",)]
+        pos, neg = classes[-1], classes[0]
+        class_counts = {c: int(np.sum(y == k)) for k, c in enumerate(classes)}
+    else:
+        y = prep.y01.astype(np.int64)
+        pos, neg = str(prep.positive_label), str(prep.negative_label)
+        class_counts = {pos: int(y.sum()), neg: int((1 - y).sum())}
+    folds_allowed = int(prep.n_folds or n_folds)
+    if multiclass:
+        smallest = min(class_counts.values())
+        if smallest < 2:
+            small = min(class_counts, key=class_counts.get)
+            raise ValueError(
+                f"The class '{small}' keeps {smallest} row after cleaning: too few to "
+                "cross-validate. Leave it out under “Classes to drop”, or merge the classes."
+            )
+        folds_allowed = min(folds_allowed, smallest)
     h = hashlib.blake2b(digest_size=16)
     h.update(np.ascontiguousarray(X.to_numpy()).tobytes())
     h.update("\x1f".join(X.columns).encode())
     h.update(y.tobytes())
-    h.update(f"{pos}\x1f{neg}".encode())
+    h.update("\x1f".join(classes).encode() if classes else f"{pos}\x1f{neg}".encode())
     report = pd.DataFrame(
         {
-            "severity": [c.severity for c in prep.report],
-            "change": [control_words(c.message) for c in prep.report],
+            "severity": [c.severity for c in changes],
+            "change": [control_words(c.message) for c in changes],
         }
     )
+    if multiclass:
+        note = (
+            f"The label column '{prep.label}' has {len(classes)} classes, all kept as they are "
+            f"({', '.join(f'{c}: {class_counts[c]} rows' for c in classes)}). To separate one "
+            "class from the rest or to leave classes out, use “Classes” above."
+        )
+        report = pd.concat(
+            [pd.DataFrame({"severity": ["info"], "change": [note]}), report], ignore_index=True
+        )
     oracle = None
     all_cols = [c for c in _raw.frame.columns if str(c) != label]
     if (
@@ -350,12 +433,13 @@ def _prepare_table(
         key=h.hexdigest(),
         label=str(prep.label),
         report=report,
-        class_counts={pos: int(y.sum()), neg: int((1 - y).sum())},
-        n_folds=int(prep.n_folds or n_folds),
+        class_counts=class_counts,
+        n_folds=folds_allowed,
         description=_raw.description,
         data_seed=_raw.data_seed,
         oracle_coef=oracle,
         notes=_raw.notes,
+        classes=classes,
     )
 
 
@@ -443,27 +527,49 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
         cfg["raw_key"] = raw.key
         cfg["label"] = None if not raw.label_fixed else raw.default_label
         cfg["positive"] = None
+        cfg["drop_classes"] = []
         if cfg["features"] is not None:
             cfg["features"] = [f for f in cfg["features"] if f in map(str, raw.frame.columns)]
             cfg["features"] = cfg["features"] or None
     columns = [str(c) for c in raw.frame.columns]
     label = cfg["label"] if cfg["label"] in columns else raw.default_label
     cfg["label"] = label
-    class_options = _class_options(raw.frame, label)
-    positive = raw.positive if raw.positive is not None else cfg["positive"]
-    if positive is not None and raw.positive is None and str(positive) not in class_options:
-        positive = cfg["positive"] = None
+    all_options = _class_options(raw.frame, label)
     labels = raw.frame[label].dropna().astype(str).str.strip()
+    labels = labels[labels != ""]
+    class_rows = labels.value_counts().to_dict()
+    dropped: list = []
+    if raw.positive is None:  # classes the user left out (Data page; never by default)
+        dropped = [v for v in (cfg.get("drop_classes") or []) if v in all_options]
+        if len(dropped) != len(cfg.get("drop_classes") or []):
+            cfg["drop_classes"] = dropped
+    class_options = [v for v in all_options if v not in dropped]
+    counts = {k: v for k, v in class_rows.items() if k not in dropped}
+    # more than two classes (not two plus a stray one, which prepare_table drops)
+    many = raw.positive is None and len(class_options) > 2 and not stray_classes(counts)
+    positive = raw.positive if raw.positive is not None else cfg["positive"]
+    if positive == SMALLER_VS_REST and not many:
+        positive = cfg["positive"] = None
     if (
-        raw.positive is None
-        and positive is None
-        and 2 < len(class_options) <= 20
-        and not stray_classes(labels[labels != ""].value_counts().to_dict())
-    ):  # more than two classes (not two plus a stray one, which prepare_table drops)
-        positive = cfg["positive"] = class_options[0]  # one vs the rest
+        positive is not None
+        and raw.positive is None
+        and positive != SMALLER_VS_REST
+        and str(positive) not in class_options
+    ):
+        positive = cfg["positive"] = None
     auto = None
+    multiclass = False
+    if many and positive is None:
+        # issue 25: the classes are kept as they are; merging is the user's explicit choice
+        multiclass = len(class_options) <= MAX_CLASSES  # above: prepare_table says to choose
+    elif many and positive == SMALLER_VS_REST:  # one vs the rest, "the smaller class"
+        positive = smaller_class(class_options, counts)
+        auto = (
+            positive,
+            int(counts.get(positive, 0)),
+            int(sum(counts.values())) - int(counts.get(positive, 0)),
+        )
     if raw.positive is None and positive is None and len(class_options) == 2:
-        counts = labels[labels != ""].value_counts().to_dict()
         smaller = smaller_class(class_options, counts)
         other = next(v for v in class_options if v != smaller)
         auto = (smaller, int(counts.get(smaller, 0)), int(counts.get(other, 0)))
@@ -473,6 +579,8 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
         features = [f for f in features if f in feature_options]
     upload_src = raw.source == "upload"
     result = BuildResult(None, None, raw, columns, class_options, feature_options, auto)
+    result.multi_classes = list(class_options) if many else []
+    result.class_rows = {v: int(class_rows.get(v, 0)) for v in all_options}
 
     def prepare(pos):
         return (_prepare_upload if upload_src else _prepare)(
@@ -488,11 +596,13 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
             int(cfg["n_folds"]),
             int(cfg["seed"]),
             bool(cfg.get("keep_identifiers")) if upload_src else False,
+            multiclass,
+            tuple(dropped),
         )
 
     try:
         ds = prepare(positive)
-        if auto is not None and str(ds.positive_label) != str(auto[0]):
+        if auto is not None and not many and str(ds.positive_label) != str(auto[0]):
             # "automatic" means the smaller class, also for 0/1 labels, where prepare_table's
             # own default is 1; cfg["positive"] stays None, so the box still says "automatic".
             ds = _auto_note(prepare(auto[0]), auto, counts)
@@ -516,7 +626,10 @@ def report_frame(notes) -> pd.DataFrame:
 def preview(ds: Dataset, n: int = 200) -> pd.DataFrame:
     """The first ``n`` prepared rows, with the class as the first column."""
     X = ds.X.head(n)
-    cls = np.where(ds.y[: len(X)] == 1, f"+ {ds.positive_label}", f"− {ds.negative_label}")
+    if ds.multiclass:
+        cls = np.asarray(ds.classes, dtype=object)[ds.y[: len(X)]]
+    else:
+        cls = np.where(ds.y[: len(X)] == 1, f"+ {ds.positive_label}", f"− {ds.negative_label}")
     out = X.copy()
     out.insert(0, "class (prepared)", cls)
     return out

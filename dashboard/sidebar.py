@@ -20,10 +20,16 @@ def render(lam: compute.LambdaInfo) -> None:
         box.markdown("**Current setup**")
         box.markdown(f"Data: **{esc(ds.name)}** ({SOURCES[ds.source].lower()})")
         box.markdown(f"n = **{ds.n}** rows · d = **{ds.d}** features")
-        box.markdown(
-            f"\\+ {esc(ds.positive_label)}: {ds.class_counts[ds.positive_label]} · "
-            f"− {esc(ds.negative_label)}: {ds.class_counts[ds.negative_label]}"
-        )
+        if ds.multiclass:
+            box.markdown(
+                f"{ds.K} classes: "
+                + " · ".join(f"{esc(k)}: {ds.class_counts[k]}" for k in ds.classes)
+            )
+        else:
+            box.markdown(
+                f"\\+ {esc(ds.positive_label)}: {ds.class_counts[ds.positive_label]} · "
+                f"− {esc(ds.negative_label)}: {ds.class_counts[ds.negative_label]}"
+            )
         seeds = f"Seed: **{c['seed']}** (folds, SLB, RF)"
         if ds.data_seed is not None:
             seeds += f" · data seed **{ds.data_seed}**"

@@ -31,7 +31,10 @@ DEFAULTS: dict[str, Any] = {
     "syn_shared": False,
     "syn_seed": 0,
     "label": None,  # upload: label column (None: guess)
-    "positive": None,  # positive class as text (None: prepare_table's default)
+    # positive class as text; None: two classes, the smaller one; more than two, every class
+    # kept (no merge); dashboard.data.SMALLER_VS_REST: the smaller class vs the rest
+    "positive": None,
+    "drop_classes": [],  # classes (as text) left out of the data (Data page; none by default)
     "features": None,  # list of feature columns (None: all)
     "non_numeric": "drop",
     "keep_identifiers": False,  # keep id-like columns as features (prepare_table's option)

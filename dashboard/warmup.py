@@ -111,6 +111,10 @@ def _steps(ds, x: Defaults) -> list[tuple[str, Callable]]:
         ("feature order", lambda: compute.feature_order(key, ds, x.measure)),
         ("pair graph", lambda: compute.graph_positions(key, ds, x.measure)),
         ("bandwidths", lambda: compute.bandwidths(key, ds, x.dens)),
+    ]
+    if getattr(ds, "multiclass", False):  # K classes: the two-class pages' paths do not apply
+        return out
+    out += [
         (
             "SLB's CV",
             lambda: compute.slb_fold_ber(

@@ -13,7 +13,17 @@ import pandas as pd
 import streamlit as st
 
 import slb
-from dashboard import compute, controls, curve_ui, evaluation, models, shell, sidebar, state
+from dashboard import (
+    compute,
+    controls,
+    curve_ui,
+    evaluation,
+    models,
+    multiclass,
+    shell,
+    sidebar,
+    state,
+)
 from dashboard.safety import escape_markdown as esc
 from dashboard.safety import safe_csv_bytes
 from slb.viz import figures
@@ -501,4 +511,7 @@ def compare_page() -> None:
     st.caption(f"Data: {esc(ds.name)}.")
 
 
-compare_page()
+if state.dataset().multiclass:  # K > 2 classes: macro BER, K x K confusion (issue 25)
+    multiclass.compare_page(state.cfg(), state.dataset())
+else:
+    compare_page()

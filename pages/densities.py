@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, controls, shell, state
+from dashboard import compute, controls, multiclass, shell, state
 from dashboard.safety import escape_markdown as esc
 from slb.viz import figures
 
@@ -42,7 +42,7 @@ if not (
     and c["density_pair"][0] != c["density_pair"][1]
 ):
     if ds.d >= 2:
-        best = int(np.nanargmax(np.fmax(scr.pair_stat[0], scr.pair_stat[1])))
+        best = int(np.nanargmax(np.fmax.reduce(scr.pair_stat, axis=0)))
         i, j = scr.pairs[best]
         c["density_pair"] = [names[i], names[j]]
     else:
@@ -106,7 +106,17 @@ idx = [names.index(f) for f in chosen]
 X = ds.X.to_numpy()
 
 with right:
-    if len(chosen) == 1:
+    if ds.multiclass:  # K > 2 classes: one curve / contour per class (issue 25)
+        fig = multiclass.densities_figure(ds, chosen, h1, h2)
+        st.plotly_chart(fig, key="dens_figure", config={"displaylogo": False})
+        st.caption(multiclass.bandwidth_caption(ds, chosen, h1, h2))
+        st.caption(
+            "What it shows: how the values spread out in each class, one colour per class "
+            "(histogram and KDE curve for one feature, KDE contours over the points for a "
+            "pair). Moving the bandwidth multiplier up smooths them; down, they follow single "
+            "points."
+        )
+    elif len(chosen) == 1:
         i = idx[0]
         fig = figures.density_1d(
             X[:, i], ds.y, h1[:, i], feature=chosen[0], pos_name=pos, neg_name=neg

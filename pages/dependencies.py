@@ -19,7 +19,7 @@ import base64
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, controls, shell, sidebar, state
+from dashboard import compute, controls, multiclass, shell, sidebar, state
 from dashboard.safety import escape_markdown as esc
 from slb.viz import figures
 
@@ -275,4 +275,7 @@ def dependencies_page() -> None:
     sidebar.refresh_settings(lam)  # λ, the measure and the bandwidth of this run
 
 
-dependencies_page()
+if state.dataset().multiclass:  # K > 2 classes: one heatmap per class (issue 25)
+    multiclass.dependencies_page(state.cfg(), state.dataset())
+else:
+    dependencies_page()

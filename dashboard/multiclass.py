@@ -1,0 +1,533 @@
+"""The pages for K > 2 classes (issue 25): the classes are kept as they are, never merged.
+
+The two-class pages keep their own code (and numbers); a page whose dataset has more than two
+classes (``Dataset.multiclass``) draws itself with the functions here instead:
+
+* Dependencies: one heatmap per class (side by side for three classes, a class picker above
+  three), the pair graph per class or as the union coloured by class, the kept pairs' table;
+* Densities: one curve / contour per class;
+* Compare: every K-class classifier cross-validated on the same folds
+  (``slb.evaluation.compare_estimators(record_predictions=True)``): macro BER with the
+  corrected t-test against the best, the K x K confusion matrix, one-vs-rest ROC / PR with a
+  class picker, per-class recall, SLB's coefficients per class block; binary-only classifiers
+  are listed with the reason they are not offered;
+* Explain: the decision value of every class for one sample, the winner's margin over the
+  runner-up, and the winner's terms.
+
+SLB is evaluated through ``compare_estimators`` at the current λ (a cold fit per fold): the
+live λ paths of the two-class Compare page (``ber_steps``, ``WarmFolds``) are two-class only.
+Every name from the data is escaped (``escape_markdown`` for Markdown, ``escape_text`` inside
+the figures).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from slb import SLBClassifier
+from slb.evaluation import compare_estimators
+from slb.evaluation.predictions import (
+    confusion_matrices,
+    evaluate_predictions,
+    per_class_recall,
+    pooled_pr,
+    pooled_roc,
+)
+from slb.evaluation.registry import CLASSIFIERS as CATALOG
+from slb.model.path import FIXED_C
+from slb.viz import figures
+from slb.viz import multiclass as mfig
+from slb.viz.evaluation import pr_figure, roc_figure
+
+from . import compute, controls, models, state
+from .safety import escape_markdown as esc
+from .workqueue import queued
+
+CHART = {"displaylogo": False}
+_TTL = 2 * 3600
+#: Compared from the start (SLB first), as on the two-class page.
+DEFAULT_MODELS = models.DEFAULT_MODELS
+#: More classes than this: one heatmap at a time, chosen with a class picker.
+SIDE_BY_SIDE = 3
+
+
+def class_names(ds) -> list[str]:
+    return [str(c) for c in ds.classes]
+
+
+def offered_models() -> tuple[list[str], dict[str, str]]:
+    """The Compare page's classifiers that take K classes, and the others with their reason."""
+    ok, why = [], {}
+    for name in models.CLASSIFIERS:
+        reason = CATALOG[name].binary_only
+        if reason is None:
+            ok.append(name)
+        else:
+            why[name] = reason
+    return ok, why
+
+
+def class_picker(ds, key: str, label: str = "Class", *, allow_all: str | None = None) -> int | None:
+    """A class picker (radio up to four choices, else a selectbox); returns the class index,
+    or None for the ``allow_all`` choice."""
+    names = class_names(ds)
+    options = ([-1] if allow_all else []) + list(range(ds.K))
+
+    def fmt(k):
+        return allow_all if k == -1 else esc(names[k])
+
+    widget = st.radio if len(options) <= 4 else st.selectbox
+    kw = {"horizontal": True} if widget is st.radio else {}
+    k = widget(label, options, format_func=fmt, key=key, **kw)
+    return None if k == -1 else int(k)
+
+
+# --------------------------------------------------------------------------------------------
+# Dependencies
+# --------------------------------------------------------------------------------------------
+def kept_table(ds, scr, keep_c) -> pd.DataFrame:
+    """One row per kept pair: names, each class's dependence, the classes whose term is kept."""
+    names = np.asarray(ds.feature_names, dtype=object)
+    cls = class_names(ds)
+    idx = np.flatnonzero(keep_c.any(axis=0))
+    label = compute.MEASURES[scr.measure]
+    out = {
+        "feature a": names[scr.pairs[idx, 0]],
+        "feature b": names[scr.pairs[idx, 1]],
+    }
+    for k, c in enumerate(cls):
+        out[f"{label} in {c}"] = scr.pair_stat[k, idx]
+    for k, c in enumerate(cls):
+        out[f"p-value in {c}"] = scr.pair_pvalue[k, idx]
+    out["kept in"] = [", ".join(cls[k] for k in np.flatnonzero(keep_c[:, p])) for p in idx]
+    table = pd.DataFrame(out)
+    if len(table):
+        top = scr.pair_stat[:, idx].max(axis=0)
+        table = table.iloc[np.argsort(-top, kind="stable")].reset_index(drop=True)
+    return table
+
+
+def kept_matrix(scr, flags, d: int) -> np.ndarray:
+    K = np.zeros((d, d), dtype=bool)
+    K[scr.pairs[:, 0], scr.pairs[:, 1]] = flags
+    return K | K.T
+
+
+def _heatmap(c: dict, ds, scr, keep_c, k: int) -> None:
+    fig = compute.dependence_heatmap_at(
+        ds.key,
+        ds,
+        c["measure"],
+        k,
+        bool(c["cluster"]),
+        mfig.class_color(k),
+        kept_matrix(scr, keep_c[k], ds.d),
+    )
+    st.markdown(f"**{esc(class_names(ds)[k])}**")
+    st.plotly_chart(fig, key=f"dep_heatmap_k{k}", config=CHART)
+
+
+def dependencies_page(c: dict, ds) -> None:
+    names = class_names(ds)
+    st.title("Dependencies")
+    st.caption(
+        f"SLB's first step, in each of the {ds.K} classes: a pair of features enters the model "
+        "when its dependence within a class reaches λ (the classes are kept apart: merging "
+        "classes would show their mixture as dependence)."
+    )
+    top = st.columns([4, 2, 3], gap="small")
+    with top[2]:
+        settings = st.popover("How λ is chosen · measure · pair rule", width="stretch")
+    with top[0]:
+        lam = controls.lambda_controls("dep", mode_in=settings)
+    with settings:
+        controls.measure_control("dep")
+        controls.pair_rule_control("dep")
+    with top[1]:
+        st.metric(
+            "pairs kept",
+            f"{lam.n_kept}",
+            f"of {lam.n_pairs}",
+            delta_color="off",
+            delta_arrow="off",
+        )
+    if lam.note:
+        st.caption(lam.note + ".")
+    scr = compute.screening(ds.key, ds, c["measure"])
+    keep_c = compute.kept_mask(scr, lam.value, c["pair_rule"])
+
+    st.subheader("Dependence within each class")
+    if ds.K <= SIDE_BY_SIDE:
+        for k, col in enumerate(st.columns(ds.K)):
+            with col:
+                _heatmap(c, ds, scr, keep_c, k)
+    else:
+        k = class_picker(ds, "dep_class_k", "Class shown")
+        _heatmap(c, ds, scr, keep_c, k)
+    st.caption(
+        "What it shows: the dependence of every pair of features within one class (darker: "
+        "more dependent), in the class's colour; outlined cells above the diagonal are the "
+        "class's pair terms kept at the current λ."
+    )
+    state.bound(
+        st.checkbox, "Order features by hierarchical clustering", "cluster", key="dep_cluster"
+    )
+
+    st.subheader("Kept pairs as a graph")
+    show = class_picker(ds, "dep_graph_class", "Edges of", allow_all="every class (union)")
+    graph = mfig.pair_graph_k(
+        list(ds.feature_names),
+        scr.pairs,
+        scr.pair_stat,
+        keep_c,
+        compute.graph_positions(ds.key, ds, c["measure"]),
+        names,
+        show=show,
+        measure=c["measure"],
+    )
+    st.plotly_chart(graph, key="dep_pair_graph", config=CHART)
+    st.caption(
+        "Nodes are features, edges the kept pair terms, one colour per class (the union draws "
+        "a pair kept in several classes once per class, side by side). Moving λ up drops edges."
+    )
+
+    table = kept_table(ds, scr, keep_c)
+    st.subheader(f"Kept pairs ({len(table)})")
+    st.dataframe(table, hide_index=True, width="stretch", height=320, key="dep_pairs_table")
+
+
+# --------------------------------------------------------------------------------------------
+# Densities
+# --------------------------------------------------------------------------------------------
+def densities_figure(ds, chosen: list[str], h1, h2):
+    """One curve per class (one feature) or one contour set per class (a pair)."""
+    names = list(ds.feature_names)
+    X = ds.X.to_numpy()
+    cls = class_names(ds)
+    if len(chosen) == 1:
+        i = names.index(chosen[0])
+        return mfig.density_1d_k(X[:, i], ds.y, h1[:, i], cls, feature=chosen[0])
+    i, j = names.index(chosen[0]), names.index(chosen[1])
+    return mfig.density_2d_k(
+        X[:, i], X[:, j], ds.y, h2[:, [i, j]], cls, feature_a=chosen[0], feature_b=chosen[1]
+    )
+
+
+def bandwidth_caption(ds, chosen: list[str], h1, h2) -> str:
+    names = list(ds.feature_names)
+    cls = class_names(ds)
+    if len(chosen) == 1:
+        i = names.index(chosen[0])
+        parts = [f"{esc(c)} {h1[k, i]:.4g}" for k, c in enumerate(cls)]
+        return f"Bandwidth of {esc(chosen[0])}: " + ", ".join(parts) + "."
+    i, j = names.index(chosen[0]), names.index(chosen[1])
+    parts = [f"{esc(c)} ({h2[k, i]:.3g}, {h2[k, j]:.3g})" for k, c in enumerate(cls)]
+    return "Pair bandwidths: " + ", ".join(parts) + "."
+
+
+# --------------------------------------------------------------------------------------------
+# Compare
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MultiResults:
+    per_fold: pd.DataFrame  # BER (macro) per fold (rows) and classifier (columns)
+    predictions: pd.DataFrame  # out-of-fold predictions (per-class score/proba columns)
+    seconds: pd.Series
+    folds: list
+
+
+def make_slb(lam: float, measure: str, pair_rule: str, dens: tuple, seed: int) -> SLBClassifier:
+    """SLB at the page's λ and C (``FIXED_C``), as the two-class page evaluates it."""
+    return SLBClassifier(
+        threshold=float(lam),
+        C=FIXED_C,
+        dependence=measure,
+        pair_rule=pair_rule,
+        random_state=seed,
+        probability=False,
+        **state.density_params(dens),
+    )
+
+
+@st.cache_data(
+    show_spinner="Cross-validating the classifiers on the K classes…", max_entries=32, ttl=_TTL
+)
+@queued
+def cross_validate(
+    key: str,
+    _ds,
+    names: tuple,
+    lam: float,
+    measure: str,
+    pair_rule: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    n_repeats: int,
+) -> MultiResults:
+    folds = compute.folds(key, _ds, n_folds, seed, n_repeats)
+    params = state.density_params(dens)
+    est = {}
+    for name in names:
+        if name == "SLB":
+            est[name] = make_slb(lam, measure, pair_rule, dens, seed)
+        else:
+            est[name] = models.CLASSIFIERS[name].make(params, seed)
+    y = np.asarray(class_names(_ds), dtype=object)[_ds.y]  # the class names, as predicted
+    res = compare_estimators(est, _ds.X, y, folds=folds, record_predictions=True)
+    return MultiResults(res.per_fold, res.predictions, res.fit_seconds, folds)
+
+
+@st.cache_data(show_spinner="Fitting SLB on all the data…", max_entries=32, ttl=_TTL)
+@queued
+def fit_slb(key: str, _ds, lam: float, measure: str, pair_rule: str, dens: tuple, seed: int):
+    """SLB on every row, its classes the class names (K one-vs-rest blocks)."""
+    y = np.asarray(class_names(_ds), dtype=object)[_ds.y]
+    return make_slb(lam, measure, pair_rule, dens, seed).fit(_ds.X, y)
+
+
+def coefficient_blocks(clf) -> pd.DataFrame:
+    """SLB's weights: one row per (decision of class, term), the term's own class block."""
+    t = clf.term_table_
+    rows = []
+    for k, c in enumerate(clf.classes_):
+        rows.append(
+            pd.DataFrame(
+                {
+                    "decision of": str(c),
+                    "term": t.index.to_numpy(dtype=object),
+                    "term of class": t["label"].astype(str).to_numpy(dtype=object),
+                    "kind": t["kind"].to_numpy(dtype=object),
+                    "weight": clf.coef_[k].astype(float),
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
+
+
+def models_control(c: dict) -> list[str]:
+    ok, why = offered_models()
+    chosen = [m for m in c["extra_models"] if m in ok and m not in DEFAULT_MODELS]
+    extra = st.multiselect(
+        "Add classifiers",
+        [m for m in ok if m not in DEFAULT_MODELS],
+        default=chosen,
+        key="cmp_models_k",
+        help="Each is cross-validated on the same folds as SLB.",
+    )
+    c["extra_models"] = list(dict.fromkeys([*extra, *c["extra_models"]]))
+    c["extra_models"] = [m for m in c["extra_models"] if m in extra or m not in ok]
+    if why:
+        st.caption(
+            "Not offered for more than two classes: "
+            + " ".join(f"**{esc(n)}**: {esc(r)}" for n, r in why.items())
+        )
+    return [m for m in DEFAULT_MODELS if m in ok] + list(extra)
+
+
+def compare_page(c: dict, ds) -> None:
+    cls = class_names(ds)
+    st.title("Compare classifiers")
+    st.caption(
+        f"{ds.K} classes, kept as they are. Every classifier is cross-validated on the same "
+        f"stratified folds; BER is the macro-averaged error (the mean over the {ds.K} classes "
+        "of each class's error rate, 1 − balanced accuracy)."
+    )
+    top = st.columns([3, 3], gap="medium")
+    with top[0]:
+        lam = controls.lambda_controls("cmp")
+    with top[1]:
+        names = models_control(c)
+    dens = state.density_key()
+    reps = compute.affordable_repeats(ds.n, ds.d, int(c["cv_repeats"]))
+    try:
+        res = cross_validate(
+            ds.key,
+            ds,
+            tuple(names),
+            float(lam.value),
+            c["measure"],
+            c["pair_rule"],
+            dens,
+            int(ds.n_folds),
+            int(c["seed"]),
+            reps,
+        )
+    except Exception as e:  # noqa: BLE001 - shown, never a traceback
+        st.error(f"The cross-validation failed: {esc(type(e).__name__)}: {esc(e)}")
+        return
+    table = compute.comparison(res.per_fold, res.folds)
+    table["fit time (s)"] = res.seconds.reindex(table.index).to_numpy()
+    ev = evaluate_predictions(res.predictions)
+    shown = compute.comparison_display(table)
+    for m in ("AUC", "F1", "log-loss"):
+        if m in ev.summary:
+            shown[f"macro {m}" if m != "log-loss" else m] = ev.summary[m].reindex(shown.index)
+    st.subheader("Macro BER")
+    st.caption(
+        f"{len(res.folds)} folds ({reps} repeat(s) of {ds.n_folds}-fold CV), SLB at λ = "
+        f"{controls.format_lambda(lam.value)}; {esc(table.attrs.get('test', ''))}."
+    )
+    st.dataframe(
+        shown,
+        width="stretch",
+        key="cmp_table_k",
+        column_config={
+            col: st.column_config.NumberColumn(format="%.3f")
+            for col in shown.columns
+            if col.startswith("macro") or col == "log-loss"
+        },
+    )
+    st.plotly_chart(figures.ber_bars(res.per_fold), key="cmp_ber_bars_k", config=CHART)
+
+    st.subheader("Out-of-fold predictions")
+    chosen = st.selectbox("Classifier", list(res.per_fold.columns), key="cmp_pred_model_k")
+    pred = res.predictions
+    left, right = st.columns(2, gap="medium")
+    with left:
+        cm = confusion_matrices(pred, labels=cls)[chosen]
+        st.plotly_chart(
+            mfig.confusion_figure_k(cm, title=f"{chosen}: confusion ({ds.K} × {ds.K})"),
+            key="cmp_confusion_k",
+            config=CHART,
+        )
+        st.caption(
+            "Rows: the true class; columns: the predicted class; counts pooled over every fold "
+            "and repeat, with the share of the true class (row)."
+        )
+        recall = per_class_recall(pred)
+        st.markdown("**Recall of each class** (1 − mean recall = the pooled macro BER)")
+        st.dataframe(recall, width="stretch", key="cmp_recall_k")
+    with right:
+        k = class_picker(ds, "cmp_roc_class", "One-vs-rest curves of class")
+        curves, auc = pooled_roc(pred, pos_label=cls[k])
+        st.plotly_chart(roc_figure(curves, auc), key="cmp_roc_k", config=CHART)
+        pcurves, ap, prev = pooled_pr(pred, pos_label=cls[k])
+        st.plotly_chart(pr_figure(pcurves, ap, prev), key="cmp_pr_k", config=CHART)
+        st.caption(
+            f"Class {esc(cls[k])} against the rest, from every classifier's out-of-fold "
+            "scores for that class pooled over the folds."
+        )
+
+    st.subheader("SLB's coefficients, one block per class")
+    clf = fit_slb(ds.key, ds, float(lam.value), c["measure"], c["pair_rule"], dens, int(c["seed"]))
+    coef = coefficient_blocks(clf)
+    k = class_picker(ds, "cmp_coef_class", "Decision of class")
+    mine = coef[coef["decision of"] == cls[k]].drop(columns="decision of")
+    mine = mine.reindex(mine["weight"].abs().sort_values(ascending=False).index)
+    st.caption(
+        f"SLB (one vs the rest) fitted on all {ds.n} rows at λ = "
+        f"{controls.format_lambda(lam.value)}: the weights of class {esc(cls[k])}'s decision "
+        "value on every term; each term belongs to the block of the class whose density it "
+        "is (log p[class](a), log p[class](a, b))."
+    )
+    st.dataframe(mine, hide_index=True, width="stretch", height=320, key="cmp_coef_k")
+    st.download_button(
+        "Download all coefficients (CSV)",
+        coef.to_csv(index=False).encode(),
+        file_name="slb_coefficients.csv",
+        mime="text/csv",
+        key="cmp_coef_csv_k",
+        on_click="ignore",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Explain
+# --------------------------------------------------------------------------------------------
+def explain_page(c: dict, ds) -> None:
+    cls = class_names(ds)
+    dens = state.density_key()
+    lam = compute.current_lambda(ds, c, dens)
+    st.title("Explain a decision")
+    st.caption(
+        f"SLB fitted on all the data at λ = {controls.format_lambda(lam.value)}: one decision "
+        f"value per class (class against the rest); the class with the largest one wins."
+    )
+    clf = fit_slb(ds.key, ds, float(lam.value), c["measure"], c["pair_rule"], dens, int(c["seed"]))
+    scores = clf.decision_function(ds.X)
+    pred = np.asarray(clf.classes_, dtype=object)[scores.argmax(axis=1)]
+    truth = np.asarray(cls, dtype=object)[ds.y]
+    wrong = np.flatnonzero(pred != truth)
+    if not 0 <= int(c["explain_row"]) < ds.n:
+        c["explain_row"] = 0
+    a, b = st.columns(2)
+    with a:
+        state.bound(
+            st.number_input,
+            f"Sample (row 0 to {ds.n - 1} of the prepared data)",
+            "explain_row",
+            key="explain_row",
+            min_value=0,
+            max_value=ds.n - 1,
+            step=1,
+        )
+    with b:
+        state.bound(
+            st.slider, "Terms shown", "explain_top", key="explain_top", min_value=5, max_value=40
+        )
+    if wrong.size:
+        st.caption(
+            f"SLB misclassifies {wrong.size} of the {ds.n} training rows it was fitted on, "
+            f"e.g. rows {', '.join(map(str, wrong[:10]))}."
+        )
+    i = int(c["explain_row"])
+    s = scores[i]
+    order = np.argsort(-s, kind="stable")
+    win, second = int(order[0]), int(order[1])
+    margin = float(s[win] - s[second])
+    m = st.columns(4)
+    m[0].metric("true class", esc(str(truth[i])[:40]))
+    m[1].metric("SLB predicts", esc(str(clf.classes_[win])[:40]))
+    m[2].metric("winner's decision value", f"{s[win]:+.3f}")
+    m[3].metric(
+        "margin over the runner-up",
+        f"{margin:.3f}",
+        f"runner-up: {str(clf.classes_[second])[:30]}",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    st.plotly_chart(
+        mfig.class_scores_figure(s, [str(v) for v in clf.classes_]),
+        key="explain_scores_k",
+        config=CHART,
+    )
+    st.caption(
+        "Every class's decision value for this sample (its one-vs-rest SVM); the largest wins, "
+        "and the margin is how far it is ahead of the runner-up."
+    )
+    st.dataframe(
+        pd.DataFrame({"class": [str(v) for v in clf.classes_], "decision value": s}),
+        hide_index=True,
+        key="explain_scores_table",
+    )
+    target = clf.classes_[win]
+    contrib, baseline = clf.contributions(ds.X.iloc[[i]], target=target)
+    row = contrib.iloc[0]
+    st.subheader(f"Why {esc(str(target))}: the terms of its decision value")
+    st.plotly_chart(
+        figures.contributions_figure(
+            row,
+            baseline=baseline,
+            top=int(c["explain_top"]),
+            pos_name=str(target),
+            neg_name="the rest",
+            feature_names=ds.feature_names,
+        ),
+        key="explain_figure",
+        config=CHART,
+    )
+    st.caption(
+        f"The waterfall starts at the baseline (the decision value of {esc(str(target))} for a "
+        "sample at the training means) and adds one term at a time until this sample's value."
+    )
+    with st.expander("This sample's feature values"):
+        st.dataframe(ds.X.iloc[[i]].T.rename(columns={ds.X.index[i]: "value"}), width="stretch")
+    st.caption(
+        "Download model: not yet for more than two classes (the saved table cleaner merges "
+        "the classes)."
+    )

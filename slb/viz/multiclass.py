@@ -1,0 +1,432 @@
+"""Figures for K > 2 classes (issue 25): one colour per class, one curve / contour per class.
+
+The two-class figures of :mod:`slb.viz.figures` colour the classes ``+`` and ``−``; these take
+``K`` class names (escaped here, like every text that may come from an uploaded table) and
+colour class ``k`` with :func:`class_color` (Okabe-Ito, colour-blind safe).  Plotly only: no
+Streamlit (the dashboard draws them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ..density.kde import kde_pdf_1d, kde_pdf_2d
+from .figures import _base_layout, _grid, _layout, escape_text
+
+__all__ = [
+    "CLASS_COLORS",
+    "class_balance_k",
+    "class_color",
+    "class_scores_figure",
+    "confusion_figure_k",
+    "density_1d_k",
+    "density_2d_k",
+    "pair_graph_k",
+]
+
+#: Okabe-Ito colours, class k gets ``CLASS_COLORS[k % len]`` (the first two are the + / −
+#: colours of the two-class figures).
+CLASS_COLORS = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#8C6D1F",
+    "#000000",
+)
+_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "cross", "star", "pentagon")
+
+
+def class_color(k: int) -> str:
+    """The colour of class ``k`` (0-based) in every K-class figure."""
+    return CLASS_COLORS[int(k) % len(CLASS_COLORS)]
+
+
+def _lab(name) -> str:
+    return escape_text(name)
+
+
+def class_balance_k(counts: dict) -> go.Figure:
+    """Every class's share of the rows as one stacked horizontal bar.
+
+    Parameters
+    ----------
+    counts : dict
+        Class name -> rows, in class order.
+
+    Returns
+    -------
+    Figure
+        One bar trace per class; ``layout.meta``: ``kind="class_balance"``, ``counts``.
+    """
+    items = [(str(k), int(v)) for k, v in counts.items()]
+    total = max(sum(v for _, v in items), 1)
+    bars = [
+        go.Bar(
+            x=[100.0 * n / total],
+            y=["rows"],
+            orientation="h",
+            name=f"{_lab(name)}: {n} ({100.0 * n / total:.0f} %)",
+            marker_color=class_color(k),
+            hovertemplate="%{fullData.name}<extra></extra>",
+        )
+        for k, (name, n) in enumerate(items)
+    ]
+    layout = _layout(
+        height=130,
+        meta={"kind": "class_balance", "counts": [n for _, n in items]},
+        barmode="stack",
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis={"range": [0, 100], "ticksuffix": " %", "fixedrange": True},
+        yaxis={"visible": False, "fixedrange": True},
+    )
+    return go.Figure(data=bars, layout=layout)
+
+
+def density_1d_k(
+    x,
+    y,
+    bandwidths,
+    class_names: Sequence[str],
+    *,
+    feature: str = "",
+    n_grid: int = 256,
+    nbins: int = 30,
+) -> go.Figure:
+    """One KDE curve per class over its normalised histogram.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+    y : array-like of shape (n,)
+        Class index of every row (0 .. K-1).
+    bandwidths : sequence of K floats
+        Class k's bandwidth (``LogDensityTransformer.bandwidths_[:, feature]``).
+    class_names : sequence of K str
+    feature : str
+
+    Returns
+    -------
+    Figure
+        The curves are the traces named ``"KDE <class>"``; ``layout.meta``: ``kind``,
+        ``n_classes``, ``bandwidths``.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y).astype(int)
+    h = [float(b) for b in bandwidths]
+    grid = _grid(x, n_grid, max(h))
+    lo, hi = float(x.min()), float(x.max())
+    size = (hi - lo) / nbins if hi > lo else 1.0
+    fig = go.Figure()
+    for k, name in enumerate(class_names):
+        xc = x[y == k]
+        lab, col = _lab(name), class_color(k)
+        fig.add_trace(
+            go.Histogram(
+                x=xc,
+                histnorm="probability density",
+                name=f"histogram {lab}",
+                marker_color=col,
+                opacity=0.22,
+                legendgroup=str(k),
+                showlegend=False,
+                xbins={"start": lo, "end": hi + size, "size": size},
+                hovertemplate="%{x}<br>density %{y:.3g}<extra></extra>",
+            )
+        )
+        dens = kde_pdf_1d(xc, grid, h[k]) if xc.size else np.zeros_like(grid)
+        fig.add_trace(
+            go.Scatter(
+                x=grid,
+                y=dens,
+                mode="lines",
+                name=f"KDE {lab}",
+                line={"color": col, "width": 3},
+                legendgroup=str(k),
+                hovertemplate=f"class {lab}<br>x = %{{x:.4g}}<br>density %{{y:.4g}}<extra></extra>",
+            )
+        )
+    fig.update_layout(barmode="overlay")
+    fig.update_yaxes(title="density")
+    fig.update_xaxes(title=escape_text(feature))
+    return _base_layout(
+        fig,
+        height=440,
+        meta={"kind": "density_1d", "n_classes": len(class_names), "bandwidths": h},
+    )
+
+
+def density_2d_k(
+    xa,
+    xb,
+    y,
+    bandwidths,
+    class_names: Sequence[str],
+    *,
+    feature_a: str = "",
+    feature_b: str = "",
+    n_grid: int = 60,
+) -> go.Figure:
+    """One KDE contour set per class (product Gaussian kernel) over the scatter plot.
+
+    Parameters
+    ----------
+    xa, xb : array-like of shape (n,)
+    y : array-like of shape (n,)
+        Class index of every row.
+    bandwidths : array-like of shape (K, 2)
+        Class k's pair bandwidths ``(h_a, h_b)``.
+    class_names : sequence of K str
+
+    Returns
+    -------
+    Figure
+        Contour traces named ``"KDE <class>"``; ``layout.meta``: ``kind``, ``n_classes``.
+    """
+    xa = np.asarray(xa, dtype=float)
+    xb = np.asarray(xb, dtype=float)
+    y = np.asarray(y).astype(int)
+    hs = np.asarray(bandwidths, dtype=float).reshape(len(class_names), 2)
+    ga = _grid(xa, n_grid, float(hs[:, 0].max()))
+    gb = _grid(xb, n_grid, float(hs[:, 1].max()))
+    A, B = np.meshgrid(ga, gb)
+    E = np.column_stack([A.ravel(), B.ravel()])
+    fig = go.Figure()
+    for k, name in enumerate(class_names):
+        m = y == k
+        lab, col = _lab(name), class_color(k)
+        Z = kde_pdf_2d(np.column_stack([xa[m], xb[m]]), E, hs[k]).reshape(A.shape)
+        fig.add_trace(
+            go.Contour(
+                x=ga,
+                y=gb,
+                z=Z,
+                name=f"KDE {lab}",
+                contours={"coloring": "lines", "showlabels": False},
+                line={"width": 2},
+                colorscale=[[0, col], [1, col]],
+                showscale=False,
+                ncontours=7,
+                legendgroup=str(k),
+                showlegend=True,
+                hovertemplate=f"class {lab}<br>density %{{z:.3g}}<extra></extra>",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=xa[m],
+                y=xb[m],
+                mode="markers",
+                name=f"class {lab}",
+                marker={
+                    "color": col,
+                    "size": 6,
+                    "opacity": 0.6,
+                    "symbol": _SYMBOLS[k % len(_SYMBOLS)],
+                },
+                legendgroup=str(k),
+                hovertemplate="(%{x:.4g}, %{y:.4g})<extra></extra>",
+            )
+        )
+    fig.update_xaxes(title=escape_text(feature_a))
+    fig.update_yaxes(title=escape_text(feature_b))
+    return _base_layout(fig, height=520, meta={"kind": "density_2d", "n_classes": len(class_names)})
+
+
+def pair_graph_k(
+    names: Sequence[str],
+    pairs,
+    stat,
+    kept,
+    positions,
+    class_names: Sequence[str],
+    *,
+    show: int | None = None,
+    measure: str = "hsic",
+) -> go.Figure:
+    """The kept pairs as a graph: one class's edges (``show=k``) or the union, coloured by class.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Feature names (nodes).
+    pairs : ndarray of shape (P, 2)
+    stat : ndarray of shape (K, P)
+        Each class's dependence of each pair.
+    kept : ndarray of bool, shape (K, P)
+        Whether class k's term of the pair is kept (SLB's pair rule at λ).
+    positions : ndarray of shape (d, 2)
+        Node positions (they do not depend on λ or on the class shown).
+    class_names : sequence of K str
+    show : int or None
+        The class whose edges are drawn; None: every class's (side by side when several
+        classes keep the same pair).
+
+    Returns
+    -------
+    Figure
+        One edge trace per class drawn, named ``"edges <class>"`` (``meta`` of the layout:
+        ``kind="pair_graph_k"``, ``n_edges`` per class drawn), and the nodes (``"features"``).
+    """
+    P = np.asarray(positions, dtype=float)
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    stat = np.asarray(stat, dtype=float)
+    kept = np.asarray(kept, dtype=bool)
+    K = len(class_names)
+    classes = range(K) if show is None else [int(show)]
+    top = float(np.nanmax(stat)) if stat.size and np.isfinite(stat).any() else 1.0
+    top = top if top > 0 else 1.0
+    span = float(np.ptp(P)) if P.size else 1.0
+    offset = 0.006 * (span or 1.0)
+    fig = go.Figure()
+    n_edges = {}
+    for k in classes:
+        idx = np.flatnonzero(kept[k]) if kept.size else np.zeros(0, int)
+        n_edges[str(class_names[k])] = int(idx.size)
+        xs, ys = [], []
+        for p in idx:
+            i, j = pairs[p]
+            d = P[j] - P[i]
+            norm = np.hypot(*d) or 1.0
+            shift = (k - (K - 1) / 2) * offset if show is None else 0.0
+            o = np.array([-d[1], d[0]]) / norm * shift
+            xs += [P[i, 0] + o[0], P[j, 0] + o[0], None]
+            ys += [P[i, 1] + o[1], P[j, 1] + o[1], None]
+        mean = float(np.nanmean(stat[k, idx])) if idx.size else 0.0
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                name=f"edges {_lab(class_names[k])}",
+                line={"color": class_color(k), "width": 1.5 + 3.0 * mean / top},
+                hoverinfo="skip",
+            )
+        )
+    label = {"hsic": "HSIC", "pearson": "|r|", "spearman": "|ρ|"}.get(measure, measure)
+    esc = [escape_text(n) for n in names]
+    deg = np.zeros(len(names), int)
+    for k in classes:
+        for p in np.flatnonzero(kept[k]) if kept.size else []:
+            deg[pairs[p]] += 1
+    hover = [f"{esc[i]}<br>{deg[i]} kept pair term(s)" for i in range(len(names))]
+    few = len(names) <= 30
+    fig.add_trace(
+        go.Scatter(
+            x=P[:, 0] if P.size else [],
+            y=P[:, 1] if P.size else [],
+            mode="markers+text" if few else "markers",
+            text=esc if few else None,
+            textposition="top center",
+            name="features",
+            marker={"size": 9, "color": "#6B7280"},
+            hovertext=hover,
+            hoverinfo="text",
+            showlegend=False,
+        )
+    )
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor="x")
+    return _base_layout(
+        fig,
+        height=420,
+        meta={"kind": "pair_graph_k", "n_edges": n_edges, "measure": label},
+    )
+
+
+def confusion_figure_k(
+    counts: pd.DataFrame, *, title: str | None = None, height: int | None = None
+) -> go.Figure:
+    """A K x K confusion matrix: counts and row percentages (share of the true class).
+
+    Parameters
+    ----------
+    counts : DataFrame
+        Rows the true class, columns the predicted class, the same K classes in the same order
+        (:func:`slb.evaluation.predictions.confusion_matrices`).
+    title : str or None
+        Escaped here.
+
+    Returns
+    -------
+    Figure
+        ``layout.meta``: ``kind="confusion"``, ``counts`` (K x K, true rows), ``total``,
+        ``classes`` (escaped names).
+    """
+    c = np.asarray(counts, dtype=int)
+    K = c.shape[0]
+    names = [escape_text(v) for v in counts.index]
+    ticks = [f'<span style="color:{class_color(k)}"><b>{names[k]}</b></span>' for k in range(K)]
+    totals = c.sum(axis=1, keepdims=True)
+    pct = np.divide(100.0 * c, totals, out=np.zeros(c.shape), where=totals > 0)
+    text = [[f"{c[i, j]}<br>{pct[i, j]:.1f}%" for j in range(K)] for i in range(K)]
+    fig = go.Figure(
+        go.Heatmap(
+            z=pct,
+            x=ticks,
+            y=ticks,
+            text=text,
+            texttemplate="%{text}",
+            colorscale=[[0, "#FFFFFF"], [1, "#4B5563"]],
+            zmin=0,
+            zmax=100,
+            showscale=False,
+            hovertemplate="true %{y}<br>predicted %{x}<br>%{text} of the row<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title="predicted class", side="bottom")
+    fig.update_yaxes(title="true class", autorange="reversed")
+    meta = {"kind": "confusion", "counts": c.tolist(), "total": int(c.sum()), "classes": names}
+    return _base_layout(
+        fig,
+        title=escape_text(title) if title else None,
+        height=height or 160 + 60 * K,
+        meta=meta,
+    )
+
+
+def class_scores_figure(scores, class_names: Sequence[str], *, title: str | None = None):
+    """Every class's decision value for one sample, the winner marked.
+
+    Parameters
+    ----------
+    scores : array-like of shape (K,)
+    class_names : sequence of K str
+
+    Returns
+    -------
+    Figure
+        One horizontal bar per class; ``layout.meta``: ``kind="class_scores"``, ``winner``
+        (index), ``margin`` (winner minus runner-up).
+    """
+    s = np.asarray(scores, dtype=float)
+    order = np.argsort(-s, kind="stable")
+    win = int(order[0])
+    margin = float(s[order[0]] - s[order[1]]) if s.size > 1 else float("nan")
+    names = [escape_text(n) for n in class_names]
+    fig = go.Figure(
+        go.Bar(
+            x=s,
+            y=[f"{'★ ' if k == win else ''}{names[k]}" for k in range(len(s))],
+            orientation="h",
+            marker_color=[class_color(k) for k in range(len(s))],
+            marker_line={"width": [3 if k == win else 0 for k in range(len(s))], "color": "#111"},
+            text=[f"{v:+.3f}" for v in s],
+            textposition="auto",
+            hovertemplate="%{y}: %{x:+.4f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(title="decision value (one vs the rest)", zeroline=True)
+    return _base_layout(
+        fig,
+        title=escape_text(title) if title else None,
+        height=120 + 40 * len(s),
+        meta={"kind": "class_scores", "winner": win, "margin": margin},
+    )

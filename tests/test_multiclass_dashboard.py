@@ -1,0 +1,244 @@
+"""The dashboard with K > 2 classes (issue 25): the classes are never merged by default.
+
+AppTest: a 3-class CSV upload goes through every page with no merge (one heatmap per class,
+one density curve per class, a 3 x 3 confusion matrix on Compare, every class's score on
+Explain); merging (one class vs the rest) and dropping classes are explicit choices; the
+"automatic" positive class of one-vs-rest is the smaller class; the bundled penguins dataset
+is selectable; binary-only classifiers are not offered for three classes.  Unit tests of the
+K-class figures of :mod:`slb.viz.multiclass`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from dashboard.data import SMALLER_VS_REST, make_upload  # noqa: E402
+from dashboard.safety import escape_markdown as esc  # noqa: E402
+from slb.evaluation.registry import CLASSIFIERS as CATALOG  # noqa: E402
+from slb.viz import multiclass as mfig  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TIMEOUT = 600  # a busy 2-core machine: generous
+
+pytestmark = pytest.mark.slow
+
+
+def assert_ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page)
+    at.run()
+    assert_ok(at)
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    for m in at.metric:
+        if m.label == label:
+            return m.value
+    raise AssertionError(f"no metric {label!r}: {[m.label for m in at.metric]}")
+
+
+def three_class_frame(n: int = 150, seed: int = 0) -> pd.DataFrame:
+    """Three species-like classes in 4 features; the class "<b>c</b>" tests escaping."""
+    rng = np.random.default_rng(seed)
+    names = np.array(["alpha", "beta", "<b>c</b>"])
+    sizes = [60, 50, 40]
+    rows = []
+    for k, m in enumerate(sizes):
+        mu = np.array([k * 1.5, -k, 0.5 * k, 0.0])
+        Z = rng.normal(size=(m, 4)) + mu
+        Z[:, 3] = Z[:, 2] * (1 if k == 1 else -1) + 0.3 * rng.normal(size=m)
+        rows.append(pd.DataFrame(Z, columns=["u", "v", "w", "z"]).assign(species=names[k]))
+    return pd.concat(rows, ignore_index=True).sample(frac=1.0, random_state=seed)
+
+
+def upload_app(df: pd.DataFrame, name: str = "three.csv") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert_ok(at)
+    at.session_state["upload"] = make_upload(name, df.to_csv(index=False).encode())
+    at.session_state["cfg"]["source"] = "upload"
+    at.run()
+    assert_ok(at)
+    return at
+
+
+def charts(at: AppTest) -> dict:
+    out = {}
+    for el in at.get("plotly_chart"):
+        out[el.proto.id.rsplit("-", 1)[-1]] = json.loads(el.proto.spec)
+    return out
+
+
+def chart_with_key(at: AppTest, key: str) -> dict:
+    for el in at.get("plotly_chart"):
+        if el.proto.id.endswith("-" + key):
+            return json.loads(el.proto.spec)
+    raise AssertionError(
+        f"no chart {key!r}; charts: {[e.proto.id for e in at.get('plotly_chart')]}"
+    )
+
+
+@pytest.fixture(scope="module")
+def three():
+    return three_class_frame()
+
+
+def test_three_class_upload_every_page_no_merge(three):
+    at = upload_app(three)
+    assert not at.error, [e.value for e in at.error]
+    # the Data page: the label and its three classes, nothing merged
+    assert metric(at, "classes K") == "3"
+    assert metric(at, "rows n") == "150"
+    box = at.selectbox(key="positive_class")
+    assert box.value is None or "all 3 classes" in box.format_func(box.value)
+    assert "all 3 classes" in box.options[0]
+    balance = chart_with_key(at, "data_class_balance")
+    assert sorted(balance["layout"]["meta"]["counts"]) == [40, 50, 60]
+    text = "\n".join(m.value for m in at.markdown)
+    assert "&lt;b&gt;" in text or "\\<b\\>" in text or "<b>c</b>" not in text
+    assert not any("merged" in m.value for m in at.markdown)
+
+    # Dependencies: one heatmap per class, the pair graph (union by default)
+    goto(at, "pages/dependencies.py")
+    assert not at.error, [e.value for e in at.error]
+    for k in range(3):
+        chart_with_key(at, f"dep_heatmap_k{k}")
+    graph = chart_with_key(at, "dep_pair_graph")
+    assert graph["layout"]["meta"]["kind"] == "pair_graph_k"
+    assert len(graph["layout"]["meta"]["n_edges"]) == 3
+    at.radio(key="dep_graph_class").set_value(1).run()
+    assert_ok(at)
+    assert len(chart_with_key(at, "dep_pair_graph")["layout"]["meta"]["n_edges"]) == 1
+
+    # Densities: one curve per class
+    goto(at, "pages/densities.py")
+    assert not at.error, [e.value for e in at.error]
+    fig = chart_with_key(at, "dens_figure")
+    kde = [t for t in fig["data"] if str(t.get("name", "")).startswith("KDE")]
+    assert len(kde) == 3
+    assert any("&lt;b&gt;c&lt;/b&gt;" in t["name"] for t in kde)  # escaped in the figure
+    at.radio(key="dens_view").set_value("pair").run()
+    assert_ok(at)
+    fig = chart_with_key(at, "dens_figure")
+    assert sum(t["type"] == "contour" for t in fig["data"]) == 3
+
+    # Compare: macro BER for every classifier, a 3 x 3 confusion matrix
+    goto(at, "pages/compare.py")
+    assert not at.error, [e.value for e in at.error]
+    cm = chart_with_key(at, "cmp_confusion_k")
+    counts = np.asarray(cm["layout"]["meta"]["counts"])
+    assert counts.shape == (3, 3)
+    assert counts.sum() % 150 == 0  # every row once per repeat
+    table = next(df for df in at.dataframe if "mean BER (%)" in df.value.columns).value
+    assert {"SLB", "TAN", "NB"} <= set(table.index)
+    assert table["mean BER (%)"].between(0, 100).all()
+    chart_with_key(at, "cmp_roc_k")
+    at.radio(key="cmp_roc_class").set_value(2).run()
+    assert_ok(at)
+    chart_with_key(at, "cmp_pr_k")
+    coef = next(df for df in at.dataframe if "term of class" in df.value.columns).value
+    assert coef["term"].str.startswith("log p[").all()
+    # binary-only classifiers are not offered for three classes, and the page says why
+    binary_only = [n for n, i in CATALOG.items() if i.binary_only]
+    offered = at.multiselect(key="cmp_models_k").options
+    assert binary_only and not set(binary_only) & set(offered)
+    assert any("Not offered for more than two classes" in c.value for c in at.caption)
+
+    # Explain: every class's score and the winner's margin
+    goto(at, "pages/explain.py")
+    assert not at.error, [e.value for e in at.error]
+    scores = chart_with_key(at, "explain_scores_k")
+    assert len(scores["data"][0]["y"]) == 3
+    margin = float(metric(at, "margin over the runner-up"))
+    assert margin >= 0
+    assert abs(margin - scores["layout"]["meta"]["margin"]) < 1e-3
+    assert not at.exception
+
+
+def test_merge_and_drop_are_explicit_choices(three):
+    at = upload_app(three)
+    assert metric(at, "classes K") == "3"
+    # one vs the rest, "automatic": the smaller class ("<b>c</b>", 40 rows)
+    at.selectbox(key="positive_class").set_value(SMALLER_VS_REST).run()
+    assert_ok(at)
+    assert not at.error
+    assert metric(at, esc("+ <b>c</b>")) == "40"
+    # back to all classes
+    at.selectbox(key="positive_class").set_value("\x00automatic").run()
+    assert metric(at, "classes K") == "3"
+    # a chosen class vs the rest
+    at.selectbox(key="positive_class").set_value("beta").run()
+    assert metric(at, esc("+ beta")) == "50"
+    at.selectbox(key="positive_class").set_value("\x00automatic").run()
+    # dropping a class leaves two: the two-class page, "automatic" = the smaller one
+    at.multiselect(key="drop_classes").set_value(["alpha"]).run()
+    assert_ok(at)
+    assert not at.error
+    assert metric(at, esc("+ <b>c</b>")) == "40"
+    assert metric(at, esc("− beta")) == "50"
+    at.multiselect(key="drop_classes").set_value([]).run()
+    assert metric(at, "classes K") == "3"
+
+
+def test_penguins_is_selectable():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert_ok(at)
+    assert metric(at, "rows n") == "208"  # Sonar stays the default
+    box = at.selectbox(key="bundled_name")
+    assert "penguins" in box.options or any("penguins" in o.lower() for o in box.options)
+    box.set_value("penguins").run()
+    assert_ok(at)
+    assert not at.error
+    assert metric(at, "classes K") == "3"
+    goto(at, "pages/dependencies.py")
+    assert not at.error
+    for k in range(3):
+        chart_with_key(at, f"dep_heatmap_k{k}")
+
+
+# --------------------------------------------------------------------------------------------
+# figures
+# --------------------------------------------------------------------------------------------
+def test_multiclass_figures_escape_and_shape():
+    rng = np.random.default_rng(0)
+    names = ["a<script>", "b", "c", "d"]
+    y = np.repeat(np.arange(4), 25)
+    x = rng.normal(size=100) + y
+    f1 = mfig.density_1d_k(x, y, [0.4] * 4, names, feature="<i>x</i>")
+    assert sum(t.name.startswith("KDE") for t in f1.data) == 4
+    assert all("<script>" not in (t.name or "") for t in f1.data)
+    f2 = mfig.density_2d_k(x, -x, y, np.full((4, 2), 0.5), names)
+    assert sum(t.type == "contour" for t in f2.data) == 4
+    cm = pd.DataFrame(np.eye(4, dtype=int) * 5 + 1, index=names, columns=names)
+    fc = mfig.confusion_figure_k(cm, title="<b>t</b>")
+    assert np.asarray(fc.layout.meta["counts"]).shape == (4, 4)
+    assert "<script>" not in json.dumps(fc.to_plotly_json()["layout"]["meta"])
+    sc = mfig.class_scores_figure([0.2, -1.0, 0.9, 0.1], names)
+    assert sc.layout.meta["winner"] == 2 and abs(sc.layout.meta["margin"] - 0.7) < 1e-12
+    pairs = np.array([[0, 1], [1, 2], [2, 3]])
+    kept = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 0]], bool)
+    g = mfig.pair_graph_k(names, pairs, rng.random((4, 3)), kept, rng.random((4, 2)), names)
+    assert g.layout.meta["n_edges"] == {"a<script>": 1, "b": 1, "c": 2, "d": 0}
+    assert all("<script>" not in (t.name or "") for t in g.data)
+    g1 = mfig.pair_graph_k(
+        names, pairs, rng.random((4, 3)), kept, rng.random((4, 2)), names, show=2
+    )
+    assert list(g1.layout.meta["n_edges"].values()) == [2]
+    bal = mfig.class_balance_k({"x": 3, "<y>": 1})
+    assert bal.layout.meta["counts"] == [3, 1] and "<y>" not in bal.data[1].name
