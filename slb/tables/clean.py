@@ -89,7 +89,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .budget import DEFAULT_TIME_LIMIT, Budget, as_budget
-from .distinct import parse_by_distinct, parse_scalar_numbers
+from .distinct import category_codes, parse_by_distinct, parse_scalar_numbers
 
 __all__ = [
     "Change",
@@ -985,13 +985,17 @@ def _category_text(value: Any) -> str | None:
 
 def _categories(values: np.ndarray) -> tuple[list[str], np.ndarray]:
     """Category texts of the non-missing cells; codes array (-1 for missing)."""
-    codes = np.full(len(values), -1, dtype=np.int64)
-    index: dict[str, int] = {}
-    for i, v in enumerate(values):
-        t = _category_text(v)
-        if t is not None:
-            codes[i] = index.setdefault(t, len(index))
-    levels = list(index)
+    fast = category_codes(values, _category_text)  # long text columns: once per text
+    if fast is not None:
+        codes, levels = fast
+    else:
+        codes = np.full(len(values), -1, dtype=np.int64)
+        index: dict[str, int] = {}
+        for i, v in enumerate(values):
+            t = _category_text(v)
+            if t is not None:
+                codes[i] = index.setdefault(t, len(index))
+        levels = list(index)
     if not levels:
         return [], codes
     order = sorted(range(len(levels)), key=lambda k: levels[k])
@@ -1086,9 +1090,7 @@ def _convert_column(
     elif pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
         feats.add(name, _days(series)[rows], _spec(name, "date"))
         # durations (Parquet's duration type, pandas' timedelta) are not dates
-        (notes.durations if pd.api.types.is_timedelta64_dtype(dtype) else notes.dates).append(
-            name
-        )
+        (notes.durations if pd.api.types.is_timedelta64_dtype(dtype) else notes.dates).append(name)
     elif isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
         feats.drop("datetime", name)
     elif pd.api.types.is_complex_dtype(dtype):

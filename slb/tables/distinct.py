@@ -117,3 +117,37 @@ def parse_scalar_numbers(vals: np.ndarray, result_type: Any) -> Any | None:
         return None  # ints beyond float range, odd objects: the careful reading
     present = int((~np.isnan(values)).sum())
     return result_type(values=values, n_present=present, n_numbers=present)
+
+
+def category_codes(values: np.ndarray, to_text: Any) -> tuple[np.ndarray, list[str]] | None:
+    """Category codes of a long text column through its distinct texts, or None.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The cells (``object``).
+    to_text : callable
+        The rule that turns one cell into its category text, or None when missing
+        (``slb.tables.clean._category_text``).
+
+    Returns
+    -------
+    (codes, levels) or None
+        ``codes[i]`` indexes ``levels`` (in order of first appearance), -1 where missing;
+        None when the column is short or holds cells other than texts (True, 1 and 1.0
+        would be one value to the hash table, but not one category text).
+    """
+    n = len(values)
+    if n < MIN_CELLS:
+        return None
+    series = pd.Series(values, dtype=object)
+    if pd.api.types.infer_dtype(series, skipna=True) != "string":
+        return None
+    raw_codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    index: dict[str, int] = {}
+    of_unique = np.full(len(uniques) + 1, -1, dtype=np.int64)  # the last one: missing
+    for u, value in enumerate(uniques):
+        text = to_text(value)
+        if text is not None:
+            of_unique[u] = index.setdefault(text, len(index))
+    return of_unique[raw_codes], list(index)
