@@ -14,8 +14,9 @@ classes (``Dataset.multiclass``) draws itself with the functions here instead:
 * Explain: the decision value of every class for one sample, the winner's margin over the
   runner-up, and the winner's terms.
 
-SLB is evaluated through ``compare_estimators`` at the current λ (a cold fit per fold): the
-live λ paths of the two-class Compare page (``ber_steps``, ``WarmFolds``) are two-class only.
+SLB is evaluated through ``compare_estimators`` at the current λ (a cold fit per fold); the
+BER-along-λ curve is the exact steps of ``slb.model.steps.ber_steps`` on the same folds (the
+same per-fold BER as the cold fits).
 Every name from the data is escaped (``escape_markdown`` for Markdown, ``escape_text`` inside
 the figures).
 """
@@ -43,7 +44,7 @@ from slb.viz import figures
 from slb.viz import multiclass as mfig
 from slb.viz.evaluation import pr_figure, roc_figure
 
-from . import compute, controls, models, state
+from . import compute, controls, curve_ui, models, state
 from .safety import escape_markdown as esc
 from .workqueue import queued
 
@@ -383,6 +384,11 @@ def compare_page(c: dict, ds) -> None:
         },
     )
     st.plotly_chart(figures.ber_bars(res.per_fold), key="cmp_ber_bars_k", config=CHART)
+    st.subheader("SLB's BER along λ")
+    if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
+        # the exact steps of slb.model.steps.ber_steps on the same folds (K-class one-vs-rest
+        # SVMs; the same per-fold BER as the cold fits above)
+        curve_ui.ber_curve_section(ds, c, lam, dens, int(ds.n_folds), reps, res.per_fold)
 
     st.subheader("Out-of-fold predictions")
     chosen = st.selectbox("Classifier", list(res.per_fold.columns), key="cmp_pred_model_k")

@@ -195,6 +195,39 @@ def test_merge_and_drop_are_explicit_choices(three):
     assert metric(at, "classes K") == "3"
 
 
+def test_smaller_class_vs_rest_is_the_smaller_class_on_wine():
+    """Issue 25: wine's "automatic" positive class was class_0 (59 rows), not the smaller
+    class_2 (48 rows) its help promised; by default its three classes are kept."""
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    df = X.assign(cultivar=[f"class_{v}" for v in y])
+    at = upload_app(df, "wine.csv")
+    assert not at.error
+    assert metric(at, "classes K") == "3"
+    box = at.selectbox(key="positive_class")
+    assert "class_2, 48 rows" in box.format_func(SMALLER_VS_REST)
+    box.set_value(SMALLER_VS_REST).run()
+    assert_ok(at)
+    assert metric(at, esc("+ class_2")) == "48"
+    assert metric(at, esc("− not class_2")) == "130"
+    goto(at, "pages/compare.py")  # two classes now: the two-class page
+    assert not at.error
+    assert any(el.proto.id.endswith("-cmp_ber_bars") for el in at.get("plotly_chart"))
+
+
+def test_compare_ber_curve_and_experiments_with_three_classes(three):
+    at = upload_app(three)
+    goto(at, "pages/compare.py")
+    at.toggle(key="cmp_curve_on").set_value(True).run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    curve = chart_with_key(at, "cmp_ber_curve")
+    assert curve["data"]
+    goto(at, "pages/experiments.py")
+    assert not at.error, [e.value for e in at.error]
+
+
 def test_penguins_is_selectable():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
