@@ -147,7 +147,7 @@ def test_checked_npy_reader_matches_numpy(arr):
 def test_members_are_inflated_in_bounded_chunks(monkeypatch, pima):
     # ZipExtFile.read() without a size asks zlib for up to 2 GiB at once; load_model asks for
     # one chunk at a time, never more than the declared size + 1 in all.
-    import slb.persistence as persistence
+    from slb import _persist_read
 
     X, y = pima
     buf = io.BytesIO()
@@ -161,7 +161,7 @@ def test_members_are_inflated_in_bounded_chunks(monkeypatch, pima):
 
     monkeypatch.setattr(zipfile.ZipExtFile, "read", read)
     load_model(buf.getvalue())
-    assert asked and all(0 <= n <= persistence._CHUNK for n in asked)
+    assert asked and all(0 <= n <= _persist_read._CHUNK for n in asked)
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
