@@ -197,3 +197,78 @@ def test_declared_attributes_come_from_the_docstrings():
     names = declared_attributes(SLBClassifier)
     assert {"coef_", "intercept_", "classes_", "transformer_", "_terms"} <= names
     assert "predict" not in names and "C" not in names
+
+
+@pytest.fixture(scope="module")
+def three_class_files():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    y = np.array(["setosa", "versicolor", "virginica"], dtype=object)[y]
+    out = {}
+    for est in (KDENaiveBayes(), TANClassifier(), SLBClassifier(threshold=0.01, random_state=0)):
+        est.fit(X, y)
+        buf = io.BytesIO()
+        save_model(est, buf)
+        with zipfile.ZipFile(buf) as zf:
+            doc = json.loads(zf.read("model.json"))
+            npz = np.load(io.BytesIO(zf.read("arrays.npz")), allow_pickle=False)
+            arrays = {k: npz[k] for k in npz.files}
+        out[type(est).__name__] = (est, doc, arrays, X)
+    return out
+
+
+def _npz(arrays):
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _state_array(doc, key, cls=None):
+    """The array name of the first fitted attribute ``key`` (of an estimator ``cls``)."""
+    stack = [doc]
+    while stack:
+        obj = stack.pop(0)
+        if isinstance(obj, dict):
+            if "__estimator__" in obj and cls in (None, obj["__estimator__"]):
+                for k, v in obj["state"]["__dict__"]:
+                    if k == key and isinstance(v, dict) and "__array__" in v:
+                        return v["__array__"]
+            stack.extend(obj.values())
+        elif isinstance(obj, list):
+            stack.extend(obj)
+    raise KeyError(key)
+
+
+@pytest.mark.parametrize("name", ["KDENaiveBayes", "TANClassifier", "SLBClassifier"])
+@pytest.mark.parametrize(
+    "attr, cls, change, message",
+    [
+        ("coef_", None, lambda a: a[:-1], "coef_ has shape"),
+        ("intercept_", None, lambda a: a[:-1], "intercept_ has shape"),
+        ("bandwidths_", "LogDensityTransformer", lambda a: a[:-1], "bandwidths_ has shape"),
+        ("coef_", None, lambda a: a * np.nan, "NaN"),
+    ],
+    ids=["coef-rows", "intercept-rows", "bandwidth-rows", "coef-nan"],
+)
+def test_k_class_files_are_checked_against_len_classes(
+    three_class_files, name, attr, cls, change, message
+):
+    est, doc, arrays, X = three_class_files[name]
+    np.testing.assert_array_equal(load_model(_zip(doc, _npz(arrays))).predict(X), est.predict(X))
+    damaged = dict(arrays)
+    key = _state_array(doc, attr, cls)
+    damaged[key] = change(arrays[key].copy())
+    with pytest.raises(ValueError, match=message):
+        load_model(_zip(doc, _npz(damaged)))
+
+
+def test_k_class_file_with_a_fourth_class_name_is_refused(three_class_files):
+    est, doc, arrays, X = three_class_files["KDENaiveBayes"]
+    doc = json.loads(json.dumps(doc))
+    for k, v in doc["model"]["state"]["__dict__"]:
+        if k == "classes_":
+            v["__objarray__"].append("extra")
+            v["shape"] = [4]
+    with pytest.raises(ValueError, match="classes"):
+        load_model(_zip(doc, _npz(arrays)))
