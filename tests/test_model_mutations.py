@@ -1,6 +1,7 @@
 """Property: a model file with one fitted array damaged is refused, or answers as before.
 
-For every classifier of :data:`slb.evaluation.registry.CLASSIFIERS`, Hypothesis picks one array
+For every classifier of :data:`slb.evaluation.registry.CLASSIFIERS` (and the density family's
+three-class models), Hypothesis picks one array
 of its saved file (coefficients, bandwidths, density training rows, tree nodes, support vectors,
 bin edges, ...) and one mutation: an entry set to NaN or +-infinity (integers: to 2**31 - 1), an
 entry made negative where every entry is non-negative by nature (bandwidths, variances, scales,
@@ -107,13 +108,29 @@ def _array_names(obj, owner=None, out=None):
 _CACHE = {}
 
 
+#: Three-class models of the density family (the checks follow ``len(classes_)``).
+THREE_CLASS = ("SLB", "LU", "TAN", "NB")
+
+
+def _three_class(name):
+    from sklearn.datasets import load_iris
+
+    from slb.evaluation.registry import make_classifier
+
+    X, y = load_iris(return_X_y=True)
+    y = np.array(["setosa", "versicolor", "virginica"], dtype=object)[y]
+    return make_classifier(name, random_state=0).fit(X, y), X
+
+
 def _original(name):
     if name not in _CACHE:
-        model = fitted(name)
+        if name.endswith(" (3 classes)"):
+            model, X = _three_class(name.split(" ")[0])
+        else:
+            model, (X, _) = fitted(name), _data()
         doc, arrays = _document(model)
         names = _array_names(doc)
         keys = sorted(k for k in arrays if arrays[k].size > 0)
-        X, _ = _data()
         X = np.vstack([X, X[:5] * 3 + 1])  # also rows beyond the training range
         _CACHE[name] = (model, doc, arrays, names, keys, X, _answers(model, X))
     return _CACHE[name]
@@ -154,7 +171,7 @@ def _mutate(a, kind, where):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(CLASSIFIERS))
+@pytest.mark.parametrize("name", [*CLASSIFIERS, *(f"{n} (3 classes)" for n in THREE_CLASS)])
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
