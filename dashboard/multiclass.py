@@ -78,10 +78,13 @@ def class_picker(ds, key: str, label: str = "Class", *, allow_all: str | None = 
     names = class_names(ds)
     options = ([-1] if allow_all else []) + list(range(ds.K))
 
-    def fmt(k):
-        return allow_all if k == -1 else esc(names[k])
-
     widget = st.radio if len(options) <= 4 else st.selectbox
+
+    def fmt(k):  # radio labels are Markdown, selectbox options plain text
+        if k == -1:
+            return allow_all
+        return esc(names[k]) if widget is st.radio else names[k]
+
     kw = {"horizontal": True} if widget is st.radio else {}
     k = widget(label, options, format_func=fmt, key=key, **kw)
     return None if k == -1 else int(k)
@@ -429,7 +432,7 @@ def compare_page(c: dict, ds) -> None:
         f"SLB (one vs the rest) fitted on all {ds.n} rows at λ = "
         f"{controls.format_lambda(lam.value)}: the weights of class {esc(cls[k])}'s decision "
         "value on every term; each term belongs to the block of the class whose density it "
-        "is (log p[class](a), log p[class](a, b))."
+        f"is ({esc('log p[class](a)')}, {esc('log p[class](a, b)')})."
     )
     st.dataframe(mine, hide_index=True, width="stretch", height=320, key="cmp_coef_k")
     st.download_button(
@@ -493,7 +496,7 @@ def explain_page(c: dict, ds) -> None:
     m[3].metric(
         "margin over the runner-up",
         f"{margin:.3f}",
-        f"runner-up: {str(clf.classes_[second])[:30]}",
+        esc(f"runner-up: {str(clf.classes_[second])[:30]}"),
         delta_color="off",
         delta_arrow="off",
     )

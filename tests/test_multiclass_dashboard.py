@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -245,6 +246,38 @@ def test_penguins_is_selectable():
         chart_with_key(at, f"dep_heatmap_k{k}")
 
 
+def test_hostile_class_labels_and_columns_are_shown_literally_on_every_page():
+    """Issue 15's walk over every element of every page (tests/test_markdown_safety.py), with
+    three hostile class labels kept apart (the K-class pages' own captions, pickers, tables)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "data"))
+    from make_hostile_uploads import EVIL_COLUMN, IMG_LABEL, LINK_LABEL
+    from test_markdown_safety import offending
+
+    df = three_class_frame(seed=2)
+    df["species"] = df["species"].map(
+        {"alpha": IMG_LABEL, "beta": LINK_LABEL, "<b>c</b>": "<script>x</script>"}
+    )
+    df = df.rename(columns={"u": EVIL_COLUMN})
+    at = upload_app(df, "[f](http://127.0.0.1:9/f).csv")
+    assert not at.error, [e.value for e in at.error]
+    assert metric(at, "classes K") == "3"
+    problems = {"Data": offending(at)}
+    for page in ["pages/dependencies.py", "pages/densities.py", "pages/compare.py"]:
+        goto(at, page)
+        problems[page] = offending(at)
+    at.radio(key="cmp_roc_class").set_value(1).run()
+    problems["compare, class 1"] = offending(at)
+    goto(at, "pages/densities.py")
+    at.radio(key="dens_view").set_value("pair").run()
+    problems["densities (pair)"] = offending(at)
+    goto(at, "pages/explain.py")
+    problems["explain"] = offending(at)
+    assert not at.exception
+    bad = {k: v for k, v in problems.items() if v}
+    assert not bad, "\n".join(f"{k}: {e}" for k, v in bad.items() for e in v)
+
+
 # --------------------------------------------------------------------------------------------
 # figures
 # --------------------------------------------------------------------------------------------
@@ -267,7 +300,7 @@ def test_multiclass_figures_escape_and_shape():
     pairs = np.array([[0, 1], [1, 2], [2, 3]])
     kept = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 0]], bool)
     g = mfig.pair_graph_k(names, pairs, rng.random((4, 3)), kept, rng.random((4, 2)), names)
-    assert g.layout.meta["n_edges"] == {"a<script>": 1, "b": 1, "c": 2, "d": 0}
+    assert g.layout.meta["n_edges"] == {"a&lt;script&gt;": 1, "b": 1, "c": 2, "d": 0}
     assert all("<script>" not in (t.name or "") for t in g.data)
     g1 = mfig.pair_graph_k(
         names, pairs, rng.random((4, 3)), kept, rng.random((4, 2)), names, show=2

@@ -272,7 +272,8 @@ def pair_graph_k(
     -------
     Figure
         One edge trace per class drawn, named ``"edges <class>"`` (``meta`` of the layout:
-        ``kind="pair_graph_k"``, ``n_edges`` per class drawn), and the nodes (``"features"``).
+        ``kind="pair_graph_k"``, ``n_edges`` per class drawn, keyed by the escaped class
+        name), and the nodes (``"features"``).
     """
     P = np.asarray(positions, dtype=float)
     pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
@@ -288,7 +289,7 @@ def pair_graph_k(
     n_edges = {}
     for k in classes:
         idx = np.flatnonzero(kept[k]) if kept.size else np.zeros(0, int)
-        n_edges[str(class_names[k])] = int(idx.size)
+        n_edges[_lab(class_names[k])] = int(idx.size)
         xs, ys = [], []
         for p in idx:
             i, j = pairs[p]
