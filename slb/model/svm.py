@@ -260,7 +260,10 @@ class WorkingSetSVM:
     def _block(self, rows, cols=None):
         """``Z[rows][:, cols]`` (default: the current columns) in one copy."""
         cols = np.flatnonzero(self.cols if cols is None else cols)
-        if rows.size == self.y.size:  # every row (the full kernel): a column gather only
+        if rows.size == self.y.size and (rows.size < 2 or bool(np.all(np.diff(rows) > 0))):
+            # every row in order (the full kernel): a column gather only.  Every row but in
+            # another order (libsvm lists the support vectors class by class; at small C every
+            # row is one) must keep that order: ``dual`` is aligned with it.
             A = self.Z[:, cols]
         else:
             A = self.Z[np.ix_(rows, cols)]
