@@ -91,6 +91,49 @@ def long_xlsx(n_rows: int, dimension: str = "A1:B2") -> bytes:
     )
 
 
+def shared_strings_xlsx(n_strings: int) -> bytes:
+    """A small table whose workbook also holds ``n_strings`` distinct shared texts.
+
+    2,000,000 short strings compress to 5 MB; openpyxl took a minute to open it (issue 29).
+    """
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    for row in table_rows():
+        wb.active.append(row)
+    buf = io.BytesIO()
+    wb.save(buf)
+    sst = (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        + "".join(f"<si><t>s{i}</t></si>" for i in range(n_strings))
+        + "</sst>"
+    ).encode()
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
+        for info in src.infolist():
+            body = src.read(info.filename)
+            if info.filename == "[Content_Types].xml":
+                body = body.replace(
+                    b"</Types>",
+                    b'<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
+                    b'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>',
+                )
+            if info.filename == "xl/_rels/workbook.xml.rels":
+                body = body.replace(
+                    b"</Relationships>",
+                    b'<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/'
+                    b'officeDocument/2006/relationships/sharedStrings" '
+                    b'Target="sharedStrings.xml"/></Relationships>',
+                )
+            dst.writestr(info.filename, body)
+        dst.writestr("xl/sharedStrings.xml", sst)
+    return out.getvalue()
+
+
 def workbook(sheets: dict[str, list[list]], merges=(), hidden=()) -> bytes:
     """A workbook with the given sheets, merged ranges (on the first sheet) and hidden sheets."""
     from openpyxl import Workbook
@@ -457,3 +500,27 @@ def test_pathological_text_ends_quickly(case: str) -> None:
         if case == "repeated_names":
             assert list(read.frame.columns[:3]) == ["x", "x_2", "x_3"]
     assert time.perf_counter() - t < 5.0
+
+
+def test_shared_strings_are_bounded_and_read_as_openpyxl_reads_them() -> None:
+    # within the limit: the table reads as usual (the shared texts are not used by the sheet)
+    read = read_table(shared_strings_xlsx(1000), "sst.xlsx")
+    assert read.frame.shape == (30, 3)
+    # a workbook holding millions of texts is refused from a count of its tags, at once
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match=r"holds more than 500,000 different texts.*CSV"):
+        read_table(shared_strings_xlsx(600_000), "sst.xlsx")
+    assert time.perf_counter() - t < 5.0
+    # the same texts as openpyxl's own reader, rich text and escapes included
+    from openpyxl.reader.strings import read_string_table
+
+    from slb.tables.xlsx_strings import read_shared_strings
+
+    xml = (
+        b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        b'<si><t>age</t></si><si><r><t>la</t></r><r><rPr/><t xml:space="preserve">bel </t></r>'
+        b'<rPh sb="0" eb="1"><t>x</t></rPh></si>'
+        b"<si><t/></si><si><t>a_x005F_x000D_b</t></si></sst>"
+    )
+    ours = read_shared_strings(io.BytesIO(xml), "b.xlsx")
+    assert ours == list(read_string_table(io.BytesIO(xml)))

@@ -34,6 +34,7 @@ from .limits import (
     _limit_cells,
 )
 from .result import TableRead
+from .xlsx_strings import WorkbookRefused, open_workbook
 
 _SHEET_XML_LIMIT = 50 * 1000 * 1000
 
@@ -41,10 +42,14 @@ _SHEET_XML_LIMIT = 50 * 1000 * 1000
 # --------------------------------------------------------------------------------------------
 # Workbook and sheets
 # --------------------------------------------------------------------------------------------
-def _open_workbook(data: bytes, name: str, max_bytes: int | None):
-    """The workbook in read-only mode, once its unpacked size is known to be within limits."""
+def _open_workbook(data: bytes, name: str, max_bytes: int | None, budget: Budget | None = None):
+    """The workbook in read-only mode, once its unpacked size is known to be within limits.
+
+    Opened by :func:`slb.tables.xlsx_strings.open_workbook` (openpyxl, with the shared strings
+    read in bounded time).
+    """
     try:
-        import openpyxl
+        import openpyxl  # noqa: F401 - checked here for the message
     except ImportError as exc:  # pragma: no cover - openpyxl is a dependency
         raise ValueError("Excel files cannot be read because openpyxl is not installed.") from exc
     limit = min(EXCEL_EXPANSION_LIMIT * (max_bytes or DEFAULT_MAX_BYTES), MAX_UNPACKED_BYTES)
@@ -67,9 +72,9 @@ def _open_workbook(data: bytes, name: str, max_bytes: int | None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return openpyxl.load_workbook(
-                _io.BytesIO(data), read_only=True, data_only=True, keep_links=False
-            )
+            return open_workbook(data, name, budget)
+        except WorkbookRefused as exc:  # our own message (too many texts, out of time)
+            raise ValueError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - openpyxl raises many kinds of errors
             raise ValueError(
                 f"{_q(name, 60)} could not be read as an Excel workbook ({type(exc).__name__}). "
@@ -389,7 +394,7 @@ def _read_excel(
     streamed and typed.
     """
     notes: list[str] = []
-    wb = _open_workbook(data, name, max_bytes)
+    wb = _open_workbook(data, name, max_bytes, budget)
     try:
         worksheets = list(wb.worksheets)
         titles = [ws.title for ws in worksheets]
