@@ -108,6 +108,8 @@ def model_file(ds, raw, cfg: dict, name: str, density_key: tuple) -> bytes:
     ValueError
         The cleaning cannot be repeated (the data settings changed since the dataset was built).
     """
+    if getattr(ds, "multiclass", False):
+        return _model_file_k(ds, raw, cfg, name, density_key)
     for cleaner in _cleaners(ds, raw, cfg):
         try:
             prep = cleaner.fit_prepare(raw.frame)
@@ -130,6 +132,43 @@ def model_file(ds, raw, cfg: dict, name: str, density_key: tuple) -> bytes:
     return buf.getvalue()
 
 
+def _model_file_k(ds, raw, cfg: dict, name: str, density_key: tuple) -> bytes:
+    """:func:`model_file` for K > 2 classes: the cleaner is fitted one-vs-rest on the kept
+    classes' rows, as the Data page prepared them (:func:`dashboard.data._prepare_table`: its
+    cleaning of the features does not depend on the positive class), and the classifier on
+    the cleaned rows with each row's own class name, so the file predicts the K classes."""
+    if CATALOG[name].binary_only is not None:
+        raise ValueError(f"{name} takes two classes only: {CATALOG[name].binary_only}")
+    frame = raw.frame
+    columns = [str(c) for c in frame.columns]
+    texts = frame.iloc[:, columns.index(cfg["label"])].astype(str).str.strip()
+    dropped = set(cfg.get("drop_classes") or [])
+    if dropped:
+        keep = ~texts.isin(dropped).to_numpy()
+        frame, texts = frame.loc[keep], texts.loc[keep]
+    counts = texts[texts != ""].value_counts().to_dict()
+    smallest = min(reversed(list(ds.classes)), key=lambda v: int(counts.get(v, 0)))
+    cleaner = next(_cleaners(ds, raw, {**cfg, "positive": smallest}))
+    try:
+        prep = cleaner.fit_prepare(frame)
+    except ValueError as e:
+        raise ValueError(f"The cleaning of the current data could not be repeated: {e}") from e
+    same = list(prep.X.columns) == ds.feature_names and np.array_equal(
+        prep.X.to_numpy(), ds.X.to_numpy()
+    )
+    if not same:
+        raise ValueError(
+            "The cleaning of the current data could not be repeated (the data settings changed "
+            "since the dataset was built); open the Data page and try again."
+        )
+    y = texts.to_numpy(dtype=object)[np.asarray(prep.source_rows, dtype=np.int64)]
+    dens = state.density_params(density_key)
+    model = CLASSIFIERS[name].make(dens, int(cfg["seed"])).fit(prep.X, y.astype(str))
+    buf = io.BytesIO()
+    save_model(Pipeline([("clean", cleaner), ("model", model)]), buf)
+    return buf.getvalue()
+
+
 def download_model(ds, key: str = "dl_model") -> None:
     """A "Download model" block: pick a classifier, fit it with its cleaner, download the file.
 
@@ -144,7 +183,12 @@ def download_model(ds, key: str = "dl_model") -> None:
         return
     cfg, dens = state.cfg(), state.density_key()
     left, right = st.columns([2, 1])
-    name = left.selectbox("Classifier to download", list(CLASSIFIERS), key=f"{key}_name")
+    offered = [
+        n
+        for n in CLASSIFIERS
+        if not getattr(ds, "multiclass", False) or CATALOG[n].binary_only is None
+    ]
+    name = left.selectbox("Classifier to download", offered, key=f"{key}_name")
     wanted = (ds.key, name, dens, int(cfg["seed"]))
     if right.button("Fit it for download", key=f"{key}_fit"):
         try:

@@ -536,7 +536,4 @@ def explain_page(c: dict, ds) -> None:
     )
     with st.expander("This sample's feature values"):
         st.dataframe(ds.X.iloc[[i]].T.rename(columns={ds.X.index[i]: "value"}), width="stretch")
-    st.caption(
-        "Download model: not yet for more than two classes (the saved table cleaner merges "
-        "the classes)."
-    )
+    models.download_model(ds)

@@ -229,6 +229,30 @@ def test_compare_ber_curve_and_experiments_with_three_classes(three):
     assert not at.error, [e.value for e in at.error]
 
 
+def test_explain_offers_a_k_class_model_file(three):
+    from slb import KDENaiveBayes
+    from slb.persistence import load_model
+
+    at = upload_app(three)
+    goto(at, "pages/explain.py")
+    box = at.selectbox(key="dl_model_name")
+    assert not {n for n, i in CATALOG.items() if i.binary_only} & set(box.options)
+    box.set_value("NB")
+    at.button(key="dl_model_fit").click().run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    _, payload = at.session_state["dl_model_file"]
+    model = load_model(payload)
+    assert type(model[-1]) is KDENaiveBayes
+    assert sorted(model[-1].classes_) == sorted(["alpha", "beta", "<b>c</b>"])
+    ds = at.session_state["dataset"]
+    # the file repeats the Data page's cleaning and predicts the three class names
+    np.testing.assert_array_equal(model[0].transform(three).to_numpy(), ds.X.to_numpy())
+    pred = model.predict(three.drop(columns="species"))
+    assert set(pred) <= {"alpha", "beta", "<b>c</b>"} and len(set(pred)) == 3
+    assert np.mean(pred == three["species"].to_numpy()) > 0.8
+
+
 def test_penguins_is_selectable():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()

@@ -73,10 +73,12 @@ class Expect:
 DASHBOARD = {
     "five_classes.csv": dict(
         error=None,
-        notes=("has 5 classes", "merged into one negative class named 'not alpha'"),
-        positive_ref="alpha",
-        why="with 3-20 classes the dashboard picks the first class as positive (one vs the "
-        "rest) instead of refusing; the positive-class box changes it",
+        notes=("has 5 classes, all kept as they are",),
+        positive_ref="gamma",
+        why="issue 25: with 3-20 classes the dashboard keeps every class (no merge) instead of "
+        "refusing; it prepares the table one-vs-rest with the smaller class (ties: the one "
+        "listed last, gamma) and takes each row's own class back; the 'Classes' box merges "
+        "(one vs the rest) only when the user asks",
     ),
     "latin1.csv[label=klasse]": dict(
         label="Klasse",
@@ -264,7 +266,10 @@ def test_corpus_upload_in_the_dashboard(exp: Expect):
     assert f"n = **{len(ref.X)}** rows · d = **{ref.X.shape[1]}** features" in side
     assert ds.feature_names == [str(c) for c in ref.X.columns]
     np.testing.assert_allclose(ds.X.to_numpy(), ref.X.to_numpy().astype(float))
-    assert str(ds.positive_label) == str(ref.positive_label)
+    if ds.multiclass:  # every class kept (issue 25): the classes of the cleaned rows
+        assert sorted(ds.classes) == sorted(map(str, ref.original_class_counts))
+    else:
+        assert str(ds.positive_label) == str(ref.positive_label)
     assert ds.n_folds == ref.n_folds and f"{ref.n_folds}-fold stratified CV" in side
 
     # every page works on the uploaded data
