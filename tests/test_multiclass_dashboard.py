@@ -253,6 +253,43 @@ def test_explain_offers_a_k_class_model_file(three):
     assert np.mean(pred == three["species"].to_numpy()) > 0.8
 
 
+def test_five_classes_pickers_lambda_modes_and_an_added_classifier():
+    rng = np.random.default_rng(5)
+    parts = []
+    for k in range(5):
+        Z = rng.normal(size=(30, 3)) + np.array([k, -0.5 * k, 0.3 * k])
+        parts.append(pd.DataFrame(Z, columns=["p", "q", "r"]).assign(label=f"k{k}"))
+    at = upload_app(pd.concat(parts, ignore_index=True), "five.csv")
+    assert metric(at, "classes K") == "5"
+    goto(at, "pages/dependencies.py")
+    assert not at.error, [e.value for e in at.error]
+    # above three classes: one heatmap at a time, chosen with a class picker
+    shown = [el.proto.id for el in at.get("plotly_chart") if "dep_heatmap_k" in el.proto.id]
+    assert len(shown) == 1 and shown[0].endswith("dep_heatmap_k0")
+    at.selectbox(key="dep_class_k").set_value(3).run()  # five classes: a selectbox
+    assert_ok(at)
+    chart_with_key(at, "dep_heatmap_k3")
+    at.selectbox(key="dep_graph_class").set_value(4).run()  # six choices: a selectbox
+    assert_ok(at)
+    assert list(chart_with_key(at, "dep_pair_graph")["layout"]["meta"]["n_edges"]) == ["k4"]
+    for mode in ("quantile", "fdr"):
+        at.radio(key="dep_lam_mode").set_value(mode).run()
+        assert_ok(at)
+        assert not at.error
+    at.radio(key="dep_lam_mode").set_value("value").run()
+    goto(at, "pages/compare.py")
+    at.multiselect(key="cmp_models_k").set_value(["RF"]).run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    table = next(df for df in at.dataframe if "mean BER (%)" in df.value.columns).value
+    assert {"SLB", "TAN", "NB", "RF"} <= set(table.index)
+    cm = chart_with_key(at, "cmp_confusion_k")
+    assert np.asarray(cm["layout"]["meta"]["counts"]).shape == (5, 5)
+    at.selectbox(key="cmp_roc_class").set_value(4).run()
+    assert_ok(at)
+    chart_with_key(at, "cmp_roc_k")
+
+
 def test_penguins_is_selectable():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
