@@ -524,3 +524,23 @@ def test_shared_strings_are_bounded_and_read_as_openpyxl_reads_them() -> None:
     )
     ours = read_shared_strings(io.BytesIO(xml), "b.xlsx")
     assert ours == list(read_string_table(io.BytesIO(xml)))
+
+
+@pytest.mark.slow
+def test_thousands_of_empty_sheets_end_quickly() -> None:
+    # each sheet's cells were counted through a new ZipFile of the whole archive: quadratic
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    wb.remove(wb.active)
+    for i in range(3000):
+        wb.create_sheet(f"s{i}")
+    sheet = wb.create_sheet("data")
+    for row in table_rows():
+        sheet.append(row)
+    buf = io.BytesIO()
+    wb.save(buf)
+    t = time.perf_counter()
+    read = read_table(buf.getvalue(), "many.xlsx")
+    assert read.sheet == "data" and read.frame.shape == (30, 3)
+    assert time.perf_counter() - t < TARGET_SECONDS

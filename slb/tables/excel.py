@@ -9,6 +9,7 @@ in it (title rows, header row) and :mod:`slb.tables.cells` types the cells.
 
 from __future__ import annotations
 
+import contextlib
 import io as _io
 import math
 import re
@@ -121,8 +122,14 @@ def _count_cells(data: bytes, ws, limit: int, budget: Budget | None) -> tuple[in
         return 0, 0
     cells = rows = 0
     tail = b""
+    # the read-only workbook's open archive: opening the ZIP again for each of 3,000 sheets
+    # re-read its directory each time (quadratic)
+    archive = getattr(getattr(ws, "parent", None), "_archive", None)
     try:
-        with zipfile.ZipFile(_io.BytesIO(data)) as zf:
+        with contextlib.ExitStack() as stack:
+            zf = archive
+            if not isinstance(zf, zipfile.ZipFile):
+                zf = stack.enter_context(zipfile.ZipFile(_io.BytesIO(data)))
             info = zf.getinfo(path.lstrip("/"))
             with zf.open(info) as member:
                 while True:
