@@ -561,7 +561,9 @@ def test_excel_stream_cap_cannot_be_bypassed_by_the_dimension(monkeypatch) -> No
     # a lying dimension (A1:C4) over 30,000 rows of 20 empty styled cells (600,000 positions):
     # the tags of the sheet's XML are counted before openpyxl streams it (issue 29) ...
     bomb = gen.xlsx_empty_styled_rows(30_000, dimension="A1:C4")
-    with pytest.raises(ValueError, match=r"holds more than 500,000 cells \(5\d\d,\d\d\d or more, counted"):
+    with pytest.raises(
+        ValueError, match=r"holds more than 500,000 cells \(5\d\d,\d\d\d or more, counted"
+    ):
         read_table(bomb, "styled.xlsx")
     # ... and the stream's own cap is still there when the count cannot be made
     monkeypatch.setattr("slb.tables.excel._count_cells", lambda *args: (0, 0))

@@ -1115,7 +1115,9 @@ def _convert_text(
     raw = series.to_numpy(dtype=object)[rows]
     parsed = parse_numeric(
         # the Series only where its Arrow fast path pays (a take per column costs on 9,000)
-        series.iloc[rows] if isinstance(series.dtype, pd.StringDtype) and len(rows) >= 2000 else raw,
+        series.iloc[rows]
+        if isinstance(series.dtype, pd.StringDtype) and len(rows) >= 2000
+        else raw,
         max_bad=int((1 - NUMERIC_TEXT_FRACTION) * len(raw)),
     )
     if parsed.n_present == 0:
