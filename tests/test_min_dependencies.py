@@ -76,6 +76,7 @@ def test_ci_lints_with_the_pinned_ruff():
     assert "ruff check ." in ci and "ruff format --check ." in ci
     assert "bash scripts/run-tests.sh" in ci  # the README's test command
     assert "_min_dependencies.py pinned" in ci  # the job at the minimum versions
+    assert "-W error::DeprecationWarning" in ci  # deprecations as errors in one step
 
 
 def test_installed_versions_satisfy_the_floors():
