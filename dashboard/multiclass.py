@@ -14,15 +14,17 @@ classes (``Dataset.multiclass``) draws itself with the functions here instead:
 * Explain: the decision value of every class for one sample, the winner's margin over the
   runner-up, and the winner's terms.
 
-SLB is evaluated through ``compare_estimators`` at the current λ (a cold fit per fold); the
-BER-along-λ curve is the exact steps of ``slb.model.steps.ber_steps`` on the same folds (the
-same per-fold BER as the cold fits).
+SLB is evaluated on the page's cached per-fold densities (``compute.threshold_path``, K-class
+``path_predictions``: a λ change refits only the SVMs), the other classifiers through the
+two-class page's cached per-classifier runs; the BER-along-λ curve is the exact steps of
+``slb.model.steps.ber_steps`` on the same folds.
 Every name from the data is escaped (``escape_markdown`` for Markdown, ``escape_text`` inside
 the figures).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,10 +32,12 @@ import pandas as pd
 import streamlit as st
 
 from slb import SLBClassifier
-from slb.evaluation import compare_estimators
+from slb.evaluation.metrics import balanced_error_rate
 from slb.evaluation.predictions import (
+    class_column,
     confusion_matrices,
     evaluate_predictions,
+    path_predictions,
     per_class_recall,
     pooled_pr,
     pooled_roc,
@@ -44,7 +48,7 @@ from slb.viz import figures
 from slb.viz import multiclass as mfig
 from slb.viz.evaluation import pr_figure, roc_figure
 
-from . import compute, controls, curve_ui, models, state
+from . import compute, controls, curve_ui, evaluation, models, state
 from .safety import escape_markdown as esc
 from .workqueue import queued
 
@@ -257,33 +261,91 @@ def make_slb(lam: float, measure: str, pair_rule: str, dens: tuple, seed: int) -
     )
 
 
-@st.cache_data(
-    show_spinner="Cross-validating the classifiers on the K classes…", max_entries=32, ttl=_TTL
-)
+def named(pred: pd.DataFrame, names) -> pd.DataFrame:
+    """A prediction table with class indices (``Dataset.y``) as the class names: ``y_true``,
+    ``y_pred`` and the per-class ``proba[k]`` / ``score[k]`` columns."""
+    names = np.asarray(names, dtype=object)
+    out = pred.copy()
+    for col in ("y_true", "y_pred"):
+        out[col] = names[out[col].to_numpy(dtype=np.int64)]
+    ren = {
+        class_column(kind, k): class_column(kind, c)
+        for kind in ("proba", "score")
+        for k, c in enumerate(names)
+    }
+    return out.rename(columns=ren)
+
+
+@st.cache_data(show_spinner="SLB on every fold at this λ…", max_entries=128, ttl=_TTL)
 @queued
-def cross_validate(
+def slb_predictions(
     key: str,
     _ds,
-    names: tuple,
-    lam: float,
     measure: str,
     pair_rule: str,
     dens: tuple,
     n_folds: int,
     seed: int,
     n_repeats: int,
-) -> MultiResults:
-    folds = compute.folds(key, _ds, n_folds, seed, n_repeats)
-    params = state.density_params(dens)
-    est = {}
+    mode: str,
+    param: float,
+) -> tuple[pd.DataFrame, float]:
+    """SLB's out-of-fold predictions from the page's cached per-fold densities
+    (``compute.threshold_path``; a λ change refits only the K one-vs-rest SVMs of each fold):
+    ``slb.evaluation.predictions.path_predictions`` (probabilities: the multinomial map fitted
+    on the other folds' decision values).  λ = ``param`` (``mode="value"``), or recomputed in
+    each fold (``"quantile"``, ``"fdr"``), as on the two-class page.  Its per-fold BER is
+    ``ThresholdPath.fold_ber``'s, equal to cold ``SLBClassifier`` fits at λ."""
+    path = compute.threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
+    t0 = time.perf_counter()
+    pred, _ = path_predictions(path, _ds.y, evaluation._selector(mode, param, pair_rule))
+    return named(pred, class_names(_ds)), time.perf_counter() - t0
+
+
+def cross_validate(ds, c: dict, lam, names: list[str], dens: tuple, reps: int) -> MultiResults:
+    """Every classifier of the page on the same folds: SLB through :func:`slb_predictions`,
+    the others through the two-class page's cached runs
+    (``dashboard.evaluation.model_fold_run``: one entry per classifier, so λ does not refit
+    them; NB too, as a K-class ``KDENaiveBayes``)."""
+    n_folds, seed = int(ds.n_folds), int(c["seed"])
+    folds = compute.folds(ds.key, ds, n_folds, seed, reps)
+    preds, ber, secs = [], {}, {}
     for name in names:
         if name == "SLB":
-            est[name] = make_slb(lam, measure, pair_rule, dens, seed)
+            mode = lam.mode if lam.mode in ("quantile", "fdr") else "value"
+            param = {"quantile": c["lam_quantile"], "fdr": c["fdr_alpha"]}.get(mode, lam.value)
+            pred, sec = slb_predictions(
+                ds.key,
+                ds,
+                c["measure"],
+                c["pair_rule"],
+                dens,
+                n_folds,
+                seed,
+                reps,
+                mode,
+                float(param),
+            )
         else:
-            est[name] = models.CLASSIFIERS[name].make(params, seed)
-    y = np.asarray(class_names(_ds), dtype=object)[_ds.y]  # the class names, as predicted
-    res = compare_estimators(est, _ds.X, y, folds=folds, record_predictions=True)
-    return MultiResults(res.per_fold, res.predictions, res.fit_seconds, folds)
+            spec = models.CLASSIFIERS[name]
+            run = evaluation.model_fold_run(
+                ds.key, ds, name, dens if spec.uses_density else None, n_folds, seed, reps
+            )
+            pred, sec = named(run.predictions, class_names(ds)), run.seconds
+        preds.append(pred)
+        ber[name] = fold_ber(pred)
+        secs[name] = sec
+    per_fold = pd.DataFrame(ber)
+    per_fold.index.name = "fold"
+    return MultiResults(
+        per_fold, pd.concat(preds, ignore_index=True), pd.Series(secs, name="seconds"), folds
+    )
+
+
+def fold_ber(pred: pd.DataFrame) -> np.ndarray:
+    """Per-fold macro BER of a one-classifier prediction table (folds in order)."""
+    g = dict(tuple(pred.groupby("fold", sort=True)))
+    return np.array([balanced_error_rate(g[k]["y_true"], g[k]["y_pred"]) for k in range(len(g))])
 
 
 @st.cache_data(show_spinner="Fitting SLB on all the data…", max_entries=32, ttl=_TTL)
@@ -349,18 +411,7 @@ def compare_page(c: dict, ds) -> None:
     dens = state.density_key()
     reps = compute.affordable_repeats(ds.n, ds.d, int(c["cv_repeats"]))
     try:
-        res = cross_validate(
-            ds.key,
-            ds,
-            tuple(names),
-            float(lam.value),
-            c["measure"],
-            c["pair_rule"],
-            dens,
-            int(ds.n_folds),
-            int(c["seed"]),
-            reps,
-        )
+        res = cross_validate(ds, c, lam, names, dens, reps)
     except Exception as e:  # noqa: BLE001 - shown, never a traceback
         st.error(f"The cross-validation failed: {esc(type(e).__name__)}: {esc(e)}")
         return

@@ -25,7 +25,10 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dashboard.data import SMALLER_VS_REST, make_upload  # noqa: E402
 from dashboard.safety import escape_markdown as esc  # noqa: E402
+from slb import KDENaiveBayes, SLBClassifier  # noqa: E402
+from slb.evaluation import compare_estimators, stratified_folds  # noqa: E402
 from slb.evaluation.registry import CLASSIFIERS as CATALOG  # noqa: E402
+from slb.model.path import FIXED_C  # noqa: E402
 from slb.viz import multiclass as mfig  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,6 +151,25 @@ def test_three_class_upload_every_page_no_merge(three):
     table = next(df for df in at.dataframe if "mean BER (%)" in df.value.columns).value
     assert {"SLB", "TAN", "NB"} <= set(table.index)
     assert table["mean BER (%)"].between(0, 100).all()
+    # SLB's BER (from the cached per-fold densities) is that of cold SLBClassifier fits at λ
+    # on the same folds, and NB's that of KDENaiveBayes
+    ds, cfg = at.session_state["dataset"], at.session_state["cfg"]
+    folds = stratified_folds(ds.y, n_splits=ds.n_folds, n_repeats=5, random_state=0)
+    ref = compare_estimators(
+        {
+            "SLB": SLBClassifier(
+                threshold=float(cfg["lam_value"]), C=FIXED_C, random_state=0, probability=False
+            ),
+            "NB": KDENaiveBayes(),
+        },
+        ds.X,
+        ds.y,
+        folds=folds,
+    )
+    for name in ("SLB", "NB"):
+        assert table.loc[name, "mean BER (%)"] == pytest.approx(
+            100 * ref.per_fold[name].mean(), abs=1e-9
+        )
     chart_with_key(at, "cmp_roc_k")
     at.radio(key="cmp_roc_class").set_value(2).run()
     assert_ok(at)
