@@ -293,7 +293,8 @@ START_HERE = (
         "3 · Log-density features",
         "pages/explain.py",
         "Explain",
-        "A sample becomes its log p+(x) and log p−(x) values: one term per density.",
+        "A sample becomes its log-density under each class (log p+(x) and log p−(x) for two "
+        "classes): one term per density.",
     ),
     (
         "4 · Linear SVM",

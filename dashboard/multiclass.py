@@ -408,6 +408,8 @@ def compare_page(c: dict, ds) -> None:
         lam = controls.lambda_controls("cmp")
     with top[1]:
         names = models_control(c)
+    if lam.note:
+        st.caption(lam.note + ".")
     dens = state.density_key()
     reps = compute.affordable_repeats(ds.n, ds.d, int(c["cv_repeats"]))
     try:

@@ -247,6 +247,11 @@ def test_compare_ber_curve_and_experiments_with_three_classes(three):
     assert not at.error, [e.value for e in at.error]
     curve = chart_with_key(at, "cmp_ber_curve")
     assert curve["data"]
+    at.radio(key="cmp_lam_mode").set_value("cv").run()  # λ by SLB's inner CV, K classes
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    assert any("cross-validation" in c.value for c in at.caption)
+    chart_with_key(at, "cmp_confusion_k")
     goto(at, "pages/experiments.py")
     assert not at.error, [e.value for e in at.error]
 
