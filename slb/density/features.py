@@ -40,9 +40,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._folds import stratified_splits
 from .._sklearn_compat import Interval, StrOptions
 from .._utils import (
     check_binary_target,
@@ -377,8 +377,8 @@ class LogDensityTransformer(TransformerMixin, FeatureMapParams):
         k = int(min(self.n_crossfit_folds, counts.min()))
         if k < 2:
             return self._features(self._kde, X, y_index, pairs=pairs)
-        folds = StratifiedKFold(k, shuffle=True, random_state=self.random_state)
-        for tr, te in folds.split(X, y_index):
+        # identical rows in one fold: a copy elsewhere would give its twin in-sample densities
+        for tr, te in stratified_splits(y_index, k, random_state=self.random_state, X=X):
             kde = self._make_kde(X[tr], y_index[tr])
             out[te] = self._features(kde, X[te], pairs=pairs)
         return out

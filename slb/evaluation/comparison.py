@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from .._folds import duplicate_groups
 from .metrics import balanced_error_rate
 from .predictions import fold_prediction_frame, model_outputs, with_repeats
 from .resampling import holdout_ratio, stratified_folds
@@ -60,6 +61,7 @@ def compare_estimators(
     progress=None,
     record_predictions=False,
     on_fit=None,
+    groups="duplicates",
 ):
     """Cross-validate several classifiers on identical stratified folds.
 
@@ -85,6 +87,10 @@ def compare_estimators(
     on_fit : callable or None
         Called as ``on_fit(name, fold_index, model)`` after each fit (to read fitted attributes
         without fitting again).
+    groups : "duplicates", array-like of shape (n_samples,) or None, default="duplicates"
+        Rows of one group stay in one fold.  ``"duplicates"``: identical rows of ``X`` (a copy
+        of a test row in the training rows makes every number optimistic); None: plain
+        stratified folds.  Ignored when ``folds`` is given.
 
     Returns
     -------
@@ -97,7 +103,9 @@ def compare_estimators(
     y = np.asarray(y)
     Xa = X
     if folds is None:
-        folds = stratified_folds(y, n_splits, n_repeats, random_state)
+        if isinstance(groups, str) and groups == "duplicates":
+            groups = duplicate_groups(X)
+        folds = stratified_folds(y, n_splits, n_repeats, random_state, groups=groups)
     take = (lambda idx: Xa.iloc[idx]) if hasattr(Xa, "iloc") else (lambda idx: Xa[idx])
     ber = np.zeros((len(folds), len(estimators)))
     secs = np.zeros(len(estimators))

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
 
+from .._folds import stratified_splits
 
-def stratified_folds(y, n_splits=5, n_repeats=1, random_state=0):
+
+def stratified_folds(y, n_splits=5, n_repeats=1, random_state=0, groups=None):
     """Stratified (repeated) K-fold train/test indices, shared by every classifier.
 
     Parameters
@@ -15,10 +17,24 @@ def stratified_folds(y, n_splits=5, n_repeats=1, random_state=0):
     n_splits : int
     n_repeats : int
     random_state : int
+    groups : array-like of shape (n_samples,) or None
+        Rows of one group stay in one fold (``StratifiedGroupKFold``), e.g. identical rows
+        (:func:`slb._folds.duplicate_groups`); None, or no group of two rows: the plain
+        stratified folds (``StratifiedKFold`` / ``RepeatedStratifiedKFold``, as always).
 
     Returns
     -------
     folds : list of (train_index, test_index)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.evaluation import stratified_folds
+    >>> y = np.array([0, 1] * 10)
+    >>> groups = np.repeat(np.arange(10), 2)  # each row twice
+    >>> folds = stratified_folds(y, 5, groups=groups)
+    >>> all(not set(groups[tr]) & set(groups[te]) for tr, te in folds)
+    True
     """
     y = np.asarray(y)
     _, counts = np.unique(y, return_counts=True)
@@ -27,6 +43,15 @@ def stratified_folds(y, n_splits=5, n_repeats=1, random_state=0):
             f"The smallest class has {counts.min()} samples, fewer than the {n_splits} folds; "
             "use fewer folds or more data."
         )
+    if groups is not None and np.unique(groups).size < np.asarray(groups).size:
+        # one StratifiedGroupKFold per repeat, seeded as RepeatedStratifiedKFold seeds its
+        # repeats (a RandomState drawn from random_state)
+        rng = np.random.RandomState(random_state)
+        folds = []
+        for _ in range(n_repeats):
+            seed = rng.randint(np.iinfo(np.int32).max)
+            folds += stratified_splits(y, n_splits, random_state=seed, groups=groups)
+        return folds
     if n_repeats == 1:
         cv = StratifiedKFold(n_splits, shuffle=True, random_state=random_state)
     else:

@@ -27,11 +27,11 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.base import ClassifierMixin
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._folds import duplicate_groups, stratified_splits
 from .._sklearn_compat import Interval, StrOptions
 from .._utils import (
     DecisionPredictMixin,
@@ -202,6 +202,8 @@ class _LogDensitySVM(
         dens = self._density_settings(X.shape[1], random_state=seed)
         cache = self._warm_cache(X, y_index, dens)
         cache["seed"] = seed
+        if "groups" not in cache:  # identical rows stay in one fold of every split below
+            cache["groups"] = duplicate_groups(X)
 
         for stale in ("cv_results_", "best_index_", "n_search_rows_", "platt_"):
             self.__dict__.pop(stale, None)
@@ -282,7 +284,8 @@ class _LogDensitySVM(
         if k < 2:
             return linear_decision(T, self.coef_, self.intercept_), y_index
         scores = np.empty((y_index.size,) if K == 2 else (y_index.size, K))
-        for tr, te in StratifiedKFold(k, shuffle=True, random_state=seed).split(T, y_index):
+        groups = cache.get("groups")
+        for tr, te in stratified_splits(y_index, k, random_state=seed, groups=groups):
             scores[te] = linear_decision(T[te], *fit(T[tr], y_index[tr]))
         return scores, y_index
 
@@ -316,7 +319,10 @@ class _LogDensitySVM(
         max_pairs = self._search_max_pairs(rows.size, X.shape[1], k)
         search = (max_rows, max_pairs, self._inner_pvalues())
         if path_key not in cache or cache.get("search") != search:
-            split = StratifiedKFold(k, shuffle=True, random_state=seed).split(rows, y_index[rows])
+            groups = cache.get("groups")
+            split = stratified_splits(
+                y_index[rows], k, random_state=seed, groups=None if groups is None else groups[rows]
+            )
             cache[path_key] = ThresholdPath(
                 class_weight=self.class_weight,
                 max_pairs=max_pairs,

@@ -1,0 +1,80 @@
+"""Issue 26 item 3: identical rows stay in one fold of every split (outer comparison folds,
+SLB's inner selection and calibration folds, the cross-fitted densities).
+
+With labels independent of X and every row present twice, stratified folds put copies on both
+sides and a random forest scored 6-11 % BER; folds that keep copies together give about 50 %.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+
+from slb import LogDensityTransformer, SLBClassifier, compare_estimators
+from slb._folds import duplicate_groups, stratified_splits
+from slb.evaluation import stratified_folds
+
+
+def _twice(seed=0, n=100, d=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = rng.integers(0, 2, n)
+    order = rng.permutation(2 * n)
+    return np.vstack([X, X])[order], np.concatenate([y, y])[order]
+
+
+def _apart(folds, groups):
+    return all(not set(groups[tr]) & set(groups[te]) for tr, te in folds)
+
+
+def test_duplicate_groups():
+    X = pd.DataFrame({"a": [1.0, np.nan, 1.0, np.nan, -0.0, 0.0], "b": list("xyxyzz")})
+    g = duplicate_groups(X)
+    assert g[0] == g[2] and g[1] == g[3] and g[4] == g[5]
+    assert len({g[0], g[1], g[4]}) == 3
+    assert duplicate_groups(np.arange(12.0).reshape(6, 2)) is None
+
+
+def test_folds_keep_copies_together_and_are_unchanged_without_copies():
+    X, y = _twice()
+    g = duplicate_groups(X)
+    assert _apart(stratified_folds(y, 5, 3, 0, groups=g), g)
+    assert _apart(stratified_splits(y, 5, random_state=1, X=X), g)
+    # no duplicates: exactly the folds of before
+    Xu = np.random.default_rng(5).normal(size=(100, 3))
+    yu = np.arange(100) % 2
+    assert duplicate_groups(Xu) is None
+    assert all(
+        np.array_equal(a[1], b[1])
+        for a, b in zip(
+            stratified_splits(yu, 5, random_state=3, X=Xu),
+            stratified_folds(yu, 5, 1, 3),
+            strict=True,
+        )
+    )
+    plain = stratified_folds(yu, 5, 2, 0)
+    same = stratified_folds(yu, 5, 2, 0, groups=np.arange(yu.size))
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(plain, same, strict=True))
+
+
+def test_label_free_table_twice_is_at_chance():
+    X, y = _twice()
+    rf = {"RF": RandomForestClassifier(100, random_state=0)}
+    honest = compare_estimators(rf, X, y).per_fold["RF"].mean()
+    leaky = compare_estimators(rf, X, y, groups=None).per_fold["RF"].mean()
+    assert honest >= 0.40
+    assert leaky < 0.30  # the check can fail: copies on both sides flatter the forest
+
+
+def test_slb_inner_folds_and_densities_keep_copies_together():
+    X, y = _twice(1, n=60, d=3)
+    g = duplicate_groups(X)
+    est = SLBClassifier(random_state=0, warm_start=True).fit(X, y)
+    path = est._cache[("path", est._cache["inner_folds"])]
+    assert _apart([(f.train, f.test) for f in path.folds_], g)
+    # cross-fitted densities: a row and its copy are in one fold, so they get the same values
+    T = LogDensityTransformer(random_state=0).fit_transform(X, y)
+    for grp in np.unique(g):
+        rows = np.flatnonzero(g == grp)
+        np.testing.assert_array_equal(T[rows[0]], T[rows[1]])
