@@ -99,6 +99,7 @@ def test_three_class_upload_through_every_page(server, tmp_path):
             assert "all 3 classes" in page.locator(".st-key-positive_class").aria_snapshot()
             wait_idle(page)
             assert_no_exception(page, "Data")
+            page.screenshot(path=str(artifacts_dir() / "browser-multiclass-data.png"))
 
             goto_page(page, "Dependencies")
             for k in range(3):
@@ -107,12 +108,14 @@ def test_three_class_upload_through_every_page(server, tmp_path):
             expect(sidebar).to_contain_text("3 classes")
             wait_idle(page)
             assert_no_exception(page, "Dependencies")
+            page.screenshot(path=str(artifacts_dir() / "browser-multiclass-dependencies.png"))
 
             goto_page(page, "Densities")
             m = meta(page, "dens_figure")
             assert m["n_classes"] == 3
             wait_idle(page)
             assert_no_exception(page, "Densities")
+            page.screenshot(path=str(artifacts_dir() / "browser-multiclass-densities.png"))
 
             goto_page(page, "Compare")
             cm = meta(page, "cmp_confusion_k")
@@ -133,6 +136,7 @@ def test_three_class_upload_through_every_page(server, tmp_path):
             expect(metrics.filter(has_text="margin over the runner-up")).to_have_count(1)
             wait_idle(page)
             assert_no_exception(page, "Explain")
+            page.screenshot(path=str(artifacts_dir() / "browser-multiclass-explain.png"))
         except BaseException:
             page.screenshot(path=str(artifacts_dir() / "browser-multiclass-failure.png"))
             raise

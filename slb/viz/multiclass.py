@@ -82,6 +82,7 @@ def class_balance_k(counts: dict) -> go.Figure:
         height=130,
         meta={"kind": "class_balance", "counts": [n for _, n in items]},
         barmode="stack",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
         xaxis={"range": [0, 100], "ticksuffix": " %", "fixedrange": True},
         yaxis={"visible": False, "fixedrange": True},
