@@ -93,6 +93,46 @@ def corrected_resampled_ttest(diff, test_train_ratio):
     return float(t), float(2.0 * stats.t.sf(abs(t), J - 1))
 
 
+def minimum_detectable_difference(diff, test_train_ratio, alpha=0.05, power=0.8):
+    """The mean BER difference the corrected resampled t-test detects with ``power``.
+
+    ``(t_{1 - alpha/2, J-1} + t_{power, J-1}) * sqrt((1/J + n_test/n_train) * var(d))``: the
+    usual normal-approximation power formula with Student's quantiles, at the observed spread
+    of the per-fold differences ``d``.  What a "not significantly different" could have
+    missed: on one 5-fold CV it is large (few folds, and the overlap term dominates).
+
+    Parameters
+    ----------
+    diff : array-like of shape (J,)
+        Per-fold differences (classifier minus best).
+    test_train_ratio : float
+        ``n_test / n_train`` of one fold.
+    alpha : float, default=0.05
+        Two-sided level (before any multiplicity correction).
+    power : float, default=0.8
+
+    Returns
+    -------
+    mdd : float
+        In BER units; NaN with fewer than 2 folds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.evaluation.significance import minimum_detectable_difference
+    >>> d = np.array([0.02, -0.01, 0.05, 0.00, 0.03])
+    >>> round(minimum_detectable_difference(d, 0.25), 3)
+    0.06
+    """
+    d = np.asarray(diff, dtype=float).ravel()
+    J = d.size
+    if J < 2:
+        return np.nan
+    se = np.sqrt((1.0 / J + test_train_ratio) * d.var(ddof=1))
+    q = stats.t.ppf(1 - alpha / 2, J - 1) + stats.t.ppf(power, J - 1)
+    return float(q * se)
+
+
 def corrected_t_against_best(per_fold, test_train_ratio, alpha=0.05):
     """Compare every classifier with the one of lowest mean BER, corrected for CV overlap.
 
@@ -113,18 +153,24 @@ def corrected_t_against_best(per_fold, test_train_ratio, alpha=0.05):
     summary : DataFrame
         Index: classifiers, sorted by mean BER; columns ``mean``, ``sd`` (ddof 1, NaN for one
         fold), ``t`` (positive: worse than the best), ``p_value``, ``p_adjusted`` (Holm),
-        ``best``, ``tied_with_best``.  NaN where a test does not apply (the best; identical
-        results; one fold).  ``summary.attrs["test"]`` names the test.
+        ``best``, ``tied_with_best`` (the adjusted p-value is not below ``alpha``: read it as
+        "not significantly different from the best", never as equal), ``mdd`` (the mean
+        difference this test would detect with 80 % power at the observed fold variance,
+        :func:`minimum_detectable_difference`).  NaN where a test does not apply (the best;
+        identical results; one fold).  ``summary.attrs["test"]`` names the test.
     """
     per_fold = _check_per_fold(per_fold)
     mean = per_fold.mean(axis=0)
     sd = per_fold.std(axis=0, ddof=1)
     best = mean.idxmin()
-    t, p = {}, {}
+    t, p, mdd = {}, {}, {}
     for name in per_fold.columns:
         diff = per_fold[name] - per_fold[best]
         t[name], p[name] = (
             (np.nan, np.nan) if name == best else corrected_resampled_ttest(diff, test_train_ratio)
+        )
+        mdd[name] = (
+            np.nan if name == best else minimum_detectable_difference(diff, test_train_ratio, alpha)
         )
     names = list(per_fold.columns)
     p_adj = dict(zip(names, holm_adjust([p[n] for n in names]), strict=True))
@@ -137,6 +183,7 @@ def corrected_t_against_best(per_fold, test_train_ratio, alpha=0.05):
             "p_adjusted": pd.Series(p_adj),
             "best": [n == best for n in names],
             "tied_with_best": [n == best or not p_adj[n] < alpha for n in names],
+            "mdd": pd.Series(mdd),
         },
         index=pd.Index(names, name="classifier"),
     ).sort_values("mean", kind="stable")
