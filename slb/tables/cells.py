@@ -21,6 +21,7 @@ from ._messages import _join, _names
 from .budget import Budget
 from .bulk import bulk_text
 from .clean import MISSING_TOKENS, NumericParse, parse_numeric
+from .distinct import factorize_texts, parse_by_distinct
 from .names import tidy_names, unique_names
 
 #: Rows examined to find the width of a table (text and Excel).
@@ -111,28 +112,41 @@ def _drop_junk_rows(
     named = [j for j, h in enumerate(header) if h]
     if len(named) < 2:
         return frame
-    cells = frame.to_numpy(dtype=object)
-    n, p = cells.shape
-    sub = cells[:, named]
+    n, p = frame.shape
     heads = np.array([header[j] for j in named], dtype=object)
     lower = np.array([h.lower() for h in heads], dtype=object)
     upper = np.array([h.upper() for h in heads], dtype=object)
-    # one hash-based pass finds the rows with two or more cells spelled like a header name;
-    # only those rows are compared column by column (dtype=object: pandas 3 would otherwise
-    # copy the cells into Arrow strings first)
-    spelled = {*heads, *lower, *upper}
-    maybe = pd.Series(sub.ravel(), dtype=object).isin(spelled).to_numpy().reshape(sub.shape)
-    candidates = np.flatnonzero(maybe.sum(axis=1) >= 2)
-    repeated = np.zeros(n, dtype=bool)
-    if len(candidates):
-        rows = sub[candidates]
-        # a cell equal to two variants ('ID' == 'ID'.upper()) counts once, as with isin
-        same = ((rows == heads) | (rows == lower) | (rows == upper)).sum(axis=1)
-        filled = (~pd.isna(rows) & (rows != "")).sum(axis=1)
-        repeated[candidates] = (same >= np.maximum(2, 0.8 * filled)) & (filled > 0)
+    # one hash-based pass over the cells finds the rows holding a cell spelled like a header
+    # name or a total; only those rows are then examined cell by cell (dtype=object: pandas 3
+    # would otherwise copy the cells into Arrow strings first)
+    wanted = {*heads, *lower, *upper, *_JUNK_ROW_CELLS}
+    if p <= 64:  # a column at a time: no copy of the whole table into one array
+        flagged = np.zeros(n, dtype=bool)
+        for j in range(p):
+            flagged |= (
+                pd.Series(frame.iloc[:, j].to_numpy(dtype=object), dtype=object)
+                .isin(wanted)
+                .to_numpy()
+            )
+    else:
+        cells = frame.to_numpy(dtype=object)
+        flagged = pd.Series(cells.ravel(), dtype=object).isin(wanted).to_numpy()
+        flagged = flagged.reshape(n, p).any(axis=1)
     if budget is not None:
         budget.check("reading")
-    hits = pd.Series(cells.ravel(), dtype=object).isin(_JUNK_ROW_CELLS).to_numpy().reshape(n, p)
+    candidates = np.flatnonzero(flagged)
+    few = frame.iloc[candidates].to_numpy(dtype=object)  # the flagged rows only
+    rows = few[:, named]
+    # a cell equal to two variants ('ID' == 'ID'.upper()) counts once, as with isin
+    same = ((rows == heads) | (rows == lower) | (rows == upper)).sum(axis=1)
+    filled = (~pd.isna(rows) & (rows != "")).sum(axis=1)
+    repeated = np.zeros(n, dtype=bool)
+    repeated[candidates] = (same >= np.maximum(2, 0.8 * filled)) & (filled > 0)
+    hits = np.zeros((n, p), dtype=bool)
+    if len(candidates):
+        hits[candidates] = (
+            pd.Series(few.ravel(), dtype=object).isin(_JUNK_ROW_CELLS).to_numpy().reshape(few.shape)
+        )
     per_col = hits.sum(axis=0)
     ok = (per_col > 0) & (per_col <= 3) & (per_col < 0.05 * n + 1)
     total = hits[:, ok].any(axis=1) if ok.any() else np.zeros(n, dtype=bool)
@@ -197,11 +211,18 @@ def _convert_cells(
         text_block = bulk.text_columns(sorted(words), _text_dtype())
         if budget is not None:
             budget.check("reading")
+    factorized: dict[int, Any] = {}  # long text columns of few distinct texts
     for j in range(frame.shape[1]):
         if j not in parses:
             if budget is not None and j % 256 == 0:
                 budget.check("reading")
-            parses[j] = parse_numeric(frame.iloc[:, j], max_bad=0)
+            column = frame.iloc[:, j]
+            fact = factorize_texts(column.to_numpy(dtype=object)) if len(column) >= 2000 else None
+            if fact is not None:
+                factorized[j] = fact
+                parses[j] = parse_by_distinct(None, 0, None, parse_numeric, factorized=fact)
+            else:
+                parses[j] = parse_numeric(column, max_bad=0)
     sure = {p.comma for p in parses.values() if p.comma and not p.comma_ambiguous and not p.n_bad}
     hint = comma_hint or (next(iter(sure)) if len(sure) == 1 else None)
     readings = _Readings()
@@ -215,7 +236,12 @@ def _convert_cells(
             columns[j] = _numbers_column(parses[j].values)  # plain numbers, typed in bulk
         else:
             columns[j] = _convert_column(
-                frame.iloc[:, j], str(frame.columns[j]), parses[j], hint, readings
+                frame.iloc[:, j],
+                str(frame.columns[j]),
+                parses[j],
+                hint,
+                readings,
+                factorized.get(j),
             )
     # arrays, not Series: no index alignment per column (a cost on 9,000 columns)
     arrays = {j: (c.array if isinstance(c, pd.Series) else c) for j, c in columns.items()}
@@ -226,7 +252,12 @@ def _convert_cells(
 
 
 def _convert_column(
-    column: pd.Series, label: str, parsed: Any, hint: str | None, readings: _Readings
+    column: pd.Series,
+    label: str,
+    parsed: Any,
+    hint: str | None,
+    readings: _Readings,
+    factorized: Any = None,
 ) -> pd.Series | np.ndarray:
     """One typed column: flags, numbers, dates or text (``parsed``: its numeric reading)."""
     if parsed.comma_ambiguous and hint == "decimal":
@@ -240,8 +271,8 @@ def _convert_column(
     if parsed.n_present and parsed.n_bad == 0:
         _record_number_reading(parsed, label, readings)
         return _numbers_column(parsed.values)
-    if pd.api.types.infer_dtype(column, skipna=True) == "string":
-        return _texts_column(column, label, readings)
+    if factorized is not None or pd.api.types.infer_dtype(column, skipna=True) == "string":
+        return _texts_column(column, label, readings, factorized)
     return _mixed_column(column, label, readings)
 
 
@@ -270,23 +301,26 @@ def _numbers_column(values: np.ndarray) -> np.ndarray:
     return values
 
 
-def _texts_column(column: pd.Series, label: str, readings: _Readings) -> pd.Series:
+def _texts_column(
+    column: pd.Series, label: str, readings: _Readings, factorized: Any = None
+) -> pd.Series:
     """A column whose cells are all texts (a text file): :func:`_mixed_column`, vectorised.
 
-    A long column of few distinct texts (a label) is cleaned once per distinct text.
+    A long column of few distinct texts (a label) is cleaned once per distinct text
+    (``factorized``: its :func:`slb.tables.distinct.factorize_texts`, if known) and spread
+    back with a take of its codes.
     """
-    if len(column) >= 2000:
-        codes, uniques = pd.factorize(pd.Series(column.to_numpy(dtype=object), dtype=object))
-        if len(uniques) <= len(column) // 2:
-            cleaned = _texts_column(
-                pd.Series(np.append(np.asarray(uniques, dtype=object), None), dtype=object),
-                label,
-                _Readings(),
-            )
-            if isinstance(cleaned.dtype, pd.DatetimeTZDtype) or cleaned.dtype.kind == "M":
-                readings.dates.append(label)
-            texts = cleaned.to_numpy(dtype=object)
-            return pd.Series(texts[codes], dtype=cleaned.dtype)  # code -1: the added None
+    if factorized is None and len(column) >= 2000:
+        factorized = factorize_texts(column.to_numpy(dtype=object))
+    if factorized is not None:
+        codes, uniques = factorized
+        cleaned = _texts_column(
+            pd.Series(np.append(uniques, None), dtype=object), label, _Readings()
+        )
+        if isinstance(cleaned.dtype, pd.DatetimeTZDtype) or cleaned.dtype.kind == "M":
+            readings.dates.append(label)
+        # code -1 takes the added None (the last element)
+        return pd.Series(cleaned.array.take(np.where(codes < 0, len(uniques), codes)))
     stripped = column.astype(object).str.strip()
     missing = column.isna().to_numpy() | stripped.str.lower().isin(MISSING_TOKENS).to_numpy()
     stripped = stripped.where(~missing, None)

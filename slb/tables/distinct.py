@@ -22,8 +22,38 @@ MIN_CELLS = 2000
 MAX_DISTINCT_SHARE = 0.5
 
 
+def factorize_texts(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(codes, distinct texts)`` of a long column of texts with few distinct ones, or None.
+
+    Missing cells get the code -1.  None when the column is short, holds cells other than
+    texts, or more than :data:`MAX_DISTINCT_SHARE` of its cells are distinct.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.tables.distinct import factorize_texts
+    >>> codes, texts = factorize_texts(np.array(["a", "b", None] * 1000, dtype=object))
+    >>> list(texts), codes[:3].tolist()
+    (['a', 'b'], [0, 1, -1])
+    """
+    n = len(values)
+    if n < MIN_CELLS:
+        return None
+    series = pd.Series(np.asarray(values, dtype=object), dtype=object)
+    if pd.api.types.infer_dtype(series, skipna=True) != "string":
+        return None  # True, 1 and 1.0 would be one value to the hash table
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    if len(uniques) == 0 or len(uniques) > MAX_DISTINCT_SHARE * n:
+        return None
+    return codes, np.asarray(uniques, dtype=object)
+
+
 def parse_by_distinct(
-    vals: np.ndarray, max_bad: int | None, comma_hint: str | None, parse: Any
+    vals: np.ndarray | None,
+    max_bad: int | None,
+    comma_hint: str | None,
+    parse: Any,
+    factorized: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Any | None:
     """The reading of ``vals`` (texts and missing cells) through its distinct texts, or None.
 
@@ -36,6 +66,9 @@ def parse_by_distinct(
     parse : callable
         ``parse_numeric`` itself (passed in to avoid a circular import), called on the
         distinct texts.
+    factorized : tuple, optional
+        :func:`factorize_texts` of the cells, when the caller has it already (``vals`` is
+        then not used).
 
     Returns
     -------
@@ -43,17 +76,12 @@ def parse_by_distinct(
         None when the shortcut does not apply (short columns, cells other than texts, or
         mostly distinct texts): the caller then reads the cells one by one.
     """
-    n = len(vals)
-    if n < MIN_CELLS:
-        return None
-    series = pd.Series(vals, dtype=object)
-    if pd.api.types.infer_dtype(series, skipna=True) != "string":
-        return None  # True, 1 and 1.0 would be one value to the hash table
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    u = len(uniques)
-    if u == 0 or u > MAX_DISTINCT_SHARE * n:
-        return None
-    uniques = np.asarray(uniques, dtype=object)
+    if factorized is None:
+        factorized = factorize_texts(vals)
+        if factorized is None:
+            return None
+    codes, uniques = factorized
+    n, u = len(codes), len(uniques)
     once = parse(uniques, max_bad=None, comma_hint=comma_hint)
     weights = np.bincount(codes[codes >= 0], minlength=u)
     from .clean import _INFINITIES, MISSING_TOKENS
