@@ -347,7 +347,10 @@ def _prepare_table(
     class) and each kept row's own class comes back through ``source_rows``.
     """
     frame = _raw.frame
-    texts = frame.iloc[:, [str(c) for c in frame.columns].index(label)].astype(str).str.strip()
+    texts = None  # the label as text: only when classes are dropped or kept (a big upload's
+    if dropped or multiclass:  # two-class label is never converted)
+        texts = frame.iloc[:, [str(c) for c in frame.columns].index(label)]
+        texts = texts.astype(str).str.strip()
     if dropped:  # classes the user chose to leave out (Data page)
         keep = ~texts.isin(set(dropped)).to_numpy()
         frame, texts = frame.loc[keep], texts.loc[keep]
