@@ -358,19 +358,27 @@ def _prepare_table(
         counts = texts[texts != ""].value_counts().to_dict()
         order = _class_options(frame, label)
         positive = smaller_class(order, counts)
-    prep = prepare_table(
-        frame,
-        label,
-        positive=positive,
-        features=list(features) if features is not None else None,
-        non_numeric=non_numeric,
-        missing=missing,
-        max_rows=max_rows,
-        max_features=max_features,
-        n_folds=n_folds,
-        random_state=seed,
-        keep_identifiers=keep_identifiers,
-    )
+    try:
+        prep = prepare_table(
+            frame,
+            label,
+            positive=positive,
+            features=list(features) if features is not None else None,
+            non_numeric=non_numeric,
+            missing=missing,
+            max_rows=max_rows,
+            max_features=max_features,
+            n_folds=n_folds,
+            random_state=seed,
+            keep_identifiers=keep_identifiers,
+        )
+    except ValueError as e:
+        if not multiclass:
+            raise
+        raise ValueError(
+            f"{e} With several classes, you can also leave a class out (“Classes to drop”) "
+            "or separate one class from the rest (“Classes”)."
+        ) from None
     X = prep.X.astype(float)
     # The library's one magnitude rule, here so the Data page names the column (st.error)
     # instead of Densities, Compare and Explain failing later.

@@ -317,6 +317,19 @@ def test_five_classes_pickers_lambda_modes_and_an_added_classifier():
     chart_with_key(at, "cmp_roc_k")
 
 
+def test_a_too_small_class_says_how_to_leave_it_out():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(63, 3)), columns=["a", "b", "c"])
+    df["label"] = ["x"] * 30 + ["y"] * 30 + ["z"] * 3
+    at = upload_app(df, "small_class.csv")
+    assert at.error and "Classes to drop" in at.error[0].value
+    assert "Traceback" not in at.error[0].value
+    at.multiselect(key="drop_classes").set_value(["z"]).run()
+    assert_ok(at)
+    assert not at.error
+    assert metric(at, "rows n") == "60"
+
+
 def test_penguins_is_selectable():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
