@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._metrics import balanced_error_rate
 from .._parallel import distributed_backend, resolve_n_jobs, run_tasks
 from .._utils import all_pairs, check_binary_target, check_magnitude, overrides_by_index
 from ..density.features import LogDensityTransformer, class_order
@@ -48,7 +49,6 @@ from ..dependence.screening import (
     screening_statistic,
     top_fraction_threshold,
 )
-from ..evaluation.metrics import balanced_error_rate
 from .svm import fit_linear_model, grid_mask_predictions, index_class_weight, linear_decision
 
 #: Fixed SVM cost used where no inner CV selects it (the dashboard's hand-set lambda, and

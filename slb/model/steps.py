@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._metrics import balanced_error_rate
 from .._parallel import one_blas_thread
 from ..dependence.screening import kept_terms, pair_scores
-from ..evaluation.metrics import balanced_error_rate
 from .kernel import IncrementalKernel
 from .path import column_mask
 from .svm import (

@@ -1,0 +1,79 @@
+"""The module import graph of slb/ and dashboard/ has no cycle (issue 30, item 7).
+
+Edges are the module-level imports of each module (imports inside functions, which some modules
+use on purpose for optional dependencies, are not edges); a package's ``__init__`` re-exports
+its modules, so edges *into* a package mean "its __init__", and ``__init__`` files are left out
+as sources (they only gather names).  slb never imports streamlit nor the dashboard.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module_name(path):
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _resolve(module, level, current, is_package):
+    if level == 0:
+        return module
+    base = current.split(".")
+    base = base if is_package else base[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
+def _graph(packages=("slb", "dashboard")):
+    g = nx.DiGraph()
+    files = [p for pkg in packages for p in (ROOT / pkg).rglob("*.py")]
+    known = {_module_name(p) for p in files}
+    for path in files:
+        if path.name == "__init__.py":
+            continue
+        name = _module_name(path)
+        g.add_node(name)
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:  # module level only
+            targets = []
+            if isinstance(node, ast.ImportFrom):
+                mod = _resolve(node.module, node.level, name, False)
+                targets = [f"{mod}.{a.name}" for a in node.names] + [mod]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            for t in targets:
+                if t in known and t != name:
+                    g.add_edge(name, t)
+                    break
+    return g
+
+
+def test_no_import_cycle():
+    cycles = list(nx.simple_cycles(_graph()))
+    assert cycles == [], f"import cycles: {cycles[:5]}"
+
+
+def test_the_check_finds_a_cycle():
+    g = nx.DiGraph([("a", "b"), ("b", "a")])
+    assert list(nx.simple_cycles(g))
+
+
+def test_slb_never_imports_streamlit_or_the_dashboard():
+    for path in (ROOT / "slb").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            bad = [n for n in names if n.split(".")[0] in ("streamlit", "dashboard")]
+            assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
