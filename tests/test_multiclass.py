@@ -322,3 +322,26 @@ def test_k_class_threshold_path_warm_folds_and_steps_agree_with_cold_fits():
         P = pred[[f"proba[{c}]" for c in path.classes_]].to_numpy()
         np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-9)
         assert step_at(steps, float(lam))["mean_ber"] == pytest.approx(cold_ber.mean(), abs=1e-12)
+
+
+def test_ratio_coefficients_rewrite_the_two_class_decision():
+    """Issue 26 item 8: ratio * (log p+ - log p-) + common * (log p+ + log p-) summed over the
+    table is the decision function minus the intercept; three classes have no such form."""
+    X, y = load_wine(return_X_y=True)
+    keep = y < 2
+    est = SLBClassifier(threshold=0.005, C=1.0, random_state=0).fit(X[keep], y[keep])
+    table = est.ratio_coefficients()
+    T = est.log_density_features(X[keep][:20])
+    total = np.zeros(20)
+    for term, r in table.iterrows():
+        plus, minus = f"log p+({term})", f"log p-({term})"
+        lp = T[plus].to_numpy() if plus in T else 0.0
+        lm = T[minus].to_numpy() if minus in T else 0.0
+        total += r["ratio"] * (lp - lm) + r["common"] * (lp + lm)
+    np.testing.assert_allclose(
+        total + est.intercept_[0], est.decision_function(X[keep][:20]), rtol=1e-10, atol=1e-10
+    )
+    assert (table["kind"] == "univariate").sum() == X.shape[1]
+    assert table.loc[table["kind"] == "univariate", "importance"].notna().all()
+    with pytest.raises(ValueError, match="two-class form"):
+        SLBClassifier(threshold=0.01, C=1.0).fit(*_iris()).ratio_coefficients()

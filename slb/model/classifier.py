@@ -427,6 +427,65 @@ class _LogDensitySVM(
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return linear_decision(self._terms_of(X), self.coef_, self.intercept_)
 
+    def ratio_coefficients(self):
+        """The two-class weights in an identifiable form: per log-density ratio and common part.
+
+        A feature's two terms ``log p+(a)`` and ``log p-(a)`` are nearly collinear when the
+        feature is useless (both densities alike), so the SVM may give them large weights of
+        opposite signs that cancel.  Rewritten on ``log p+ - log p-`` (the log-density ratio)
+        and ``log p+ + log p-`` (their common part), ``w+ log p+ + w- log p- = ratio (log p+ -
+        log p-) + common (log p+ + log p-)`` with ``ratio = (w+ - w-) / 2`` and
+        ``common = (w+ + w-) / 2``.  Lemma 1's oracle for forest-structured classes has
+        ``ratio = 1`` on every pair in both classes' forests and, for a feature of degrees
+        ``deg+`` and ``deg-``, ``ratio = 1 - (deg+ + deg-) / 2`` and ``common = (deg- - deg+) / 2``
+        (so ``ratio = 1, common = 0`` for a feature without edges): compare up to the SVM's
+        positive scale.  A term whose partner was not kept (``pair_rule="per_class"``) counts
+        its partner's weight as 0.
+
+        Returns
+        -------
+        table : DataFrame
+            One row per feature and per kept pair (index ``a`` or ``a, b``): ``kind``,
+            ``ratio``, ``common``, ``coef_plus``, ``coef_minus``, and ``importance`` (the
+            feature's ``feature_importances_``; NaN for pairs).
+
+        Raises
+        ------
+        ValueError
+            With more than two classes (see ``coef_series_``: one column per class).
+        """
+        check_is_fitted(self)
+        if len(self.classes_) != 2:
+            raise ValueError(
+                "ratio_coefficients is the two-class form (log p+ - log p-); with "
+                f"{len(self.classes_)} classes use coef_series_ (one column of weights per class)."
+            )
+        t = self.term_table_
+        rows = {}
+        for sign, kind, i, j, fi, fj, w in zip(
+            t["class"],
+            t["kind"],
+            t["i"],
+            t["j"],
+            t["feature_i"],
+            t["feature_j"],
+            self.coef_[0],
+            strict=True,
+        ):
+            key = fi if kind == "univariate" else f"{fi}, {fj}"
+            row = rows.setdefault(
+                key, {"kind": kind, "i": i, "j": j, "coef_plus": 0.0, "coef_minus": 0.0}
+            )
+            row["coef_plus" if sign == "+" else "coef_minus"] = float(w)
+        out = pd.DataFrame.from_dict(rows, orient="index")
+        out["ratio"] = (out["coef_plus"] - out["coef_minus"]) / 2
+        out["common"] = (out["coef_plus"] + out["coef_minus"]) / 2
+        uni = out["kind"] == "univariate"
+        out["importance"] = np.nan
+        out.loc[uni, "importance"] = self.feature_importances_[out.loc[uni, "i"].to_numpy()]
+        out.index.name = "term"
+        return out[["kind", "ratio", "common", "coef_plus", "coef_minus", "importance"]]
+
     def contributions(self, X, target=None):
         """How much each log-density term pushed each decision, relative to the training mean.
 
