@@ -206,6 +206,28 @@ def dependencies_page(c: dict, ds) -> None:
     table = kept_table(ds, scr, keep_c)
     st.subheader(f"Kept pairs ({len(table)})")
     st.dataframe(table, hide_index=True, width="stretch", height=320, key="dep_pairs_table")
+    if len(table):
+        pair_view(ds, table)
+
+
+def pair_view(ds, table: pd.DataFrame) -> None:
+    """A kept pair's bivariate density in every class (the most dependent pair first)."""
+    options = list(zip(table["feature a"], table["feature b"], strict=True))
+    pick = st.selectbox(
+        "Bivariate density of a kept pair",
+        range(len(options)),
+        format_func=lambda k: f"{options[k][0]} × {options[k][1]}",
+        key="dep_pair_pick_k",
+    )
+    a, b = options[int(pick or 0)]
+    _, h2 = compute.bandwidths(ds.key, ds, state.density_key())
+    st.plotly_chart(
+        densities_figure(ds, [str(a), str(b)], None, h2), key="dep_pair_density", config=CHART
+    )
+    st.caption(
+        "Where the pair's values fall in each class (one colour per class); SLB's pair terms "
+        "are these densities. The bandwidths are set on the Densities page."
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -128,6 +128,8 @@ def test_three_class_upload_every_page_no_merge(three):
     at.radio(key="dep_graph_class").set_value(1).run()
     assert_ok(at)
     assert len(chart_with_key(at, "dep_pair_graph")["layout"]["meta"]["n_edges"]) == 1
+    pair = chart_with_key(at, "dep_pair_density")  # the most dependent kept pair
+    assert sum(t["type"] == "contour" for t in pair["data"]) == 3
 
     # Densities: one curve per class
     goto(at, "pages/densities.py")
