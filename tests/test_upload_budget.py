@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 from slb.tables import prepare_table, read_table
-from slb.tables.budget import DEFAULT_TIME_LIMIT, Budget, as_budget
+from slb.tables.budget import DEFAULT_TIME_LIMIT, Budget, TimeLimitExceeded, as_budget
 from slb.tables.names import name_skeleton, tidy_names, unique_names
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -235,8 +235,9 @@ def test_budget_object() -> None:
     b.check("reading")
     assert 0 < b.remaining() <= 60 and not b.expired()
     assert as_budget(b, "other") is b
-    with pytest.raises(ValueError, match=r"^Cleaning 'x.csv' took longer than the 0 seconds"):
+    with pytest.raises(TimeLimitExceeded, match=r"^Cleaning 'x.csv' took longer than the 0 sec"):
         Budget(0, "x.csv").check("cleaning")
+    assert issubclass(TimeLimitExceeded, ValueError)
     for bad in (-1, float("nan")):
         with pytest.raises(ValueError, match="time limit must be a number of seconds"):
             Budget(bad)

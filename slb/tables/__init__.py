@@ -1,6 +1,6 @@
 """Reading uploaded tables safely and cleaning them into a numeric feature matrix and a binary label."""
 
-from .budget import DEFAULT_TIME_LIMIT, Budget
+from .budget import DEFAULT_TIME_LIMIT, Budget, TimeLimitExceeded
 from .clean import (
     MAX_CATEGORIES,
     MIN_ROWS_PER_CLASS,
@@ -47,4 +47,5 @@ __all__ = [
     "MAX_UNPACKED_BYTES",
     "Budget",
     "DEFAULT_TIME_LIMIT",
+    "TimeLimitExceeded",
 ]

@@ -19,11 +19,19 @@ import time
 
 from ._messages import _q
 
-__all__ = ["Budget", "DEFAULT_TIME_LIMIT", "as_budget"]
+__all__ = ["Budget", "DEFAULT_TIME_LIMIT", "TimeLimitExceeded", "as_budget"]
 
 #: Default number of seconds :func:`slb.tables.read.read_table` and
 #: :func:`slb.tables.clean.prepare_table` may each spend on one upload.
 DEFAULT_TIME_LIMIT = 8.0
+
+
+class TimeLimitExceeded(ValueError):
+    """The ``ValueError`` of a spent :class:`Budget` (its message says what to do).
+
+    A subclass, so that the readers, which turn their parsers' errors into a generic message,
+    can tell it apart and pass it on unchanged.
+    """
 
 
 class Budget:
@@ -44,7 +52,7 @@ class Budget:
     >>> Budget(0.0, "data.csv").check("reading")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: Reading 'data.csv' took longer than the 0 seconds allowed...
+    slb.tables.budget.TimeLimitExceeded: Reading 'data.csv' took longer than the 0 seconds allowed...
     """
 
     __slots__ = ("seconds", "name", "_deadline", "_start")
@@ -86,11 +94,11 @@ class Budget:
 
         Raises
         ------
-        ValueError
-            When the time allowed has run out.
+        TimeLimitExceeded
+            (a ``ValueError``) when the time allowed has run out.
         """
         if self._deadline is not None and time.perf_counter() > self._deadline:
-            raise ValueError(
+            raise TimeLimitExceeded(
                 f"{step[:1].upper()}{step[1:]} {_q(self.name, 60)} took longer than the "
                 f"{self.seconds:g} seconds allowed, so it was stopped. The table is probably "
                 "larger or more irregular than this tool can handle quickly: upload fewer rows "

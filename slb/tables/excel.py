@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._messages import _names, _q, _size
-from .budget import Budget
+from .budget import Budget, TimeLimitExceeded
 from .cells import _NO_HEADER_NOTE, _SAMPLE_ROWS, _convert_cells, _drop_junk_rows, _header_is_data
 from .clean import MISSING_TOKENS, parse_numeric
 from .limits import (
@@ -148,7 +148,7 @@ def _count_cells(data: bytes, ws, limit: int, budget: Budget | None) -> tuple[in
                     if budget is not None:
                         budget.check("reading")
     except (KeyError, zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError) as exc:
-        if type(exc) is ValueError and "seconds allowed" in str(exc):
+        if isinstance(exc, TimeLimitExceeded):
             raise
         return 0, 0
     return cells, rows

@@ -78,7 +78,7 @@ import re
 import zipfile
 
 from ._messages import _SUPPORTED_TEXT, _not_a_table, _parser_error, _q, _size
-from .budget import DEFAULT_TIME_LIMIT, Budget, as_budget
+from .budget import DEFAULT_TIME_LIMIT, Budget, TimeLimitExceeded, as_budget
 from .cells import _finish_frame
 from .excel import _open_workbook, _read_excel
 from .limits import (
@@ -389,8 +389,8 @@ def _dispatch(
             budget.check("reading")
         result.frame = _finish_frame(result.frame, result.notes, budget)
     except ValueError as exc:
-        if type(exc) is ValueError:  # our own, plain-language messages
-            raise
+        if type(exc) is ValueError or isinstance(exc, TimeLimitExceeded):
+            raise  # our own, plain-language messages
         raise _parser_error(name, exc) from None  # UnicodeDecodeError, ArrowInvalid, ...
     except MemoryError:
         raise ValueError(

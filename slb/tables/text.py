@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ._messages import _join, _not_a_table, _q
-from .budget import Budget
+from .budget import Budget, TimeLimitExceeded
 from .cells import _NO_HEADER_NOTE, _SAMPLE_ROWS, _convert_cells, _drop_junk_rows, _header_is_data
 from .limits import MAX_COLUMNS, _limit_cells
 from .result import TableRead
@@ -531,7 +531,7 @@ def _parse_body(
             else:
                 frame = _read_chunks(body, kwargs, max(1000, _CHUNK_CELLS // max(1, width)), budget)
         except (pd.errors.ParserError, ValueError, csv.Error) as exc:
-            if type(exc) is ValueError and "seconds allowed" in str(exc):
+            if isinstance(exc, TimeLimitExceeded):
                 raise  # the budget's own message
             raise ValueError(
                 f"{_q(name, 60)} could not be read as a table: {str(exc).strip()[:200]}. Check "
