@@ -194,7 +194,9 @@ def _convert_cells(
     "decimal" for files separated by semicolons (the convention where the comma is the decimal
     mark); otherwise the reading of the file's other, unambiguous columns decides.  Columns of
     plain numbers and of words in a wide table of texts are typed all at once
-    (:mod:`slb.tables.bulk`); the others one by one, with the ``budget`` checked every few hundred columns.
+    (:mod:`slb.tables.bulk`), long text columns once per distinct text
+    (:mod:`slb.tables.distinct`); the others one by one, with the ``budget`` checked every
+    few hundred columns.
     """
     if len(frame) == 0:  # nothing to type (the reader then says the table is empty)
         return frame.reset_index(drop=True)

@@ -50,9 +50,9 @@ Choices made here (and why)
   is dropped too, and so are likely **identifiers** (``keep_identifiers=False``): integer
   columns whose values are all different and that increase (or decrease) down the file, at
   least 95 % of the steps, and integer columns named like an identifier (``id``,
-  ``patient_id``, ``index``, ``key``, ``number``, ``no``, ``sample_code``) whose values are all different.  Such
-  a column tells the rows apart, not the classes; when the file is sorted by class it predicts
-  the class perfectly and makes results meaningless.
+  ``patient_id``, ``index``, ``key``, ``number``, ``no``, ``sample_code``) whose values are
+  all different, shuffled or not.  Such a column tells the rows apart, not the classes; when
+  the file is sorted by class it predicts the class perfectly and makes results meaningless.
 * **Stray classes.**  When no positive class is given and the label has more than two classes,
   classes with fewer than ``max(3, 1 %)`` of the rows (a repeated header line, a "Total" row, a
   typo) are dropped with a warning if exactly two classes remain.
@@ -1561,9 +1561,9 @@ def prepare_table(
         Smallest number of rows each class must have (default :data:`MIN_ROWS_PER_CLASS`).
     keep_identifiers : bool
         Keep numeric columns that look like identifiers (all-different whole numbers rising down
-        the file, or named like ``id``/``index``/``key``/``number``/``no``/``sample_code``) as features.  By
-        default they are dropped with a note; exact row numbers 0..n-1 / 1..n are always
-        dropped.
+        the file, or named like ``id``/``index``/``key``/``number``/``no``/``sample_code``) as
+        features.  By default they are dropped with a note; exact row numbers 0..n-1 / 1..n
+        are always dropped.
     time_limit : float, None or slb.tables.budget.Budget
         Seconds the cleaning may take (default :data:`slb.tables.budget.DEFAULT_TIME_LIMIT`);
         ``None`` for no limit.  Checked between the steps and every few hundred columns; when
