@@ -497,6 +497,13 @@ def compare_page(c: dict, ds) -> None:
             "scores for that class pooled over the folds."
         )
 
+    tan_box = st.expander(
+        "TAN's trees (the Chow-Liu tree of each class)", key="cmp_tan_open_k", on_change="rerun"
+    )
+    if tan_box.open:
+        with tan_box:
+            tan_trees(ds, dens)
+
     st.subheader("SLB's coefficients, one block per class")
     clf = fit_slb(ds.key, ds, float(lam.value), c["measure"], c["pair_rule"], dens, int(c["seed"]))
     coef = coefficient_blocks(clf)
@@ -517,6 +524,30 @@ def compare_page(c: dict, ds) -> None:
         mime="text/csv",
         key="cmp_coef_csv_k",
         on_click="ignore",
+    )
+
+
+def tan_trees(ds, dens: tuple) -> None:
+    """TAN's Chow-Liu tree of one class (a class picker), fitted on all the rows."""
+    tan = compute.fit_tan(ds.key, ds, dens)
+    positions = compute.tan_tree_positions(ds.key, ds, dens)
+    k = class_picker(ds, "cmp_tan_class", "Tree of class")
+    label = tan.classes_[k]
+    st.plotly_chart(
+        figures.tree_graph(
+            ds.feature_names,
+            tan.trees_[label],
+            tan.mutual_info_[label],
+            title=f"Chow-Liu tree of {figures.escape_text(class_names(ds)[k])}",
+            color=mfig.class_color(k),
+            positions=positions[label],
+        ),
+        key="cmp_tan_k",
+        config=CHART,
+    )
+    st.caption(
+        "TAN's tree of the class: the spanning tree of its most informative pairs (mutual "
+        "information on hover). TAN does not use λ."
     )
 
 

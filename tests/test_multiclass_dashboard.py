@@ -176,6 +176,13 @@ def test_three_class_upload_every_page_no_merge(three):
     at.radio(key="cmp_roc_class").set_value(2).run()
     assert_ok(at)
     chart_with_key(at, "cmp_pr_k")
+    at.session_state["cmp_tan_open_k"] = True  # what opening the expander does
+    at.run()
+    assert_ok(at)
+    chart_with_key(at, "cmp_tan_k")  # TAN's tree of the first class
+    at.radio(key="cmp_tan_class").set_value(2).run()
+    assert_ok(at)
+    assert "Chow-Liu tree of" in json.dumps(chart_with_key(at, "cmp_tan_k")["layout"]["title"])
     coef = next(df for df in at.dataframe if "term of class" in df.value.columns).value
     assert coef["term"].str.startswith("log p[").all()
     # binary-only classifiers are not offered for three classes, and the page says why
