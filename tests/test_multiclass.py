@@ -172,7 +172,7 @@ def test_pairwise_structure_slb_keeps_each_class_pairs_and_beats_nb():
 
 @pytest.mark.slow
 def test_default_slb_on_pairwise_structure():
-    ds = make_pairwise_classes(n_classes=3, n_train=450, n_test=3000, d=8, random_state=1)
+    ds = make_pairwise_classes(n_classes=3, n_train=300, n_test=3000, d=6, random_state=1)
     nb = KDENaiveBayes().fit(ds.X_train, ds.y_train)
     slb = SLBClassifier(random_state=0).fit(ds.X_train, ds.y_train)
     ber_nb = balanced_error_rate(ds.y_test, nb.predict(ds.X_test))
@@ -184,9 +184,9 @@ def test_default_slb_on_pairwise_structure():
 def test_permuted_labels_nested_selection_stays_at_chance():
     """Labels permuted on a design whose classes differ in pairwise structure: the inner-CV
     minimum may dip below chance (it is a minimum over 70 cells) but not far, and the outer
-    CV of the whole selection is at chance (2/3).  Detectable: with 300 rows the outer
+    CV of the whole selection is at chance (2/3).  Detectable: with 240 rows the outer
     estimate's standard error is about 0.03, so an optimism of 0.12 or more fails the test."""
-    ds = make_pairwise_classes(n_classes=3, n_train=300, n_test=30, d=6, random_state=5)
+    ds = make_pairwise_classes(n_classes=3, n_train=240, n_test=30, d=4, random_state=5)
     rng = np.random.default_rng(0)
     y = rng.permutation(ds.y_train)
     X = ds.X_train.to_numpy()
