@@ -50,6 +50,7 @@ from slb.viz.evaluation import pr_figure, roc_figure
 
 from . import compute, controls, curve_ui, evaluation, models, state
 from .safety import escape_markdown as esc
+from .safety import safe_csv_bytes
 from .workqueue import queued
 
 CHART = {"displaylogo": False}
@@ -519,7 +520,7 @@ def compare_page(c: dict, ds) -> None:
     st.dataframe(mine, hide_index=True, width="stretch", height=320, key="cmp_coef_k")
     st.download_button(
         "Download all coefficients (CSV)",
-        coef.to_csv(index=False).encode(),
+        lambda: safe_csv_bytes(coef),  # feature names are the user's: no formula cells
         file_name="slb_coefficients.csv",
         mime="text/csv",
         key="cmp_coef_csv_k",

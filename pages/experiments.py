@@ -279,6 +279,12 @@ with b:
 if source == "data":
     noise_key = f"data:{ds.key}"
     noise_data = (ds.name, ds.X, ds.y)
+    if ds.multiclass:  # slb.experiments.noise flips a label to the other class: two classes
+        st.info(
+            f"Label noise flips each label to the other class, so it needs two classes; "
+            f"{esc(ds.name)} has {ds.K}. Use a synthetic design, or choose one class vs the "
+            "rest (or drop classes) on the Data page."
+        )
     st.caption(
         f"On {esc(ds.name)} ({ds.n} rows): stratified 70/30 train/test splits, one per replicate."
     )

@@ -263,6 +263,9 @@ def test_compare_ber_curve_and_experiments_with_three_classes(three):
     chart_with_key(at, "cmp_confusion_k")
     goto(at, "pages/experiments.py")
     assert not at.error, [e.value for e in at.error]
+    at.radio(key="noise_source").set_value("data").run()
+    assert_ok(at)
+    assert any("needs two classes" in i.value for i in at.info)
 
 
 def test_explain_offers_a_k_class_model_file(three):
