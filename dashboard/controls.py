@@ -20,7 +20,7 @@ BW_RULES = {
     "scott": "Scott",
     "silverman": "Silverman",
     "lcv": "likelihood CV (slower)",
-    "plugin": "plug-in (R ks, as in the paper)",
+    "plugin": "plug-in (R ks; pairs: marginal surrogate)",
 }
 LAMBDA_LABEL = "λ (dependence threshold)"
 LAMBDA_HELP = "A pair enters SLB when its dependence reaches λ. Larger λ keeps fewer pairs."

@@ -90,7 +90,12 @@ RUN_CONSTRAINTS = {
 
 #: numpydoc of the bandwidth settings, inserted in the docstring of every density estimator.
 BANDWIDTH_PARAMS_DOC = """bandwidth : {"scott", "silverman", "lcv", "plugin"}, default="scott"
-        Bandwidth rule (see :mod:`slb.density.bandwidth`).
+        Bandwidth rule (see :mod:`slb.density.bandwidth`).  ``"plugin"``: R ``ks``'s
+        ``hpi`` for every univariate density (reproduced to ~1e-14); for the bivariate
+        densities a *marginal surrogate* of ``ks::Hpi.diag`` (its formula on a feature paired
+        with an independent copy of itself, one bandwidth per feature), **not** ``Hpi.diag``
+        of the actual pair, from which it can differ by 5-50 % on skewed, dependent or tied
+        pairs (``slb.density.bandwidth.hpi_diag`` computes the real one).
     bandwidth_multiplier : float, default=1.0
         Global multiplier of every bandwidth.
     bandwidth_overrides : dict or None, default=None
