@@ -57,6 +57,8 @@ CHART = {"displaylogo": False}
 _TTL = 2 * 3600
 #: Compared from the start (SLB first), as on the two-class page.
 DEFAULT_MODELS = models.DEFAULT_MODELS
+#: SLB with λ and C chosen by inner CV inside every fold (the nested estimate's row).
+NESTED = evaluation.NESTED_NAMES[True]
 #: More classes than this: one heatmap at a time, chosen with a class picker.
 SIDE_BY_SIDE = 3
 
@@ -334,7 +336,22 @@ def cross_validate(ds, c: dict, lam, names: list[str], dens: tuple, reps: int) -
     folds = compute.folds(ds.key, ds, n_folds, seed, reps)
     preds, ber, secs = [], {}, {}
     for name in names:
-        if name == "SLB":
+        if name == "SLB" and lam.mode == "cv" or name == NESTED:
+            # λ (and C for the nested estimate) chosen by inner CV inside every fold: honest
+            ev = evaluation.slb_nested_eval(
+                ds.key,
+                ds,
+                c["measure"],
+                c["pair_rule"],
+                dens,
+                n_folds,
+                seed,
+                name == NESTED,
+                name,
+                n_repeats=reps,
+            )
+            pred, sec = named(ev.predictions, class_names(ds)), np.nan
+        elif name == "SLB":
             mode = lam.mode if lam.mode in ("quantile", "fdr") else "value"
             param = {"quantile": c["lam_quantile"], "fdr": c["fdr_alpha"]}.get(mode, lam.value)
             pred, sec = slb_predictions(
@@ -435,6 +452,9 @@ def compare_page(c: dict, ds) -> None:
         st.caption(lam.note + ".")
     dens = state.density_key()
     reps = compute.affordable_repeats(ds.n, ds.d, int(c["cv_repeats"]))
+    nested_key = ("nested", ds.key, c["measure"], c["pair_rule"], dens, int(c["seed"]), reps)
+    if st.session_state.get("cmp_nested_k") == nested_key:
+        names = [*names, NESTED]
     try:
         res = cross_validate(ds, c, lam, names, dens, reps)
     except Exception as e:  # noqa: BLE001 - shown, never a traceback
@@ -462,6 +482,14 @@ def compare_page(c: dict, ds) -> None:
             if col.startswith("macro") or col == "log-loss"
         },
     )
+    st.caption(f"SLB: {evaluation.SLB_HOW.get(lam.mode, evaluation.SLB_HOW['value'])}.")
+    if NESTED not in names:
+        st.button(
+            "Compute the nested estimate (λ and C chosen inside every fold; slow)",
+            key="cmp_nested_button_k",
+            on_click=st.session_state.__setitem__,
+            args=("cmp_nested_k", nested_key),
+        )
     st.plotly_chart(figures.ber_bars(res.per_fold), key="cmp_ber_bars_k", config=CHART)
     st.subheader("SLB's BER along λ")
     if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):

@@ -260,7 +260,15 @@ def test_compare_ber_curve_and_experiments_with_three_classes(three):
     assert_ok(at)
     assert not at.error, [e.value for e in at.error]
     assert any("cross-validation" in c.value for c in at.caption)
+    assert any("nested" in c.value for c in at.caption)  # SLB's λ chosen inside every fold
     chart_with_key(at, "cmp_confusion_k")
+    at.radio(key="cmp_lam_mode").set_value("value").run()
+    at.button(key="cmp_nested_button_k").click().run()  # λ and C chosen inside every fold
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    table = next(df for df in at.dataframe if "mean BER (%)" in df.value.columns).value
+    assert "SLB (nested λ, C)" in table.index
+    assert table["mean BER (%)"].between(0, 100).all()
     goto(at, "pages/experiments.py")
     assert not at.error, [e.value for e in at.error]
     at.radio(key="noise_source").set_value("data").run()
