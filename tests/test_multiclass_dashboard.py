@@ -210,6 +210,13 @@ def test_merge_and_drop_are_explicit_choices(three):
     assert_ok(at)
     assert not at.error
     assert metric(at, esc("+ <b>c</b>")) == "40"
+    goto(at, "pages/explain.py")  # the model file repeats this one-vs-rest cleaning
+    at.selectbox(key="dl_model_name").set_value("NB")
+    at.button(key="dl_model_fit").click().run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["dl_model_file"]
+    at.switch_page("app.py").run()
     # back to all classes
     at.selectbox(key="positive_class").set_value("\x00automatic").run()
     assert metric(at, "classes K") == "3"
