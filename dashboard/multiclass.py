@@ -396,6 +396,17 @@ def fit_slb(key: str, _ds, lam: float, measure: str, pair_rule: str, dens: tuple
     return make_slb(lam, measure, pair_rule, dens, seed).fit(_ds.X, y)
 
 
+def full_fit(ds, c: dict, lam, dens: tuple):
+    """:func:`fit_slb` at the page's λ, or None after an ``st.error`` saying why it failed."""
+    try:
+        return fit_slb(
+            ds.key, ds, float(lam.value), c["measure"], c["pair_rule"], dens, int(c["seed"])
+        )
+    except Exception as e:  # noqa: BLE001 - shown, never a traceback
+        st.error(f"Fitting SLB on all the rows failed: {esc(type(e).__name__)}: {esc(e)}")
+        return None
+
+
 def coefficient_blocks(clf) -> pd.DataFrame:
     """SLB's weights: one row per (decision of class, term), the term's own class block."""
     t = clf.term_table_
@@ -534,7 +545,9 @@ def compare_page(c: dict, ds) -> None:
             tan_trees(ds, dens)
 
     st.subheader("SLB's coefficients, one block per class")
-    clf = fit_slb(ds.key, ds, float(lam.value), c["measure"], c["pair_rule"], dens, int(c["seed"]))
+    clf = full_fit(ds, c, lam, dens)
+    if clf is None:
+        return
     coef = coefficient_blocks(clf)
     k = class_picker(ds, "cmp_coef_class", "Decision of class")
     mine = coef[coef["decision of"] == cls[k]].drop(columns="decision of")
@@ -592,7 +605,9 @@ def explain_page(c: dict, ds) -> None:
         f"SLB fitted on all the data at λ = {controls.format_lambda(lam.value)}: one decision "
         f"value per class (class against the rest); the class with the largest one wins."
     )
-    clf = fit_slb(ds.key, ds, float(lam.value), c["measure"], c["pair_rule"], dens, int(c["seed"]))
+    clf = full_fit(ds, c, lam, dens)
+    if clf is None:
+        return
     scores = clf.decision_function(ds.X)
     pred = np.asarray(clf.classes_, dtype=object)[scores.argmax(axis=1)]
     truth = np.asarray(cls, dtype=object)[ds.y]
