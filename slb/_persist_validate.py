@@ -634,7 +634,12 @@ def _check_svc(est) -> None:
         _fail(est, "support_", f"points beyond the {shape_fit[0]} training rows")
     for attr in ("_dual_coef_", "_intercept_", "_probA", "_probB", "dual_coef_", "intercept_"):
         _array(est, attr)
-    _number(est, "_gamma", gt=0.0)
+    gamma = _number(est, "_gamma", gt=0.0)
+    # The kernel width in force is the parameter itself, or 1/d for "auto" ("scale" depends on
+    # the training rows' variance, which the file does not keep).
+    want = est.gamma if not isinstance(est.gamma, str) else 1.0 / d if est.gamma == "auto" else None
+    if want is not None and not math.isclose(gamma, want, rel_tol=1e-12):
+        _fail(est, "_gamma", f"is {gamma}, not the gamma the SVM was fitted with ({want})")
     _array(est, "class_weight_", shape=(K,), ge=0.0)
     sign = -1.0 if K == 2 else 1.0  # scikit-learn flips the binary duals' public signs
     if not (
