@@ -12,6 +12,12 @@ diagnostic such as ``cv_results_``, an iteration count) -- load a model whose pr
 decision values and probabilities are exactly those of the original.  Any other exception, or
 any other answer, fails the test.
 
+A second property does the same to the fitted *numbers and strings* stored in the JSON (counts,
+thresholds, kernel widths, seeds, labels of a tree's edges, ...): each is replaced by -1, 0,
+10**12, NaN, infinity, text, ``None``, 2.5 or ``True``.  (Constructor parameters are left out:
+another valid parameter is another valid model, and scikit-learn's parameter validation checks
+their types and ranges.)
+
 One mutation is left out on purpose: dropping a training row of a kernel density.  The result
 is a valid model of one row fewer, and a file records no row count that could tell (inside a
 ``Pipeline`` the cleaner's class counts bound the rows from above; see
@@ -207,4 +213,68 @@ def test_a_damaged_array_is_refused_or_changes_nothing(name, data):
         else:
             np.testing.assert_array_equal(
                 got[method], value, err_msg=f"{kind} of {attr} ({key}) changed {method}"
+            )
+
+
+def _state_scalars(doc):
+    """Every ``[name, value]`` pair of a fitted state whose value is a number, text or None."""
+    out, stack = [], [doc]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, dict):
+            if "__estimator__" in obj:
+                stack.append(obj["state"])  # never the parameters
+                for v in obj["params"]["__dict__"]:
+                    stack.append(v[1])  # but estimators nested in them (a forest's template)
+                continue
+            if "__dict__" in obj:
+                for pair in obj["__dict__"]:
+                    v = pair[1]
+                    if v is None or isinstance(v, (int, float, str)) or "__float__" in str(v)[:12]:
+                        out.append(pair)
+                    stack.append(v)
+                continue
+            stack.extend(obj.values())
+        elif isinstance(obj, list):
+            stack.extend(obj)
+    return out
+
+
+SCALARS = (-1, 0, 10**12, {"__float__": "nan"}, {"__float__": "inf"}, "x", None, 2.5, True)
+#: Fitted numbers any positive finite value of which is a valid model (like a coefficient):
+#: an SVM's kernel width under gamma="scale" depends on the training rows' variance, which the
+#: file does not keep.  They get only invalid replacements.
+FREE = {"_gamma"}
+INVALID = (-1, 0, {"__float__": "nan"}, {"__float__": "inf"}, "x", None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [*CLASSIFIERS, *(f"{n} (3 classes)" for n in THREE_CLASS)])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
+)
+@given(data=st.data())
+def test_a_damaged_fitted_scalar_is_refused_or_changes_nothing(name, data):
+    model, doc, arrays, names, keys, X, want = _original(name)
+    doc = json.loads(json.dumps(doc))
+    pairs = _state_scalars(doc)
+    pair = data.draw(st.sampled_from(pairs), label="attribute")
+    old = pair[1]
+    choices = INVALID if pair[0] in FREE else SCALARS
+    pair[1] = data.draw(st.sampled_from([v for v in choices if v != old]), label=str(pair[0]))
+    try:
+        again = load_model(pack(doc, arrays))
+    except ValueError as exc:
+        assert str(exc) and "Traceback" not in str(exc)
+        return
+    got = _answers(again, X)
+    assert set(got) == set(want), f"{pair[0]}: other methods"
+    for method, value in want.items():
+        if isinstance(value, str):
+            assert got[method] == value, f"{pair[0]} = {pair[1]!r}: {method} message changed"
+        else:
+            np.testing.assert_array_equal(
+                got[method], value, err_msg=f"{pair[0]} = {pair[1]!r} changed {method}"
             )
