@@ -14,8 +14,8 @@ classes (``Dataset.multiclass``) draws itself with the functions here instead:
 * Explain: the decision value of every class for one sample, the winner's margin over the
   runner-up, and the winner's terms.
 
-SLB is evaluated on the page's cached per-fold densities (``compute.threshold_path``, K-class
-``path_predictions``: a λ change refits only the SVMs), the other classifiers through the
+SLB is evaluated on the page's cached per-fold densities and warm SVMs
+(``evaluation.warm_folds``: a λ change refits only the SVMs whose kept terms changed), the other classifiers through the
 two-class page's cached per-classifier runs; the BER-along-λ curve is the exact steps of
 ``slb.model.steps.ber_steps`` on the same folds.
 Every name from the data is escaped (``escape_markdown`` for Markdown, ``escape_text`` inside
@@ -37,10 +37,11 @@ from slb.evaluation.predictions import (
     class_column,
     confusion_matrices,
     evaluate_predictions,
-    path_predictions,
+    fold_prediction_frame,
     per_class_recall,
     pooled_pr,
     pooled_roc,
+    with_repeats,
 )
 from slb.evaluation.registry import CLASSIFIERS as CATALOG
 from slb.model.path import FIXED_C
@@ -315,15 +316,25 @@ def slb_predictions(
     mode: str,
     param: float,
 ) -> tuple[pd.DataFrame, float]:
-    """SLB's out-of-fold predictions from the page's cached per-fold densities
-    (``compute.threshold_path``; a λ change refits only the K one-vs-rest SVMs of each fold):
-    ``slb.evaluation.predictions.path_predictions`` (probabilities: the multinomial map fitted
-    on the other folds' decision values).  λ = ``param`` (``mode="value"``), or recomputed in
-    each fold (``"quantile"``, ``"fdr"``), as on the two-class page.  Its per-fold BER is
-    ``ThresholdPath.fold_ber``'s, equal to cold ``SLBClassifier`` fits at λ."""
-    path = compute.threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
+    """SLB's out-of-fold predictions from the page's cached per-fold densities and warm SVMs
+    (``evaluation.warm_folds``: ``slb.model.warm.WarmFolds``, K one-vs-rest SVMs per fold
+    kept warm across λ; a λ change refits only the folds whose kept terms changed): the
+    class of the largest decision value, the K decision values as scores (no probabilities:
+    the multinomial calibration would triple the cost of every λ step).  λ = ``param``
+    (``mode="value"``), or recomputed in each fold (``"quantile"``, ``"fdr"``), as on the
+    two-class page.  Its per-fold BER is that of cold ``SLBClassifier`` fits at λ (tested)."""
+    warm = evaluation.warm_folds(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
     t0 = time.perf_counter()
-    pred, _ = path_predictions(path, _ds.y, evaluation._selector(mode, param, pair_rule))
+    decisions, _ = warm.decisions(evaluation._selector(mode, param, pair_rule))
+    path, y = warm.path, np.asarray(_ds.y)
+    folds = [(f.train, f.test) for f in path.folds_]
+    frames = [
+        fold_prediction_frame(
+            "SLB", k, te, y[te], path.classes_[d.argmax(axis=1)], None, d, path.classes_
+        )
+        for k, ((_, te), d) in enumerate(zip(folds, decisions, strict=True))
+    ]
+    pred = with_repeats(frames, folds)
     return named(pred, class_names(_ds)), time.perf_counter() - t0
 
 
