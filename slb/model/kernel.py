@@ -39,6 +39,9 @@ class IncrementalKernel:
     max_updates : int or None, default=None
         Rebuild from scratch after this many updates (bounds the rounding of long add/subtract
         sequences); None: never.
+    rows : ndarray of int or None, default=None
+        The training rows the kernel is over (a working set, in this order; :meth:`add_rows`
+        extends it); None: every row of ``T_train`` in order.  With rows, no test kernel.
 
     Examples
     --------
@@ -54,20 +57,24 @@ class IncrementalKernel:
     (4,)
     """
 
-    def __init__(self, T_train, T_test, center, scale, *, removals=True, max_updates=None):
+    def __init__(
+        self, T_train, T_test, center, scale, *, removals=True, max_updates=None, rows=None
+    ):
         self.T_train, self.T_test = T_train, T_test
         self.center, self.scale = center, scale
         self.removals, self.max_updates = removals, max_updates
-        n = T_train.shape[0]
+        self.rows = None if rows is None else np.asarray(rows)
+        n = T_train.shape[0] if rows is None else self.rows.size
         self.K = np.zeros((n, n))
         self.Kx = None if T_test is None else np.zeros((T_test.shape[0], n))
         self.cols = np.zeros(T_train.shape[1], dtype=bool)
         self.n_updates = 0
 
-    def _std(self, T, cols):
-        """Standardised columns ``cols`` of ``T``, in one copy."""
+    def _std(self, T, cols, rows=None):
+        """Standardised columns ``cols`` of ``T`` (of its ``rows``), in one copy."""
         idx = np.flatnonzero(cols)
-        return (T[:, idx] - self.center[idx]) / self.scale[idx]
+        B = T[:, idx] if rows is None else T[np.ix_(rows, idx)]
+        return (B - self.center[idx]) / self.scale[idx]
 
     def set_columns(self, cols):
         """Move the kernels to the column mask ``cols`` (boolean over ``T_train``'s columns)."""
@@ -82,12 +89,24 @@ class IncrementalKernel:
             gone, new = np.zeros_like(m), m
         for part, sign in ((gone, -1.0), (new, 1.0)):
             if part.any():
-                A = self._std(self.T_train, part)
+                A = self._std(self.T_train, part, self.rows)
                 self.K += sign * (A @ A.T)
                 if self.Kx is not None:
                     self.Kx += sign * (self._std(self.T_test, part) @ A.T)
         self.cols = m.copy()
         self.n_updates += 1
+
+    def add_rows(self, rows):
+        """Extend the training kernel (no test kernel) by the rows ``rows`` of ``T_train``,
+        on the current columns: ``[[K, A B^T], [B A^T, B B^T]]``."""
+        rows = np.asarray(rows)
+        old = np.arange(self.T_train.shape[0]) if self.rows is None else self.rows
+        A_old = self._std(self.T_train, self.cols, self.rows)
+        A_new = self._std(self.T_train, self.cols, rows)
+        cross = A_old @ A_new.T
+        self.K = np.block([[self.K, cross], [cross.T, A_new @ A_new.T]])
+        self.rows = np.concatenate([old, rows])
+        self.Kx = None
 
     def fit(self, y, C, weights):
         """libsvm's C-SVC on the current kernel: (dual coefficients, support, intercept).

@@ -57,6 +57,7 @@ from sklearn.utils.class_weight import compute_class_weight
 
 from .._parallel import one_blas_thread
 from .._sklearn_compat import libsvm_fit
+from .kernel import IncrementalKernel
 
 #: Up to this many rows the SVM is solved on the full precomputed kernel.
 GRAM_MAX_SAMPLES = 3000
@@ -253,9 +254,26 @@ class WorkingSetSVM:
         self.gave_up = False
         self.sign = np.where(y == 1, 1.0, -1.0)
         self.rows = None  # working set (row indices) and its kernel on the current columns
-        self.K = None
+        self.kernel = None  # slb.model.kernel.IncrementalKernel over the working set
         self.cols = np.ones(Z.shape[1], dtype=bool)
         self.n_rounds_ = 0
+
+    @property
+    def K(self):
+        """The working set's kernel on the current columns (None before a fit)."""
+        return None if self.kernel is None else self.kernel.K
+
+    def _new_kernel(self, rows):
+        """The incremental kernel of the working set ``rows`` (None: every row in order)."""
+        p = self.Z.shape[1]
+        center = np.zeros(p) if self.center is None else self.center
+        scale = np.ones(p) if self.scale is None else self.scale
+        every = rows.size == self.y.size and (rows.size < 2 or bool(np.all(np.diff(rows) > 0)))
+        kernel = IncrementalKernel(
+            self.Z, None, center, scale, removals=False, rows=None if every else rows
+        )
+        kernel.set_columns(self.cols)
+        return kernel
 
     def _block(self, rows, cols=None):
         """``Z[rows][:, cols]`` (default: the current columns) in one copy."""
@@ -314,17 +332,15 @@ class WorkingSetSVM:
         """Switch to the column mask ``cols`` (boolean over ``Z``'s columns)."""
         cols = np.asarray(cols, dtype=bool)
         if self.rows is not None and not (self.cols & ~cols).any():
-            new = cols & ~self.cols
-            if new.any():
-                A = self._block(self.rows, new)
-                self.K += A @ A.T
+            if (cols & ~self.cols).any():
+                self.kernel.set_columns(cols)  # only the new columns' products are added
         else:
-            self.rows, self.K = None, None
+            self.rows, self.kernel = None, None
         self.cols = cols
 
     def _give_up(self):
         # Too many support vectors for a small kernel: solve without a working set.
-        self.rows, self.K, self.gave_up = None, None, True
+        self.rows, self.kernel, self.gave_up = None, None, True
         return _fit_fallback(self._block(np.arange(self.y.size)), self.y, self.C, self.weights)
 
     def fit(self):
@@ -336,14 +352,13 @@ class WorkingSetSVM:
             self.rows = self._initial_rows()
             if self.rows.size > self.max_rows:
                 return self._give_up()
-            A = self._block(self.rows)
-            self.K = A @ A.T
+            self.kernel = self._new_kernel(self.rows)
         in_set = np.zeros(self.y.size, dtype=bool)
         in_set[self.rows] = True
         while True:
             self.n_rounds_ += 1
             dual, support, b = _fit_kernel(
-                self.K, self.y[self.rows], self.C, self.weights, self.tol
+                self.kernel.K, self.y[self.rows], self.C, self.weights, self.tol
             )
             w = self._weights(dual, support)
             if in_set.all():
@@ -360,9 +375,7 @@ class WorkingSetSVM:
                     return self._give_up()
                 violators = violators[np.argsort(margin[violators], kind="stable")[: room // 2]]
             add = np.sort(violators)
-            A_old, A_new = self._block(self.rows), self._block(add)
-            cross = A_old @ A_new.T
-            self.K = np.block([[self.K, cross], [cross.T, A_new @ A_new.T]])
+            self.kernel.add_rows(add)
             self.rows = np.concatenate([self.rows, add])
             in_set[add] = True
 
