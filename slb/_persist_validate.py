@@ -321,9 +321,25 @@ def _platt(est):
 
 
 def _log_priors(est, K):
+    """``class_log_prior_``: log probabilities; equal ones for ``priors="balanced"``, the
+    density training rows' class shares for ``"empirical"`` (the rows' recorded counts)."""
     lp = _array(est, "class_log_prior_", shape=(K,), le=0.0)
     if abs(float(np.logaddexp.reduce(lp))) > 1e-6:
         _fail(est, "class_log_prior_", "is not the logarithm of probabilities summing to 1")
+    priors = getattr(est, "priors", None)
+    if priors == "balanced":
+        want = np.full(K, -math.log(K))
+    elif priors == "empirical":
+        rows = np.array([Xc.shape[0] for Xc in est.transformer_._kde.X], dtype=float)
+        want = np.log(rows / rows.sum())
+    else:
+        return
+    if not np.allclose(lp, want, rtol=0, atol=1e-9):
+        _fail(
+            est,
+            "class_log_prior_",
+            f"does not match priors={priors!r} and the {K} classes' training rows",
+        )
 
 
 # --------------------------------------------------------------------------------------------

@@ -140,6 +140,7 @@ def test_issue_29_hostile_file_is_refused_within_budget(name):
     [
         "slb",
         "nb",
+        "nb_empirical",
         "tan",
         "gnb",
         "tree",

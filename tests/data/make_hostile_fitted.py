@@ -56,6 +56,8 @@ def fitted(name: str):
         return SLBClassifier(random_state=0).fit(X, y)
     if name == "nb":
         return KDENaiveBayes().fit(X, y)
+    if name == "nb_empirical":
+        return KDENaiveBayes(priors="empirical").fit(X[:70], y[:70])
     if name == "tan":
         return TANClassifier().fit(X, y)
     if name == "gnb":
@@ -293,6 +295,10 @@ def hostile_fitted_models() -> dict[str, tuple[bytes, str]]:
     f["predict_bomb_kde_rows_beyond_cleaner_counts"] = (
         with_kde("pipeline_nb", "X", zeros(20_000), c=1),
         "recorded at fit",
+    )
+    f["kde_rows_doubled_against_empirical_priors"] = (
+        with_kde("nb_empirical", "X", lambda a: np.vstack([a, a]), c=0),
+        "priors='empirical'",
     )
     f["knn_rows_and_codes_disagree"] = (
         with_array("5NN", "KNeighborsClassifier", "_fit_X", lambda a: np.vstack([a, a])),
