@@ -16,7 +16,7 @@ from sklearn.datasets import load_digits, load_iris, load_wine
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from slb import KDENaiveBayes, LUClassifier, SLBClassifier, TANClassifier
+from slb import KDENaiveBayes, LUClassifier, SLBClassifier, TANClassifier, load_dataset
 from slb.data.multiclass import (
     make_multiclass_forest,
     make_pairwise_classes,
@@ -47,6 +47,7 @@ DATASETS = {
     "iris": _iris,
     "wine": lambda: load_wine(return_X_y=True),
     "digits012": _digits012,
+    "penguins": lambda: tuple(a.to_numpy() for a in load_dataset("penguins")),
 }
 MULTICLASS = [name for name, info in CLASSIFIERS.items() if info.multiclass]
 # SLB's defaults select (lambda, C) by nested CV: the fast tier fits them at fixed settings.
