@@ -176,6 +176,14 @@ CASES = [
     Case("parquet_many_rows.parquet", error="has about 2,000,000 rows, more than", stage="read"),
     Case("parquet_long_strings.parquet", error="would take 4 GB once unpacked", stage="read"),
     Case("too_many_columns.csv", error="more than the 10,000 columns", stage="read"),
+    # ---- misleading outcomes and names (issue 29) ------------------------------------------------
+    Case("merged_two_row_header.xlsx", notes=("The header spans rows 1 and 2",)),
+    Case("mixed_utf8_latin1.csv", notes=("mixes two text encodings",)),
+    Case("all_sheets_hidden.xlsx", notes=("Every sheet of the workbook is hidden",)),
+    Case("space_thousands.csv", notes=("'yes' (20 rows) is treated as the positive class",)),
+    Case("duration.parquet", notes=("Durations (lengths of time, not dates) in 'stay'",)),
+    Case("lookalike_names.csv", notes=("'[U+FEFF]id_x' -> 'id_x'", "(looks like 'label'")),
+    Case("sample_code_shuffled.csv", notes=("('sample_code': all different whole numbers",)),
 ]
 
 
@@ -514,6 +522,27 @@ def _forbid(monkeypatch, *targets: str) -> None:
 
     for target in targets:
         monkeypatch.setattr(target, boom)
+
+
+def test_corpus_values_issue29() -> None:
+    def read(name: str):
+        return read_table((CORPUS / name).read_bytes(), name)
+
+    assert list(read("merged_two_row_header.xlsx").frame.columns) == ["label", "x1", "x2", "x3"]
+    mixed = read("mixed_utf8_latin1.csv")
+    assert mixed.encoding == "mixed" and set(mixed.frame["label"]) == {"pós", "neg"}
+    hidden = read("all_sheets_hidden.xlsx")
+    assert hidden.sheet == "first" and not any("because it was chosen" in n for n in hidden.notes)
+    income = read("space_thousands.csv").frame["income"]
+    assert income.dtype == np.int64 and income.min() >= 1000
+    text = (CORPUS / "space_thousands.csv").read_text(encoding="utf-8").splitlines()[1:]
+    assert [
+        int(line.split(",")[0].replace(" ", "").replace("\u00a0", "")) for line in text
+    ] == list(income)
+    names = read("lookalike_names.csv").frame.columns
+    assert list(names) == ["id_x", "l\u0430bel_3", "label_2", "label"]  # the real label kept
+    prepared = prepare_table(read("lookalike_names.csv").frame, "label")
+    assert prepared.label == "label" and set(prepared.class_counts) == {"yes", "no"}
 
 
 def test_corpus_values_issue15() -> None:

@@ -440,7 +440,9 @@ def _finish_frame(
             names.append("")
         else:
             names.append(str(c).strip())
-    names = tidy_names(names, notes)
+    tidied = tidy_names(names, notes)
+    changed = {j for j, (a, b) in enumerate(zip(names, tidied, strict=True)) if a != b}
+    names = tidied
     frame = frame.copy()
     frame.columns = range(frame.shape[1])
     if budget is not None:
@@ -455,6 +457,8 @@ def _finish_frame(
         frame = frame.drop(columns=empty_unnamed)
         gone = set(empty_unnamed)
         names = [n for j, n in enumerate(names) if j not in gone]
+        kept = [j for j in range(len(tidied)) if j not in gone]
+        changed = {k for k, j in enumerate(kept) if j in changed}
         notes.append(
             f"{len(empty_unnamed)} empty column{'s' if len(empty_unnamed) > 1 else ''} without a "
             "name (usually from a separator at the end of each line) "
@@ -469,7 +473,7 @@ def _finish_frame(
             f"{'were' if len(blank) > 1 else 'was'} named after {'their' if len(blank) > 1 else 'its'} "
             f"position: {_names([names[j] for j in blank])}."
         )
-    frame.columns = unique_names(names, notes)
+    frame.columns = unique_names(names, notes, changed)
     if frame.shape[1]:
         empty_rows = frame.isna().all(axis=1).to_numpy()
         if empty_rows.any():

@@ -111,18 +111,25 @@ def tidy_names(names: list[str], notes: list[str]) -> list[str]:
     return out
 
 
-def unique_names(names: list[str], notes: list[str]) -> list[str]:
+def unique_names(
+    names: list[str], notes: list[str], changed: set[int] | None = None
+) -> list[str]:
     """Names that also *look* different: repeats and lookalikes get a number suffix.
 
     Two names are the same here when their :func:`name_skeleton` is: "label", "LABEL" stay
     apart (case is kept: they look different), but "label" and "lаbel" (Cyrillic "а") do
-    not.
+    not.  The name written plainly keeps it: names made only of the letters they look like
+    come first, then those that :func:`tidy_names` changed (``changed``), each group in
+    column order; so the real "label" column keeps its name beside a "lаbel" or a
+    "la<zero-width space>bel" written before it.
 
     Parameters
     ----------
     names : list of str
     notes : list of str
         Notes on the renamed columns are appended here.
+    changed : set of int, optional
+        Positions of the names :func:`tidy_names` changed.
 
     Returns
     -------
@@ -146,7 +153,10 @@ def unique_names(names: list[str], notes: list[str]) -> list[str]:
     next_suffix: dict[str, int] = {}
     renamed = []
     lookalike = []
-    for j, n in enumerate(names):
+    changed = changed or set()
+    order = sorted(range(len(names)), key=lambda j: (key(names[j]) != names[j], j in changed, j))
+    for j in order:
+        n = names[j]
         k = key(n)
         if k in seen:
             suffix = next_suffix.get(k, 2)  # not from 2 again: 3,000 repeats stay linear
@@ -171,8 +181,8 @@ def unique_names(names: list[str], notes: list[str]) -> list[str]:
         notes.append(
             f"{len(lookalike)} column name{'s' if len(lookalike) > 1 else ''} "
             f"{'look' if len(lookalike) > 1 else 'looks'} exactly like another column's name "
-            "but use different letters (for example a Cyrillic or Greek letter that looks "
-            "like a Latin one), so "
+            f"but {'use' if len(lookalike) > 1 else 'uses'} different letters (for example a "
+            "Cyrillic or Greek letter that looks like a Latin one), so "
             f"{'they were' if len(lookalike) > 1 else 'it was'} given a number suffix to tell "
             "them apart: "
             + _join(
@@ -197,5 +207,5 @@ def _odd_letters(name: str) -> str:
 
 
 def _visible(name: str) -> str:
-    """The name with its invisible characters written as <U+200B> codes."""
-    return _INVISIBLE_RE.sub(lambda m: f"<U+{ord(m.group()):04X}>", name)
+    """The name with its invisible characters written as [U+200B] codes."""
+    return _INVISIBLE_RE.sub(lambda m: f"[U+{ord(m.group()):04X}]", name)

@@ -309,6 +309,66 @@ def _issue15(rng: np.random.Generator) -> None:
     write_bytes("too_many_columns.csv", csv_wide_line(10_001))
 
 
+def _issue29(rng: np.random.Generator) -> None:
+    """Files for the misleading outcomes and names of issue 29 (items 7 and 8)."""
+    # 7. a two-row header: 'Group of features' merged across B1:D1, 'label' merged down A1:A2
+    from openpyxl import Workbook
+
+    t = base_table(n=40, seed=50)
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "data"
+    ws.append(["label", "Group of features", None, None])
+    ws.append([None, "x1", "x2", "x3"])
+    for row in t[["label", "x1", "x2", "x3"]].itertuples(index=False):
+        ws.append([v.item() if isinstance(v, np.generic) else v for v in row])
+    ws.merge_cells("A1:A2")
+    ws.merge_cells("B1:D1")
+    wb.properties.created = FIXED_TIME
+    wb.properties.modified = FIXED_TIME
+    buf = io.BytesIO()
+    wb.save(buf)
+    write_bytes("merged_two_row_header.xlsx", fixed_zip(buf.getvalue()))
+    # 7. lines of UTF-8 and lines of Windows-1252 in one file (pasted from two sources)
+    t = base_table(n=40, seed=51, labels=("pós", "neg"))
+    lines = csv_text(t).splitlines()
+    body = [lines[0].encode()] + [
+        ln.encode("utf-8" if i % 4 < 2 else "cp1252") for i, ln in enumerate(lines[1:])
+    ]
+    write_bytes("mixed_utf8_latin1.csv", b"\n".join(body) + b"\n")
+    # 7. every sheet hidden (openpyxl refuses to save that: the workbook XML is edited)
+    data = workbook_bytes({"first": rows_of(base_table(seed=52)), "second": [["x"]]})
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body_bytes = src.read(info.filename)
+            if info.filename == "xl/workbook.xml":
+                body_bytes = body_bytes.replace(b'state="visible"', b'state="hidden"')
+            dst.writestr(info, body_bytes)
+    write_bytes("all_sheets_hidden.xlsx", out.getvalue())
+    # 7. a space as thousands separator ("1 234"), beside the no-break-space variant
+    t = base_table(n=40, seed=53)
+    values = rng.integers(1000, 90000, size=40) + np.where(t["label"] == "yes", 5000, 0)
+    sep = ["\u00a0" if i % 5 == 0 else " " for i in range(40)]
+    t.insert(0, "income", [f"{v:,}".replace(",", s) for v, s in zip(values, sep, strict=True)])
+    write_text("space_thousands.csv", csv_text(t))
+    # 7. a Parquet duration column
+    t = base_table(n=40, seed=54)
+    t["stay"] = pd.to_timedelta((t["x1"] - t["x1"].min()).round(2), unit="D")
+    buf = io.BytesIO()
+    t[["stay", "x2", "label"]].to_parquet(buf, index=False)
+    write_bytes("duration.parquet", buf.getvalue())
+    # 8. names: a second byte-order mark, and four names that all display as "label"
+    t = base_table(n=40, seed=55)
+    t.columns = ["\ufeffid_x", "l\u0430bel", "la\u200bbel", "label"]  # x1, x2, x3, label
+    write_bytes("lookalike_names.csv", b"\xef\xbb\xbf" + csv_text(t).encode("utf-8"))
+    # 8. unique integers named like an identifier, shuffled
+    t = base_table(n=60, seed=56)
+    t.insert(0, "sample_code", rng.permutation(np.arange(5001, 5061)))
+    write_text("sample_code_shuffled.csv", csv_text(t))
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.iterdir():
@@ -467,6 +527,7 @@ def main() -> None:
     write_text("many_rows.csv", csv_text(t))
 
     _issue15(np.random.default_rng(15))
+    _issue29(np.random.default_rng(29))
 
     for path in sorted(OUT.iterdir()):
         size = path.stat().st_size
