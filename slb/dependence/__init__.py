@@ -3,17 +3,20 @@ approximation, rank and linear correlations) and screen the pairs by a threshold
 """
 
 from .hsic import (
+    DEPENDENCE_MEASURE_REGISTRY,
     DEPENDENCE_MEASURES,
     HSIC_APPROX_MAX_RANK,
     HSIC_APPROX_MIN_SAMPLES,
     HSIC_APPROX_TOL,
     HSIC_METHODS,
     HSIC_PVALUE_PAIRS,
+    DependenceMeasure,
     DependenceResult,
     benjamini_hochberg,
     correlation_all_pairs,
     dependence_matrix,
     gaussian_gram,
+    get_dependence_measure,
     hsic_all_pairs,
     median_heuristic_sigma2,
 )
@@ -34,7 +37,10 @@ from .screening import (
 )
 
 __all__ = [
+    "DEPENDENCE_MEASURE_REGISTRY",
     "DEPENDENCE_MEASURES",
+    "DependenceMeasure",
+    "get_dependence_measure",
     "HSIC_METHODS",
     "HSIC_APPROX_MIN_SAMPLES",
     "HSIC_APPROX_TOL",

@@ -88,7 +88,6 @@ from scipy import stats
 from .._parallel import one_blas_thread, resolve_n_jobs, run_tasks
 from .lowrank import incomplete_cholesky
 
-DEPENDENCE_MEASURES = ("hsic", "pearson", "spearman")
 HSIC_METHODS = ("auto", "exact", "approx")
 
 #: ``method="auto"`` uses the approximate HSIC from this many samples on.
@@ -704,6 +703,72 @@ def correlation_all_pairs(X, method="pearson"):
     return DependenceResult(stat, p, method)
 
 
+@dataclass(frozen=True)
+class DependenceMeasure:
+    """One entry of :data:`DEPENDENCE_MEASURE_REGISTRY`: everything slb needs of a measure.
+
+    Attributes
+    ----------
+    name : str
+    function : callable
+        ``function(X, *, pvalues, memory_budget, **options) -> DependenceResult`` (all pairs).
+    null_scale : callable
+        ``null_scale(n)``: the factor that makes the statistic's null level free of the
+        sample size ``n`` (HSIC ~ 1/n: ``n``; ``|r|`` ~ 1/sqrt(n): ``sqrt(n)``), the
+        ``screening_score="scaled"`` of :mod:`slb.dependence.screening`.
+    label : str
+        How figures and pages name the statistic.
+    """
+
+    name: str
+    function: object
+    null_scale: object
+    label: str
+
+
+def _hsic_measure(X, *, pvalues=True, memory_budget=2**30, **hsic_options):
+    return hsic_all_pairs(X, pvalues=pvalues, memory_budget=memory_budget, **hsic_options)
+
+
+def _correlation_measure(method):
+    def measure(X, *, pvalues=True, memory_budget=2**30, **options):
+        return correlation_all_pairs(X, method)
+
+    return measure
+
+
+#: Every dependence measure by name (as scikit-learn's ``PAIRWISE_KERNEL_FUNCTIONS``): a new
+#: measure is one entry here; screening, SLB's ``dependence`` parameter, its validation and the
+#: figures' labels read it.
+DEPENDENCE_MEASURE_REGISTRY = {
+    "hsic": DependenceMeasure("hsic", _hsic_measure, lambda n: n, "HSIC"),
+    "pearson": DependenceMeasure(
+        "pearson", _correlation_measure("pearson"), np.sqrt, "|Pearson r|"
+    ),
+    "spearman": DependenceMeasure(
+        "spearman", _correlation_measure("spearman"), np.sqrt, "|Spearman ρ|"
+    ),
+}
+DEPENDENCE_MEASURES = tuple(DEPENDENCE_MEASURE_REGISTRY)
+
+
+def get_dependence_measure(name):
+    """The registry entry of measure ``name`` (a clear ValueError for an unknown name).
+
+    Examples
+    --------
+    >>> from slb.dependence.hsic import get_dependence_measure
+    >>> get_dependence_measure("pearson").label
+    '|Pearson r|'
+    """
+    try:
+        return DEPENDENCE_MEASURE_REGISTRY[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"Unknown dependence measure {name!r}; use one of {', '.join(DEPENDENCE_MEASURES)}."
+        ) from None
+
+
 def dependence_matrix(X, measure="hsic", *, pvalues=True, memory_budget=2**30, **hsic_options):
     """All-pairs dependence by the named measure.
 
@@ -723,13 +788,8 @@ def dependence_matrix(X, measure="hsic", *, pvalues=True, memory_budget=2**30, *
     -------
     result : DependenceResult
     """
-    if measure == "hsic":
-        return hsic_all_pairs(X, pvalues=pvalues, memory_budget=memory_budget, **hsic_options)
-    if measure in ("pearson", "spearman"):
-        return correlation_all_pairs(X, measure)
-    raise ValueError(
-        f"Unknown dependence measure {measure!r}; use one of {', '.join(DEPENDENCE_MEASURES)}."
-    )
+    entry = get_dependence_measure(measure)
+    return entry.function(X, pvalues=pvalues, memory_budget=memory_budget, **hsic_options)
 
 
 def benjamini_hochberg(pvalues, alpha=0.05):

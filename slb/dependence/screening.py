@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hsic import benjamini_hochberg
+from .hsic import benjamini_hochberg, get_dependence_measure
 
 PAIR_RULES = ("either", "both", "per_class")
 SCREENING_SCORES = ("statistic", "scaled", "pvalue")
@@ -82,7 +82,7 @@ def screening_statistic(stat, pvalues, class_counts, measure="hsic", screening_s
         p = np.nan_to_num(np.asarray(pvalues, dtype=float).reshape(K, -1), nan=1.0)
         return -np.log10(np.clip(p, 1e-300, 1.0))
     n = np.asarray(class_counts, dtype=float).reshape(K, 1)
-    return stat * (n if measure == "hsic" else np.sqrt(n))
+    return stat * get_dependence_measure(measure).null_scale(n)
 
 
 def top_fraction_threshold(score, fraction, pair_rule="either", n_total=None):
