@@ -14,7 +14,8 @@ Before a rebuilt estimator is handed out, this module checks what its methods wi
   derived from (naive Bayes' and TAN's linear form, DISCRETE's coefficients, an SVM's public
   and private duals);
 * **cost**: the rows of every kernel density estimate are capped (:data:`MAX_KDE_ROWS`) and so
-  is the work of one prediction (:data:`MAX_DENSITY_WORK` kernel terms), so that a small file
+  is the cost of its first prediction (:data:`MAX_DENSITY_WORK`: rows, terms and the binned
+  path's grids), so that a small file
   whose density training rows compress to nothing cannot make ``predict`` run for minutes;
 * **behaviour** (:func:`probe`): the final classifier predicts two probe rows, and every
   output must be finite and a known class; anything else is refused at load instead of
@@ -37,13 +38,19 @@ import pandas as pd
 
 #: Kernel density training rows allowed in one transformer (all classes together).
 MAX_KDE_ROWS = 1_000_000
-#: Kernel terms of one prediction, summed over classes: training rows x (features + pairs).
-#: Predicting a few rows costs 140-300 ns and 17-70 bytes per term (measured on the binned
-#: and exact paths, 1-8 features, 0-28 pairs); the cap keeps one prediction of a hostile file
-#: under ~1 s and ~200 MB.  Legitimate models are far below it (the cv7400 benchmark's SLB:
-#: 7,400 rows x 210 = 1.6e6); :func:`slb.persistence.load_model` takes a larger
-#: ``max_density_work`` for a trusted file.
-MAX_DENSITY_WORK = 3_000_000
+#: The cost of a transformer's first prediction, in units of ~250 ns (measured on this
+#: project's machines): a class evaluated on the binned path (>= 1,000 rows by default) costs
+#: ``n_c (d + p)`` for binning its rows plus ``6,000 p + 1,200 d`` for its grids (1.1-1.6 ms
+#: per pair, 0.3 ms per feature); an exact class costs ``n_c (d + p) / 20`` for the two probe
+#: rows (its kernels are evaluated in bounded chunks).  6e6 units keep a hostile file's
+#: prediction under ~1.5 s; the cv7400 benchmark's SLB (2 x 3,700 binned rows, 20 features,
+#: 190 pairs) costs 3.9e6, Sonar's SLB- (exact, 60 features, 1,770 pairs) 1.9e4.
+#: :func:`slb.persistence.load_model` takes a larger ``max_density_work`` for a trusted file.
+MAX_DENSITY_WORK = 6_000_000
+#: Binned rows x terms are also held to 0.35 of that cap: binning and evaluating take up to
+#: ~107 bytes per row and term (SLB, 800,000 zero rows, 3 features and a pair: 342 MB traced),
+#: so 2.1e6 stay under ~230 MB (measured: 2.4e6 took +252 MB resident to load and predict).
+BINNED_MEMORY_SHARE = 0.35
 #: Training values (rows x features) of a k-NN model: its search tree is rebuilt at load
 #: (1.7 s for a million rows of 8 features), so they are capped like the densities' work.
 MAX_KNN_VALUES = 2_500_000
@@ -374,35 +381,51 @@ def _check_transformer(est):
         rows += Xc.shape[0]
     if rows > MAX_KDE_ROWS:
         _fail(est, "_kde.X", f"holds {rows:,} training rows; at most {MAX_KDE_ROWS:,} are loaded")
-    work, limit = rows * (d + pairs.shape[0]), density_work_limit.get()
-    if work > limit:
-        raise ValueError(
-            f"The model file's densities hold {rows:,} training rows of {d} features and "
-            f"{pairs.shape[0]} pairs: {work:,} kernel terms per prediction, more than the "
-            f"{limit:,} load_model allows. If you trust the file, load it with a larger "
-            "max_density_work; otherwise refit the model on fewer rows or features."
-        )
+    from .density.kde import KDE_METHODS
+
+    method = getattr(kde, "method", "auto")
+    if method not in KDE_METHODS:
+        _fail(est, "_kde.method", f"is not one of {', '.join(KDE_METHODS)}")
+    for attr, low in (("binned_min_samples", 1), ("n_jobs", -(2**31))):
+        v = getattr(kde, attr, None)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < low):
+            _fail(est, f"_kde.{attr}", "is not a valid integer or None")
+    _check_density_cost(est, X, d, pairs.shape[0], method, kde)
     for attr, want in (("h1", est.bandwidths_), ("h2", est.pair_bandwidths_)):
         h = _array(est, f"_kde.{attr}", getattr(kde, attr), shape=(K, d), gt=0.0)
         if not np.array_equal(h, want):
             _fail(est, f"_kde.{attr}", "differs from the transformer's bandwidths")
     _array(est, "_kde.floor1", kde.floor1, shape=(d,), ge=0.0)
     _array(est, "_kde.floor2", kde.floor2, shape=(d, d), ge=0.0)
-    from .density.kde import KDE_METHODS
-
-    if getattr(kde, "method", "auto") not in KDE_METHODS:
-        _fail(est, "_kde.method", f"is not one of {', '.join(KDE_METHODS)}")
-    for attr in ("binned_min_samples", "n_jobs"):
-        v = getattr(kde, attr, None)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-            _fail(est, f"_kde.{attr}", "is not an integer or None")
     g = getattr(kde, "grid_ratio", None)
     if g is not None and (
         isinstance(g, bool) or not isinstance(g, (int, float)) or not (0 < g < 1e3)
     ):
         _fail(est, "_kde.grid_ratio", "is not a positive number or None")
-    if getattr(kde, "binned_min_samples", None) is not None and kde.binned_min_samples < 1:
-        _fail(est, "_kde.binned_min_samples", "is below 1")
+
+
+def _check_density_cost(est, X, d, p, method, kde):
+    """Refuse densities whose first prediction would cost more than the cap in force."""
+    from .density.kde import KDE_BINNED_MIN_SAMPLES
+
+    threshold = getattr(kde, "binned_min_samples", None) or KDE_BINNED_MIN_SAMPLES
+    binned_rows = cost = 0
+    for Xc in X:
+        n = Xc.shape[0]
+        if method == "binned" or (method == "auto" and n >= threshold):
+            binned_rows += n * (d + p)
+            cost += n * (d + p) + 6000 * p + 1200 * d
+        else:
+            cost += n * (d + p) // 20
+    limit = density_work_limit.get()
+    if cost > limit or binned_rows > BINNED_MEMORY_SHARE * limit:
+        rows = sum(Xc.shape[0] for Xc in X)
+        raise ValueError(
+            f"The model file's densities hold {rows:,} training rows of {d} features and {p} "
+            f"pairs: a prediction would cost about {max(cost, binned_rows):,} units of work, "
+            f"more than the {limit:,} load_model allows. If you trust the file, load it with a "
+            "larger max_density_work; otherwise refit the model on fewer rows or pairs."
+        )
 
 
 def _check_density_parent(est):

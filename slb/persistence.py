@@ -465,9 +465,10 @@ def load_model(file, *, max_seconds=None, max_density_work=None):
         Time allowed for loading (checked while reading, decoding and checking);
         :data:`MAX_LOAD_SECONDS` when ``None``.
     max_density_work : int, optional
-        Largest prediction cost of the kernel densities (training rows x (features + pairs),
-        summed over classes); :data:`slb._persist_validate.MAX_DENSITY_WORK` when ``None``.
-        Raise it only for a file you trust.
+        Largest cost of the kernel densities' first prediction (about 250 ns a unit: training
+        rows x (features + pairs) and the binned path's grids, see
+        :data:`slb._persist_validate.MAX_DENSITY_WORK`, the default).  Raise it only for a
+        file you trust.
 
     Returns
     -------

@@ -141,6 +141,7 @@ def test_issue_29_hostile_file_is_refused_within_budget(name):
         "slb",
         "nb",
         "nb_empirical",
+        "wide_slb-",
         "tan",
         "gnb",
         "tree",
@@ -161,6 +162,8 @@ def test_the_issue_29_originals_load(name):
 
     X, _ = _data()
     model = fitted(name)
+    if model.n_features_in_ != X.shape[1]:  # the wide SLB-
+        X = np.random.default_rng(2).normal(size=(20, model.n_features_in_))
     if name == "pipeline_nb":
         import pandas as pd
 
@@ -233,12 +236,15 @@ def test_a_model_at_the_density_cap_loads_and_predicts_within_300MB(tmp_path):
     # bounds (measured in a fresh process, resident memory).
     from make_hostile_fitted import _data, kde_array, pack
 
-    from slb._persist_validate import MAX_DENSITY_WORK
+    from slb._persist_validate import BINNED_MEMORY_SHARE, MAX_DENSITY_WORK, MAX_KDE_ROWS
 
-    doc, arrays = saved("nb")
-    d = 3
+    # SLB: the heaviest per row and term of the density models (its probe and predict go
+    # through the transformer, the SVM and Platt's map)
+    doc, arrays = saved("slb")
+    d, p = 3, fitted("slb").pairs_.shape[0]
     other = arrays[kde_array(doc, "X", 1)].shape[0]
-    rows = MAX_DENSITY_WORK // d - other
+    cap = min(MAX_KDE_ROWS * (d + p), int(BINNED_MEMORY_SHARE * MAX_DENSITY_WORK))
+    rows = cap // (d + p) - other - 1000
     arrays[kde_array(doc, "X", 0)] = np.zeros((rows, d))
     path = tmp_path / "big.slbmodel"
     path.write_bytes(pack(doc, arrays))

@@ -66,6 +66,11 @@ def fitted(name: str):
         return DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
     if name == "forest":
         return RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
+    if name == "wide_slb-":  # 46 features, all 1,035 pairs
+        from slb import ForestDensityClassifier
+
+        Xw = np.random.default_rng(1).normal(size=(60, 46))
+        return ForestDensityClassifier(random_state=0, C=1.0).fit(Xw, y[:60])
     if name == "pipeline_nb":
         import pandas as pd
 
@@ -291,7 +296,13 @@ def hostile_fitted_models() -> dict[str, tuple[bytes, str]]:
     for c in (0, 1):
         arrays[kde_array(doc, "X", c)] = np.zeros((3_000_000, 3))
     f["predict_bomb_kde_6M_zero_rows"] = (pack(doc, arrays), "training rows")
-    f["predict_bomb_kde_work"] = (with_kde("slb", "X", zeros(600_000), c=0), "kernel terms")
+    f["predict_bomb_kde_work"] = (with_kde("slb", "X", zeros(800_000), c=0), "units of work")
+    # 1,000 rows per class put both classes on the binned path: 2 x 1,035 pair grids (~3 s)
+    doc, arrays = saved("wide_slb-")
+    for c in (0, 1):
+        a = kde_array(doc, "X", c)
+        arrays[a] = arrays[a][np.arange(1000) % arrays[a].shape[0]]
+    f["predict_bomb_binned_grids"] = (pack(doc, arrays), "units of work")
     f["predict_bomb_kde_rows_beyond_cleaner_counts"] = (
         with_kde("pipeline_nb", "X", zeros(20_000), c=1),
         "recorded at fit",
