@@ -957,6 +957,7 @@ def _needs_refit(est, method):
     return method == "predict_proba" and "platt_" not in vars(est) and hasattr(est, "terms_")
 
 
+@functools.cache
 def constructor_params(cls) -> frozenset:
     """The parameter names of ``cls.__init__``."""
     return frozenset(inspect.signature(cls.__init__).parameters) - {"self"}
