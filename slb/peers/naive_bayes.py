@@ -132,6 +132,27 @@ class _DensityBayes(
             return jll[:, 1] - jll[:, 0]
         return jll - logsumexp(jll, axis=1, keepdims=True)
 
+    def predict(self, X):
+        """The class of largest posterior probability (the Bayes rule at ``class_log_prior_``).
+
+        Two classes: ``classes_[1]`` where the log posterior odds are positive.  More: the
+        largest entry of :meth:`predict_proba` itself, so that a near-tie that rounding
+        resolves one way in the log posteriors and the other in the probabilities cannot make
+        the two disagree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        score = self.decision_function(X)
+        if score.ndim == 1:
+            return self.classes_[(score > 0).astype(int)]
+        return self.classes_[np.argmax(self._proba_from_decision(score), axis=1)]
+
     def predict_proba(self, X):
         """Posterior probabilities of the classes of ``classes_``, within ``[1e-6, 1 - 1e-6]``
         (density products reach exact 0 and 1 in floating point), rows summing to 1.
