@@ -66,7 +66,7 @@ def duplicate_groups(X):
     return groups
 
 
-def stratified_splits(y, n_splits, *, random_state=None, groups=None, X=None):
+def stratified_splits(y, n_splits, *, random_state=None, groups=None, X=None, min_per_class=2):
     """Stratified K-fold (train, test) index pairs, identical rows in one fold.
 
     Parameters
@@ -80,6 +80,12 @@ def stratified_splits(y, n_splits, *, random_state=None, groups=None, X=None):
         given.
     X : array-like or None
         The rows whose duplicates are grouped (when ``groups`` is None).
+    min_per_class : int, default=2
+        Rows of every class each training set needs (the densities' bandwidths need two).
+        Grouped folds that leave a training set short (a class made mostly of copies of one
+        row) are tried with fewer splits, down to two; when no grouped split gives every
+        training set enough rows, the plain stratified folds are used (the copies then sit
+        on both sides, as before this safeguard existed).
 
     Returns
     -------
@@ -91,7 +97,19 @@ def stratified_splits(y, n_splits, *, random_state=None, groups=None, X=None):
     if groups is None and X is not None:
         groups = duplicate_groups(X)
     if groups is not None and np.unique(groups).size < np.asarray(groups).size:
-        cv = StratifiedGroupKFold(n_splits, shuffle=True, random_state=random_state)
-        return list(cv.split(np.zeros(y.size), y, groups))
+        for k in range(int(n_splits), 1, -1):
+            cv = StratifiedGroupKFold(k, shuffle=True, random_state=random_state)
+            try:
+                folds = list(cv.split(np.zeros(y.size), y, groups))
+            except ValueError:  # fewer groups than splits
+                continue
+            if all(_enough(y, y[tr], min_per_class) for tr, _ in folds):
+                return folds
     cv = StratifiedKFold(n_splits, shuffle=True, random_state=random_state)
     return list(cv.split(np.zeros(y.size), y))
+
+
+def _enough(y, y_train, min_per_class):
+    """Every class of ``y`` has ``min_per_class`` rows in ``y_train``."""
+    classes, counts = np.unique(y_train, return_counts=True)
+    return classes.size == np.unique(y).size and counts.min() >= min_per_class

@@ -44,13 +44,24 @@ def stratified_folds(y, n_splits=5, n_repeats=1, random_state=0, groups=None):
             "use fewer folds or more data."
         )
     if groups is not None and np.unique(groups).size < np.asarray(groups).size:
+        groups = np.asarray(groups)
         # one StratifiedGroupKFold per repeat, seeded as RepeatedStratifiedKFold seeds its
         # repeats (a RandomState drawn from random_state)
         rng = np.random.RandomState(random_state)
         folds = []
         for _ in range(n_repeats):
             seed = rng.randint(np.iinfo(np.int32).max)
-            folds += stratified_splits(y, n_splits, random_state=seed, groups=groups)
+            repeat = stratified_splits(y, n_splits, random_state=seed, groups=groups)
+            if len(repeat) != n_splits or any(
+                set(groups[tr]) & set(groups[te]) for tr, te in repeat
+            ):
+                raise ValueError(
+                    f"Identical rows cannot be kept in one fold of {n_splits}-fold CV with "
+                    "every class in every training set: most of a class is copies of a few "
+                    "rows. Drop the duplicate rows (prepare_table reports them), use fewer "
+                    "folds, or pass groups=None to accept folds that split the copies."
+                )
+            folds += repeat
         return folds
     if n_repeats == 1:
         cv = StratifiedKFold(n_splits, shuffle=True, random_state=random_state)
