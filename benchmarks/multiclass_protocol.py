@@ -5,7 +5,8 @@ run).  Three formulations are fitted on the **same** map of every design (so the
 isolates the linear model):
 
 * ``ovr``: one-vs-rest hinge-loss SVMs, each balanced between its class and the rest
-  (:func:`slb.model.svm.fit_linear_model`; for K = 2 it is the binary SLB itself);
+  (:func:`slb.model.svm.fit_linear_model` with ``formulation="ovr"``; for K = 2 it is the
+  binary SLB itself);
 * ``crammer_singer``: the Crammer-Singer multiclass SVM (``LinearSVC``), balanced weights;
 * ``multinomial``: multinomial logistic regression, balanced weights.
 
@@ -84,7 +85,9 @@ def designs():
 def _fit(kind, T, y, C, K):
     """A fitted model's decision function ``f(T) -> (n, K)`` scores."""
     if kind == "ovr":
-        coef, b = fit_linear_model(T, y, C=C, class_weight="balanced", n_classes=K)
+        coef, b = fit_linear_model(
+            T, y, C=C, class_weight="balanced", n_classes=K, formulation="ovr"
+        )
         return lambda Z: linear_decision(Z, coef, b)
     if kind == "crammer_singer":
         est = LinearSVC(C=C, multi_class="crammer_singer", class_weight="balanced", max_iter=20000)

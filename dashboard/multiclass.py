@@ -317,7 +317,7 @@ def slb_predictions(
     param: float,
 ) -> tuple[pd.DataFrame, float]:
     """SLB's out-of-fold predictions from the page's cached per-fold densities and warm SVMs
-    (``evaluation.warm_folds``: ``slb.model.warm.WarmFolds``, K one-vs-rest SVMs per fold
+    (``evaluation.warm_folds``: ``slb.model.warm.WarmFolds``, the multinomial model per fold
     kept warm across λ; a λ change refits only the folds whose kept terms changed): the
     class of the largest decision value, the K decision values as scores (no probabilities:
     the multinomial calibration would triple the cost of every λ step).  λ = ``param``
@@ -402,7 +402,7 @@ def fold_ber(pred: pd.DataFrame) -> np.ndarray:
 @st.cache_data(show_spinner="Fitting SLB on all the data…", max_entries=32, ttl=_TTL)
 @queued
 def fit_slb(key: str, _ds, lam: float, measure: str, pair_rule: str, dens: tuple, seed: int):
-    """SLB on every row, its classes the class names (K one-vs-rest blocks)."""
+    """SLB on every row, its classes the class names (K blocks of terms)."""
     y = np.asarray(class_names(_ds), dtype=object)[_ds.y]
     return make_slb(lam, measure, pair_rule, dens, seed).fit(_ds.X, y)
 
@@ -515,8 +515,8 @@ def compare_page(c: dict, ds) -> None:
     st.plotly_chart(figures.ber_bars(res.per_fold), key="cmp_ber_bars_k", config=CHART)
     st.subheader("SLB's BER along λ")
     if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
-        # the exact steps of slb.model.steps.ber_steps on the same folds (K-class one-vs-rest
-        # SVMs; the same per-fold BER as the cold fits above)
+        # the exact steps of slb.model.steps.ber_steps on the same folds (the K-class
+        # multinomial model; the same per-fold BER as the cold fits above)
         curve_ui.ber_curve_section(ds, c, lam, dens, int(ds.n_folds), reps, res.per_fold)
 
     st.subheader("Out-of-fold predictions")
@@ -667,7 +667,7 @@ def explain_page(c: dict, ds) -> None:
         config=CHART,
     )
     st.caption(
-        "Every class's decision value for this sample (its one-vs-rest SVM); the largest wins, "
+        "Every class's decision value for this sample (its multinomial score); the largest wins, "
         "and the margin is how far it is ahead of the runner-up."
     )
     st.dataframe(

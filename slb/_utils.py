@@ -259,7 +259,12 @@ class DecisionPredictMixin:
         -------
         y : ndarray of shape (n_samples,)
         """
-        scores = self.decision_function(X)  # first: it checks that the model is fitted
+        # decision_function first: it checks that the model is fitted
+        return self._predict_from_decision(self.decision_function(X))
+
+    def _predict_from_decision(self, scores):
+        """:meth:`predict` from decision values already computed."""
+        scores = np.asarray(scores)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]

@@ -123,8 +123,8 @@ def model_outputs(model, X_test, scores=True):
         proba = _optional_output(model, "predict_proba", X_test)
     if score is not None and _predicts_by_sign(model):
         # exactly what its predict computes, without evaluating the densities a third time
-        if score.ndim == 2 and score.shape[1] > 1:
-            y_pred = model.classes_[np.argmax(score, axis=1)]
+        if hasattr(model, "_predict_from_decision"):
+            y_pred = model._predict_from_decision(score)
         else:
             y_pred = model.classes_[(score.reshape(-1) > 0).astype(int)]
     else:
@@ -675,7 +675,7 @@ def path_predictions(
     its BER); the decision values of the test rows are the scores.  The probability of the
     positive class is a Platt sigmoid of the decision value (hand-written: the path's SVM
     works on precomputed feature maps, not on an estimator ``CalibratedClassifierCV`` could
-    wrap), fitted without the fold's test rows (more than two classes: one-vs-rest SVMs, the
+    wrap), fitted without the fold's test rows (more than two classes: the multinomial model of SLB, the
     prediction the largest decision value, and the multinomial map of the K decision values
     that :class:`slb.SLBClassifier` uses):
 

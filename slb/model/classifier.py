@@ -412,7 +412,7 @@ class _LogDensitySVM(
 
     def decision_function(self, X):
         """Two classes: the signed distance to the SVM hyperplane, positive for
-        ``classes_[1]``.  More: each class's one-vs-rest decision value (the prediction is
+        ``classes_[1]``.  More: each class's multinomial score (the prediction is
         the largest).
 
         Parameters

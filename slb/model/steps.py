@@ -31,7 +31,6 @@ from .svm import (
     class_weights,
     column_scaling,
     grid_mask_predictions,
-    ovr_class_weight,
 )
 
 __all__ = ["ber_steps", "chunk_bounds", "join_steps", "step_at"]
@@ -61,27 +60,17 @@ def _nested_predictions(T_train, y_train, T_test, masks, C, class_weight, n_clas
     The masks are visited by size; while each contains the previous one, the training kernel
     ``K`` and the test-by-training kernel ``Kx`` only gain the entering columns' products, and
     the test decisions are ``Kx[:, support] @ dual + b`` (= ``z_test . w + b`` with
-    ``w = sum_i dual_i z_i``).  More than two classes: the kernels do not depend on the
-    labels, so each mask's kernels serve every class's one-vs-rest SVM.  Above
-    :data:`~slb.model.svm.GRAM_MAX_SAMPLES` training rows the working-set solver of
-    :func:`~slb.model.svm.grid_mask_predictions` is used instead.
+    ``w = sum_i dual_i z_i``).  Above :data:`~slb.model.svm.GRAM_MAX_SAMPLES` training rows,
+    and for more than two classes (the multinomial model has no kernel),
+    :func:`~slb.model.svm.grid_mask_predictions` fits each mask instead.
     """
     y = np.asarray(y_train)
-    if y.size > GRAM_MAX_SAMPLES:
+    if y.size > GRAM_MAX_SAMPLES or n_classes > 2:
+        # the working-set solver, or the K-class multinomial model (no kernel to share)
         return grid_mask_predictions(T_train, y_train, T_test, masks, [C], class_weight, n_classes)[
             0
         ]
-    problems = (
-        [(y.astype(np.float64), class_weights(class_weight, y_train))]
-        if n_classes == 2
-        else [
-            (
-                (y == k).astype(np.float64),
-                class_weights(ovr_class_weight(class_weight, k), (y == k).astype(int)),
-            )
-            for k in range(n_classes)
-        ]
-    )
+    problems = [(y.astype(np.float64), class_weights(class_weight, y_train))]
     with one_blas_thread():
         # Only the columns some mask keeps are standardised (each column on its own, as
         # StandardScaler does on any subset of columns).
@@ -94,11 +83,8 @@ def _nested_predictions(T_train, y_train, T_test, masks, C, class_weight, n_clas
             if not masks[g].any():
                 continue
             kernel.set_columns(masks[g])  # nested masks: only the entering columns' products
-            dec = [kernel.decision(*kernel.fit(yk, C, w)) for yk, w in problems]
-            if n_classes == 2:
-                preds[g] = (dec[0] > 0).astype(int)
-            else:
-                preds[g] = np.argmax(np.column_stack(dec), axis=1)
+            ((yk, w),) = problems
+            preds[g] = (kernel.decision(*kernel.fit(yk, C, w)) > 0).astype(int)
         return preds
 
 

@@ -21,7 +21,6 @@ from .svm import (
     fit_linear_model,
     index_class_weight,
     linear_decision,
-    ovr_class_weight,
 )
 
 __all__ = ["WarmFolds"]
@@ -68,21 +67,12 @@ class WarmFolds:
         self._last: dict = {}
 
     def _problems(self, k: int) -> list:
-        """Fold ``k``'s SVM problems: (0/1 labels, class weights of the cost), one for two
-        classes, one per class (one-vs-rest) for more; computed once (scikit-learn's
-        ``compute_class_weight`` validates its input at every call, ~3 ms)."""
+        """Fold ``k``'s two-class SVM problem: (0/1 labels, class weights of the cost),
+        computed once (scikit-learn's ``compute_class_weight`` validates its input at every
+        call, ~3 ms)."""
         if ("w", k) not in self._scaling:
             yi = self.y_index[self.path.folds_[k].train]
-            if self.n_classes == 2:
-                self._scaling[("w", k)] = [(yi, class_weights(self.cw, yi))]
-            else:
-                self._scaling[("w", k)] = [
-                    (
-                        (yi == c).astype(int),
-                        class_weights(ovr_class_weight(self.cw, c), (yi == c).astype(int)),
-                    )
-                    for c in range(self.n_classes)
-                ]
+            self._scaling[("w", k)] = [(yi, class_weights(self.cw, yi))]
         return self._scaling[("w", k)]
 
     def _scale(self, k: int):
@@ -108,16 +98,17 @@ class WarmFolds:
             return last[1]
         f = self.path.folds_[k]
         yi = self.y_index[f.train]
-        if f.train.size > GRAM_MAX_SAMPLES:  # the working-set solver: cold, as path_predictions
+        if f.train.size > GRAM_MAX_SAMPLES or self.n_classes > 2:
+            # the working-set solver, or the K-class multinomial model: cold, as
+            # path_predictions fits them
             coef, b = fit_linear_model(
                 f.T_train[:, m], yi, C=self.path.C, class_weight=self.cw, n_classes=self.n_classes
             )
             d = linear_decision(f.T_test[:, m], coef, b)
         else:
-            # the kernels do not depend on the labels: one per fold serves every class's SVM
             fk = self._kernel(k, m)
-            dec = [fk.decision(*fk.fit(yk, self.path.C, w)) for yk, w in self._problems(k)]
-            d = dec[0] if self.n_classes == 2 else np.column_stack(dec)
+            ((yk, w),) = self._problems(k)
+            d = fk.decision(*fk.fit(yk, self.path.C, w))
         if self.keep_warm:
             self._last[k] = (m, d)
         return d

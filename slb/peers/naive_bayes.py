@@ -132,23 +132,13 @@ class _DensityBayes(
             return jll[:, 1] - jll[:, 0]
         return jll - logsumexp(jll, axis=1, keepdims=True)
 
-    def predict(self, X):
-        """The class of largest posterior probability (the Bayes rule at ``class_log_prior_``).
-
-        Two classes: ``classes_[1]`` where the log posterior odds are positive.  More: the
-        largest entry of :meth:`predict_proba` itself, so that a near-tie that rounding
-        resolves one way in the log posteriors and the other in the probabilities cannot make
-        the two disagree.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-        """
-        score = self.decision_function(X)
+    def _predict_from_decision(self, score):
+        """The class of largest posterior probability (the Bayes rule at
+        ``class_log_prior_``): for two classes ``classes_[1]`` where the log posterior odds
+        are positive; for more, the largest entry of :meth:`predict_proba` itself, so that a
+        near-tie that rounding resolves one way in the log posteriors and the other in the
+        probabilities cannot make the two disagree."""
+        score = np.asarray(score)
         if score.ndim == 1:
             return self.classes_[(score > 0).astype(int)]
         return self.classes_[np.argmax(self._proba_from_decision(score), axis=1)]
