@@ -22,10 +22,42 @@ from slb.evaluation.registry import make_classifier  # noqa: E402
 
 #: SLB paper, Table 4 (BER %, mean over 5 folds).
 PAPER = {
-    "sonar": {"SLB": 18.1, "LU": 52.9, "TAN": 20.5, "NB": 26.2, "RF": 19.6, "SVM(RBF)": 20.1, "5NN": 22.9},
-    "ionosphere": {"SLB": 7.5, "LU": 45.4, "TAN": 7.6, "NB": 10.2, "RF": 7.9, "SVM(RBF)": 8.0, "5NN": 22.1},
-    "pima": {"SLB": 28.6, "LU": 49.2, "TAN": 34.5, "NB": 27.4, "RF": 26.8, "SVM(RBF)": 29.0, "5NN": 31.2},
-    "wdbc": {"SLB": 4.52, "LU": 47.9, "TAN": 11.5, "NB": 6.3, "RF": 4.8, "SVM(RBF)": 2.9, "5NN": 4.0},
+    "sonar": {
+        "SLB": 18.1,
+        "LU": 52.9,
+        "TAN": 20.5,
+        "NB": 26.2,
+        "RF": 19.6,
+        "SVM(RBF)": 20.1,
+        "5NN": 22.9,
+    },
+    "ionosphere": {
+        "SLB": 7.5,
+        "LU": 45.4,
+        "TAN": 7.6,
+        "NB": 10.2,
+        "RF": 7.9,
+        "SVM(RBF)": 8.0,
+        "5NN": 22.1,
+    },
+    "pima": {
+        "SLB": 28.6,
+        "LU": 49.2,
+        "TAN": 34.5,
+        "NB": 27.4,
+        "RF": 26.8,
+        "SVM(RBF)": 29.0,
+        "5NN": 31.2,
+    },
+    "wdbc": {
+        "SLB": 4.52,
+        "LU": 47.9,
+        "TAN": 11.5,
+        "NB": 6.3,
+        "RF": 4.8,
+        "SVM(RBF)": 2.9,
+        "5NN": 4.0,
+    },
 }
 DEFAULT = ["SLB", "LU", "SLB-", "TAN", "NB", "RF", "SVM(RBF)", "5NN"]
 
@@ -47,7 +79,9 @@ def main(argv=None):
         X, y = load_dataset(name)
         t0 = time.perf_counter()
         est = {c: make_classifier(c, random_state=args.seed) for c in args.classifiers}
-        comp = compare_estimators(est, X, y, n_splits=5, n_repeats=args.repeats, random_state=args.seed)
+        comp = compare_estimators(
+            est, X, y, n_splits=5, n_repeats=args.repeats, random_state=args.seed
+        )
         s = comp.summary
         cells = []
         for c in args.classifiers:
@@ -60,9 +94,11 @@ def main(argv=None):
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
         print(lines[-1], f"  [{time.perf_counter() - t0:.0f} s]", flush=True)
     print()
-    print(f"BER % (mean ± sd over {args.repeats} x 5 folds, seed {args.seed}); paper's Table 4 in "
-          "parentheses; bold = best or tied with it (Nadeau-Bengio corrected resampled t-test "
-          "against the best, Holm-adjusted, alpha 0.05).")
+    print(
+        f"BER % (mean ± sd over {args.repeats} x 5 folds, seed {args.seed}); paper's Table 4 in "
+        "parentheses; bold = best or tied with it (Nadeau-Bengio corrected resampled t-test "
+        "against the best, Holm-adjusted, alpha 0.05)."
+    )
     print("\n".join(lines))
     print(f"\nwall time: {time.perf_counter() - t_all:.0f} s")
 

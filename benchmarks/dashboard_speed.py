@@ -283,7 +283,11 @@ def _run_fresh(code: str, root: Path, mode: str, arg: int, timeout: int, **env_e
 
 def run_sessions(root: Path, mode: str, n_sessions: int, heavy_features: int = 20) -> dict:
     return _run_fresh(
-        SESSIONS, root, mode, n_sessions, timeout=3600,
+        SESSIONS,
+        root,
+        mode,
+        n_sessions,
+        timeout=3600,
         SLB_BENCH_HEAVY_FEATURES=str(heavy_features),
     )
 
@@ -298,11 +302,15 @@ def report_sessions(label: str, mode: str, r: dict) -> None:
     if mode in ("session", "class"):
         n = len(r["walls"])
         print(f"sessions                           {n}")
-        print(f"server CPU per session (script)    {statistics.median(cpu.values()):7.2f} s "
-              f"median, {max(cpu.values()):.2f} s max")
+        print(
+            f"server CPU per session (script)    {statistics.median(cpu.values()):7.2f} s "
+            f"median, {max(cpu.values()):.2f} s max"
+        )
         print(f"server CPU per session (process)   {r['cpu_process'] / n:7.2f} s (all threads)")
-        print(f"wall time per session              {statistics.median(r['walls'].values()):7.2f} s "
-              f"median, {max(r['walls'].values()):.2f} s max")
+        print(
+            f"wall time per session              {statistics.median(r['walls'].values()):7.2f} s "
+            f"median, {max(r['walls'].values()):.2f} s max"
+        )
         return
     alone = statistics.median(r["light_alone"].values())
     beside = r["light_beside_heavy"]
@@ -313,8 +321,10 @@ def report_sessions(label: str, mode: str, r: dict) -> None:
         print(f"ratio beside / alone               {b / alone:7.2f}x (target <= 1.5x)")
     else:
         print("light session beside the heavy one: the heavy session ended first")
-    print(f"heavy session (7,400-row upload + Compare) {r['heavy_wall']:.1f} s wall, "
-          f"{r['cpu_script'].get('heavy', float('nan')):.1f} s script CPU")
+    print(
+        f"heavy session (7,400-row upload + Compare) {r['heavy_wall']:.1f} s wall, "
+        f"{r['cpu_script'].get('heavy', float('nan')):.1f} s script CPU"
+    )
     print(f"longest waits in the heavy-work line: {[round(w, 2) for w in r['queue_waits']]} s")
 
 
@@ -394,8 +404,10 @@ def main() -> None:
                 continue  # that revision has no server-start warm-up
             r = run_child(root, mode, args.profile)
             results[(label, mode)] = r
-            print(f"\n## {label}, {mode} (load average {r['load_before']:.1f} -> "
-                  f"{r['load_after']:.1f})")
+            print(
+                f"\n## {label}, {mode} (load average {r['load_before']:.1f} -> "
+                f"{r['load_after']:.1f})"
+            )
             if "workers_started" in r:
                 print(f"worker processes started before    {r['workers_started']}")
             if "warmup" in r:
@@ -405,16 +417,20 @@ def main() -> None:
             print(f"λ change on Compare, median of 5   {fmt(r['lambda_median'])}")
             print(f"λ change on Compare, max of 5      {fmt(r['lambda_max'])}")
             if "lambda_script_cpu" in r:
-                print(f"λ change, page thread's CPU, median {r['lambda_script_cpu']:6.3f} s "
-                      "(profiler off in warm modes)")
-            print(f"one full gc.collect (postScriptGC)  {1000 * r['gc_full']:7.1f} ms CPU, "
-                  f"{r['heap_objects_end']:,} objects on the heap")
+                print(
+                    f"λ change, page thread's CPU, median {r['lambda_script_cpu']:6.3f} s "
+                    "(profiler off in warm modes)"
+                )
+            print(
+                f"one full gc.collect (postScriptGC)  {1000 * r['gc_full']:7.1f} ms CPU, "
+                f"{r['heap_objects_end']:,} objects on the heap"
+            )
             if "peak_rss_mb" in r:
                 print(f"peak RSS of the process           {r['peak_rss_mb']:7.0f} MB")
             if r.get("profile"):
                 what = "the five λ changes" if mode.startswith("warm") else "the Compare run"
                 print(f"\ncProfile of {what} (script thread, cumulative):")
-                print("\n".join(r["profile"].splitlines()[:12 + args.profile]))
+                print("\n".join(r["profile"].splitlines()[: 12 + args.profile]))
     if args.baseline:
         print(f"\n## ratios, baseline {args.baseline} / now (wall seconds)")
         base = f"baseline {args.baseline}"
@@ -427,8 +443,10 @@ def main() -> None:
                 continue
             for what in ("home", "compare", "lambda_median"):
                 ratio = ref[what][0] / max(now_r[what][0], 1e-9)
-                print(f"{what:14s} now {mode:4s} {now_r[what][0]:7.2f} s, baseline {mode} "
-                      f"{ref[what][0]:7.2f} s: {ratio:5.1f}x")
+                print(
+                    f"{what:14s} now {mode:4s} {now_r[what][0]:7.2f} s, baseline {mode} "
+                    f"{ref[what][0]:7.2f} s: {ratio:5.1f}x"
+                )
     tmp.cleanup()
 
 

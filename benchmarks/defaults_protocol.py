@@ -34,8 +34,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import slb  # noqa: E402
 from slb.evaluation import balanced_error_rate  # noqa: E402
 
-BASE = {"C": "cv", "density_floor": 1e-6, "pair_rule": "either",
-        "screening_score": "statistic", "training_features": "kfold", "bandwidth": "scott"}
+BASE = {
+    "C": "cv",
+    "density_floor": 1e-6,
+    "pair_rule": "either",
+    "screening_score": "statistic",
+    "training_features": "kfold",
+    "bandwidth": "scott",
+}
 
 VARIANTS = {
     "baseline (C by nested CV)": {},
@@ -62,20 +68,36 @@ def paper_designs(n, seed):
             ds = slb.make_forest_bn(n_train=n, n_test=2000, cpd=cpd, balance=bal, random_state=seed)
             out[f"forest-{cpd}-{'bal' if bal == 0.5 else 'imb'}"] = ds
         for shared in (False, True):
-            ds = slb.make_general_bn(n_train=n, n_test=2000, cpd=cpd, shared=shared, random_state=seed)
+            ds = slb.make_general_bn(
+                n_train=n, n_test=2000, cpd=cpd, shared=shared, random_state=seed
+            )
             out[f"bn-{cpd}-{'shared' if shared else 'indep'}"] = ds
-    return {k: (v.X_train.to_numpy(), v.y_train, v.X_test.to_numpy(), v.y_test) for k, v in out.items()}
+    return {
+        k: (v.X_train.to_numpy(), v.y_train, v.X_test.to_numpy(), v.y_test) for k, v in out.items()
+    }
 
 
 def extra_shapes(n, seed):
-    X, y = make_classification(n_samples=n + 2000, n_features=20, n_informative=6, n_redundant=4,
-                               flip_y=0.05, class_sep=0.8, random_state=seed)
+    X, y = make_classification(
+        n_samples=n + 2000,
+        n_features=20,
+        n_informative=6,
+        n_redundant=4,
+        flip_y=0.05,
+        class_sep=0.8,
+        random_state=seed,
+    )
     out = {"make_classification": (X, y), "integer-tied": (np.round(X * 1.2), y)}
     rng = np.random.default_rng(seed)
     m = n + 2000
     cats = [rng.integers(0, k, size=m) for k in (3, 4, 5)]
     cont = rng.normal(size=(m, 4))
-    logit = 0.8 * (cats[0] == 1) - 0.9 * (cats[1] >= 2) + 0.7 * cont[:, 0] * (cats[2] > 2) + 0.5 * cont[:, 1]
+    logit = (
+        0.8 * (cats[0] == 1)
+        - 0.9 * (cats[1] >= 2)
+        + 0.7 * cont[:, 0] * (cats[2] > 2)
+        + 0.5 * cont[:, 1]
+    )
     yc = (logit + rng.logistic(size=m) * 0.7 > 0).astype(int)
     Xc = np.hstack([np.eye(k)[c] for k, c in zip((3, 4, 5), cats, strict=True)] + [cont])
     out["one-hot mix"] = (Xc, yc)
@@ -98,19 +120,32 @@ def main():
                 t = time.perf_counter()
                 m = slb.SLBClassifier(random_state=seed, **params).fit(Xtr, ytr)
                 ber = balanced_error_rate(yte, m.predict(Xte))
-                rows.append({"design": dname, "seed": seed, "variant": vname, "ber": ber,
-                             "C_": m.C_, "n_pairs": len(m.pairs_),
-                             "seconds": time.perf_counter() - t})
-                print(f"{seed} {dname:22s} {vname:28s} BER {100 * ber:5.1f}  C={m.C_:.3g} "
-                      f"pairs={len(m.pairs_):3d}  {rows[-1]['seconds']:.1f}s", flush=True)
+                rows.append(
+                    {
+                        "design": dname,
+                        "seed": seed,
+                        "variant": vname,
+                        "ber": ber,
+                        "C_": m.C_,
+                        "n_pairs": len(m.pairs_),
+                        "seconds": time.perf_counter() - t,
+                    }
+                )
+                print(
+                    f"{seed} {dname:22s} {vname:28s} BER {100 * ber:5.1f}  C={m.C_:.3g} "
+                    f"pairs={len(m.pairs_):3d}  {rows[-1]['seconds']:.1f}s",
+                    flush=True,
+                )
             pd.DataFrame(rows).to_csv(a.out, index=False)
     df = pd.DataFrame(rows)
     table = df.pivot_table(index="design", columns="variant", values="ber", aggfunc="mean") * 100
     print(table.round(1).to_string())
     regret = table.sub(table.min(axis=1), axis=0)
     print("\nmean BER (%):\n" + table.mean().sort_values().round(2).to_string())
-    print("\nworst regret vs the best variant per design (pp):\n"
-          + regret.max().sort_values().round(2).to_string())
+    print(
+        "\nworst regret vs the best variant per design (pp):\n"
+        + regret.max().sort_values().round(2).to_string()
+    )
 
 
 if __name__ == "__main__":

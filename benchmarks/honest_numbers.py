@@ -73,8 +73,11 @@ def main():
             t = time.perf_counter()
             b = cv_ber(make, X, y)
             res["ber"][f"{name}/{cname}"] = [float(np.mean(b)), float(np.std(b, ddof=1))]
-            print(f"{name:28s} {cname:4s} BER {100 * np.mean(b):5.1f} ± {100 * np.std(b, ddof=1):4.1f} %"
-                  f"  ({time.perf_counter() - t:.1f} s)", flush=True)
+            print(
+                f"{name:28s} {cname:4s} BER {100 * np.mean(b):5.1f} ± {100 * np.std(b, ddof=1):4.1f} %"
+                f"  ({time.perf_counter() - t:.1f} s)",
+                flush=True,
+            )
     X, y = slb.load_dataset("sonar", as_frame=False)
     rng = np.random.default_rng(1)
     Xr = rng.normal(size=(7400, 20))
@@ -85,8 +88,11 @@ def main():
         t = time.perf_counter()
         slb.SLBClassifier(random_state=0).fit(Xf, yf)
         res["fit_seconds"][name] = time.perf_counter() - t
-        print(f"one default SLB fit, {name}: {res['fit_seconds'][name]:.1f} s "
-              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+        print(
+            f"one default SLB fit, {name}: {res['fit_seconds'][name]:.1f} s "
+            f"(load {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
     if a.out:
         with open(a.out, "w") as fh:
             json.dump(res, fh, indent=1)

@@ -54,13 +54,20 @@ def main():
         inner = np.asarray(slb.SLBClassifier(random_state=0).fit(X, y).cv_results_["mean_ber"])
         folds = StratifiedKFold(5, shuffle=True, random_state=1).split(X, y)
         outer = [
-            balanced_error_rate(y[te], slb.SLBClassifier(random_state=0).fit(X[tr], y[tr]).predict(X[te]))
+            balanced_error_rate(
+                y[te], slb.SLBClassifier(random_state=0).fit(X[tr], y[tr]).predict(X[te])
+            )
             for tr, te in folds
         ]
-        rows.append({"data (labels permuted)": name, "inner-CV min BER %": 100 * inner.min(),
-                     "inner-CV median BER %": 100 * np.median(inner),
-                     "outer 5-fold CV BER %": 100 * np.mean(outer),
-                     "outer sd %": 100 * np.std(outer, ddof=1)})
+        rows.append(
+            {
+                "data (labels permuted)": name,
+                "inner-CV min BER %": 100 * inner.min(),
+                "inner-CV median BER %": 100 * np.median(inner),
+                "outer 5-fold CV BER %": 100 * np.mean(outer),
+                "outer sd %": 100 * np.std(outer, ddof=1),
+            }
+        )
         print(rows[-1], flush=True)
     df = pd.DataFrame(rows).round(1)
     print(df.to_string(index=False))

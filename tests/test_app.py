@@ -513,7 +513,9 @@ def test_no_unsafe_html_anywhere_in_the_dashboard():
     files = [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.rglob("dashboard/**/*.py")]
     assert len(files) >= 8
     for html in ROOT.rglob("dashboard/**/*.html"):  # custom components: text nodes only
-        assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(", html.read_text()), html
+        assert not re.search(
+            r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(", html.read_text()
+        ), html
     for f in files:
         src = f.read_text(encoding="utf-8")
         assert not re.search(r"unsafe_allow_html\s*=", src), f
@@ -521,7 +523,9 @@ def test_no_unsafe_html_anywhere_in_the_dashboard():
         # no unpickling anywhere: neither the module nor its loaders (docstrings may say that
         # joblib serialises our own arrays to worker processes; that is not an upload)
         assert not re.search(r"^\s*(import|from)\s+(c?pickle|dill|cloudpickle)\b", src, re.M), f
-        loaders = r"\b(pickle|dill|cloudpickle)\.loads?\(|joblib\.load\(|read_pickle\(|allow_pickle=True"
+        loaders = (
+            r"\b(pickle|dill|cloudpickle)\.loads?\(|joblib\.load\(|read_pickle\(|allow_pickle=True"
+        )
         assert not re.search(loaders, src), f
         # the builtins eval/exec, not names that end in "eval" (slb_nested_eval)
         assert not re.search(r"(?<![\w.])(eval|exec)\(", src), f

@@ -142,8 +142,13 @@ def test_default_grid_keeps_the_top_fraction_in_every_split():
     assert clf.threshold_ == top_fraction_threshold(
         np.vstack([clf.dependence_[c][np.triu_indices(7, 1)] for c in (0, 1)]), clf.fraction_
     )
-    assert np.sum(pair_scores(np.vstack([clf.dependence_[c][np.triu_indices(7, 1)]
-                                         for c in (0, 1)])) >= clf.threshold_) == k
+    assert (
+        np.sum(
+            pair_scores(np.vstack([clf.dependence_[c][np.triu_indices(7, 1)] for c in (0, 1)]))
+            >= clf.threshold_
+        )
+        == k
+    )
 
 
 def test_lu_and_slb_minus_select_c_by_nested_cv():

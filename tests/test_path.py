@@ -57,7 +57,9 @@ def test_fold_ber_equals_cross_validated_slb(data, pair_rule):
         )
         np.testing.assert_allclose(ber, comp.per_fold["slb"].to_numpy(), atol=1e-12)
         for k, (tr, _) in enumerate(folds):
-            m = SLBClassifier(threshold=float(lam), pair_rule=pair_rule, C=C, random_state=RS).fit(X[tr], y[tr])
+            m = SLBClassifier(threshold=float(lam), pair_rule=pair_rule, C=C, random_state=RS).fit(
+                X[tr], y[tr]
+            )
             assert n_pairs[k] == len(m.pairs_)
         seen.add(tuple(n_pairs))
     assert len(seen) >= 3  # the grid really moves through different pair sets
@@ -88,10 +90,15 @@ def test_spearman_path_and_max_pairs(data):
         ber, k = path.fold_ber(lam)
         # above the cut (at most 3 pairs kept by SLB itself) the path is exact
         comp = compare_estimators(
-            {"s": SLBClassifier(threshold=lam, dependence="spearman", C=C, random_state=RS)}, X, y, folds=folds
+            {"s": SLBClassifier(threshold=lam, dependence="spearman", C=C, random_state=RS)},
+            X,
+            y,
+            folds=folds,
         )
         fitted = [
-            SLBClassifier(threshold=lam, dependence="spearman", C=C, random_state=RS).fit(X[tr], y[tr])
+            SLBClassifier(threshold=lam, dependence="spearman", C=C, random_state=RS).fit(
+                X[tr], y[tr]
+            )
             for tr, _ in folds
         ]
         if all(len(m.pairs_) <= 3 for m in fitted):

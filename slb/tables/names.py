@@ -111,9 +111,7 @@ def tidy_names(names: list[str], notes: list[str]) -> list[str]:
     return out
 
 
-def unique_names(
-    names: list[str], notes: list[str], changed: set[int] | None = None
-) -> list[str]:
+def unique_names(names: list[str], notes: list[str], changed: set[int] | None = None) -> list[str]:
     """Names that also *look* different: repeats and lookalikes get a number suffix.
 
     Two names are the same here when their :func:`name_skeleton` is: "label", "LABEL" stay
