@@ -36,6 +36,7 @@ from slb import (
     ThresholdPath,
     dependence_matrix,
 )
+from slb._folds import duplicate_groups
 from slb._parallel import resolve_n_jobs
 from slb._utils import all_pairs
 from slb.dependence import screening as screening_rules
@@ -354,7 +355,15 @@ def affordable_repeats(n: int, d: int, wanted: int) -> int:
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
 def folds(key: str, _ds, n_folds: int, seed: int, n_repeats: int = 1) -> list:
-    return stratified_folds(_ds.y, n_splits=n_folds, n_repeats=n_repeats, random_state=seed)
+    # identical rows in one fold (issue 26): a copy of a test row among the training rows
+    # flatters every classifier; where the copies make that impossible, the plain folds
+    groups = duplicate_groups(_ds.X)
+    try:
+        return stratified_folds(
+            _ds.y, n_splits=n_folds, n_repeats=n_repeats, random_state=seed, groups=groups
+        )
+    except ValueError:
+        return stratified_folds(_ds.y, n_splits=n_folds, n_repeats=n_repeats, random_state=seed)
 
 
 @st.cache_resource(
@@ -555,6 +564,7 @@ def comparison(per_fold: pd.DataFrame, folds: list, alpha: float = 0.05) -> pd.D
             "p (Holm)": s["p_adjusted"],
             "best": s["best"],
             "tied with best": s["tied_with_best"],
+            "detectable (pp)": 100 * s["mdd"],
         }
     )
     out.index.name = "classifier"
@@ -574,8 +584,8 @@ def _verdict(best: bool, tied: bool, p_adjusted: float) -> str:
     if best:
         return "best"
     if not np.isfinite(p_adjusted):
-        return "tied with best (no test: same BER on every fold)"
-    return "tied with best" if tied else "significantly worse"
+        return "not significantly different (no test: same BER on every fold)"
+    return "not significantly different" if tied else "significantly worse"
 
 
 def comparison_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -584,6 +594,9 @@ def comparison_display(table: pd.DataFrame) -> pd.DataFrame:
     out = table[["mean BER (%)", "sd (%)"]].copy()
     for col, spec in (("t vs best", ".2f"), ("p vs best", ".3g"), ("p (Holm)", ".3g")):
         out[col] = [_fmt(v, spec) for v in table[col]]
+    if "detectable (pp)" in table:
+        # the difference the test would see with 80 % power at these folds' spread
+        out["detectable (pp)"] = [_fmt(v, ".1f") for v in table["detectable (pp)"]]
     out["vs best"] = [
         _verdict(b, tied, p)
         for b, tied, p in zip(

@@ -184,9 +184,11 @@ def ber_section(v: View, res: Results) -> None:
         "compared with the best (lowest mean BER) by a t-test on the per-fold differences whose "
         "variance is inflated by `1/J + n_test/n_train` (`J` folds), because overlapping "
         "training sets make the folds correlated; the p-values are Holm-adjusted over the "
-        'comparisons. "tied with best" only where the test does not reject; darker bars: tied '
-        'with the best. "—": does not apply (the best itself; no test possible; SLB\'s time, '
-        "whose folds share one density fit across λ)."
+        'comparisons. "not significantly different" only where the test does not reject (never '
+        'read it as "equal": "detectable (pp)" is the difference the test finds with 80 % power '
+        "at these folds' spread, larger with fewer repeats); darker bars: not significantly "
+        'different from the best. "—": does not apply (the best itself; no test possible; '
+        "SLB's time, whose folds share one density fit across λ)."
     )
     st.caption(f"How SLB's BER was obtained: {res.slb_how}.")
     if v.lam.mode == "value" and st.session_state.get("cmp_nested") != v.nested_key:

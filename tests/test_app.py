@@ -297,7 +297,7 @@ def _check_significance_display(
     at: AppTest, table: pd.DataFrame, cv: str = "stratified 5-fold CV repeated 5 times"
 ) -> None:
     """The caption says how the numbers were obtained; "—" (never None/nan) where a value does
-    not apply; "tied with best" exactly where the Holm-adjusted corrected t-test does not
+    not apply; "not significantly different" exactly where the Holm-adjusted corrected t-test does not
     reject."""
     captions = " ".join(c.value for c in at.caption)
     assert (
@@ -315,9 +315,11 @@ def _check_significance_display(
         p = table.loc[name, "p (Holm)"]
         verdict = table.loc[name, "vs best"]
         if p == "—":
-            assert verdict.startswith("tied with best (no test")
+            assert verdict.startswith("not significantly different (no test")
         else:
-            assert verdict == ("tied with best" if float(p) >= 0.05 else "significantly worse")
+            assert verdict == (
+                "not significantly different" if float(p) >= 0.05 else "significantly worse"
+            )
             assert float(table.loc[name, "t vs best"]) > 0  # worse than the best
 
 
