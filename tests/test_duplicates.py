@@ -78,3 +78,19 @@ def test_slb_inner_folds_and_densities_keep_copies_together():
     for grp in np.unique(g):
         rows = np.flatnonzero(g == grp)
         np.testing.assert_array_equal(T[rows[0]], T[rows[1]])
+
+
+def test_prepare_table_names_the_duplicate_rows():
+    from slb.tables import prepare_table
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=np.arange(40) % 2)
+    doubled = pd.concat([frame, frame.iloc[[1, 5]]], ignore_index=True)
+    doubled.loc[41, "label"] = 1 - doubled.loc[5, "label"]  # a copy with the other label
+    prep = prepare_table(doubled, "label")
+    note = next(c for c in prep.report if c.kind == "duplicate_rows")
+    assert note.rows == (40, 41) and note.count == 2
+    assert "data rows 41 and 42" in note.message and "different label" in note.message
+    assert note.severity == "warning"
+    assert not any(c.kind == "duplicate_rows" for c in prepare_table(frame, "label").report)

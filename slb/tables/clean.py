@@ -2055,6 +2055,51 @@ def _drop_duplicate_columns(w: _Work, feats: _Features, report: list) -> None:
         w.keep_columns(~duplicate)
 
 
+def _report_duplicate_rows(w: _Work, report: list) -> None:
+    """Step 5c: rows whose features equal an earlier row's, value for value (issue 26).
+
+    They stay (a table may hold real repeats), but every cross-validation of the library keeps
+    a row and its copies in one fold (:mod:`slb._folds`), since copies on both sides of a split
+    flatter every classifier; the note names them so the user can drop them.
+    """
+    from .._folds import duplicate_groups  # a leaf module of the library
+
+    groups = duplicate_groups(w.F)
+    if groups is None:
+        return
+    first = {}
+    copies, conflicts = [], 0
+    for k, g in enumerate(groups.tolist()):
+        if g in first:
+            copies.append(k)
+            conflicts += bool(w.y[k] != w.y[first[g]])
+        else:
+            first[g] = k
+    rows = w.rows[copies]
+    shown = [str(int(r) + 1) for r in rows[:8]] + (
+        [f"{len(rows) - 8:,} more"] if len(rows) > 8 else []
+    )
+    text = (
+        f"{_n(len(rows), 'row')} {'repeats' if len(rows) == 1 else 'repeat'} an earlier row's "
+        f"features value for value (data rows {_join(shown)}, counting from 1). "
+        "Every cross-validation keeps a row and its copies in the same fold, so the copies "
+        "cannot flatter the scores; drop them from the file if they are not real repeats."
+    )
+    if conflicts:
+        text += (
+            f" {_n(conflicts, 'copy', 'copies')} carry a different label than the row they repeat."
+        )
+    report.append(
+        Change(
+            "duplicate_rows",
+            text,
+            rows=tuple(int(r) for r in rows),
+            count=len(rows),
+            severity="warning" if conflicts or len(rows) > 0.05 * len(groups) else "info",
+        )
+    )
+
+
 def _limit_features(w: _Work, max_features: int | None, random_state, report: list) -> None:
     """Step 6: at most ``max_features`` columns, by communality (label-blind)."""
     F, fnames = w.F, w.names
@@ -2298,6 +2343,7 @@ min_class_size, keep_identifiers
         budget.check("cleaning")
         _drop_constant_columns(w, feats, report)
         _drop_duplicate_columns(w, feats, report)
+        _report_duplicate_rows(w, report)
         budget.check("cleaning")
         _limit_features(w, self.max_features, self.random_state, report)
         folds = _size_checks(w, counts, [pos, neg], opts, report)
