@@ -238,3 +238,37 @@ def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool
         shown = ", ".join(f"{escape_markdown(k)} × {v:g}" for k, v in ov.items())
         st.caption(f"Per-feature overrides in use: {shown}")
         st.button("Clear all per-feature overrides", key=f"{prefix}_ov_clear", on_click=ov.clear)
+
+
+def explain_sample_controls(ds, c, wrong) -> int:
+    """Explain's sample picker and number of terms shown (the two-class and the K-class page),
+    with the rows SLB gets wrong; returns the chosen row."""
+    if not 0 <= int(c["explain_row"]) < ds.n:
+        c["explain_row"] = 0
+    a, b = st.columns(2)
+    with a:
+        state.bound(
+            st.number_input,
+            f"Sample (row 0 to {ds.n - 1} of the prepared data)",
+            "explain_row",
+            key="explain_row",
+            min_value=0,
+            max_value=ds.n - 1,
+            step=1,
+        )
+    with b:
+        state.bound(
+            st.slider,
+            "Terms shown",
+            "explain_top",
+            key="explain_top",
+            min_value=5,
+            max_value=40,
+            step=1,
+        )
+    if wrong.size:
+        st.caption(
+            f"SLB misclassifies {wrong.size} of the {ds.n} training rows it was fitted on, "
+            f"e.g. rows {', '.join(map(str, wrong[:10]))}."
+        )
+    return int(c["explain_row"])

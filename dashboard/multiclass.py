@@ -623,29 +623,7 @@ def explain_page(c: dict, ds) -> None:
     pred = np.asarray(clf.classes_, dtype=object)[scores.argmax(axis=1)]
     truth = np.asarray(cls, dtype=object)[ds.y]
     wrong = np.flatnonzero(pred != truth)
-    if not 0 <= int(c["explain_row"]) < ds.n:
-        c["explain_row"] = 0
-    a, b = st.columns(2)
-    with a:
-        state.bound(
-            st.number_input,
-            f"Sample (row 0 to {ds.n - 1} of the prepared data)",
-            "explain_row",
-            key="explain_row",
-            min_value=0,
-            max_value=ds.n - 1,
-            step=1,
-        )
-    with b:
-        state.bound(
-            st.slider, "Terms shown", "explain_top", key="explain_top", min_value=5, max_value=40
-        )
-    if wrong.size:
-        st.caption(
-            f"SLB misclassifies {wrong.size} of the {ds.n} training rows it was fitted on, "
-            f"e.g. rows {', '.join(map(str, wrong[:10]))}."
-        )
-    i = int(c["explain_row"])
+    i = controls.explain_sample_controls(ds, c, wrong)
     s = scores[i]
     order = np.argsort(-s, kind="stable")
     win, second = int(order[0]), int(order[1])

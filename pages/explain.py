@@ -30,34 +30,7 @@ def binary_page(c: dict, ds) -> None:
     pred = (decision > 0).astype(int)
     wrong = np.flatnonzero(pred != ds.y)
 
-    if not 0 <= int(c["explain_row"]) < ds.n:
-        c["explain_row"] = 0
-    a, b = st.columns([1, 1])
-    with a:
-        state.bound(
-            st.number_input,
-            f"Sample (row 0 to {ds.n - 1} of the prepared data)",
-            "explain_row",
-            key="explain_row",
-            min_value=0,
-            max_value=ds.n - 1,
-            step=1,
-        )
-    with b:
-        state.bound(
-            st.slider,
-            "Terms shown",
-            "explain_top",
-            key="explain_top",
-            min_value=5,
-            max_value=40,
-            step=1,
-        )
-    if wrong.size:
-        st.caption(
-            f"SLB misclassifies {wrong.size} of the {ds.n} training rows it was fitted on, "
-            f"e.g. rows {', '.join(map(str, wrong[:10]))}."
-        )
+    controls.explain_sample_controls(ds, c, wrong)
 
     i = int(c["explain_row"])
     truth = pos if ds.y[i] == 1 else neg

@@ -270,23 +270,9 @@ class DecisionPredictMixin:
         return self.classes_[np.argmax(scores, axis=1)]
 
 
-class SignPredictMixin(BinaryClassifierMixin):
-    """``predict`` of a binary classifier from the sign of its ``decision_function``."""
-
-    def predict(self, X):
-        """Predicted labels: ``classes_[1]`` where the decision function is positive, else
-        ``classes_[0]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)  # first: it checks that the model is fitted
-        return self.classes_[(scores > 0).astype(int)]
+class SignPredictMixin(BinaryClassifierMixin, DecisionPredictMixin):
+    """``predict`` of a binary classifier from the sign of its ``decision_function``
+    (:class:`DecisionPredictMixin`'s, with the tags of a binary-only classifier)."""
 
 
 #: Probabilities are kept within [PROBA_EPS, 1 - PROBA_EPS], so that log-loss stays finite.

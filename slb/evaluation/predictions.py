@@ -40,7 +40,7 @@ from sklearn.metrics import (
 )
 from sklearn.model_selection import StratifiedKFold
 
-from .._utils import DecisionPredictMixin, SignPredictMixin
+from .._utils import DecisionPredictMixin
 
 __all__ = [
     "CALIBRATIONS",
@@ -153,13 +153,10 @@ def _proba_from_score(model):
 
 
 def _predicts_by_sign(model):
-    """The model's ``predict`` is :class:`slb._utils.SignPredictMixin`'s or
-    :class:`slb._utils.DecisionPredictMixin`'s (the sign, or the largest column, of
-    ``decision_function``), not overridden."""
-    return getattr(type(model), "predict", None) in (
-        SignPredictMixin.predict,
-        DecisionPredictMixin.predict,
-    )
+    """The model's ``predict`` is :class:`slb._utils.DecisionPredictMixin`'s (also through
+    ``SignPredictMixin``: the sign, or the largest column, of ``decision_function``), not
+    overridden."""
+    return getattr(type(model), "predict", None) is DecisionPredictMixin.predict
 
 
 def class_column(kind, label):

@@ -136,6 +136,43 @@ def _class_tick(symbol: str, name) -> str:
     return f'<span style="color:{COLORS[symbol]}"><b>{sign}</b> {escape_text(name)}</span>'
 
 
+def confusion_heatmap(pct, ticks, text, hover_text) -> go.Figure:
+    """The heatmap of a confusion matrix (row percentages ``pct``, cell ``text``, class
+    ``ticks`` on both axes, true classes down, predicted across), without the layout: the
+    two-class and the K-class figures share it.
+
+    Parameters
+    ----------
+    pct : ndarray of shape (K, K)
+    ticks : list of str
+        Escaped class names.
+    text : list of list of str
+    hover_text : str
+        The hover's cell part (a plotly template).
+
+    Returns
+    -------
+    Figure
+    """
+    fig = go.Figure(
+        go.Heatmap(
+            z=pct,
+            x=ticks,
+            y=ticks,
+            text=text,
+            texttemplate="%{text}",
+            colorscale=[[0, "#FFFFFF"], [1, "#4B5563"]],
+            zmin=0,
+            zmax=100,
+            showscale=False,
+            hovertemplate=f"true %{{y}}<br>predicted %{{x}}<br>{hover_text}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title="predicted class", side="bottom")
+    fig.update_yaxes(title="true class", autorange="reversed")
+    return fig
+
+
 def confusion_figure(
     counts: pd.DataFrame, *, pos_name, neg_name, title: str | None = None, height: int = 340
 ) -> go.Figure:
@@ -163,21 +200,6 @@ def confusion_figure(
     pct = np.divide(100.0 * c, totals, out=np.zeros(c.shape), where=totals > 0)
     ticks = [_class_tick("+", pos_name), _class_tick("-", neg_name)]
     text = [[f"{c[i, j]}<br>{pct[i, j]:.1f}% of row" for j in range(2)] for i in range(2)]
-    fig = go.Figure(
-        go.Heatmap(
-            z=pct,
-            x=ticks,
-            y=ticks,
-            text=text,
-            texttemplate="%{text}",
-            colorscale=[[0, "#FFFFFF"], [1, "#4B5563"]],
-            zmin=0,
-            zmax=100,
-            showscale=False,
-            hovertemplate="true %{y}<br>predicted %{x}<br>%{text}<extra></extra>",
-        )
-    )
-    fig.update_xaxes(title="predicted class", side="bottom")
-    fig.update_yaxes(title="true class", autorange="reversed")
+    fig = confusion_heatmap(pct, ticks, text, "%{text}")
     meta = {"kind": "confusion", "counts": c.tolist(), "total": int(c.sum())}
     return _base_layout(fig, title=escape_text(title) if title else None, height=height, meta=meta)

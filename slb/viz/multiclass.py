@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..density.kde import kde_pdf_1d, kde_pdf_2d
+from .evaluation import confusion_heatmap
 from .figures import _base_layout, _grid, _layout, escape_text
 
 __all__ = [
@@ -368,22 +369,7 @@ def confusion_figure_k(
     totals = c.sum(axis=1, keepdims=True)
     pct = np.divide(100.0 * c, totals, out=np.zeros(c.shape), where=totals > 0)
     text = [[f"{c[i, j]}<br>{pct[i, j]:.1f}%" for j in range(K)] for i in range(K)]
-    fig = go.Figure(
-        go.Heatmap(
-            z=pct,
-            x=ticks,
-            y=ticks,
-            text=text,
-            texttemplate="%{text}",
-            colorscale=[[0, "#FFFFFF"], [1, "#4B5563"]],
-            zmin=0,
-            zmax=100,
-            showscale=False,
-            hovertemplate="true %{y}<br>predicted %{x}<br>%{text} of the row<extra></extra>",
-        )
-    )
-    fig.update_xaxes(title="predicted class", side="bottom")
-    fig.update_yaxes(title="true class", autorange="reversed")
+    fig = confusion_heatmap(pct, ticks, text, "%{text} of the row")
     meta = {"kind": "confusion", "counts": c.tolist(), "total": int(c.sum()), "classes": names}
     return _base_layout(
         fig,
