@@ -1,9 +1,11 @@
 """The module import graph of slb/ and dashboard/ has no cycle (issue 30, item 7).
 
-Edges are the module-level imports of each module (imports inside functions, which some modules
-use on purpose for optional dependencies, are not edges); a package's ``__init__`` re-exports
-its modules, so edges *into* a package mean "its __init__", and ``__init__`` files are left out
-as sources (they only gather names).  slb never imports streamlit nor the dashboard.
+Two graphs: the module-level imports (no cycle at all), and every import including those inside
+functions, where one known cycle is left (``KNOWN_CYCLES``: the dashboard's compute module calls
+four functions of its evaluation module, which imports it); the test fails on any new cycle and
+when the known one is gone (then remove it from the list).  A package's ``__init__`` re-exports
+its modules, so ``__init__`` files are left out as sources (they only gather names).  slb never
+imports streamlit nor the dashboard.
 """
 
 from __future__ import annotations
@@ -33,7 +35,11 @@ def _resolve(module, level, current, is_package):
     return ".".join(base + ([module] if module else []))
 
 
-def _graph(packages=("slb", "dashboard")):
+#: Cycles through imports inside functions still to be broken (issue 30, item 7).
+KNOWN_CYCLES = [{"dashboard.compute", "dashboard.evaluation"}]
+
+
+def _graph(packages=("slb", "dashboard"), inside_functions=False):
     g = nx.DiGraph()
     files = [p for pkg in packages for p in (ROOT / pkg).rglob("*.py")]
     known = {_module_name(p) for p in files}
@@ -42,7 +48,8 @@ def _graph(packages=("slb", "dashboard")):
             continue
         name = _module_name(path)
         g.add_node(name)
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:  # module level only
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree) if inside_functions else tree.body:
             targets = []
             if isinstance(node, ast.ImportFrom):
                 mod = _resolve(node.module, node.level, name, False)
@@ -59,6 +66,14 @@ def _graph(packages=("slb", "dashboard")):
 def test_no_import_cycle():
     cycles = list(nx.simple_cycles(_graph()))
     assert cycles == [], f"import cycles: {cycles[:5]}"
+
+
+def test_no_new_cycle_through_imports_inside_functions():
+    cycles = [set(c) for c in nx.simple_cycles(_graph(inside_functions=True))]
+    new = [c for c in cycles if c not in KNOWN_CYCLES]
+    gone = [c for c in KNOWN_CYCLES if c not in cycles]
+    assert new == [], f"new import cycles: {new}"
+    assert gone == [], f"these cycles are gone, remove them from KNOWN_CYCLES: {gone}"
 
 
 def test_the_check_finds_a_cycle():

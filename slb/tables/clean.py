@@ -90,6 +90,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .budget import DEFAULT_TIME_LIMIT, Budget, as_budget
 from .distinct import category_codes, parse_by_distinct, parse_scalar_numbers
+from .tokens import _INFINITIES, MISSING_TOKENS
 
 __all__ = [
     "Change",
@@ -115,56 +116,6 @@ N_COMPONENTS_FOR_SELECTION = 10
 #: Largest number of rows used to compute the ``max_features`` criterion.
 SELECTION_SAMPLE_ROWS = 2000
 
-#: Cell texts read as "missing" (compared after stripping spaces, case-insensitively).
-#: pandas' default missing-value strings plus a few common ones ("?" is the UCI convention).
-MISSING_TOKENS = frozenset(
-    {
-        "",
-        "na",
-        "n/a",
-        "nan",
-        "-nan",
-        "null",
-        "none",
-        "<na>",
-        "nat",
-        "#n/a",
-        "#n/a n/a",
-        "#na",
-        "?",
-        "-",
-        "--",
-        "missing",
-        "-1.#ind",
-        "1.#ind",
-        "-1.#qnan",
-        "1.#qnan",
-        # error values of spreadsheet formulas
-        "#div/0!",
-        "#name?",
-        "#null!",
-        "#num!",
-        "#ref!",
-        "#value!",
-        "#spill!",
-        "#calc!",
-        "#getting_data",
-        "#field!",
-        "#blocked!",
-        "#connect!",
-        "#busy!",
-        "#unknown!",
-    }
-)
-
-_INFINITIES = {
-    "inf": math.inf,
-    "+inf": math.inf,
-    "-inf": -math.inf,
-    "infinity": math.inf,
-    "+infinity": math.inf,
-    "-infinity": -math.inf,
-}
 _NUM_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _COMMA_DECIMAL_RE = re.compile(r"[+-]?(?:\d+,\d+|,\d+)(?:[eE][+-]?\d+)?")
 _EN_THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")

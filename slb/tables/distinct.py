@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .tokens import _INFINITIES, MISSING_TOKENS
+
 #: Columns shorter than this are read cell by cell (factorising costs more than it saves).
 MIN_CELLS = 2000
 #: The distinct texts must be at most this share of the cells for the shortcut to be taken.
@@ -84,8 +86,6 @@ def parse_by_distinct(
     n, u = len(codes), len(uniques)
     once = parse(uniques, max_bad=None, comma_hint=comma_hint)
     weights = np.bincount(codes[codes >= 0], minlength=u)
-    from .clean import _INFINITIES, MISSING_TOKENS
-
     lows = [t.strip().lower() for t in uniques]
     missing = np.array([t in MISSING_TOKENS for t in lows], dtype=bool)
     number = ~np.isnan(once.values)
