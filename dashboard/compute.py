@@ -347,6 +347,14 @@ def bandwidths(key: str, _ds, dens: tuple) -> tuple[np.ndarray, np.ndarray]:
 CV_BUDGET = 5 * 300**2 * 60
 
 
+#: Data cost (:func:`dashboard.workqueue.data_cost`) up to which
+#: :func:`dashboard.evaluation.prefetch_runs` starts: the Compare page's own budget (Sonar with 5
+#: repeats is 13 M).  Above, the other classifiers run after SLB, and SLB's per-fold densities
+#: may be split over the free cores (:func:`path_processes`): one constant, so the two ranges
+#: cannot drift apart.
+PREFETCH_MAX_COST = CV_BUDGET
+
+
 def affordable_repeats(n: int, d: int, wanted: int) -> int:
     """How many repeats of the K-fold CV the Compare page runs: ``wanted``, fewer when the cost
     (about rows² x features per repeat) exceeds :data:`CV_BUDGET`; at least 1."""
@@ -395,14 +403,12 @@ def threshold_path(
 def path_processes(cost: float, n_folds: int) -> int:
     """Worker processes SLB's per-fold densities are split over: one per free core
     (:func:`cv_processes`) when the data are above
-    :data:`dashboard.evaluation.PREFETCH_MAX_COST` and no other computation is running or
+    :data:`PREFETCH_MAX_COST` and no other computation is running or
     waiting; otherwise one.  Up to that cost TAN's and the other classifiers' CV runs beside
     them (:func:`dashboard.evaluation.prefetch_runs`), which is as fast on two cores.  Measured (2 cores, load 2.4): 2,000 x 20, 5 folds, 6.8 s in one worker, 4.1 s in
     two, the same maps bit for bit.
     """
-    from . import evaluation  # it imports this module
-
-    if cost <= evaluation.PREFETCH_MAX_COST:  # the prefetch's range: one process each
+    if cost <= PREFETCH_MAX_COST:  # the prefetch's range: one process each
         return 1
     running, waiting = QUEUE.snapshot()
     if running > 1 or waiting:  # others are computing: one core each
@@ -416,30 +422,6 @@ def joined_paths(parts: list) -> ThresholdPath:
     path = parts[0]
     path.folds_ = [fold for part in parts for fold in part.folds_]
     return path
-
-
-# SLB's, TAN's, NB's... cross-validation lives in :mod:`dashboard.evaluation` (one cached,
-# queued pass per classifier gives its per-fold BER and its out-of-fold predictions); the
-# functions below return the BER part of the same cache entries.  They are not cached or
-# queued themselves (no second entry, and no queued call inside a queued one).
-def slb_fold_ber(
-    key: str,
-    _ds,
-    measure: str,
-    pair_rule: str,
-    dens: tuple,
-    n_folds: int,
-    seed: int,
-    lam: float,
-    n_repeats: int = 1,
-) -> tuple[np.ndarray, np.ndarray]:
-    """SLB's BER on each fold (all repeats) at λ, and the kept pairs per fold."""
-    from . import evaluation  # it imports this module
-
-    sp = evaluation.slb_fold_pass(
-        key, _ds, measure, pair_rule, dens, n_folds, seed, "value", float(lam), n_repeats=n_repeats
-    )
-    return sp.ber, sp.n_pairs
 
 
 #: SVM fits the exact BER-vs-λ steps may cost (about 1-2 ms each on Sonar's folds); beyond
@@ -515,37 +497,6 @@ def cv_processes(n_tasks: int) -> int:
     env = os.environ.get("SLB_CV_PROCESSES")
     n = int(env) if env else resolve_n_jobs(None)
     return max(1, min(n, n_tasks))
-
-
-def model_fold_ber(
-    key: str, _ds, name: str, dens: tuple | None, n_folds: int, seed: int, n_repeats: int = 1
-) -> tuple[np.ndarray, float]:
-    """Per-fold BER of one registry classifier (not SLB) on the shared folds, and its seconds.
-
-    ``dens`` is None for classifiers that do not use the densities, so that moving a bandwidth
-    slider does not refit them.  The folds run in joblib worker processes when cores are free
-    (:func:`cv_processes`); each fold is fitted exactly as ``compare_estimators`` fits it, so
-    the BERs do not depend on the number of processes (:func:`dashboard.evaluation.model_fold_run`).
-    """
-    from . import evaluation
-
-    run = evaluation.model_fold_run(key, _ds, name, dens, n_folds, seed, n_repeats=n_repeats)
-    return run.ber, run.seconds
-
-
-def classifier_fold_ber(
-    ds, name: str, dens: tuple, n_folds: int, seed: int, n_repeats: int, measure: str, rule: str
-) -> tuple[np.ndarray, float]:
-    """Per-fold BER and seconds of one classifier of the Compare page (not SLB itself).
-
-    Reuses what is already computed: naive Bayes reads the univariate densities of SLB's
-    per-fold path (:func:`dashboard.evaluation.nb_fold_run_from_path`); the others go
-    through :func:`model_fold_ber` (``dens`` is dropped for those that do not use densities).
-    """
-    from . import evaluation
-
-    run = evaluation.classifier_run(ds, name, dens, n_folds, seed, n_repeats, measure, rule)
-    return run.ber, run.seconds
 
 
 def comparison(per_fold: pd.DataFrame, folds: list, alpha: float = 0.05) -> pd.DataFrame:

@@ -432,10 +432,6 @@ def slb_eval_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
     return slb_fold_eval(*args, mode, param, n_repeats=n_repeats), how
 
 
-#: Data cost (:func:`dashboard.workqueue.data_cost`) up to which :func:`prefetch_runs` starts:
-#: the Compare page's own budget (Sonar with 5 repeats is 13 M).  Above, the other classifiers
-#: run after SLB as before.
-PREFETCH_MAX_COST = compute.CV_BUDGET
 PREFETCH_THREAD = "slb-prefetch"
 _PREFETCHED: set = set()
 _PREFETCH_LOCK = threading.Lock()
@@ -464,7 +460,7 @@ def prefetch_runs(
     the server's CPU on Sonar that the page would otherwise spend after the densities).
 
     Only on a cold cache's first visit (once per settings and process), on data within
-    :data:`PREFETCH_MAX_COST`, when a core is idle (:func:`_cores_free`; on a busy machine two
+    :data:`dashboard.compute.PREFETCH_MAX_COST`, when a core is idle (:func:`_cores_free`; on a busy machine two
     computations at once were slower than one after the other: cold Compare on Sonar 13.6 s
     against 10.3 s at load 2.5, 6.4 s against 11.7 s at load 1.2), and in a spare slot of the
     queue (:meth:`WorkQueue.spare`: granted while a slot is free and nobody waits, and never
@@ -474,7 +470,7 @@ def prefetch_runs(
     are the same as without it.  Returns whether a thread was started.
     """
     todo = tuple(n for n in names if n not in ("SLB", "NB"))
-    if not todo or data_cost(ds, n_repeats) > PREFETCH_MAX_COST or not _cores_free():
+    if not todo or data_cost(ds, n_repeats) > compute.PREFETCH_MAX_COST or not _cores_free():
         return False
     if not QUEUE.spare_free():  # the thread would not get its spare slot
         return False
@@ -640,3 +636,52 @@ def confusion_chart(ev: FoldEval, name: str, pos_name: str, neg_name: str):
     return confusion_figure(
         ev.confusion, pos_name=pos_name, neg_name=neg_name, title=f"Confusion matrix: {name}"
     )
+
+
+# SLB's, TAN's, NB's... cross-validation lives in :mod:`dashboard.evaluation` (one cached,
+# queued pass per classifier gives its per-fold BER and its out-of-fold predictions); the
+# functions below return the BER part of the same cache entries.  They are not cached or
+# queued themselves (no second entry, and no queued call inside a queued one).
+def slb_fold_ber(
+    key: str,
+    _ds,
+    measure: str,
+    pair_rule: str,
+    dens: tuple,
+    n_folds: int,
+    seed: int,
+    lam: float,
+    n_repeats: int = 1,
+) -> tuple[np.ndarray, np.ndarray]:
+    """SLB's BER on each fold (all repeats) at λ, and the kept pairs per fold."""
+    sp = slb_fold_pass(
+        key, _ds, measure, pair_rule, dens, n_folds, seed, "value", float(lam), n_repeats=n_repeats
+    )
+    return sp.ber, sp.n_pairs
+
+
+def model_fold_ber(
+    key: str, _ds, name: str, dens: tuple | None, n_folds: int, seed: int, n_repeats: int = 1
+) -> tuple[np.ndarray, float]:
+    """Per-fold BER of one registry classifier (not SLB) on the shared folds, and its seconds.
+
+    ``dens`` is None for classifiers that do not use the densities, so that moving a bandwidth
+    slider does not refit them.  The folds run in joblib worker processes when cores are free
+    (:func:`dashboard.compute.cv_processes`); each fold is fitted exactly as ``compare_estimators`` fits it, so
+    the BERs do not depend on the number of processes (:func:`model_fold_run`).
+    """
+    run = model_fold_run(key, _ds, name, dens, n_folds, seed, n_repeats=n_repeats)
+    return run.ber, run.seconds
+
+
+def classifier_fold_ber(
+    ds, name: str, dens: tuple, n_folds: int, seed: int, n_repeats: int, measure: str, rule: str
+) -> tuple[np.ndarray, float]:
+    """Per-fold BER and seconds of one classifier of the Compare page (not SLB itself).
+
+    Reuses what is already computed: naive Bayes reads the univariate densities of SLB's
+    per-fold path (:func:`nb_fold_run_from_path`); the others go
+    through :func:`model_fold_ber` (``dens`` is dropped for those that do not use densities).
+    """
+    run = classifier_run(ds, name, dens, n_folds, seed, n_repeats, measure, rule)
+    return run.ber, run.seconds

@@ -37,7 +37,7 @@ import streamlit as st
 
 from slb import BUNDLED_DATASETS
 
-from . import compute, data, models, state, workqueue
+from . import compute, data, evaluation, models, state, workqueue
 from .workqueue import QUEUE, quiet_thread_logs
 
 _LOG = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ def _steps(ds, x: Defaults) -> list[tuple[str, Callable]]:
     out += [
         (
             "SLB's CV",
-            lambda: compute.slb_fold_ber(
+            lambda: evaluation.slb_fold_ber(
                 key, ds, x.measure, x.rule, x.dens, x.n_folds, x.seed, x.lam, n_repeats=x.reps
             ),
         ),
@@ -126,7 +126,7 @@ def _steps(ds, x: Defaults) -> list[tuple[str, Callable]]:
         out.append(
             (
                 f"{name}'s CV",
-                lambda name=name: compute.classifier_fold_ber(
+                lambda name=name: evaluation.classifier_fold_ber(
                     ds, name, x.dens, x.n_folds, x.seed, x.reps, x.measure, x.rule
                 ),
             )

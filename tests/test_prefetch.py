@@ -102,9 +102,9 @@ def test_prefetch_declines(monkeypatch, sonar_once):
     monkeypatch.setattr(evaluation, "_cores_free", lambda: False)
     assert not evaluation.prefetch_runs(ds, ("SLB", "TAN"), *args)  # a busy machine
     monkeypatch.setattr(evaluation, "_cores_free", lambda: True)
-    monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", workqueue.data_cost(ds, 1) - 1)
+    monkeypatch.setattr(compute, "PREFETCH_MAX_COST", workqueue.data_cost(ds, 1) - 1)
     assert not evaluation.prefetch_runs(ds, ("SLB", "TAN"), *args)  # above the budget
-    monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", workqueue.data_cost(ds, 1))
+    monkeypatch.setattr(compute, "PREFETCH_MAX_COST", workqueue.data_cost(ds, 1))
     q = workqueue.WorkQueue(1)
     monkeypatch.setattr(evaluation, "QUEUE", q)
     with another_session_computing(q):  # every slot taken: no prefetch

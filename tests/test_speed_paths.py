@@ -489,14 +489,14 @@ def test_dashboard_curve_uses_nested_masks_with_the_plain_bers():
 
 
 def test_dashboard_naive_bayes_from_the_path_equals_kde_naive_bayes():
-    from dashboard import compute
+    from dashboard import evaluation
     from slb import KDENaiveBayes
     from slb.evaluation import compare_estimators, stratified_folds
 
     ds = _dashboard_dataset()
     dens = ("scott", 1.3, (("f2", 0.5),))  # a multiplier and an override reach both paths
     params = {"bandwidth": "scott", "bandwidth_multiplier": 1.3, "bandwidth_overrides": {"f2": 0.5}}
-    fast, _ = compute.classifier_fold_ber(ds, "NB", dens, 5, 0, 2, "hsic", "either")
+    fast, _ = evaluation.classifier_fold_ber(ds, "NB", dens, 5, 0, 2, "hsic", "either")
     folds = stratified_folds(ds.y, n_splits=5, n_repeats=2, random_state=0)
     ref = compare_estimators({"NB": KDENaiveBayes(**params)}, ds.X, ds.y, folds=folds)
     np.testing.assert_array_equal(fast, ref.per_fold["NB"].to_numpy())
@@ -506,7 +506,7 @@ def test_dashboard_naive_bayes_from_the_path_equals_kde_naive_bayes():
 def test_dashboard_tan_in_worker_processes_equals_compare_estimators(monkeypatch):
     import streamlit as st
 
-    from dashboard import compute, workqueue
+    from dashboard import compute, evaluation, workqueue
     from slb import TANClassifier
     from slb.evaluation import compare_estimators, stratified_folds
 
@@ -521,7 +521,7 @@ def test_dashboard_tan_in_worker_processes_equals_compare_estimators(monkeypatch
         monkeypatch.setattr(workqueue, "NICE_MIN_COST", bar)
         assert workqueue.uses_pool(workqueue.data_cost(ds, 2)) == (bar == 1)
         st.cache_data.clear()
-        fast, _ = compute.model_fold_ber(ds.key, ds, "TAN", DENS, 5, 0, n_repeats=2)
+        fast, _ = evaluation.model_fold_ber(ds.key, ds, "TAN", DENS, 5, 0, n_repeats=2)
         np.testing.assert_array_equal(fast, ref.per_fold["TAN"].to_numpy())
 
 

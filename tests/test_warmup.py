@@ -15,7 +15,7 @@ os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from dashboard import compute, warmup  # noqa: E402
+from dashboard import compute, evaluation, warmup  # noqa: E402
 
 pytestmark = pytest.mark.slow
 APP = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "app.py")
@@ -45,7 +45,7 @@ def test_warm_up_leaves_nothing_to_compute_on_the_default_pages(monkeypatch):
     ds = warmup.default_dataset("sonar")
     x = warmup.defaults_for(ds)
     for name in ("TAN", "NB"):
-        ber, _ = compute.classifier_fold_ber(
+        ber, _ = evaluation.classifier_fold_ber(
             ds, name, x.dens, x.n_folds, x.seed, x.reps, x.measure, x.rule
         )
         assert len(ber) == x.n_folds * x.reps == 25

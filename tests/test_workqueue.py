@@ -237,10 +237,10 @@ def test_split_densities_are_the_one_call_fit(monkeypatch):
     the path of one call: the same maps, the same BER at every λ."""
     import streamlit as st
 
-    from dashboard import compute, evaluation, warmup, workqueue
+    from dashboard import compute, warmup, workqueue
 
     monkeypatch.setattr(workqueue, "NICE_MIN_COST", 1)
-    monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", 1)  # "big data" for Sonar
+    monkeypatch.setattr(compute, "PREFETCH_MAX_COST", 1)  # "big data" for Sonar
     monkeypatch.setattr(compute, "cv_processes", lambda n_tasks: 2)
     ds = warmup.default_dataset("sonar")
     x = warmup.defaults_for(ds)
@@ -262,9 +262,9 @@ def test_split_densities_are_the_one_call_fit(monkeypatch):
         np.testing.assert_array_equal(split.fold_ber(lam)[0], whole.fold_ber(lam)[0])
     # within the budget (TAN runs beside) or with another session computing: one process
     monkeypatch.setattr(compute, "cv_processes", lambda n_tasks: 2)
-    monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", 1e12)
+    monkeypatch.setattr(compute, "PREFETCH_MAX_COST", 1e12)
     assert compute.path_processes(1e9, 5) == 1
-    monkeypatch.setattr(evaluation, "PREFETCH_MAX_COST", 1)
+    monkeypatch.setattr(compute, "PREFETCH_MAX_COST", 1)
     held, release = threading.Event(), threading.Event()
 
     def other_session():
