@@ -38,7 +38,7 @@ from slb.evaluation import (
 )
 from slb.evaluation.metrics import balanced_error_rate
 from slb.evaluation.predictions import (
-    _calibrate,  # path_predictions' Platt step, reused on the warm pass's decision values
+    calibrate_decisions,  # path_predictions' calibration, on the warm pass's decision values
     fold_prediction_frame,
     model_outputs,
     repeat_of_folds,
@@ -314,7 +314,7 @@ def pass_predictions(path, y, sp: SLBPass, name: str = "SLB") -> pd.DataFrame:
     y = np.asarray(y)
     y_index = (y == path.classes_[1]).astype(int)
     folds = [(f.train, f.test) for f in path.folds_]
-    probas = _calibrate(sp.decisions, folds, y_index, repeat_of_folds(folds), None)
+    probas = calibrate_decisions(sp.decisions, folds, y_index, repeat_of_folds(folds))
     frames = [
         fold_prediction_frame(name, k, te, y[te], path.classes_[(d > 0).astype(int)], p, d)
         for k, ((_, te), d, p) in enumerate(zip(folds, sp.decisions, probas, strict=True))

@@ -45,6 +45,7 @@ from .._utils import DecisionPredictMixin
 __all__ = [
     "CALIBRATIONS",
     "METRICS",
+    "calibrate_decisions",
     "Evaluation",
     "class_column",
     "confusion_matrices",
@@ -629,12 +630,42 @@ def _inner_decisions(T, y_index, fit, n_folds, random_state, n_classes=2):
     return d
 
 
-def _calibrate(decisions, folds, y_index, repeats, inner):
-    """Probability of the positive class for every fold's test rows (None: not calibrated).
+def calibrate_decisions(decisions, folds, y_index, repeats, inner=None):
+    """Calibrated probabilities of every fold's test rows from their decision values.
 
-    ``inner`` is a list of per-fold inner out-of-fold decision values, or None: then each fold's
-    sigmoid is fitted on the test decisions of the OTHER folds of its repeat (rows it does not
-    score, from models that did not see those rows: no extra fit).
+    Two classes: Platt's sigmoid (the probability of the positive class); more: the
+    multinomial map of the K decision values (:func:`slb._utils.multinomial_calibration`).
+    Each fold's map is fitted without that fold's test rows.
+
+    Parameters
+    ----------
+    decisions : list of ndarray
+        Each fold's test decision values, shape (n_test,) or (n_test, n_classes).
+    folds : list of (train_index, test_index)
+    y_index : ndarray of shape (n_samples,)
+        Class index of every row.
+    repeats : ndarray of int
+        The repeat of each fold (:func:`repeat_of_folds`).
+    inner : list of ndarray or None
+        Per-fold inner out-of-fold decision values of the fold's training rows; None: each
+        fold's map is fitted on the test decisions of the OTHER folds of its repeat (rows it
+        does not score, from models that did not see those rows: no extra fit).
+
+    Returns
+    -------
+    probas : list of ndarray or None
+        Per fold (None where no map could be fitted).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.evaluation.predictions import calibrate_decisions
+    >>> y = np.array([0, 1, 0, 1, 0, 1, 0, 1])
+    >>> folds = [(np.arange(4, 8), np.arange(4)), (np.arange(4), np.arange(4, 8))]
+    >>> d = [np.array([-1.0, 2.0, -0.5, 1.0]), np.array([-2.0, 0.5, -1.0, 1.5])]
+    >>> p = calibrate_decisions(d, folds, y, np.array([0, 0]))
+    >>> bool(p[0][1] > 0.5 > p[0][0])
+    True
     """
     out = []
     for k in range(len(folds)):
@@ -732,7 +763,9 @@ def path_predictions(
         n_pairs.append(int(keep.any(axis=0).sum()))
     repeats = repeat_of_folds(folds)
     probas = (
-        _calibrate(decisions, folds, y_index, repeats, inner if calibration == "inner" else None)
+        calibrate_decisions(
+            decisions, folds, y_index, repeats, inner if calibration == "inner" else None
+        )
         if calibration is not None
         else [None] * len(folds)
     )
