@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import streamlit as st
-from scipy.special import expit
 from sklearn.base import clone
 
 from slb import SLBClassifier
@@ -41,6 +40,7 @@ from slb.evaluation.predictions import (
     calibrate_decisions,  # path_predictions' calibration, on the warm pass's decision values
     fold_prediction_frame,
     model_outputs,
+    naive_bayes_path_predictions,
     repeat_of_folds,
     with_repeats,
 )
@@ -222,18 +222,10 @@ def nb_fold_run_from_path(
     n_repeats: int = 1,
 ) -> FoldRun:
     """Kernel naive Bayes from the univariate log-densities SLB's path holds (no new density):
-    decision = sum of ``log p+`` minus sum of ``log p-`` (balanced priors, the registry's NB),
-    probability = its logistic, kept in [1e-6, 1 - 1e-6] as ``KDENaiveBayes.predict_proba``."""
+    :func:`slb.evaluation.predictions.naive_bayes_path_predictions`."""
     t0 = time.perf_counter()
     path = compute.threshold_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
-    d, y = path.n_features_in_, np.asarray(_ds.y)
-    frames = []
-    for k, f in enumerate(path.folds_):
-        score = f.T_test[:, :d].sum(axis=1) - f.T_test[:, d : 2 * d].sum(axis=1)
-        proba = np.clip(expit(score), PROBA_EPS, 1 - PROBA_EPS)
-        pred = path.classes_[(score > 0).astype(int)]
-        frames.append(fold_prediction_frame("NB", k, f.test, y[f.test], pred, proba, score))
-    pred = with_repeats(frames, [(f.train, f.test) for f in path.folds_])
+    pred = naive_bayes_path_predictions(path, np.asarray(_ds.y))
     return FoldRun(_ber_of(pred), time.perf_counter() - t0, pred)
 
 

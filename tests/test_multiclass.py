@@ -346,3 +346,21 @@ def test_ratio_coefficients_rewrite_the_two_class_decision():
     assert table.loc[table["kind"] == "univariate", "importance"].notna().all()
     with pytest.raises(ValueError, match="two-class form"):
         SLBClassifier(threshold=0.01, C=1.0).fit(*_iris()).ratio_coefficients()
+
+
+def test_naive_bayes_from_the_path_equals_kde_naive_bayes():
+    """The dashboard's NB reads SLB's per-fold maps (no densities of its own): its fold BERs
+    and labels equal KDENaiveBayes refitted on the same folds, for two and three classes."""
+    from slb import ThresholdPath
+    from slb.evaluation import stratified_folds
+    from slb.evaluation.predictions import naive_bayes_path_predictions
+
+    X, y3 = _iris()
+    for y in (y3, np.where(y3 == "setosa", "setosa", "other")):
+        folds = stratified_folds(y, 5, 1, 0)
+        path = ThresholdPath(training_features="insample").fit(X, y, folds)
+        pred = naive_bayes_path_predictions(path, y)
+        for k, (tr, te) in enumerate(folds):
+            nb = KDENaiveBayes().fit(X[tr], y[tr])
+            got = pred[pred["fold"] == k]
+            np.testing.assert_array_equal(got["y_pred"].to_numpy(), nb.predict(X[te]))

@@ -53,6 +53,7 @@ __all__ = [
     "per_class_recall",
     "fold_prediction_frame",
     "model_outputs",
+    "naive_bayes_path_predictions",
     "path_predictions",
     "pooled_pr",
     "pooled_roc",
@@ -779,6 +780,54 @@ def path_predictions(
         for k, ((_, te), d, p) in enumerate(zip(folds, decisions, probas, strict=True))
     ]
     return with_repeats(frames, folds), np.array(n_pairs)
+
+
+def naive_bayes_path_predictions(path, y, *, name="NB"):
+    """Kernel naive Bayes's out-of-fold predictions from a fitted :class:`slb.ThresholdPath`.
+
+    The path already holds every fold's univariate log-densities (the first block of each
+    class in its feature map), so naive Bayes needs no density of its own: class ``c``'s
+    score is the sum of its block, with balanced priors (the registry's ``KDENaiveBayes``).
+    Two classes: the decision is ``sum log p+ - sum log p-``, the probability its logistic,
+    as :meth:`slb.KDENaiveBayes.predict_proba` gives it; more: the softmax of the K scores.
+
+    Parameters
+    ----------
+    path : ThresholdPath
+        Fitted on ``X, y`` and its folds.
+    y : array-like of shape (n_samples,)
+        The labels the path was fitted on.
+    name : str, default="NB"
+
+    Returns
+    -------
+    predictions : DataFrame
+        The prediction table.
+    """
+    from .._utils import binary_proba, softmax_proba
+    from ..density.features import class_order
+
+    y = np.asarray(y)
+    d, K = path.n_features_in_, len(path.classes_)
+    order, _ = class_order(path.classes_)
+    frames = []
+    for k, f in enumerate(path.folds_):
+        if K == 2:  # the + block first: the log posterior odds at balanced priors
+            score = f.T_test[:, :d].sum(axis=1) - f.T_test[:, d : 2 * d].sum(axis=1)
+            proba = binary_proba(expit(score))[:, 1]
+            pred = path.classes_[(score > 0).astype(int)]
+            frames.append(fold_prediction_frame(name, k, f.test, y[f.test], pred, proba, score))
+            continue
+        pos = {c: i for i, c in enumerate(order)}
+        jll = np.column_stack(
+            [f.T_test[:, pos[c] * d : (pos[c] + 1) * d].sum(axis=1) for c in range(K)]
+        )
+        proba = softmax_proba(jll)
+        pred = path.classes_[np.argmax(proba, axis=1)]
+        frames.append(
+            fold_prediction_frame(name, k, f.test, y[f.test], pred, proba, jll, path.classes_)
+        )
+    return with_repeats(frames, [(f.train, f.test) for f in path.folds_])
 
 
 def with_repeats(frames, folds):
