@@ -44,6 +44,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import transfer
+from ._streamlit_compat import attach_ctx, script_run_context_logger, script_run_ctx
 
 #: Data cost (rows² x features x repeats) from which :func:`offload` uses a worker process:
 #: Sonar with 5 repeats is 13 M, a 1,000-row upload of 20 features 20 M, a class's small
@@ -203,19 +204,12 @@ class _Notice:
     """A waiting notice in the page of the session whose script thread is waiting."""
 
     def __init__(self):
-        try:
-            from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-            self.ctx = get_script_run_ctx(suppress_warning=True)
-        except Exception:  # pragma: no cover - streamlit internals moved
-            self.ctx = None
+        self.ctx = script_run_ctx()
         self.box = None
 
     def _in_session(self, fn) -> None:
         # A helper thread with the session's context: its element calls reach the page but
         # are not recorded by the cached function being computed on the script thread.
-        from streamlit.runtime.scriptrunner import add_script_run_ctx
-
         def run():
             try:
                 fn()
@@ -223,7 +217,7 @@ class _Notice:
                 pass
 
         t = threading.Thread(target=run, name="slb-queue-notice", daemon=True)
-        add_script_run_ctx(t, self.ctx)
+        attach_ctx(t, self.ctx)
         t.start()
         t.join(timeout=5)
 
@@ -265,7 +259,7 @@ _QUIET = _QuietThreads()
 
 def quiet_thread_logs(name: str) -> None:
     """Silence Streamlit's missing-context warnings of the thread called ``name``."""
-    logger = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    logger = script_run_context_logger()
     if _QUIET not in logger.filters:
         logger.addFilter(_QUIET)
     _QUIET.names.add(name)

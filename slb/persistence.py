@@ -284,7 +284,8 @@ _CHANGE_FIELDS = tuple(f.name for f in dataclasses.fields(Change))
 
 
 def _tree_state(tree) -> dict:
-    """A fitted ``sklearn.tree._tree.Tree`` as plain numbers and one array per node field."""
+    """A fitted scikit-learn ``Tree`` (:data:`slb._sklearn_compat.Tree`) as plain numbers and
+    one array per node field."""
     _, (n_features, n_classes, n_outputs), state = tree.__reduce__()
     nodes = state["nodes"]
     return {

@@ -18,30 +18,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
-import streamlit.components.v1 as components
-from streamlit import runtime
+
+from .._streamlit_compat import declare_component, served_to_a_browser
 
 ENV = "SLB_LIVE_SLIDER"
 _FRONTEND = Path(__file__).resolve().parent / "frontend"
-_component = components.declare_component("slb_live_slider", path=str(_FRONTEND))
+_component = declare_component("slb_live_slider", str(_FRONTEND))  # None: st.slider instead
 
 
 def enabled() -> bool:
     """Whether to draw the live slider: ``SLB_LIVE_SLIDER`` (1/0) decides, else "not AppTest"."""
     flag = os.environ.get(ENV, "").strip().lower()
-    if flag in {"0", "false", "no", "off"}:
+    if flag in {"0", "false", "no", "off"} or _component is None:
         return False
     if flag in {"1", "true", "yes", "on"}:
         return True
-    return _served_to_a_browser()
-
-
-def _served_to_a_browser() -> bool:
-    # AppTest runs the page with a mock in place of Streamlit's Runtime singleton (its element
-    # tree has no frontend to run a component's JavaScript); a real server has the real one.
-    if not runtime.exists():
-        return False
-    return type(runtime.Runtime.instance()) is runtime.Runtime
+    return served_to_a_browser()
 
 
 def grid(lo: float, hi: float, step: float) -> int:

@@ -1,0 +1,39 @@
+"""The one module of Streamlit entries beyond ``st.*`` (dashboard/_streamlit_compat.py): each
+still resolves on the installed Streamlit, and no other module reaches one (a source scan).
+If a test here fails, a Streamlit release moved an entry: fix it in that module alone."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from dashboard import _streamlit_compat as compat
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_entries_resolve():
+    assert compat.get_script_run_ctx is not None and compat.add_script_run_ctx is not None
+    assert compat._components is not None and compat._runtime is not None
+    assert compat.script_run_ctx() is None  # no session in a test thread
+    assert compat.served_to_a_browser() is False
+    assert compat.script_run_context_logger().name == compat.SCRIPT_RUN_CONTEXT_LOGGER
+
+
+def test_no_streamlit_internals_outside_the_compat_module():
+    offenders = []
+    files = [p for d in ("dashboard", "pages", "slb") for p in (ROOT / d).rglob("*.py")]
+    for path in files + [ROOT / "app.py"]:
+        if path.name == "_streamlit_compat.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            bad = [n for n in names if n.startswith("streamlit.") or n == "streamlit.runtime"]
+            if bad:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {bad}")
+    assert offenders == []
