@@ -37,7 +37,7 @@ from slb import (
     dependence_matrix,
 )
 from slb._folds import duplicate_groups
-from slb._parallel import resolve_n_jobs
+from slb._parallel import idle_n_jobs
 from slb._utils import all_pairs
 from slb.dependence import screening as screening_rules
 from slb.evaluation import (
@@ -492,10 +492,10 @@ def slb_curve(
 
 def cv_processes(n_tasks: int) -> int:
     """Worker processes for ``n_tasks`` independent folds: more than one only when cores are
-    free (:func:`slb._parallel.resolve_n_jobs`: the one-minute load average leaves a CPU idle;
+    free (:func:`slb._parallel.idle_n_jobs`: the one-minute load average leaves a CPU idle;
     ``SLB_CV_PROCESSES`` overrides), so a busy server does not oversubscribe its cores."""
     env = os.environ.get("SLB_CV_PROCESSES")
-    n = int(env) if env else resolve_n_jobs(None)
+    n = int(env) if env else idle_n_jobs()
     return max(1, min(n, n_tasks))
 
 

@@ -47,27 +47,73 @@ def one_blas_thread():
 
 
 def resolve_n_jobs(n_jobs):
-    """Worker threads for ``n_jobs``; -1 all CPUs, -2 all but one, ...
+    """Worker threads for ``n_jobs``, as scikit-learn reads it.
 
-    None (the default) means ``min(2, CPUs)`` when the one-minute load average (which counts
-    this process too) is below ``CPUs - 0.5``, i.e. nobody else is busy, else 1: on the busy shared two-core machine this library is developed on, two threads
-    (BLAS limited to one each) were 0-60 % *slower* than one for the HSIC panels, while on the
-    same machine idle they were ~1.4x faster (``benchmarks/speed.py`` prints both).  Results do
-    not depend on the number of threads (the work is split the same way).
+    Parameters
+    ----------
+    n_jobs : int or None
+        None (the default everywhere in this library) means one thread, as in scikit-learn;
+        a positive number that many threads; -1 all CPUs, -2 all but one, ...  Results do not
+        depend on it (the work is split the same way whatever the number of threads).
+
+    Returns
+    -------
+    n_threads : int
+        At least 1.
+
+    Examples
+    --------
+    >>> from slb._parallel import resolve_n_jobs
+    >>> resolve_n_jobs(None), resolve_n_jobs(3)
+    (1, 3)
+    >>> import os
+    >>> resolve_n_jobs(-1) == (os.cpu_count() or 1)
+    True
     """
     cpus = os.cpu_count() or 1
     if n_jobs is None:
-        try:
-            busy = os.getloadavg()[0] > cpus - 0.5
-        except (AttributeError, OSError):  # pragma: no cover - platforms without loadavg
-            busy = True
-        return 1 if busy else max(1, min(2, cpus))
+        return 1
     n_jobs = int(n_jobs)
     if n_jobs == 0:
         raise ValueError("n_jobs == 0 has no meaning; use None, a positive number or -1.")
     if n_jobs < 0:
         return max(1, cpus + 1 + n_jobs)
     return n_jobs
+
+
+def idle_n_jobs(max_jobs=2):
+    """Threads (or processes) worth starting now: ``min(max_jobs, CPUs)`` when the one-minute
+    load average (which counts this process too) is below ``CPUs - 0.5``, i.e. nobody else is
+    busy, else 1.
+
+    Not a default of any estimator (``n_jobs=None`` is one thread): a caller that wants
+    parallelism only on an idle machine passes ``n_jobs=idle_n_jobs()`` explicitly, as the
+    dashboard does for its cross-validation processes.  On the busy shared two-core machine this
+    library is developed on, two threads (BLAS limited to one each) were 0-60 % *slower* than
+    one for the HSIC panels, while on the same machine idle they were ~1.4x faster
+    (``benchmarks/speed.py`` prints both).
+
+    Parameters
+    ----------
+    max_jobs : int, default=2
+
+    Returns
+    -------
+    n : int
+        Between 1 and ``max_jobs``.
+
+    Examples
+    --------
+    >>> from slb._parallel import idle_n_jobs
+    >>> 1 <= idle_n_jobs() <= 2
+    True
+    """
+    cpus = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0] > cpus - 0.5
+    except (AttributeError, OSError):  # pragma: no cover - platforms without loadavg
+        busy = True
+    return 1 if busy else max(1, min(int(max_jobs), cpus))
 
 
 def check_n_jobs(n_jobs):

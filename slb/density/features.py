@@ -236,9 +236,9 @@ class LogDensityTransformer(TransformerMixin, FeatureMapParams):
     random_state : int, RandomState instance or None, default=None
         Seeds the cross-fitting folds.
     n_jobs : int or None, default=None
-        Threads over the binned pair densities.  None: two when the one-minute load average
-        leaves a CPU free, else one (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.  The
-        features do not depend on it.
+        Threads over the binned pair densities.  None: one, as in scikit-learn
+        (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.  The features do not depend on
+        it.
 
     Attributes
     ----------

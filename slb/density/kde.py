@@ -167,8 +167,8 @@ class ClassConditionalKDE:
         Grid nodes per bandwidth of the binned pair densities (twice as many for univariate
         ones); None: :data:`KDE_GRID_RATIO`.
     n_jobs : int or None, default=None
-        Threads over the binned pairs (see :func:`slb._parallel.resolve_n_jobs`: None uses two
-        when the load average leaves a CPU free).  The result does not depend on it.
+        Threads over the binned pairs; None: one, as in scikit-learn; -1: all CPUs (see
+        :func:`slb._parallel.resolve_n_jobs`).  The result does not depend on it.
     """
 
     def __init__(

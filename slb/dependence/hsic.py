@@ -567,7 +567,7 @@ def hsic_all_pairs(
         See the module docstring; "auto" is exact below ``approx_min_samples`` samples.
     n_jobs : int or None
         Worker threads over panels (exact), features (approximate) and the median heuristic;
-        -1: all CPUs.  None: two when the load average leaves a CPU free, else one (see
+        -1: all CPUs.  None: one, as in scikit-learn (see
         :func:`slb._parallel.resolve_n_jobs`).  The result does not depend on it.
     approx_min_samples : int or None
         Threshold of ``method="auto"``; None: :data:`HSIC_APPROX_MIN_SAMPLES`.

@@ -598,8 +598,8 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         refits only SVMs.
     n_jobs : int or None, default=None
         Threads for the dependence matrices, the binned densities and big inner folds.
-        None: two when the one-minute load average leaves a CPU free, else one
-        (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.  Results do not depend on it.
+        None: one, as in scikit-learn (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.
+        Results do not depend on it.
     probability : bool, default=True
         Fit Platt's sigmoid for :meth:`predict_proba` (on cross-fitted decision values: the
         inner folds' SVMs, or ``cv`` more SVM fits when nothing is selected).  False: no
