@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import compute, controls, data, sidebar, state, warmup
+from . import compute, controls, data, sidebar, state, urlstate, warmup
 
 ROUTED = "_routed_by_app"
 
@@ -33,13 +33,17 @@ def setup() -> compute.LambdaInfo:
     compute.limit_native_threads()
     warmup.start()  # once per server process: the bundled datasets' defaults, in the background
     state.init()
+    urlstate.restore()  # a new session (tab, reload, restart): the settings in its address
     data.refresh()
+    urlstate.keep_url_lambda()
     state.sync_url()
     if state.upload_lost():
         st.sidebar.warning(state.LOST_MESSAGE, icon=":material/cloud_off:")
+    urlstate.notices()
     controls.sync_lambda_context()
     lam = compute.current_lambda(state.dataset(), state.cfg(), state.density_key())
     state.cfg()["lam_last"] = lam.value
+    urlstate.write()
     sidebar.render(lam)
     return lam
 

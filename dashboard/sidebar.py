@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import compute, state
+from . import compute, state, urlstate
 from .controls import format_lambda
 from .data import SOURCES
 from .safety import escape_markdown as esc
@@ -43,6 +43,7 @@ def render(lam: compute.LambdaInfo) -> None:
 
 def refresh_settings(lam: compute.LambdaInfo) -> None:
     """(Re)draw the sidebar's λ and screening/bandwidth lines, e.g. from a fragment's rerun."""
+    urlstate.write()  # a fragment's λ or bandwidth change reaches the address too
     slot = st.session_state.get(_SLOT)
     if slot is None:
         return

@@ -1,0 +1,309 @@
+"""Shareable settings: the browser's address carries the data, λ, the bandwidth and the models.
+
+A teacher copies the address and hands it out; a reload keeps the settings.  Streamlit's
+documented ``st.query_params`` is the only interface: :func:`restore` reads it once, on a
+session's first run (a new tab, a reload, a reconnection after a server restart), and
+:func:`write` puts the settings in use back on every run (only the entries that changed, with
+no rerun and no history entry).
+
+Every value in the address is untrusted text: each one goes through its field's parser
+(a fixed set of choices, or a number in the widget's range), and one that fails is ignored
+with a warning that shows it escaped, never as Markdown.  An uploaded file cannot travel in an
+address: the tab is marked ``data=upload`` (:data:`dashboard.state.URL_MARK`) and a new session
+says the upload is gone (:data:`dashboard.state.LOST_MESSAGE`).
+
+The address also carries the server process's start id (``srv``): a session that starts with
+another process's id in its address was opened before a restart of the server, and says so
+(:data:`RESTART_MESSAGE`) instead of silently recomputing everything.
+
+A new data source (e.g. toy 2-D data) adds its settings with :func:`register` (the source
+itself is accepted as soon as it is a key of :data:`dashboard.data.SOURCES`).
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from slb import BUNDLED_DATASETS
+from slb.density.bandwidth import BANDWIDTH_RULES
+
+from . import compute, data, models, state
+from .controls import FDR_LEVELS
+from .safety import escape_markdown as esc
+
+#: The id of this server process: a fresh one after every start of the server.
+SERVER_ID = uuid.uuid4().hex[:10]
+SERVER_PARAM = "srv"
+
+_RESTORED = "_url_restored"  # the session has read its address (once)
+_WARNINGS = "_url_warnings"  # the values of the address that were ignored, for this run
+_LAM_FROM_URL = "_url_lambda"  # λ came from the address: keep it for the dataset it names
+RESTARTED = "_server_restarted"
+
+RESTART_MESSAGE = (
+    "The server was restarted since this tab was opened: every figure was computed again from "
+    "the settings in the address."
+)
+
+#: The synthetic designs' choices (the Data page's radios in app.py use the same keys).
+SYN_FAMILIES = ("forest", "bn")
+SYN_BALANCE = (0.5, 0.75)
+SYN_CPD = ("normal", "complex")
+MAX_VALUE_SHOWN = 60  # characters of an ignored value quoted in its warning
+
+
+@dataclass(frozen=True)
+class Field:
+    """One query parameter: the setting it holds, how to read it, when it is written.
+
+    ``parse`` turns the parameter's text into the setting's value (with ``many``: each of the
+    parameter's repeated texts into one item of the setting's list) or raises ``ValueError``
+    with the reason; ``show`` turns the setting back into text;
+    ``when`` says whether the parameter applies to the current settings (e.g. the bundled
+    dataset's name only with the bundled source).
+    """
+
+    key: str
+    parse: Callable[[Any], Any]
+    show: Callable[[Any], Any] = str
+    when: Callable[[dict], bool] = lambda c: True
+    many: bool = False
+    always: bool = False  # written even when equal to the default (λ's default depends on data)
+
+
+def choice(options) -> Callable[[str], Any]:
+    """A parser accepting exactly one of ``options`` (compared as text)."""
+    by_text = {str(o): o for o in options}
+
+    def parse(text: str):
+        if text not in by_text:
+            raise ValueError("not one of " + ", ".join(by_text))
+        return by_text[text]
+
+    return parse
+
+
+def integer(lo: int, hi: int, step: int = 1) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise ValueError("not a whole number") from None
+        if not lo <= v <= hi or (v - lo) % step:
+            raise ValueError(f"not a whole number from {lo} to {hi} in steps of {step}")
+        return v
+
+    return parse
+
+
+def number(lo: float, hi: float, *, inf: bool = False) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise ValueError("not a number") from None
+        if inf and v == math.inf:
+            return v
+        if not math.isfinite(v) or not lo <= v <= hi:
+            raise ValueError(f"not a number from {lo:g} to {hi:g}")
+        return v
+
+    return parse
+
+
+def boolean(text: str) -> bool:
+    if text not in ("0", "1"):
+        raise ValueError("not 0 or 1")
+    return text == "1"
+
+
+def _source_options() -> list[str]:
+    return [s for s in data.SOURCES if s != "upload"]  # an upload cannot travel in an address
+
+
+def _is(source: str) -> Callable[[dict], bool]:
+    return lambda c: c["source"] == source
+
+
+def _lam_mode(mode: str) -> Callable[[dict], bool]:
+    return lambda c: c["lam_mode"] == mode and _shareable(c)
+
+
+def _shareable(c: dict) -> bool:
+    """An upload's settings stay out of the address (the data cannot follow them)."""
+    return c["source"] != "upload"
+
+
+#: Query parameter -> field.  Short names: the address is read aloud and typed in by students.
+FIELDS: dict[str, Field] = {
+    # the data is always written: a shared link names it even if the default changes
+    "source": Field("source", lambda t: choice(_source_options())(t), when=_shareable, always=True),
+    "dataset": Field("bundled_name", choice(BUNDLED_DATASETS), when=_is("bundled"), always=True),
+    "design": Field("syn_family", choice(SYN_FAMILIES), when=_is("synthetic")),
+    "n": Field("syn_n", integer(100, 2000, 50), when=_is("synthetic")),
+    "d": Field("syn_d", integer(5, 40), when=_is("synthetic")),
+    "balance": Field("syn_balance", choice(SYN_BALANCE), when=_is("synthetic")),
+    "cpd": Field("syn_cpd", choice(SYN_CPD), when=_is("synthetic")),
+    "shared": Field(
+        "syn_shared",
+        boolean,
+        show=lambda v: "1" if v else "0",
+        when=lambda c: c["source"] == "synthetic" and c["syn_family"] == "bn",
+    ),
+    "dseed": Field("syn_seed", integer(0, 2**31 - 1), when=_is("synthetic")),
+    "folds": Field("n_folds", integer(2, 10)),
+    "seed": Field("seed", integer(0, 2**31 - 1)),
+    "repeats": Field("cv_repeats", integer(1, 10)),
+    "measure": Field("measure", choice(compute.MEASURES)),
+    "pairs": Field("pair_rule", choice(compute.PAIR_RULES)),
+    "lmode": Field("lam_mode", choice(compute.LAMBDA_MODES)),
+    # repr: the float reads back exactly (a slider's value, not a rounded one)
+    "lam": Field(
+        "lam_value", number(0.0, 1e12, inf=True), show=repr, when=_lam_mode("value"), always=True
+    ),
+    "q": Field("lam_quantile", number(0.0, 1.0), show=repr, when=_lam_mode("quantile")),
+    "alpha": Field("fdr_alpha", choice(FDR_LEVELS), when=_lam_mode("fdr")),
+    "bw": Field("bw_rule", choice(BANDWIDTH_RULES)),
+    "bwx": Field("bw_mult", number(0.2, 3.0), show=lambda v: f"{float(v):g}"),
+    "model": Field("extra_models", choice(models.OPTIONAL_MODELS), show=list, many=True),
+}
+
+
+def register(param: str, f: Field) -> None:
+    """Add a query parameter (a new data source's settings, say ``toy``'s name and noise).
+
+    Its setting must be a key of :data:`dashboard.state.DEFAULTS`.
+    """
+    if f.key not in state.DEFAULTS:
+        raise ValueError(f"{f.key!r} is not a setting of dashboard.state.DEFAULTS")
+    FIELDS[param] = f
+
+
+def _quoted(text) -> str:
+    text = str(text)
+    short = text[:MAX_VALUE_SHOWN] + ("…" if len(text) > MAX_VALUE_SHOWN else "")
+    return "“" + short + "”"
+
+
+def parse_params(params: dict[str, list[str]]) -> tuple[dict, list[str]]:
+    """Settings from query parameters (name -> list of values); returns (settings, problems).
+
+    Unknown parameters are left alone (they may belong to someone else); a known one whose
+    value fails its parser is ignored and named in ``problems`` (plain text, not escaped).
+
+    Examples
+    --------
+    >>> values, problems = parse_params({"dataset": ["pima"], "bwx": ["9"]})
+    >>> values
+    {'bundled_name': 'pima'}
+    >>> problems
+    ['bwx = “9”: not a number from 0.2 to 3, ignored']
+    """
+    values, problems = {}, []
+    for param, f in FIELDS.items():
+        texts = params.get(param)
+        if not texts:
+            continue
+        if f.many:  # each item on its own: the good ones are kept
+            items = []
+            for t in texts:
+                try:
+                    items.append(f.parse(t))
+                except ValueError as e:
+                    problems.append(f"{param} = {_quoted(t)}: {e}, ignored")
+            values[f.key] = list(dict.fromkeys(items))
+            continue
+        try:
+            values[f.key] = f.parse(texts[-1])
+        except ValueError as e:
+            problems.append(f"{param} = {_quoted(texts[-1])}: {e}, ignored")
+    return values, problems
+
+
+def _read_params() -> dict[str, list[str]]:
+    return {k: st.query_params.get_all(k) for k in st.query_params}
+
+
+def restore() -> None:
+    """On a session's first run: apply the address's settings and note a server restart."""
+    if st.session_state.get(_RESTORED):
+        st.session_state.pop(_WARNINGS, None)  # shown on the run that read them only
+        return
+    st.session_state[_RESTORED] = True
+    params = _read_params()
+    values, problems = parse_params(params)
+    c = state.cfg()
+    c.update(values)
+    if "lam_value" in values:
+        st.session_state[_LAM_FROM_URL] = True
+    srv = params.get(SERVER_PARAM)
+    if srv and srv[-1] != SERVER_ID:
+        st.session_state[RESTARTED] = True
+    if problems:
+        st.session_state[_WARNINGS] = problems
+
+
+def keep_url_lambda() -> None:
+    """After the dataset is built: the address's λ is for that dataset, not a new default.
+
+    (:func:`dashboard.controls.sync_lambda_context` resets λ when the dataset it was set for
+    changes; a session that starts from an address has no such dataset yet.)
+    """
+    if st.session_state.pop(_LAM_FROM_URL, False):
+        c = state.cfg()
+        c["lam_context"] = (state.dataset().key, c["measure"])
+
+
+def wanted(c: dict) -> dict[str, Any]:
+    """The query parameters that describe the settings ``c`` (text, or a list for ``many``)."""
+    out = {}
+    for param, f in FIELDS.items():
+        if not f.when(c):
+            continue
+        v = c[f.key]
+        if not f.always and v == state.DEFAULTS.get(f.key):
+            continue
+        shown = f.show(v)
+        if f.many and not shown:
+            continue
+        out[param] = [str(s) for s in shown] if f.many else str(shown)
+    return out
+
+
+def write() -> None:
+    """Put the settings in use into the address (only what changed)."""
+    want = wanted(state.cfg())
+    want[SERVER_PARAM] = SERVER_ID
+    for param in [*FIELDS, SERVER_PARAM]:
+        have = st.query_params.get_all(param)
+        new = want.get(param)
+        if new is None:
+            if have:
+                del st.query_params[param]
+        elif (new if isinstance(new, list) else [new]) != have:
+            st.query_params[param] = new
+
+
+def notices() -> None:
+    """The warnings of this run: ignored address values, a server restart."""
+    problems = st.session_state.get(_WARNINGS)
+    if problems:
+        st.warning(
+            "Some settings in the address were not understood and are ignored:  \n"
+            + "  \n".join(esc(p) for p in problems),
+            icon=":material/link_off:",
+        )
+    if st.session_state.get(RESTARTED):
+        with st.sidebar:
+            st.warning(RESTART_MESSAGE, icon=":material/restart_alt:")
+            st.button("OK", key="restart_notice_ok", on_click=_dismiss_restart)
+
+
+def _dismiss_restart() -> None:
+    st.session_state.pop(RESTARTED, None)

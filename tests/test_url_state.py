@@ -1,0 +1,237 @@
+"""Shareable state (issue 28): the address carries the settings, a reload restores them, bad
+values are ignored with a warning, and a tab opened before a server restart says so."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from dashboard import state, urlstate  # noqa: E402
+from dashboard.state import LOST_MESSAGE, URL_MARK  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TIMEOUT = 300
+
+#: Settings the address restores, and what each test session sets them to.
+SHARED = {
+    "bundled_name": "pima",
+    "n_folds": 4,
+    "seed": 7,
+    "cv_repeats": 3,
+    "measure": "spearman",
+    "pair_rule": "both",
+    "bw_rule": "silverman",
+    "bw_mult": 1.35,
+    "extra_models": ["RF", "SVM(linear)"],
+}
+
+
+# --------------------------------------------------------------------------------------------
+# the parameters alone (no app run)
+# --------------------------------------------------------------------------------------------
+def _params(want: dict) -> dict[str, list[str]]:
+    return {k: v if isinstance(v, list) else [v] for k, v in want.items()}
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        {**state.DEFAULTS, **SHARED, "lam_value": 0.0123456789012345},
+        {
+            **state.DEFAULTS,
+            "source": "synthetic",
+            "syn_family": "bn",
+            "syn_n": 1250,
+            "syn_d": 33,
+            "syn_balance": 0.75,
+            "syn_cpd": "complex",
+            "syn_shared": True,
+            "syn_seed": 123456,
+            "lam_mode": "fdr",
+            "fdr_alpha": 0.01,
+        },
+        {**state.DEFAULTS, "lam_mode": "quantile", "lam_quantile": 0.8125},
+    ],
+)
+def test_the_parameters_written_for_settings_read_back_as_the_same_settings(cfg):
+    values, problems = urlstate.parse_params(_params(urlstate.wanted(cfg)))
+    assert problems == []
+    restored = {**state.DEFAULTS, **values}
+    for f in urlstate.FIELDS.values():
+        if f.when(cfg):
+            assert restored[f.key] == cfg[f.key], f.key
+    # and only what applies is written: no synthetic design with a bundled dataset, etc.
+    assert ("dataset" in urlstate.wanted(cfg)) == (cfg["source"] == "bundled")
+    assert ("design" in urlstate.wanted(cfg)) == (cfg["source"] == "synthetic")
+
+
+def test_defaults_write_only_the_data_and_lambda():
+    assert set(urlstate.wanted(dict(state.DEFAULTS))) == {"source", "dataset", "lam"}
+
+
+def test_an_upload_writes_no_data_settings():
+    want = urlstate.wanted({**state.DEFAULTS, "source": "upload"})
+    assert "source" not in want and "dataset" not in want and "lam" not in want
+
+
+@pytest.mark.parametrize(
+    ("param", "value"),
+    [
+        ("dataset", "<script>alert(1)</script>"),
+        ("dataset", "upload"),
+        ("source", "upload"),  # an upload cannot come from an address
+        ("source", "**bold**"),
+        ("n", "1e9"),
+        ("n", "125"),  # not on the slider's step
+        ("d", "-3"),
+        ("folds", "nan"),
+        ("lam", "nan"),
+        ("lam", "-1"),
+        ("lam", "[x](javascript:alert(1))"),
+        ("bwx", "inf"),
+        ("bwx", "9"),
+        ("bw", "scott "),
+        ("alpha", "0.3"),
+        ("shared", "yes"),
+        ("model", "SLB"),  # always compared, not an extra
+        ("model", "x" * 10_000),
+    ],
+)
+def test_a_bad_value_is_ignored_and_named(param, value):
+    values, problems = urlstate.parse_params({param: [value]})
+    assert values == {} or values == {"extra_models": []}
+    assert len(problems) == 1 and problems[0].startswith(f"{param} = “")
+    assert len(problems[0]) < 400  # a long value is cut
+
+
+def test_good_models_are_kept_beside_a_bad_one():
+    values, problems = urlstate.parse_params({"model": ["RF", "nope", "RF", "LU"]})
+    assert values == {"extra_models": ["RF", "LU"]}
+    assert len(problems) == 1 and "nope" in problems[0]
+
+
+def test_unknown_parameters_are_left_alone():
+    assert urlstate.parse_params({"utm_source": ["x"], "embed": ["true"]}) == ({}, [])
+
+
+def test_register_refuses_a_setting_that_does_not_exist():
+    with pytest.raises(ValueError, match="not a setting"):
+        urlstate.register("toy", urlstate.Field("toy_nonexistent", str))
+
+
+# --------------------------------------------------------------------------------------------
+# the app (AppTest)
+# --------------------------------------------------------------------------------------------
+def _app(params: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _all(at: AppTest, key: str) -> list[str]:
+    v = at.query_params.get(key, [])
+    return [v] if isinstance(v, str) else list(v)
+
+
+def _query(at: AppTest) -> dict:
+    return {k: at.query_params[k] for k in at.query_params}
+
+
+@pytest.mark.slow
+def test_changing_settings_updates_the_address_and_a_new_session_restores_them():
+    a = _app()
+    assert a.query_params.get(urlstate.SERVER_PARAM) in (
+        urlstate.SERVER_ID,
+        [urlstate.SERVER_ID],
+    )
+    assert "dataset" in a.query_params and "bw" not in a.query_params  # a default is not
+    # through the Data page's widgets
+    a.selectbox(key="bundled_name").set_value("pima").run()
+    a.number_input(key="n_folds").set_value(4).run()
+    a.number_input(key="seed").set_value(7).run()
+    assert not a.exception
+    q = _query(a)
+    assert q["dataset"] in ("pima", ["pima"]) and q["folds"] in ("4", ["4"])
+    # settings of other pages' widgets, as their callbacks write them
+    c = a.session_state["cfg"]
+    for k, v in SHARED.items():
+        c[k] = v
+    a.run()
+    assert not a.exception
+    lam = float(a.session_state["cfg"]["lam_value"])
+    q = _query(a)
+    assert q["bwx"] in ("1.35", ["1.35"]) and q["bw"] in ("silverman", ["silverman"])
+    assert set(_all(a, "model")) == {"RF", "SVM(linear)"}
+
+    # a new session (another browser, a reload) with that address
+    b = _app(q)
+    cb = b.session_state["cfg"]
+    for k, v in SHARED.items():
+        assert cb[k] == v, k
+    assert cb["lam_value"] == lam and cb["lam_last"] == lam  # not reset to the new data's default
+    assert b.session_state["dataset"].name == a.session_state["dataset"].name
+    assert b.selectbox(key="bundled_name").value == "pima"
+    assert b.number_input(key="seed").value == 7
+    assert not b.warning, [w.value for w in b.warning]
+    assert _query(b) == q  # the same address, nothing lost or added
+
+
+@pytest.mark.slow
+def test_bad_address_values_are_ignored_with_an_escaped_warning():
+    at = _app(
+        {
+            "dataset": "<img src=x onerror=alert(1)>",
+            "bwx": "**9**",
+            "model": ["RF", "[link](javascript:alert(1))"],
+            "seed": "12",
+        }
+    )
+    c = at.session_state["cfg"]
+    assert c["bundled_name"] == "sonar" and c["bw_mult"] == 1.0  # defaults kept
+    assert c["extra_models"] == ["RF"] and c["seed"] == 12  # the good values applied
+    warn = [w.value for w in at.warning if "not understood" in w.value]
+    assert len(warn) == 1
+    text = warn[0]
+    assert "\\<img" in text and "\\*\\*9\\*\\*" in text and "\\[link\\]" in text  # escaped
+    # the address now holds the settings in use: the bad values are gone
+    assert at.query_params["dataset"] == "sonar" and "bwx" not in at.query_params
+    at.run()  # the warning belongs to the run that read the address
+    assert not [w.value for w in at.warning if "not understood" in w.value]
+
+
+@pytest.mark.slow
+def test_a_tab_from_before_a_server_restart_gets_a_notice():
+    at = _app({urlstate.SERVER_PARAM: "0123456789", "dataset": "pima"})
+    side = [w.value for w in at.sidebar.warning]
+    assert urlstate.RESTART_MESSAGE in side
+    assert at.session_state["cfg"]["bundled_name"] == "pima"  # its settings restored
+    assert at.query_params.get(urlstate.SERVER_PARAM) in (
+        urlstate.SERVER_ID,
+        [urlstate.SERVER_ID],
+    )
+    at.button(key="restart_notice_ok").click().run()
+    assert urlstate.RESTART_MESSAGE not in [w.value for w in at.sidebar.warning]
+    # this server's own id: no notice
+    same = _app({urlstate.SERVER_PARAM: urlstate.SERVER_ID})
+    assert urlstate.RESTART_MESSAGE not in [w.value for w in same.sidebar.warning]
+    # a fresh visit without an id: no notice
+    fresh = _app()
+    assert urlstate.RESTART_MESSAGE not in [w.value for w in fresh.sidebar.warning]
+
+
+@pytest.mark.slow
+def test_an_upload_lost_in_a_restart_says_both():
+    at = _app({URL_MARK: "upload", urlstate.SERVER_PARAM: "0123456789"})
+    side = [w.value for w in at.sidebar.warning]
+    assert urlstate.RESTART_MESSAGE in side and LOST_MESSAGE in side
+    assert "source" not in at.query_params  # an upload's source is never written
