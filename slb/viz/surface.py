@@ -216,10 +216,14 @@ def decision_surface_figure(
     tick = {"size": FONT_PX}
     fig.update_xaxes(range=[x0, x1], tickfont=tick, showgrid=False, zeroline=False)
     fig.update_yaxes(range=[y0, y1], tickfont=tick, showgrid=False, zeroline=False)
-    for c in range(cols):
-        fig.update_xaxes(title={"text": _esc(fx), "font": {"size": FONT_PX}}, row=rows, col=c + 1)
+    for c in range(cols):  # the axis title under the lowest panel of each column
+        last = rows if (rows - 1) * cols + c < len(names) else rows - 1
+        fig.update_xaxes(title={"text": _esc(fx), "font": {"size": FONT_PX}}, row=last, col=c + 1)
     for r in range(rows):
         fig.update_yaxes(title={"text": _esc(fy), "font": {"size": FONT_PX}}, row=r + 1, col=1)
+    for p in range(len(names), rows * cols):  # the empty cells of the last row
+        fig.update_xaxes(visible=False, row=rows, col=p % cols + 1)
+        fig.update_yaxes(visible=False, row=rows, col=p % cols + 1)
     fig.update_annotations(font={"size": FONT_PX + 2})  # the panel titles
     fig.update_layout(
         font=_FONT,

@@ -1,0 +1,221 @@
+"""Decision surfaces (slb.evaluation.surface, slb.viz.surface): the regions are ``predict``.
+
+The reference is built here independently of the library's grid: for every node, the full
+feature vector is assembled from the two grid coordinates and the held values (medians or the
+chosen row, computed here), and the classifier's own ``predict`` is called on those vectors (in
+a shuffled order).  The region at every node must equal it exactly, for SLB, KDE naive Bayes
+and TAN, with two and three classes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from slb import KDENaiveBayes, SLBClassifier, TANClassifier
+from slb.data.toy import spirals, xor
+from slb.evaluation.surface import decision_surface, predict_surface, surface_grid
+from slb.viz.surface import FONT_PX, decision_surface_figure
+
+MODELS = {
+    "SLB": lambda: SLBClassifier(threshold=0.0, random_state=0),
+    "NB": lambda: KDENaiveBayes(),
+    "TAN": lambda: TANClassifier(),
+}
+
+
+def _data(k: int) -> tuple[pd.DataFrame, pd.Series]:
+    """Two (XOR) or three (spiral arms) classes, with a third feature that is held."""
+    if k == 2:
+        X, y = xor(n=160, noise=0.1, random_state=0)
+    else:
+        X, y = spirals(n=150, noise=0.05, random_state=0, n_classes=3)
+    rng = np.random.default_rng(1)
+    X = X.assign(x3=X["x1"] * 0.5 + rng.normal(0, 0.3, len(X)))  # held: it matters to SLB/TAN
+    return X, y
+
+
+@pytest.fixture(scope="module", params=[2, 3], ids=["K=2", "K=3"])
+def fitted(request):
+    X, y = _data(request.param)
+    return X, y, {name: make().fit(X, y) for name, make in MODELS.items()}
+
+
+def _reference(clf, X: pd.DataFrame, features, xs, ys, held: pd.Series) -> np.ndarray:
+    """predict of every node's full feature vector, assembled here, in a shuffled order."""
+    rows = []
+    for yv in ys:
+        for xv in xs:
+            v = held.copy()
+            v[features[0]] = xv
+            v[features[1]] = yv
+            rows.append(v[list(X.columns)].to_numpy(dtype=float))
+    rows = np.array(rows)
+    order = np.random.default_rng(0).permutation(len(rows))
+    pred = np.empty(len(rows), dtype=object)
+    pred[order] = clf.predict(pd.DataFrame(rows[order], columns=X.columns))
+    return pred.reshape(len(ys), len(xs))
+
+
+@pytest.mark.parametrize("held", ["median", 17])
+def test_regions_equal_predict_on_every_node(fitted, held):
+    X, y, models = fitted
+    features = ["x1", "x2"]
+    s = decision_surface(models, X, features, held=held, resolution=(23, 19))
+    # the grid, computed independently: the data's range widened by 5 % on each side
+    lo, hi = X["x1"].min(), X["x1"].max()
+    np.testing.assert_allclose(
+        s.grid.x, np.linspace(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo), 23)
+    )
+    lo, hi = X["x2"].min(), X["x2"].max()
+    np.testing.assert_allclose(
+        s.grid.y, np.linspace(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo), 19)
+    )
+    held_values = (
+        pd.Series(np.median(X.to_numpy(), axis=0), index=X.columns)
+        if held == "median"
+        else X.iloc[held].astype(float)
+    )
+    assert s.grid.held["x3"] == pytest.approx(held_values["x3"])
+    assert sorted(s.classes.tolist()) == sorted(np.unique(y).tolist())
+    for name, clf in models.items():
+        ref = _reference(clf, X, features, s.grid.x, s.grid.y, held_values)
+        assert s.labels[name].shape == (19, 23)
+        assert (s.labels[name] == ref).all(), name
+        # the codes index the classes
+        assert (s.classes[s.codes[name]] == ref).all(), name
+        # the regions are not trivial: every class wins somewhere on the grid
+        assert np.unique(s.codes[name]).size == len(s.classes), name
+
+
+def test_other_pair_and_held_values(fitted):
+    """The varying pair can be any two columns (by position too), the rest given as values."""
+    X, _, models = fitted
+    held = {"x1": 0.3, "x2": -0.4, "x3": 0.1}
+    s = decision_surface(models, X, [2, 0], held=held, resolution=7)  # x3 along x, x1 along y
+    assert s.grid.features == ("x3", "x1") and s.grid.held_from == "values"
+    for name, clf in models.items():
+        ref = _reference(clf, X, ["x3", "x1"], s.grid.x, s.grid.y, pd.Series(held))
+        assert (s.labels[name] == ref).all(), name
+
+
+def test_xor_structure_is_seen_by_slb_not_by_naive_bayes():
+    """Known structure: on XOR the quadrant rule is a pair effect.  SLB (with the pair) follows
+    it on most of the grid; naive Bayes, which sees only the marginals, cannot."""
+    X, y = xor(n=400, noise=0.05, random_state=0)
+    models = {n: MODELS[n]().fit(X, y) for n in ("SLB", "NB")}
+    s = decision_surface(models, X, ["x1", "x2"], resolution=41, margin=0.0)
+    gx, gy = np.meshgrid(s.grid.x, s.grid.y)
+    truth = (gx * gy > 0).astype(int)
+    away = (np.abs(gx) > 0.2) & (np.abs(gy) > 0.2)  # off the axes, where the noise blurs it
+    assert (s.labels["SLB"][away] == truth[away]).mean() > 0.95
+    assert (s.labels["NB"][away] == truth[away]).mean() < 0.8
+
+
+def test_numpy_input_and_sklearn_estimators():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    X, y = xor(n=100, noise=0.0, random_state=0)
+    knn = KNeighborsClassifier(3).fit(X.to_numpy(), y.to_numpy())
+    s = decision_surface(knn, X.to_numpy(), [0, 1], resolution=6)
+    assert list(s.codes) == ["KNeighborsClassifier"]
+    nodes = np.column_stack([np.tile(s.grid.x, 6), np.repeat(s.grid.y, 6)])
+    assert (s.labels["KNeighborsClassifier"].ravel() == knn.predict(nodes)).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"features": ["x1"]}, "two features"),
+        ({"features": ["x1", "x1"]}, "must differ"),
+        ({"features": ["x1", "nope"]}, "Unknown feature"),
+        ({"held": 999}, "Row 999 does not exist"),
+        ({"held": "mean"}, "held must be"),
+        ({"held": {"x1": 0.0}}, "no value for"),
+        ({"resolution": 1}, "between 2 and 400"),
+        ({"resolution": 2.5}, "whole number"),
+        ({"margin": -1}, "margin"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    X, _ = xor(n=20, random_state=0)
+    args = {"features": ["x1", "x2"], **kwargs}
+    with pytest.raises(ValueError, match=match):
+        surface_grid(X, args.pop("features"), **args)
+
+
+def test_bad_data_and_estimators():
+    X, y = xor(n=20, random_state=0)
+    with pytest.raises(ValueError, match="at least two features"):
+        surface_grid(X[["x1"]], [0, 1])
+    with pytest.raises(ValueError, match="missing or infinite"):
+        surface_grid(X.assign(x1=np.nan), ["x1", "x2"])
+    with pytest.raises(ValueError, match="no predict"):
+        predict_surface(object(), surface_grid(X, ["x1", "x2"], resolution=3))
+    with pytest.raises(ValueError, match="not among the classes"):
+        decision_surface(KDENaiveBayes().fit(X, y), X, ["x1", "x2"], classes=[0])
+    with pytest.raises(ValueError, match="No classifier"):
+        decision_surface({}, X, ["x1", "x2"])
+
+
+def _font_sizes(spec) -> list[float]:
+    """Every font size set in a figure's layout (ticks, titles, legend, annotations)."""
+    out = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "size" and isinstance(v, (int, float)) and "font" in path[-1:]:
+                    out.append(v)
+                path.append(k)
+                walk(v)
+                path.pop()
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    path: list = []
+    walk(spec)
+    return out
+
+
+def test_figure_draws_the_regions_and_the_data(fitted):
+    X, y, models = fitted
+    s = decision_surface(models, X, ["x1", "x2"], resolution=15)
+    k = len(s.classes)
+    names = [f"class <{c}>" for c in s.classes]  # names are escaped
+    fig = decision_surface_figure(s, X, y, class_names=names, cols=2)
+    meta = fig.layout.meta
+    assert meta["kind"] == "decision_surface" and meta["classifiers"] == list(models)
+    assert meta["grid"] == [15, 15] and meta["n_points"] == len(X)
+    heat = [t for t in fig.data if t.type == "heatmap"]
+    assert [t.name for t in heat] == [f"{n} regions" for n in models]
+    for t, name in zip(heat, models, strict=True):
+        assert (np.asarray(t.z) == s.codes[name]).all()
+        assert t.zmin == -0.5 and t.zmax == k - 0.5
+    assert sum(t.type == "contour" for t in fig.data) == len(models)  # a boundary each
+    pts = [t for t in fig.data if t.type == "scatter"]
+    assert len(pts) == k * len(models)
+    assert sum(len(t.x) for t in pts) == len(X) * len(models)
+    assert len({t.marker.symbol for t in pts}) == k  # a symbol per class
+    legend = [t.name for t in pts if t.showlegend]
+    assert legend == [f"class &lt;{c}&gt;" for c in s.classes]
+    # 2 panels per row: 2 rows for 3 classifiers
+    assert fig.layout.xaxis3.anchor == "y3" and fig.layout.xaxis3.visible is not False
+    assert fig.layout.xaxis4.visible is False and fig.layout.yaxis4.visible is False  # empty cell
+    assert fig.layout.xaxis2.title.text == "x1"  # under the lowest panel of column 2
+    sizes = _font_sizes(fig.to_dict()["layout"])
+    assert sizes and min(sizes) >= FONT_PX >= 14
+    assert fig.layout.font.size >= 14
+
+
+def test_figure_subsamples_and_checks():
+    X, y = xor(n=300, noise=0.1, random_state=0)
+    s = decision_surface({"NB": KDENaiveBayes().fit(X, y)}, X, ["x1", "x2"], resolution=5)
+    fig = decision_surface_figure(s, X, y, max_points=100)
+    assert fig.layout.meta["n_points"] == 100
+    with pytest.raises(ValueError, match="No surface"):
+        decision_surface_figure(s, names=["SLB"])
+    with pytest.raises(ValueError, match="class_names"):
+        decision_surface_figure(s, class_names=["a"])
