@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .figures import COLORS, _base_layout, escape_text
+from .style import COLORS, _base_layout, escape_text
 
 __all__ = ["CLASSIFIER_COLORS", "classifier_style", "roc_figure", "pr_figure", "confusion_figure"]
 

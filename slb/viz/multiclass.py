@@ -15,8 +15,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..density.kde import kde_pdf_1d, kde_pdf_2d
+from .density import _grid
 from .evaluation import confusion_heatmap
-from .figures import _base_layout, _grid, _layout, escape_text
+from .style import _base_layout, _layout, escape_text
 
 __all__ = [
     "CLASS_COLORS",

@@ -1,0 +1,268 @@
+"""Balanced-error figures: the per-fold BER bars of the classifiers and the BER curve along the
+threshold.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .style import COLORS, _base_layout, _layout, _measure_label, escape_text
+
+__all__ = ["ber_bars", "ber_curve"]
+
+
+def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.Figure:
+    """Mean balanced error rate per classifier with ±1 sd error bars and per-fold points.
+
+    Parameters
+    ----------
+    per_fold : DataFrame
+        One row per fold, one column per classifier (BER in [0, 1]).
+    summary : DataFrame or None
+        :func:`slb.evaluation.corrected_t_against_best` (or ``wilcoxon_against_best``) output;
+        classifiers tied with the best are drawn darker.  None: no highlighting.
+
+    Returns
+    -------
+    Figure
+        The bar trace (named ``"mean BER"``) has one bar per classifier, sorted by mean BER;
+        values in percent.
+    """
+    mean = per_fold.mean(axis=0) * 100
+    sd = (per_fold.std(axis=0, ddof=1) if len(per_fold) > 1 else per_fold.std(axis=0, ddof=0)) * 100
+    order = mean.sort_values(kind="stable").index.tolist()
+    labels = [escape_text(n) for n in order]
+    tied = {n: True for n in order}
+    if summary is not None and "tied_with_best" in summary:
+        tied = {n: bool(summary.loc[n, "tied_with_best"]) for n in order if n in summary.index}
+    colors = [COLORS["+"] if tied.get(n, True) else "#9DB9D6" for n in order]
+    bars = go.Bar(
+        x=labels,
+        y=[mean[n] for n in order],
+        error_y={"type": "data", "array": [sd[n] for n in order], "thickness": 1.5},
+        marker_color=colors,
+        name="mean BER",
+        hovertemplate="%{x}<br>BER %{y:.1f}% ± %{error_y.array:.1f}<extra></extra>",
+    )
+    rng = np.random.default_rng(0)
+    px_, py_, ht = [], [], []
+    for k, n in enumerate(order):
+        vals = per_fold[n].to_numpy() * 100
+        px_ += list(k + rng.uniform(-0.18, 0.18, vals.size))
+        py_ += list(vals)
+        ht += [f"{labels[k]}, fold {f + 1}: {v:.1f}%" for f, v in enumerate(vals)]
+    points = go.Scatter(
+        x=px_,
+        y=py_,
+        mode="markers",
+        name="per fold",
+        marker={"color": "#111827", "size": 6, "opacity": 0.7},
+        hovertext=ht,
+        hoverinfo="text",
+        xaxis="x2",
+    )
+    layout = _layout(
+        height=380,
+        meta={"kind": "ber_bars", "classifiers": order, "n_folds": int(len(per_fold))},
+        xaxis2={"overlaying": "x", "range": [-0.5, len(order) - 0.5], "visible": False},
+        xaxis={"range": [-0.5, len(order) - 0.5]},
+        yaxis={"title": {"text": "balanced error rate (%)"}, "rangemode": "tozero"},
+    )
+    return go.Figure(data=[bars, points], layout=layout)
+
+
+def ber_curve(
+    steps: pd.DataFrame,
+    threshold: float,
+    ber_at_threshold: float | None = None,
+    *,
+    measure: str = "hsic",
+    lam_range: tuple[float, float] | None = None,
+    nested_ber: float | None = None,
+) -> go.Figure:
+    """SLB's cross-validated BER as the exact step function of λ, the current λ on it.
+
+    Parameters
+    ----------
+    steps : DataFrame
+        :func:`slb.model.steps.ber_steps` output: row ``k`` holds the mean CV BER for every λ
+        in ``(threshold[k-1], threshold[k]]`` (``mean_ber``, ``sd_ber``, ``mean_pairs``);
+        ``attrs["lo"]`` / ``attrs["requested_lo"]``: where the computed steps start and where
+        they were asked to start; ``attrs["gaps"]`` (optional, :func:`slb.model.steps.join_steps`):
+        open intervals inside without steps.  Every part of the range without steps is grey.
+    threshold : float
+        Current λ.
+    ber_at_threshold : float or None
+        Mean CV BER at the current λ as shown elsewhere (the bar): marked with a star.
+    measure : str
+    lam_range : (float, float) or None
+        The slider's range; the x axis is clipped to it.
+    nested_ber : float or None
+        The nested estimate (λ and C chosen inside every outer fold), drawn as a labelled
+        horizontal line beside the curve.
+
+    Returns
+    -------
+    Figure
+        ``layout.meta``: ``steps`` (``threshold``, ``lower``, ``ber`` as fractions),
+        ``range``, ``computed_from``, ``uncomputed`` (the grey intervals), ``current``
+        (``threshold``, ``curve_ber``: the step holding λ, None where nothing is computed;
+        ``marker_ber``) and ``nested_ber``.
+    """
+    t = steps["threshold"].to_numpy(dtype=float)
+    m = steps["mean_ber"].to_numpy(dtype=float) * 100
+    s = steps["sd_ber"].to_numpy(dtype=float) * 100
+    lo_req = float(steps.attrs.get("requested_lo", t[0] if t.size else 0.0))
+    lo = float(steps.attrs.get("lo", t[0] if t.size else 0.0))
+    rng = lam_range or (lo_req, float(t[-1]) if t.size else 1.0)
+    gaps = [(float(a), float(b)) for a, b in steps.attrs.get("gaps", ())]
+    broken = _break_at_gaps(t, [m, s, steps["mean_pairs"].to_numpy(dtype=float)], gaps)
+    fig = go.Figure(_step_traces(*broken))
+    bands = _uncomputed_bands(rng, lo, float(t[-1]) if t.size else rng[1], gaps)
+    _mark_uncomputed(fig, bands)
+    _mark_nested(fig, nested_ber)
+    row = None
+    inside = t.size and np.isfinite(threshold) and t[0] <= threshold <= t[-1]
+    if inside and not any(a < threshold < b for a, b in gaps):
+        row = int(np.searchsorted(t, float(threshold), side="left"))
+    _mark_current(fig, threshold, ber_at_threshold)
+    fig.update_xaxes(
+        title=f"λ ({_measure_label(measure)} threshold): larger keeps fewer pairs",
+        range=[float(rng[0]), float(rng[1])],
+    )
+    fig.update_yaxes(title="CV balanced error rate (%)")
+    return _base_layout(
+        fig,
+        height=380,
+        meta={
+            "kind": "ber_curve",
+            "threshold": float(threshold),
+            "steps": {
+                "threshold": t.tolist(),
+                "lower": steps["lower"].to_numpy(dtype=float).tolist(),
+                "ber": (m / 100).tolist(),
+            },
+            "range": [float(rng[0]), float(rng[1])],
+            "computed_from": lo,
+            "uncomputed": [list(b) for b in bands],
+            "current": {
+                "threshold": float(threshold),
+                "curve_ber": None if row is None else float(m[row] / 100),
+                "marker_ber": None if ber_at_threshold is None else float(ber_at_threshold),
+            },
+            "nested_ber": None if nested_ber is None else float(nested_ber),
+        },
+    )
+
+
+def _break_at_gaps(t, columns, gaps):
+    """``t`` and ``columns`` with a NaN point at the top ``b`` of every gap ``(a, b)``, just
+    before the row at ``b``: the step lines stop at ``a`` and start again at ``b``."""
+    at = np.searchsorted(t, [b for _, b in gaps], side="left")
+    return [np.insert(t, at, [b for _, b in gaps]), *(np.insert(c, at, np.nan) for c in columns)]
+
+
+def _uncomputed_bands(rng, lo: float, hi: float, gaps) -> list[tuple[float, float]]:
+    """The parts of the slider's range ``rng`` without steps: below ``lo``, the gaps, above
+    ``hi``."""
+    bands = [(float(rng[0]), lo)] if lo > rng[0] else []
+    bands += [(a, b) for a, b in gaps]
+    return bands + ([(hi, float(rng[1]))] if hi < rng[1] else [])
+
+
+def _mark_uncomputed(fig: go.Figure, bands) -> None:
+    """Grey out the parts of the slider's range where no steps were computed (the widest one
+    says so)."""
+    widest = max(bands, key=lambda b: b[1] - b[0], default=None)
+    grey = {"fillcolor": "#E5E7EB", "opacity": 0.6, "line_width": 0, "layer": "below"}
+    label = {
+        "annotation": {"text": "not computed yet", "showarrow": False},
+        "annotation_position": "top left",
+    }
+    for band in bands:
+        fig.add_vrect(x0=band[0], x1=band[1], **grey, **(label if band == widest else {}))
+
+
+def _mark_nested(fig: go.Figure, nested_ber) -> None:
+    """The nested CV estimate as a labelled horizontal line (nothing if None or not finite)."""
+    if nested_ber is not None and np.isfinite(nested_ber):
+        fig.add_hline(
+            y=100 * float(nested_ber),
+            line={"color": COLORS["-"], "dash": "dot", "width": 2},
+            annotation={
+                "text": f"nested CV estimate (λ and C chosen inside each fold): "
+                f"{100 * float(nested_ber):.1f} %",
+                "showarrow": False,
+            },
+            annotation_position="bottom right",
+        )
+
+
+def _mark_current(fig: go.Figure, threshold, ber_at_threshold) -> None:
+    """The current λ as a dashed vertical line, with a star at its BER if given."""
+    if np.isfinite(threshold):
+        fig.add_vline(x=float(threshold), line={"color": "#111827", "dash": "dash", "width": 1})
+        if ber_at_threshold is not None:
+            fig.add_trace(
+                go.Scatter(
+                    x=[float(threshold)],
+                    y=[100 * float(ber_at_threshold)],
+                    mode="markers",
+                    marker={"size": 14, "color": "#111827", "symbol": "star"},
+                    name="current λ",
+                    hovertemplate=f"current λ = {threshold:.4g}<br>BER %{{y:.2f}}%<extra></extra>",
+                )
+            )
+
+
+def _step_traces(t, m, s, pairs) -> list:
+    """The ±1 sd band and the step line; ``shape="vh"``: each value holds up to its λ.
+
+    A NaN in ``m`` (a gap, see :func:`_break_at_gaps`) breaks the line; the band is drawn
+    segment by segment (a filled band would bridge the gap).
+    """
+    step = {"shape": "vh", "width": 0}
+    band = []
+    for seg in np.split(np.arange(t.size), np.flatnonzero(np.isnan(m))):
+        seg = seg[~np.isnan(m[seg])]
+        first = not band
+        band += [
+            go.Scatter(
+                x=t[seg],
+                y=(m + s)[seg],
+                mode="lines",
+                line=step,
+                hoverinfo="skip",
+                showlegend=False,
+                name="+1 sd",
+            ),
+            go.Scatter(
+                x=t[seg],
+                y=(m - s)[seg],
+                mode="lines",
+                line=step,
+                fill="tonexty",
+                fillcolor="rgba(0,114,178,0.12)",
+                hoverinfo="skip",
+                name="± 1 sd over folds",
+                showlegend=first,
+                legendgroup="sd",
+            ),
+        ]
+    return [
+        *band,
+        go.Scatter(
+            x=t,
+            y=m,
+            mode="lines",
+            name="SLB CV BER (exact steps)",
+            line={"color": COLORS["+"], "width": 2, "shape": "vh"},
+            customdata=np.column_stack([pairs, s]),
+            hovertemplate=(
+                "λ up to %{x:.4g}<br>BER %{y:.2f}% ± %{customdata[1]:.1f}"
+                "<br>%{customdata[0]:.1f} pairs kept per fold<extra></extra>"
+            ),
+        ),
+    ]

@@ -1,0 +1,253 @@
+"""Figures of the data: the class balance and the per-class kernel density estimates (1-D and 2-D)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..density.kde import kde_pdf_1d, kde_pdf_2d
+from .style import COLORS, _base_layout, _layout, escape_text
+
+__all__ = ["class_balance", "density_1d", "density_2d"]
+
+
+def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "-") -> go.Figure:
+    """The two classes' shares of the rows as one stacked horizontal bar.
+
+    Parameters
+    ----------
+    n_pos, n_neg : int
+        Rows of class ``+`` and of class ``-``.
+    pos_name, neg_name : str
+        Class labels (escaped here).
+
+    Returns
+    -------
+    Figure
+        Two bar traces (``+`` first) whose ``x`` are the shares in %; ``layout.meta``:
+        ``kind``, ``n_pos``, ``n_neg``.
+    """
+    total = max(int(n_pos) + int(n_neg), 1)
+    bars = [
+        go.Bar(
+            x=[100.0 * n / total],
+            y=["rows"],
+            orientation="h",
+            name=f"{sym} {escape_text(name)}: {n} ({100.0 * n / total:.0f} %)",
+            marker_color=COLORS["+" if sym == "+" else "-"],
+            # the name through the trace, not the template (a label may contain "%{...}")
+            hovertemplate="%{fullData.name}<extra></extra>",
+        )
+        for sym, name, n in (("+", pos_name, int(n_pos)), ("−", neg_name, int(n_neg)))
+    ]
+    layout = _layout(
+        height=110,
+        meta={"kind": "class_balance", "n_pos": int(n_pos), "n_neg": int(n_neg)},
+        barmode="stack",
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis={"range": [0, 100], "ticksuffix": " %", "fixedrange": True},
+        yaxis={"visible": False, "fixedrange": True},
+    )
+    return go.Figure(data=bars, layout=layout)
+
+
+def _grid(values, n, pad_h):
+    lo, hi = float(np.min(values)), float(np.max(values))
+    pad = max(3.0 * pad_h, 1e-9)
+    return np.linspace(lo - pad, hi + pad, n)
+
+
+def _class_1d_traces(xc, c, sym, lab, grid, h, bins) -> tuple:
+    """One class's histogram, KDE curve (bandwidth ``h``) and rug; ``bins`` = (lo, hi, size)."""
+    lo, hi, size = bins
+    hist = go.Histogram(
+        x=xc,
+        histnorm="probability density",
+        name=f"histogram {lab}",
+        marker_color=COLORS[sym],
+        opacity=0.28,
+        legendgroup=sym,
+        xbins={"start": lo, "end": hi + size, "size": size},
+        hovertemplate="%{x}<br>density %{y:.3g}<extra></extra>",
+    )
+    dens = kde_pdf_1d(xc, grid, h) if xc.size else np.zeros_like(grid)
+    kde = go.Scatter(
+        x=grid,
+        y=dens,
+        mode="lines",
+        name=f"KDE {'+' if c else '−'}",
+        line={"color": COLORS[sym], "width": 3},
+        legendgroup=sym,
+        hovertemplate=f"class {lab}<br>x = %{{x:.4g}}<br>density %{{y:.4g}}<extra></extra>",
+    )
+    rug = go.Scatter(
+        x=xc,
+        y=np.full(xc.size, c),
+        mode="markers",
+        marker={
+            "symbol": "line-ns-open",
+            "size": 12,
+            "color": COLORS[sym],
+            "line": {"width": 1},
+        },
+        name=f"rug {lab}",
+        legendgroup=sym,
+        showlegend=False,
+        hovertemplate="%{x}<extra></extra>",
+    )
+    return hist, kde, rug
+
+
+def density_1d(
+    x,
+    y01,
+    bandwidths,
+    *,
+    feature: str = "",
+    pos_name: str = "+",
+    neg_name: str = "-",
+    n_grid: int = 256,
+    nbins: int = 30,
+) -> go.Figure:
+    """Per-class univariate KDE curves over normalised histograms, with a rug below.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        The feature's values.
+    y01 : array-like of shape (n,)
+        1 for the positive class, 0 for the negative class.
+    bandwidths : sequence of 2 floats
+        KDE bandwidth of the negative (index 0) and the positive (index 1) class, as used by the
+        models (``LogDensityTransformer.bandwidths_[:, feature]``).
+    feature, pos_name, neg_name : str
+    n_grid, nbins : int
+
+    Returns
+    -------
+    Figure
+        The KDE curves are the traces named ``"KDE +"`` and ``"KDE −"``; ``layout.meta`` holds
+        the bandwidths.
+    """
+    x = np.asarray(x, dtype=float)
+    y01 = np.asarray(y01).astype(int)
+    h = [float(b) for b in bandwidths]
+    grid = _grid(x, n_grid, max(h))
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, row_heights=[0.86, 0.14], vertical_spacing=0.02
+    )
+    lo, hi = float(x.min()), float(x.max())
+    size = (hi - lo) / nbins if hi > lo else 1.0
+    for c, sym, name in ((1, "+", pos_name), (0, "-", neg_name)):
+        xc = x[y01 == c]
+        lab = f"{'+' if c else '−'} ({escape_text(name)})"
+        hist, kde, rug = _class_1d_traces(xc, c, sym, lab, grid, h[c], (lo, hi, size))
+        fig.add_trace(hist, row=1, col=1)
+        fig.add_trace(kde, row=1, col=1)
+        fig.add_trace(rug, row=2, col=1)
+    fig.update_layout(barmode="overlay")
+    fig.update_yaxes(title="density", row=1, col=1)
+    fig.update_yaxes(visible=False, range=[-0.7, 1.7], row=2, col=1)
+    fig.update_xaxes(title=escape_text(feature), row=2, col=1)
+    return _base_layout(
+        fig,
+        height=440,
+        meta={"kind": "density_1d", "bandwidth_neg": h[0], "bandwidth_pos": h[1]},
+    )
+
+
+def _contour_trace(ga, gb, Z, c, sym, lab) -> go.Contour:
+    """One class's KDE contour lines on the grid ``(ga, gb)``."""
+    return go.Contour(
+        x=ga,
+        y=gb,
+        z=Z,
+        name=f"KDE {'+' if c else '−'}",
+        contours={"coloring": "lines", "showlabels": False},
+        line={"width": 2},
+        colorscale=[[0, COLORS[sym]], [1, COLORS[sym]]],
+        showscale=False,
+        ncontours=8,
+        legendgroup=sym,
+        showlegend=True,
+        hovertemplate=f"class {lab}<br>density %{{z:.3g}}<extra></extra>",
+    )
+
+
+def _class_scatter_trace(xa, xb, c, sym, lab) -> go.Scatter:
+    """One class's points (circles for +, diamonds for −)."""
+    return go.Scatter(
+        x=xa,
+        y=xb,
+        mode="markers",
+        name=f"class {lab}",
+        marker={
+            "color": COLORS[sym],
+            "size": 6,
+            "opacity": 0.65,
+            "symbol": "circle" if c else "diamond",
+        },
+        legendgroup=sym,
+        hovertemplate="(%{x:.4g}, %{y:.4g})<extra></extra>",
+    )
+
+
+def density_2d(
+    xa,
+    xb,
+    y01,
+    bandwidths_neg,
+    bandwidths_pos,
+    *,
+    feature_a: str = "",
+    feature_b: str = "",
+    pos_name: str = "+",
+    neg_name: str = "-",
+    n_grid: int = 70,
+) -> go.Figure:
+    """Per-class bivariate KDE contours (product Gaussian kernel) over the scatter plot.
+
+    Parameters
+    ----------
+    xa, xb : array-like of shape (n,)
+        The two features' values.
+    y01 : array-like of shape (n,)
+        1 for the positive class, 0 for the negative class.
+    bandwidths_neg, bandwidths_pos : sequence of 2 floats
+        Per-coordinate pair bandwidths ``(h_a, h_b)`` of each class
+        (``LogDensityTransformer.pair_bandwidths_``).
+    feature_a, feature_b, pos_name, neg_name : str
+    n_grid : int
+
+    Returns
+    -------
+    Figure
+        Contour traces named ``"KDE +"`` and ``"KDE −"`` (``z`` the density on the grid).
+    """
+    xa = np.asarray(xa, dtype=float)
+    xb = np.asarray(xb, dtype=float)
+    y01 = np.asarray(y01).astype(int)
+    hs = {0: np.asarray(bandwidths_neg, float), 1: np.asarray(bandwidths_pos, float)}
+    ga = _grid(xa, n_grid, max(hs[0][0], hs[1][0]))
+    gb = _grid(xb, n_grid, max(hs[0][1], hs[1][1]))
+    A, B = np.meshgrid(ga, gb)
+    E = np.column_stack([A.ravel(), B.ravel()])
+    fig = go.Figure()
+    for c, sym, name in ((1, "+", pos_name), (0, "-", neg_name)):
+        m = y01 == c
+        lab = f"{'+' if c else '−'} ({escape_text(name)})"
+        Z = kde_pdf_2d(np.column_stack([xa[m], xb[m]]), E, hs[c]).reshape(A.shape)
+        fig.add_trace(_contour_trace(ga, gb, Z, c, sym, lab))
+        fig.add_trace(_class_scatter_trace(xa[m], xb[m], c, sym, lab))
+    fig.update_xaxes(title=escape_text(feature_a))
+    fig.update_yaxes(title=escape_text(feature_b))
+    return _base_layout(
+        fig,
+        height=520,
+        meta={
+            "kind": "density_2d",
+            "bandwidth_neg": [float(v) for v in hs[0]],
+            "bandwidth_pos": [float(v) for v in hs[1]],
+        },
+    )

@@ -1,0 +1,342 @@
+"""Figures of the experiments (learning curves, label noise, structure recovery); moved from
+:mod:`slb.experiments`, which re-exports :func:`learning_curve_figure` and :func:`noise_figure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .graphs import _edge_lines
+from .style import COLORS, _base_layout, _names, escape_text
+
+__all__ = ["learning_curve_figure", "noise_figure", "network_graph", "recovery_graph"]
+
+
+_PALETTE = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#000000",
+    "#F0E442",
+    "#999999",
+    "#882255",
+    "#44AA99",
+    "#117733",
+    "#332288",
+)
+
+
+def _classifier_colour(name) -> str:
+    """A fixed colour per classifier name (its place in the catalogue, else a stable hash)."""
+    import zlib
+
+    from ..evaluation.registry import CLASSIFIERS
+
+    names = list(CLASSIFIERS) + [n for n in ("SVM(linear)",) if n not in CLASSIFIERS]
+    k = names.index(name) if name in names else zlib.crc32(str(name).encode("utf-8"))
+    return _PALETTE[k % len(_PALETTE)]
+
+
+def _paper_curve(p: pd.DataFrame, name: str, classifier) -> go.Scatter:
+    """The paper's curve of one classifier: a dotted line in its colour."""
+    return go.Scatter(
+        x=p["n"],
+        y=p["paper_mean"],
+        mode="lines",
+        name=f"{name} (paper)",
+        legendgroup=name,
+        line={"color": _classifier_colour(classifier), "dash": "dot"},
+        opacity=0.6,
+        hovertemplate=f"{name} (paper)<br>n=%{{x}}<br>%{{y:.2f}}%<extra></extra>",
+    )
+
+
+def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure:
+    """BER against the training size, one line per classifier (mean ± standard error bars).
+
+    Parameters
+    ----------
+    long : DataFrame or SyntheticResults
+        Columns ``n``, ``replicate``, ``classifier``, ``ber`` (fractions).  A
+        :class:`slb.experiments.SyntheticResults` is drawn by its own ``figure`` method.
+    paper : DataFrame or None
+        :func:`slb.experiments.paper_synthetic` output, drawn as dotted lines in the same
+        colours.
+    bayes : float or None
+        The Bayes error (fraction), drawn as a horizontal line.
+    title : str or None
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``layout.meta``: ``{"kind": "learning_curve", "classifiers": [...], "n": [...]}``.
+    """
+    if not isinstance(long, pd.DataFrame) and hasattr(long, "long") and hasattr(long, "figure"):
+        return long.figure(paper=paper is not False, title=title)
+    fig = go.Figure()
+    order = list(dict.fromkeys(long["classifier"]))
+    grid = sorted(long["n"].unique().tolist())
+    for c in order:
+        g = long[long["classifier"] == c].groupby("n")["ber"]
+        mean, count = g.mean(), g.count()
+        se = (g.std(ddof=1) / np.sqrt(count)).where(count > 1)
+        name = escape_text(c)
+        fig.add_trace(
+            go.Scatter(
+                x=mean.index,
+                y=100 * mean.to_numpy(),
+                mode="lines+markers",
+                name=name,
+                legendgroup=name,
+                line={"color": _classifier_colour(c)},
+                error_y={"type": "data", "array": (100 * se).fillna(0).to_numpy(), "visible": True},
+                hovertemplate=f"{name}<br>n=%{{x}}<br>BER %{{y:.2f}}%<extra></extra>",
+            )
+        )
+        if paper is not None and len(paper):
+            p = paper[paper["classifier"] == c].sort_values("n")
+            if len(p):
+                fig.add_trace(_paper_curve(p, name, c))
+    if bayes is not None and np.isfinite(bayes):
+        fig.add_hline(
+            y=100 * bayes,
+            line_dash="dash",
+            line_color="#555555",
+            annotation_text=f"Bayes error {100 * bayes:.2f}%",
+            annotation_position="top right",
+        )
+    fig.update_layout(
+        title=escape_text(title) if title else None,
+        xaxis_title="training size n",
+        yaxis_title="balanced error rate (%)",
+        xaxis={"tickmode": "array", "tickvals": grid},
+        yaxis={"rangemode": "tozero"},
+        template="plotly_white",
+        hovermode="closest",
+        meta={
+            "kind": "learning_curve",
+            "classifiers": order,
+            "n": grid,
+            "bayes": float(bayes) if bayes is not None and np.isfinite(bayes) else None,
+        },
+    )
+    return fig
+
+
+def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
+    """Clean-test accuracy (or BER) against the label-flip probability, one line per
+    classifier, error bars one standard error (as the DISCRETE paper's Figure 1).
+
+    Parameters
+    ----------
+    results : NoiseResults or DataFrame
+        A :class:`slb.experiments.NoiseResults` or its ``summary``.
+    metric : {"accuracy", "ber"}
+    title : str or None
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``layout.meta``: ``{"kind": "label_noise", "metric": ..., "classifiers": [...]}``.
+    """
+    if metric not in ("accuracy", "ber"):
+        raise ValueError("metric must be 'accuracy' or 'ber'")
+    is_results = not isinstance(results, pd.DataFrame) and hasattr(results, "summary")
+    summary = results.summary if is_results else results
+    source = results.settings.get("source") if is_results else None
+    fig = go.Figure()
+    order = list(dict.fromkeys(summary["classifier"]))
+    label = "accuracy" if metric == "accuracy" else "balanced error rate"
+    for c in order:
+        s = summary[summary["classifier"] == c].sort_values("p")
+        name = escape_text(c)
+        fig.add_trace(
+            go.Scatter(
+                x=s["p"],
+                y=100 * s[metric],
+                mode="lines+markers",
+                name=name,
+                line={"color": _classifier_colour(c)},
+                error_y={
+                    "type": "data",
+                    "array": (100 * s[f"{metric}_se"]).fillna(0),
+                    "visible": True,
+                },
+                hovertemplate=f"{name}<br>p=%{{x}}<br>{label} %{{y:.1f}}%<extra></extra>",
+            )
+        )
+    if title is None:
+        title = f"Label noise: clean-test {label}" + (f" ({source})" if source else "")
+    fig.update_layout(
+        title=escape_text(title),
+        xaxis_title="probability of flipping a training label",
+        yaxis_title=f"clean-test {label} (%)",
+        template="plotly_white",
+        meta={"kind": "label_noise", "metric": metric, "classifiers": order},
+    )
+    return fig
+
+
+def _add_feature_nodes(fig, P, labels):
+    """Labelled feature nodes at positions ``P`` on equal, hidden axes (the network figures)."""
+    fig.add_trace(
+        go.Scatter(
+            x=P[:, 0],
+            y=P[:, 1],
+            mode="markers+text",
+            text=labels,
+            textposition="top center",
+            textfont={"size": 11},
+            marker={"size": 10, "color": "#374151", "line": {"color": "white", "width": 1}},
+            hovertemplate="%{text}<extra></extra>",
+            name="features",
+            showlegend=False,
+        )
+    )
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+
+
+def network_graph(
+    names: Sequence[str],
+    edges,
+    positions,
+    *,
+    title: str = "",
+    color: str = COLORS["+"],
+) -> go.Figure:
+    """A Bayesian network's structure (e.g. one class of a synthetic design).
+
+    Parameters
+    ----------
+    names : sequence of str
+        All node (feature) names.
+    edges : sequence of (i, j)
+        Directed edges parent ``i`` -> child ``j`` (feature indices).
+    positions : ndarray of shape (d, 2)
+        Node positions (share them between figures to compare graphs).
+    title, color : str
+
+    Returns
+    -------
+    Figure
+        ``layout.meta``: ``{"kind": "network", "n_edges": ..., "n_nodes": ...}``.
+    """
+    labels = _names(names)
+    P = np.asarray(positions, dtype=float)
+    edges = [(int(i), int(j)) for i, j in edges]
+    mx, my, hover = [], [], []
+    for i, j in edges:
+        # a marker 70 % of the way to the child shows the direction
+        mx.append(P[i, 0] + 0.7 * (P[j, 0] - P[i, 0]))
+        my.append(P[i, 1] + 0.7 * (P[j, 1] - P[i, 1]))
+        hover.append(f"{labels[i]} → {labels[j]}")
+    fig = go.Figure()
+    fig.add_trace(_edge_lines(P, edges, color))
+    fig.add_trace(
+        go.Scatter(
+            x=mx,
+            y=my,
+            mode="markers",
+            marker={"size": 7, "color": color, "symbol": "triangle-right"},
+            hovertext=hover,
+            hoverinfo="text",
+            name="edge direction",
+            showlegend=False,
+        )
+    )
+    _add_feature_nodes(fig, P, labels)
+    return _base_layout(
+        fig,
+        title=title,
+        height=420,
+        meta={"kind": "network", "n_edges": len(edges), "n_nodes": len(labels)},
+    )
+
+
+def recovery_graph(
+    names: Sequence[str],
+    kept_pairs,
+    true_edges,
+    positions,
+    *,
+    title: str = "",
+) -> go.Figure:
+    """The pairs a classifier kept, against the true (undirected) edges.
+
+    Kept pairs that are true edges are drawn solid purple, kept pairs that are not dashed
+    vermillion, true edges that were missed dotted grey.
+
+    Parameters
+    ----------
+    names : sequence of str
+    kept_pairs : array-like of shape (k, 2)
+        Kept pairs (feature indices).
+    true_edges : array-like of shape (m, 2)
+        True edges (feature indices, any direction).
+    positions : ndarray of shape (d, 2)
+    title : str
+
+    Returns
+    -------
+    Figure
+        ``layout.meta``: ``{"kind": "recovery", "n_kept", "n_true", "n_true_positive",
+        "n_false_positive", "n_missed"}``; traces named ``"kept, true edge"``,
+        ``"kept, not an edge"`` and ``"missed true edge"``.
+    """
+    labels = _names(names)
+    P = np.asarray(positions, dtype=float)
+
+    def norm(pairs):
+        out = []
+        for i, j in np.asarray(pairs, dtype=int).reshape(-1, 2):
+            e = (min(int(i), int(j)), max(int(i), int(j)))
+            if e not in out:
+                out.append(e)
+        return out
+
+    kept, true = norm(kept_pairs), norm(true_edges)
+    true_set = set(true)
+    groups = {
+        "kept, true edge": ([e for e in kept if e in true_set], COLORS["both"], "solid", 3),
+        "kept, not an edge": ([e for e in kept if e not in true_set], COLORS["-"], "dash", 2),
+        "missed true edge": ([e for e in true if e not in set(kept)], "#9CA3AF", "dot", 1.5),
+    }
+    fig = go.Figure()
+    for name, (es, color, dash, width) in groups.items():
+        xs, ys = [], []
+        for i, j in es:
+            xs += [P[i, 0], P[j, 0], None]
+            ys += [P[i, 1], P[j, 1], None]
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                line={"color": color, "width": width, "dash": dash},
+                hoverinfo="skip",
+                name=f"{name} ({len(es)})",
+            )
+        )
+    _add_feature_nodes(fig, P, labels)
+    n_tp = len(groups["kept, true edge"][0])
+    return _base_layout(
+        fig,
+        title=title,
+        height=420,
+        meta={
+            "kind": "recovery",
+            "n_kept": len(kept),
+            "n_true": len(true),
+            "n_true_positive": n_tp,
+            "n_false_positive": len(kept) - n_tp,
+            "n_missed": len(true) - n_tp,
+        },
+    )

@@ -1,0 +1,327 @@
+"""Graph figures of the dependence structure: the pair graph of the kept pairs and TAN's trees."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .layout import _labelled_nodes, _width_bins, tree_layout
+from .style import COLORS, _base_layout, _measure_label, _names, escape_text
+
+__all__ = ["pair_graph", "tree_graph"]
+
+
+def _edge_trace(x0, y0, x1, y1, idx, *, color, width, name, group, showlegend):
+    xs, ys = [], []
+    for k in idx:
+        xs += [x0[k], x1[k], None]
+        ys += [y0[k], y1[k], None]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines",
+        line={"color": color, "width": width},
+        hoverinfo="skip",
+        name=name,
+        legendgroup=group,
+        showlegend=showlegend,
+    )
+
+
+def _edge_legend(pos_name, neg_name) -> dict:
+    """Legend text of each edge category (class names escaped)."""
+    return {
+        "+": f"dependent in + only ({escape_text(pos_name)})",
+        "-": f"dependent in − only ({escape_text(neg_name)})",
+        "both": "dependent in both classes",
+    }
+
+
+def _kept_edge_traces(ends, cat, wbin, legend) -> list:
+    """One line trace per (class category, width class); one legend entry per category."""
+    x0, y0, x1, y1 = ends
+    widths = (1.0, 2.2, 3.6, 5.5)
+    traces = []
+    for c in ("+", "-", "both"):
+        shown = False
+        for b in range(4):
+            idx = np.flatnonzero((cat == c) & (wbin == b))
+            if idx.size == 0:
+                continue
+            traces.append(
+                _edge_trace(
+                    x0,
+                    y0,
+                    x1,
+                    y1,
+                    idx,
+                    color=COLORS[c],
+                    width=widths[b],
+                    name=legend[c],
+                    group=c,
+                    showlegend=not shown,
+                )
+            )
+            shown = True
+    return traces
+
+
+def _pair_hover_trace(labels, pairs, strength, ends, measure) -> go.Scatter:
+    """Invisible markers at the edges' midpoints: hover text and click (pair indices)."""
+    x0, y0, x1, y1 = ends
+    label = _measure_label(measure)
+    hover = [
+        f"{labels[i]} — {labels[j]}<br>{label} in +: {strength[1, m]:.4g}"
+        f"<br>{label} in −: {strength[0, m]:.4g}"
+        for m, (i, j) in enumerate(pairs)
+    ]
+    return go.Scatter(
+        x=(x0 + x1) / 2,
+        y=(y0 + y1) / 2,
+        mode="markers",
+        marker={"size": 6, "opacity": 0.0, "color": "#000"},
+        hovertext=[h + "<br>click: its bivariate density" for h in hover],
+        hoverinfo="text",
+        customdata=pairs,
+        selected={"marker": {"opacity": 0.9, "size": 12}},
+        unselected={"marker": {"opacity": 0.0}},
+        name="pair hover",
+        showlegend=False,
+    )
+
+
+def _feature_node_trace(labels, pos, nodes, degree, named, highlight) -> go.Scatter:
+    """The feature nodes, sized by their number of kept pairs, the ``named`` ones labelled."""
+    return go.Scatter(
+        x=pos[nodes, 0],
+        y=pos[nodes, 1],
+        mode="markers+text",
+        text=[_node_text(labels, i, named, highlight) for i in nodes],
+        hovertext=[labels[i] for i in nodes],
+        textposition="top center",
+        textfont={"size": 11},
+        marker={
+            "size": 8 + 2.0 * np.sqrt(degree[nodes]),
+            "color": np.where(degree[nodes] > 0, "#374151", "#D1D5DB").tolist(),
+            "line": {"color": "white", "width": 1},
+        },
+        customdata=degree[nodes],
+        hovertemplate="%{hovertext}<br>%{customdata} kept pairs<extra></extra>",
+        name="features",
+        showlegend=False,
+    )
+
+
+def pair_graph(
+    names: Sequence[str],
+    pairs,
+    strength,
+    dependent,
+    positions,
+    *,
+    measure: str = "hsic",
+    pos_name: str = "+",
+    neg_name: str = "-",
+    show_isolated: bool = True,
+    title: str = "",
+    highlight: int | None = None,
+) -> go.Figure:
+    """The graph of kept pairs: nodes are features, edges are pairs above the threshold.
+
+    Edge width grows with the pair's dependence (the larger of the two classes); edge colour
+    says in which class the pair is dependent: ``+`` only, ``-`` only, or both.
+
+    Parameters
+    ----------
+    names : sequence of str
+        All feature names.
+    pairs : ndarray of shape (k, 2)
+        The kept pairs (feature indices).
+    strength : ndarray of shape (2, k)
+        Dependence of each kept pair in the negative (row 0) and positive (row 1) class.
+    dependent : ndarray of bool, shape (2, k)
+        Whether the pair is dependent (above λ) in the negative / positive class.
+    positions : ndarray of shape (d, 2)
+        Node positions (see :func:`pair_graph_layout`).
+    measure, pos_name, neg_name, title : str
+    show_isolated : bool
+        Draw features without any kept pair too.
+    highlight : int or None
+        Index of a feature to ring and label (the page's search box).
+
+    Returns
+    -------
+    Figure
+        ``layout.meta`` holds ``n_edges`` (= ``k``), ``n_nodes`` and ``n_labels`` (nodes with
+        their name written: all up to :data:`MAX_LABELLED` nodes, else the best connected);
+        the trace named ``"pair hover"`` has one point per edge (hover, click) with the pair's
+        feature indices as ``customdata``.
+    """
+    labels = _names(names)
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    strength = np.asarray(strength, dtype=float).reshape(2, -1)
+    dependent = np.asarray(dependent, dtype=bool).reshape(2, -1)
+    pos = np.asarray(positions, dtype=float)
+    k = pairs.shape[0]
+    x0, y0 = pos[pairs[:, 0], 0], pos[pairs[:, 0], 1]
+    x1, y1 = pos[pairs[:, 1], 0], pos[pairs[:, 1], 1]
+    s = np.nanmax(strength, axis=0) if k else np.zeros(0)
+    cat = np.where(dependent[0] & dependent[1], "both", np.where(dependent[1], "+", "-"))
+    legend = _edge_legend(pos_name, neg_name)
+    fig = go.Figure()
+    for trace in _kept_edge_traces((x0, y0, x1, y1), cat, _width_bins(s, k), legend):
+        fig.add_trace(trace)
+    fig.add_trace(_pair_hover_trace(labels, pairs, strength, (x0, y0, x1, y1), measure))
+    degree = np.bincount(pairs.ravel(), minlength=len(labels)) if k else np.zeros(len(labels), int)
+    nodes = np.arange(len(labels)) if show_isolated else np.flatnonzero(degree > 0)
+    named = _labelled_nodes(nodes, degree, highlight)
+    fig.add_trace(_feature_node_trace(labels, pos, nodes, degree, named, highlight))
+    _add_highlight(fig, pos, highlight)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    fig.update_layout(clickmode="event+select", dragmode="pan")
+    return _base_layout(
+        fig,
+        title=title,
+        height=560,
+        meta={
+            "kind": "pair_graph",
+            "n_edges": int(k),
+            "n_nodes": int(len(nodes)),
+            "n_labels": len(named),
+        },
+    )
+
+
+def _node_text(labels, i, named, highlight) -> str:
+    """A node's written name: none, its name, or in bold for the searched feature."""
+    if i not in named:
+        return ""
+    return f"<b>{labels[i]}</b>" if highlight is not None and i == int(highlight) else labels[i]
+
+
+def _add_highlight(fig, pos, highlight) -> None:
+    """A ring around the searched feature (whose name the node trace writes in bold)."""
+    if highlight is None:
+        return
+    i = int(highlight)
+    fig.add_trace(
+        go.Scatter(
+            x=[pos[i, 0]],
+            y=[pos[i, 1]],
+            mode="markers",
+            marker={"size": 24, "color": "rgba(0,0,0,0)", "line": {"color": "#E69F00", "width": 4}},
+            hoverinfo="skip",
+            name="searched feature",
+            showlegend=False,
+        )
+    )
+
+
+def _edge_lines(P, edges, color) -> go.Scatter:
+    """Every edge ``(i, j)`` between node positions ``P`` as one line trace (no hover)."""
+    xs, ys = [], []
+    for i, j in edges:
+        xs += [P[i, 0], P[j, 0], None]
+        ys += [P[i, 1], P[j, 1], None]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines",
+        line={"color": color, "width": 2},
+        hoverinfo="skip",
+        showlegend=False,
+        name="edges",
+    )
+
+
+def _tree_edge_traces(labels, P, edges, weights, color) -> list:
+    """The tree's edges as one line trace, and invisible midpoint markers carrying the hover."""
+    mx, my, hover = [], [], []
+    for i, j in edges:
+        mx.append((P[i, 0] + P[j, 0]) / 2)
+        my.append((P[i, 1] + P[j, 1]) / 2)
+        w = "" if weights is None else f"<br>mutual information {float(weights[i][j]):.3g}"
+        hover.append(f"{labels[i]} — {labels[j]}{w}")
+    return [
+        _edge_lines(P, edges, color),
+        go.Scatter(
+            x=mx,
+            y=my,
+            mode="markers",
+            marker={"opacity": 0, "size": 6},
+            hovertext=hover,
+            hoverinfo="text",
+            showlegend=False,
+            name="edge hover",
+        ),
+    ]
+
+
+def tree_graph(
+    names: Sequence[str],
+    edges,
+    weights=None,
+    *,
+    title: str = "",
+    color: str = COLORS["+"],
+    positions=None,
+    seed: int = 0,
+    highlight: int | None = None,
+) -> go.Figure:
+    """A spanning tree (e.g. one of TAN's Chow-Liu trees), drawn top-down by depth.
+
+    Parameters
+    ----------
+    names : sequence of str
+    edges : list of (i, j)
+    weights : ndarray of shape (d, d) or None
+        Edge weights shown on hover (e.g. mutual information).
+    title, color : str
+    positions : ndarray of shape (d, 2) or None
+        Node positions; None: :func:`tree_layout` (layered by depth from the root).
+    seed : int
+    highlight : int or None
+        Index of a feature to ring and label (the page's search box).
+
+    Returns
+    -------
+    Figure
+        ``layout.meta``: ``n_edges`` (``len(edges)``) and ``n_labels`` (nodes with their name
+        written: all up to :data:`MAX_LABELLED` features, else the best connected).
+    """
+    labels = _names(names)
+    d = len(labels)
+    P = tree_layout(d, edges, seed=seed) if positions is None else np.asarray(positions, float)
+    degree = np.bincount(np.asarray(edges, dtype=int).ravel(), minlength=d)
+    named = _labelled_nodes(np.arange(d), degree, highlight)
+    fig = go.Figure(
+        [
+            *_tree_edge_traces(labels, P, edges, weights, color),
+            go.Scatter(
+                x=P[:, 0],
+                y=P[:, 1],
+                mode="markers+text",
+                text=[_node_text(labels, i, named, highlight) for i in range(d)],
+                hovertext=labels,
+                textposition="bottom center",
+                textfont={"size": 10},
+                marker={"size": 9, "color": "#374151", "line": {"color": "white", "width": 1}},
+                hovertemplate="%{hovertext}<extra></extra>",
+                showlegend=False,
+                name="features",
+            ),
+        ]
+    )
+    _add_highlight(fig, P, highlight)
+    depth = int(-P[:, 1].min()) if d else 0
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, range=[-depth - 0.6, 0.4])
+    return _base_layout(
+        fig,
+        title=title,
+        height=int(min(720, max(320, 150 + 70 * depth))),
+        meta={"kind": "tree", "n_edges": len(edges), "n_labels": len(named), "depth": depth},
+    )

@@ -1,0 +1,203 @@
+"""Layout algorithms of the figures (numpy, scipy and networkx only, no plotly): the clustered
+feature order of a dependence matrix, heatmap cell sizes and outlines, and the node positions
+of the pair graph and of TAN's trees.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+__all__ = [
+    "cluster_order",
+    "MAX_LABELLED",
+    "heatmap_cell_px",
+    "kept_outline",
+    "pair_graph_layout",
+    "tree_layout",
+]
+
+
+def cluster_order(matrix) -> np.ndarray:
+    """Feature order from average-linkage hierarchical clustering of a dependence matrix.
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (d, d)
+        Symmetric, non-negative dependence (NaN diagonal allowed).  Strongly dependent features
+        end up next to each other.
+
+    Returns
+    -------
+    order : ndarray of shape (d,)
+        A permutation of ``range(d)`` (the leaves of the dendrogram, optimally ordered).
+    """
+    from scipy.cluster.hierarchy import leaves_list, linkage
+    from scipy.spatial.distance import squareform
+
+    S = np.array(matrix, dtype=float)
+    d = S.shape[0]
+    if d < 3:
+        return np.arange(d)
+    S = np.nan_to_num(S, nan=0.0)
+    S = (S + S.T) / 2.0
+    top = S.max()
+    sim = S / top if top > 0 else S
+    D = 1.0 - sim
+    np.fill_diagonal(D, 0.0)
+    D = np.clip(D, 0.0, None)
+    Z = linkage(squareform(D, checks=False), method="average", optimal_ordering=True)
+    return leaves_list(Z).astype(int)
+
+
+#: Largest number of features whose names are all written on the axes and graph nodes; wider
+#: data keep the names in the hover (and the graphs label the best-connected nodes only).
+MAX_LABELLED = 30
+
+
+def heatmap_cell_px(d: int) -> int:
+    """Side of one heatmap cell in pixels, so that the matrix is about 300-380 px wide (half a
+    1440 px screen beside its labels and colour bar); at least 6 px, at most 28 px."""
+    room = 300 if d <= MAX_LABELLED else 380
+    return int(min(28, max(6, room // max(int(d), 1))))
+
+
+def _outline_path(cells) -> str:
+    """One SVG path of unit squares around the ``(row, column)`` cells (category serial numbers)."""
+    return " ".join(f"M{c - 0.5},{r - 0.5} H{c + 0.5} V{r + 0.5} H{c - 0.5} Z" for r, c in cells)
+
+
+def kept_outline(kept, order, d: int) -> tuple[dict | None, int]:
+    """The heatmap's outline of the kept pairs: a plotly shape (None if none) and their number.
+
+    Parameters
+    ----------
+    kept : ndarray of bool, shape (d, d), or None
+        As in :func:`dependence_heatmap`.
+    order : array-like of int
+        The heatmap's display order of the features.
+    d : int
+
+    Returns
+    -------
+    shape : dict or None
+        One ``path`` shape around each kept pair's cell above the diagonal (display order).
+    n_outlined : int
+    """
+    if kept is None:
+        return None, 0
+    K = np.asarray(kept, dtype=bool)[np.ix_(np.asarray(order, int), np.asarray(order, int))]
+    cells = np.argwhere(np.triu(K, k=1))
+    if not cells.shape[0]:
+        return None, 0
+    shape = {
+        "type": "path",
+        "path": _outline_path(cells),
+        "line": {"color": "#111827", "width": 1.5 if d <= MAX_LABELLED else 1},
+        "layer": "above",
+    }
+    return shape, int(cells.shape[0])
+
+
+def pair_graph_layout(n_features: int, pairs, weights, *, seed: int = 0) -> np.ndarray:
+    """Node positions for the pair graph: a force layout of the strongest pairs.
+
+    Positions depend on the dependence structure, not on λ, so nodes stay put while the
+    threshold moves.
+
+    Parameters
+    ----------
+    n_features : int
+    pairs : ndarray of shape (P, 2)
+        Candidate pairs (all pairs).
+    weights : ndarray of shape (P,)
+        Their dependence (larger = closer).
+    seed : int
+
+    Returns
+    -------
+    pos : ndarray of shape (n_features, 2)
+    """
+    g = nx.Graph()
+    g.add_nodes_from(range(n_features))
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    w = np.nan_to_num(np.asarray(weights, dtype=float), nan=0.0)
+    if pairs.shape[0]:
+        # Up to 150 features: a force layout of the complete graph, springs as strong as the
+        # squared relative dependence.  Wider data: only the 3 d strongest pairs.
+        k = pairs.shape[0] if n_features <= 150 else min(pairs.shape[0], 3 * n_features)
+        top = np.argsort(-w, kind="stable")[:k]
+        wmax = w[top].max() if w[top].size and w[top].max() > 0 else 1.0
+        for p in top:
+            g.add_edge(int(pairs[p, 0]), int(pairs[p, 1]), weight=float((w[p] / wmax) ** 2) + 1e-4)
+    pos = nx.spring_layout(g, weight="weight", seed=seed, iterations=200)
+    return np.array([pos[i] for i in range(n_features)], dtype=float).reshape(n_features, 2)
+
+
+def _width_bins(s, k: int) -> np.ndarray:
+    """Width class (0..3) of each edge: the quartiles of its strength ``s`` (2 if under 4 edges)."""
+    if not k:
+        return np.zeros(0, dtype=int)
+    edges = np.quantile(s, [0.25, 0.5, 0.75]) if k >= 4 else np.array([np.inf] * 3)
+    wbin = np.searchsorted(edges, s, side="right")
+    return np.clip(wbin, 0, 3) if k >= 4 else np.full(k, 2)
+
+
+def _labelled_nodes(nodes, degree, highlight=None, top: int = 10) -> set:
+    """Nodes whose names are written: all up to :data:`MAX_LABELLED`, else the ``top`` best
+    connected (ties: lower index first), plus the highlighted one."""
+    nodes = np.asarray(nodes, dtype=int)
+    if nodes.size <= MAX_LABELLED:
+        named = set(nodes.tolist())
+    else:
+        best = nodes[np.argsort(-degree[nodes], kind="stable")[:top]]
+        named = {int(i) for i in best if degree[i] > 0}
+    if highlight is not None and int(highlight) in set(nodes.tolist()):
+        named.add(int(highlight))
+    return named
+
+
+def tree_layout(n_features: int, edges, *, seed: int = 0) -> np.ndarray:
+    """Layered positions of a tree (or forest): the root on top, each BFS depth one row down.
+
+    networkx has no tree layout without graphviz (``nx.nx_agraph``/``nx_pydot`` need it), so
+    this is a small tidy layout written here: the leaves take consecutive x slots in depth-first
+    order, every parent sits centred over its children, and ``y = -depth``.  Each component's
+    root is its centre (the node whose farthest node is nearest, so the drawing is as shallow
+    as the tree allows); components are placed side by side.
+
+    Parameters
+    ----------
+    n_features : int
+    edges : list of (i, j)
+    seed : int
+        Unused (kept for the callers of the former spring layout).
+
+    Returns
+    -------
+    pos : ndarray of shape (n_features, 2)
+        ``pos[:, 1]`` is minus the depth: a child is exactly one row below its parent.
+    """
+    g = nx.Graph()
+    g.add_nodes_from(range(n_features))
+    g.add_edges_from((int(i), int(j)) for i, j in edges)
+    pos = np.zeros((n_features, 2))
+    slot = [0.0]
+
+    def place(node, children):
+        kids = children.get(node, [])
+        for kid in kids:
+            place(kid, children)
+        if kids:
+            pos[node, 0] = np.mean([pos[kid, 0] for kid in kids])
+        else:
+            pos[node, 0], slot[0] = slot[0], slot[0] + 1.0
+
+    for comp in sorted(nx.connected_components(g), key=min):
+        root = min(nx.center(g.subgraph(comp)))  # the shallowest rooting (1 or 2 centres)
+        # a rooted tree: a node's children are its neighbours one BFS level further down
+        children = {u: sorted(vs) for u, vs in nx.bfs_successors(g, root)}
+        for node, depth in nx.single_source_shortest_path_length(g, root).items():
+            pos[node, 1] = -float(depth)
+        place(root, children)
+    return pos
