@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import data, shell, state
+from dashboard import data, shell, state, toy
 from dashboard.safety import escape_markdown as esc
 from slb import BUNDLED_DATASETS
 from slb.viz import figures
@@ -105,6 +105,8 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
             max_value=2**31 - 1,
             step=1,
         )
+    elif c["source"] == "toy":
+        toy.widgets(c)
     else:
         up = st.session_state.get("upload")
         if up is not None:

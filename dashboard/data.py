@@ -34,15 +34,21 @@ import streamlit as st
 
 from slb import BUNDLED_DATASETS, load_dataset, make_forest_bn, make_general_bn
 from slb._utils import check_magnitude
+from slb.data.toy import TOY_DATASETS, make_toy
 from slb.tables.clean import prepare_table, stray_classes
 from slb.tables.read import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, list_excel_sheets, read_table
 
-from . import state
+from . import state, toy
 from .workqueue import queued
 
 _LOG = logging.getLogger(__name__)
 
-SOURCES = {"bundled": "Bundled dataset", "synthetic": "Synthetic", "upload": "Upload a file"}
+SOURCES = {
+    "bundled": "Bundled dataset",
+    "synthetic": "Synthetic",
+    "toy": "Toy 2-D",
+    "upload": "Upload a file",
+}
 UPLOAD_TYPES = tuple(e.lstrip(".") for e in SUPPORTED_EXTENSIONS)
 LABEL_GUESSES = ("label", "class", "target", "y", "outcome", "diagnosis", "response")
 MAX_CLASS_OPTIONS = 200
@@ -265,6 +271,24 @@ def _synthetic(
         description=desc,
         data_seed=int(seed),
         oracle_coef=syn.oracle_coef,
+    )
+
+
+@st.cache_data(show_spinner=False, **_CACHE)
+def _toy(kind: str, n: int, noise: float, seed: int) -> RawTable:
+    """A toy 2-D table (:mod:`slb.data.toy`); two classes: 1 is the positive class."""
+    X, y = make_toy(kind, n=int(n), noise=float(noise), random_state=int(seed))
+    desc = f"{TOY_DATASETS[kind][1]}; n = {n}, noise {noise:g}, data seed {seed}."
+    return RawTable(
+        frame=X.assign(label=y.to_numpy()),
+        name=f"toy {kind}",
+        source="toy",
+        key=f"toy:{kind}:{n}:{noise}:{seed}",
+        default_label="label",
+        label_fixed=True,
+        positive=1 if y.nunique() == 2 else None,
+        description=desc,
+        data_seed=int(seed),
     )
 
 
@@ -502,6 +526,8 @@ def _raw_from_settings(cfg: dict, upload: dict | None) -> RawTable | None:
             cfg["syn_shared"],
             cfg["syn_seed"],
         )
+    if src == "toy":
+        return _toy(*toy.settings(cfg))
     if upload is None:
         return None
 
