@@ -1,19 +1,23 @@
-"""Helpers that write the plain-language messages of :mod:`slb.tables.read` and its readers.
+"""Helpers that write the plain-language messages of :mod:`slb.tables.read` and the cleaning.
 
-Every error and note of the readers quotes file names and cell values through :func:`_q`
-(control characters removed, long texts cut), lists names with :func:`_names` and sizes with
-:func:`_size`, so that all messages read alike.
+Every error and note of the readers and of the cleaning (:mod:`slb.tables.clean`) quotes file
+names, column names and cell values through :func:`_q` (control characters removed, long texts
+cut), lists names with :func:`_names`, counts with :func:`_n`, rows with :func:`_row_list` and
+sizes with :func:`_size`, so that all messages read alike.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 _SUPPORTED_TEXT = (
     "CSV or other delimited text (.csv, .tsv, .txt, .tab, .dat, .data), Excel (.xlsx, .xlsm) "
     "or Parquet (.parquet)"
 )
+#: Control characters, removed from quoted values (a message is one line of plain text).
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 
 
 def _size(n: float) -> str:
@@ -27,25 +31,41 @@ def _size(n: float) -> str:
 
 def _q(value: Any, limit: int = 40) -> str:
     """``value`` in single quotes, without control characters, cut to ``limit`` characters."""
-    text = re.sub(r"[\x00-\x1f\x7f-\x9f]+", " ", str(value))
+    text = _CONTROL_RE.sub(" ", str(value))
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f"'{text}'"
 
 
-def _join(items: list[str]) -> str:
+def _join(items: Sequence[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _names(names: list[str], limit: int = 8) -> str:
+def _names(names: Sequence[Any], limit: int = 8) -> str:
     """The quoted names, at most ``limit`` of them, then how many more."""
+    names = list(names)
     shown = [_q(n) for n in names[:limit]]
     if len(names) > limit:
         shown.append(f"{len(names) - limit:,} more")
     return _join(shown)
+
+
+def _n(count: int, word: str, plural: str | None = None) -> str:
+    """'1 row', '2 rows', '1,234 cells' (``plural`` for irregular words)."""
+    return f"{count:,} {word if count == 1 else (plural or word + 's')}"
+
+
+def _row_list(positions: Sequence[int], limit: int = 5) -> str:
+    """Rows as 1-based numbers, e.g. 'rows 3, 8 and 12 more'."""
+    positions = list(positions)
+    shown = [f"{p + 1:,}" for p in positions[:limit]]
+    if len(positions) > limit:
+        shown.append(f"{len(positions) - limit:,} more")
+    return ("row " if len(positions) == 1 else "rows ") + _join(shown)
 
 
 def _not_a_table(filename: str, what: str, extra: str = "") -> ValueError:

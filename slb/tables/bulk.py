@@ -13,7 +13,7 @@ reductions:
   (:meth:`BulkText.text_parses`) and their cleaned cells come from one block
   (:meth:`BulkText.text_columns`);
 * the rest (decimal commas, percentages, true/false, ISO dates, ...) keep the careful
-  column-by-column reading of :func:`slb.tables.clean.parse_numeric`.
+  column-by-column reading of :func:`slb.tables.numbers.parse_numeric`.
 """
 
 from __future__ import annotations

@@ -20,9 +20,10 @@ import pandas as pd
 from ._messages import _join, _names
 from .budget import Budget
 from .bulk import bulk_text
-from .clean import MISSING_TOKENS, NumericParse, parse_numeric
 from .distinct import factorize_texts, parse_by_distinct
 from .names import tidy_names, unique_names
+from .numbers import NumericParse, parse_numeric
+from .tokens import MISSING_TOKENS
 
 #: Rows examined to find the width of a table (text and Excel).
 _SAMPLE_ROWS = 500

@@ -1,4 +1,4 @@
-"""Reading a long column of texts once per distinct value (for :func:`slb.tables.clean.parse_numeric`).
+"""Reading a long column of texts once per distinct value (for :func:`slb.tables.numbers.parse_numeric`).
 
 A column of a million cells that repeats a few texts ("TRUE"/"FALSE", "yes"/"no", "1,5"...)
 does not need a million readings: the texts are factorised (hash-based, in C), each distinct
@@ -64,7 +64,7 @@ def parse_by_distinct(
     vals : numpy.ndarray
         The cells, ``object`` dtype.
     max_bad, comma_hint
-        As for :func:`slb.tables.clean.parse_numeric`.
+        As for :func:`slb.tables.numbers.parse_numeric`.
     parse : callable
         ``parse_numeric`` itself (passed in to avoid a circular import), called on the
         distinct texts.
@@ -123,7 +123,7 @@ def parse_scalar_numbers(vals: np.ndarray, result_type: Any) -> Any | None:
     vals : numpy.ndarray
         The cells, ``object`` dtype.
     result_type : type
-        :class:`slb.tables.clean.NumericParse` (passed in to avoid a circular import).
+        :class:`slb.tables.numbers.NumericParse` (passed in to avoid a circular import).
 
     Returns
     -------
@@ -156,7 +156,7 @@ def category_codes(values: np.ndarray, to_text: Any) -> tuple[np.ndarray, list[s
         The cells (``object``).
     to_text : callable
         The rule that turns one cell into its category text, or None when missing
-        (``slb.tables.clean._category_text``).
+        (``slb.tables.scalars._category_text``).
 
     Returns
     -------

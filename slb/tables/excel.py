@@ -24,7 +24,6 @@ import pandas as pd
 from ._messages import _names, _q, _size
 from .budget import Budget, TimeLimitExceeded
 from .cells import _NO_HEADER_NOTE, _SAMPLE_ROWS, _convert_cells, _drop_junk_rows, _header_is_data
-from .clean import MISSING_TOKENS, parse_numeric
 from .limits import (
     DEFAULT_MAX_BYTES,
     EXCEL_EXPANSION_LIMIT,
@@ -34,7 +33,9 @@ from .limits import (
     MAX_UNPACKED_BYTES,
     _limit_cells,
 )
+from .numbers import parse_numeric
 from .result import TableRead
+from .tokens import MISSING_TOKENS
 from .xlsx_strings import WorkbookRefused, open_workbook
 
 _SHEET_XML_LIMIT = 50 * 1000 * 1000

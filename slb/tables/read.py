@@ -48,7 +48,7 @@ header is the first row that has the table's number of fields, mostly non-empty,
 followed by rows of the same shape.  Cells are read as text, missing-value markers
 (``""``, ``NA``, ``?``, ``#N/A``, ...) become missing, and columns whose cells are all numbers
 become numeric, including numbers written with a decimal comma (``1,5``), thousands separators
-(``2,928``: see :func:`slb.tables.clean.parse_numeric`) or a percent sign (``12%`` -> 0.12).  Columns
+(``2,928``: see :func:`slb.tables.numbers.parse_numeric`) or a percent sign (``12%`` -> 0.12).  Columns
 of ISO dates (``2024-01-31``, optionally with a time) become dates.  Lines inside the data
 that repeat the header row, and "Total"/"Sum" rows, are removed with a note.
 
