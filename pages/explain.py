@@ -6,7 +6,34 @@ import streamlit as st
 
 from dashboard import compute, controls, models, multiclass, shell, state
 from dashboard.safety import escape_markdown as esc
+from slb.evaluation.explain import explained_groups, group_contributions
 from slb.viz import figures
+
+GROUPINGS = {"group": "by feature and by pair", "term": "one bar per term"}
+SHARE = 0.8  # the bars shown account for at least this share of the decision
+
+
+def grouped_figure(row: pd.Series, clf_terms: pd.DataFrame, baseline: float, top: int, pos, neg):
+    """The waterfall by feature and pair: the fewest groups (at least ``top``) that account
+    for SHARE of the decision, the rest as one step; returns (figure, explanation)."""
+    g = group_contributions(row, clf_terms)
+    e = explained_groups(g, share=SHARE, min_shown=top)
+    fig = figures.contributions_figure(
+        g, baseline=baseline, top=len(e.shown), pos_name=pos, neg_name=neg
+    )
+    w = fig.data[0]  # relabel the steps: groups, not log-density terms
+    labels, hover = list(w.y), list(w.customdata)
+    for k, name in enumerate(e.shown.index, start=1):
+        pair = " × " in name and name not in set(clf_terms["feature_i"].astype(str))
+        hover[k] = "pair: its bivariate terms" if pair else "feature: its univariate terms"
+        hover[k] += ", both classes, summed"
+    if e.n_other:
+        labels[-2] = f"{e.n_other} other features and pairs"
+        hover[-2] = f"sum of the other {e.n_other} features and pairs"
+    w.y, w.customdata = labels, hover
+    fig.layout.meta = {**fig.layout.meta, "grouped": True, "share": e.share, "other": e.other}
+    return fig, e
+
 
 shell.ensure()
 
@@ -42,25 +69,49 @@ def binary_page(c: dict, ds) -> None:
     m[3].metric("baseline (at the training means)", f"{baseline:+.3f}")
 
     row = contrib.iloc[i]
-    st.plotly_chart(
-        figures.contributions_figure(
+    grouping = st.radio(
+        "Bars",
+        list(GROUPINGS),
+        format_func=GROUPINGS.get,
+        horizontal=True,
+        key="explain_grouping",
+        help="By feature and by pair: each feature's univariate terms, and each pair's "
+        "bivariate terms, of both classes summed into one bar.",
+    )
+    top = int(c["explain_top"])
+    if grouping == "group":
+        terms = compute.fit_slb(  # cached: the model slb_contributions explained
+            ds.key, ds, lam.value, c["measure"], c["pair_rule"], dens, int(c["seed"])
+        ).term_table_
+        fig, e = grouped_figure(row, terms, baseline, top, pos, neg)
+        rest = (
+            f"the other {e.n_other} features and pairs add {e.other:+.3f}"
+            if e.n_other
+            else "every feature and pair is shown"
+        )
+        st.markdown(
+            f"**{len(e.shown)} bars account for {e.share:.0%} of this decision's move from the "
+            f"baseline** ({e.total:+.3f}); {rest}. Shown: the fewest largest features and "
+            f"pairs that account for at least {SHARE:.0%} of it (at least {top}, the "
+            '"Terms shown" slider), so the "other" step is never the largest.'
+        )
+    else:
+        fig = figures.contributions_figure(
             row,
             baseline=baseline,
-            top=int(c["explain_top"]),
+            top=top,
             pos_name=pos,
             neg_name=neg,
             feature_names=ds.feature_names,
-        ),
-        key="explain_figure",
-        config={"displaylogo": False},
-    )
+        )
+    st.plotly_chart(fig, key="explain_figure", config={"displaylogo": False})
     st.caption(
         f"The waterfall starts at the baseline (the decision value of a sample at the training "
         f"means) and adds one term at a time until the decision value: > 0 predicts + ({esc(pos)}), "
         f"< 0 predicts − ({esc(neg)}). A step drawn in the + class's colour (blue, as on every page) "
         f"pushes toward + ({esc(pos)}); one in the − class's colour (orange) pushes toward − "
-        f'({esc(neg)}). Choosing another sample redraws the steps; "Terms shown" moves terms '
-        'into or out of the "other terms" step without changing the total.'
+        f'({esc(neg)}). Choosing another sample redraws the steps; "Terms shown" moves bars '
+        'into or out of the "other" step without changing the total.'
     )
     st.caption(
         "Reading a weight: a positive weight on log p−(x) means that the more likely the negative "
@@ -71,12 +122,12 @@ def binary_page(c: dict, ds) -> None:
         "or below its mean here. The densities include this sample (the model was fitted on all rows)."
     )
 
-    top = row.abs().sort_values(ascending=False).index[: int(c["explain_top"])]
-    st.dataframe(
-        pd.DataFrame({"term": top, "contribution": row[top].to_numpy()}),
-        hide_index=True,
-        width="stretch",
-    )
+    if grouping == "group":
+        table = pd.DataFrame({"feature or pair": e.shown.index, "contribution": e.shown.values})
+    else:
+        best = row.abs().sort_values(ascending=False).index[:top]
+        table = pd.DataFrame({"term": best, "contribution": row[best].to_numpy()})
+    st.dataframe(table, hide_index=True, width="stretch")
     with st.expander("This sample's feature values"):
         st.dataframe(ds.X.iloc[[i]].T.rename(columns={ds.X.index[i]: "value"}), width="stretch")
     models.download_model(ds)

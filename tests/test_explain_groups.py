@@ -1,0 +1,135 @@
+"""Explain by feature and pair (issue 28 item 3): slb.evaluation.explain."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from slb import SLBClassifier, load_dataset
+from slb.evaluation.explain import explained_groups, group_contributions
+from slb.model.path import FIXED_C
+
+ROOT = Path(__file__).resolve().parent.parent
+TERM = re.compile(r"^log p[+-]\((.*)\)$")
+
+
+@pytest.fixture(scope="module")
+def sonar_fit():
+    X, y = load_dataset("sonar")
+    # λ as the dashboard starts it on Sonar: the 90 % quantile of the pair scores (HSIC)
+    clf = SLBClassifier(threshold=0.0197, C=FIXED_C, random_state=0, probability=False)
+    clf.fit(X, y)
+    contrib, baseline = clf.contributions(X)
+    return clf, contrib, baseline, clf.decision_function(X)
+
+
+def _by_name(row: pd.Series, names: list[str]) -> dict[str, float]:
+    """An independent grouping from the term names alone: ``log p±(a)`` -> a,
+    ``log p±(a, b)`` -> "a × b" (Sonar's names hold no ", ")."""
+    out: dict[str, list[float]] = {}
+    for term, v in row.items():
+        inner = TERM.match(term).group(1)
+        key = inner if inner in names else " × ".join(inner.split(", "))
+        out.setdefault(key, []).append(v)
+    return {k: math.fsum(v) for k, v in out.items()}
+
+
+@pytest.mark.slow
+def test_groups_sum_to_every_decision_and_match_a_grouping_by_name(sonar_fit):
+    clf, contrib, baseline, decision = sonar_fit
+    names = list(map(str, clf.feature_names_in_))
+    for i in range(0, len(contrib), 7):
+        g = group_contributions(contrib.iloc[i], clf.term_table_)
+        assert baseline + math.fsum(g.to_numpy()) == pytest.approx(decision[i], abs=1e-12)
+        assert g.to_dict() == pytest.approx(_by_name(contrib.iloc[i], names), abs=1e-15)
+        kinds = clf.term_table_["kind"].value_counts()
+        n_pairs = kinds.get("bivariate", 0) // 2  # one term per class
+        assert len(g) == clf.n_features_in_ + n_pairs
+
+
+@pytest.mark.slow
+def test_on_sonars_first_row_the_shown_bars_account_for_80_percent(sonar_fit):
+    clf, contrib, baseline, decision = sonar_fit
+    g = group_contributions(contrib.iloc[0], clf.term_table_)
+    e = explained_groups(g, share=0.8, min_shown=12)
+    assert e.share >= 0.8
+    total = decision[0] - baseline
+    assert e.total == pytest.approx(total, abs=1e-12)
+    assert abs(e.other) <= 0.2 * abs(total)
+    assert abs(e.other) < e.shown.abs().max()  # the "other" bar is not the largest
+    assert math.fsum(e.shown.to_numpy()) + e.other == pytest.approx(total, abs=1e-12)
+    # ungrouped, the issue's 12 terms left the rest as the largest bar
+    top = contrib.iloc[0].abs().sort_values(ascending=False).index[:12]
+    rest = contrib.iloc[0].drop(top).sum()
+    assert abs(rest) > contrib.iloc[0][top].abs().max()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_explained_groups_is_the_fewest_largest_groups_that_meet_both_rules(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    g = pd.Series(rng.standard_t(2, size=n), index=[f"g{k}" for k in range(n)])
+    e = explained_groups(g, share=0.8)
+    total = math.fsum(g.to_numpy())
+    order = g.abs().sort_values(ascending=False, kind="stable").index
+    assert list(e.shown.index) == list(order[: len(e.shown)])
+    assert e.n_other == n - len(e.shown)
+    assert e.other == pytest.approx(g.drop(e.shown.index).sum(), abs=1e-12)
+    assert e.total == pytest.approx(total)
+
+    def ok(k):
+        rest = math.fsum(g.loc[order[k:]].to_numpy())
+        return k == n or (abs(rest) <= 0.2 * abs(total) and abs(rest) < abs(g[order[0]]))
+
+    k = len(e.shown)
+    assert ok(k) and not any(ok(j) for j in range(1, k))
+    assert e.share >= 0.8 - 1e-12
+
+
+def test_every_group_shown_accounts_for_everything():
+    e = explained_groups(pd.Series({"a": 1.0, "b": -1.0}), share=1.0)
+    assert e.n_other == 0 and e.other == 0.0 and e.share == 1.0
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan")])
+def test_a_share_outside_0_1_is_refused(bad):
+    with pytest.raises(ValueError, match="share"):
+        explained_groups(pd.Series({"a": 1.0}), share=bad)
+
+
+def test_an_unknown_term_is_refused():
+    table = pd.DataFrame(
+        {"kind": ["univariate"], "feature_i": ["a"], "feature_j": [None]}, index=["log p+(a)"]
+    )
+    with pytest.raises(ValueError, match="not in the term table"):
+        group_contributions(pd.Series({"log p+(b)": 1.0}), table)
+
+
+@pytest.mark.slow
+def test_the_explain_page_shows_groups_that_account_for_80_percent():
+    os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    at.switch_page("pages/explain.py").run()
+    assert not at.exception, [x.value for x in at.exception]
+    spec = next(
+        json.loads(el.proto.spec)
+        for el in at.get("plotly_chart")
+        if el.proto.id.endswith("-explain_figure")
+    )
+    meta, w = spec["layout"]["meta"], spec["data"][0]
+    assert meta["grouped"] and meta["share"] >= 0.8
+    steps = w["x"][1:-1]  # between the baseline and the decision value
+    assert w["y"][-2].endswith("other features and pairs")
+    assert abs(steps[-1]) < max(abs(v) for v in steps[:-1])
+    assert w["x"][0] + math.fsum(steps) == pytest.approx(w["x"][-1], abs=1e-9)
+    assert any("bars account for" in m.value for m in at.markdown)
