@@ -448,6 +448,7 @@ _page = st.navigation(
         st.Page("pages/densities.py", title="Densities", icon=":material/area_chart:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
         st.Page("pages/explain.py", title="Explain", icon=":material/psychology_alt:"),
+        st.Page("pages/surface.py", title="Decision surface", icon=":material/texture:"),
         st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
     ]
 )
