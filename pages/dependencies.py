@@ -14,8 +14,6 @@ The page is one fragment (:func:`dependencies_page`): a λ step reruns the page 
 app's setup and sidebar (the fragment redraws the sidebar's λ and density lines).
 """
 
-import base64
-
 import numpy as np
 import streamlit as st
 
@@ -93,21 +91,9 @@ def pick_from(key: str) -> None:
                 return
 
 
-def typed_array(spec) -> np.ndarray | None:
-    """An array of a figure: as given, or plotly's base64 ``{dtype, bdata, shape}`` form (the
-    cached heatmap's, see ``compute.dependence_heatmap_at``)."""
-    if not isinstance(spec, dict):
-        return None if spec is None else np.asarray(spec)
-    flat = np.frombuffer(base64.b64decode(spec["bdata"]), dtype=spec["dtype"])
-    return flat.reshape([int(v) for v in str(spec.get("shape", flat.size)).split(",")])
-
-
-def clickable(key: str, fig, trace_name: str):
+def clickable(key: str, fig):
     """Remember which trace of ``fig`` is clickable and the pair of each of its points."""
-    k = next(n for n, t in enumerate(fig.data) if t.name == trace_name)
-    cd = typed_array(fig.data[k].customdata)
-    pairs = np.zeros((0, 2), int) if cd is None or len(cd) == 0 else cd[:, :2]
-    pairs = pairs.astype(int)
+    k, pairs = figures.clickable_pairs(fig)
     st.session_state.setdefault(TARGETS, {})[key] = (k, pairs)
     return fig
 
@@ -143,7 +129,7 @@ def heatmap_column(c: dict, ds, scr, keep_c) -> None:
         kept_matrix(scr, keep_c[k], ds.d),
     )
     st.plotly_chart(
-        clickable(f"dep_heatmap_{sym}", fig, "cells"),
+        clickable(f"dep_heatmap_{sym}", fig),
         key=f"dep_heatmap_{sym}",
         config=CHART,
         on_select=lambda key=f"dep_heatmap_{sym}": pick_from(key),
@@ -176,7 +162,7 @@ def graph_column(c: dict, ds, scr, lam, idx, found) -> None:
     )
     graph.update_layout(height=400, margin={"t": 30, "b": 0})  # fits 1024x768 under the controls
     st.plotly_chart(
-        clickable("dep_pair_graph", graph, "pair hover"),
+        clickable("dep_pair_graph", graph),
         key="dep_pair_graph",
         config=CHART,
         on_select=lambda: pick_from("dep_pair_graph"),

@@ -93,6 +93,31 @@ def test_pair_graph_edge_colours_by_class():
     }
 
 
+def test_clickable_pairs_name_each_clicked_point(small):
+    """Issue 30 item 7: the pair of a clicked heatmap cell or graph edge comes from a library
+    function, equal to the pair the point's own customdata carries, also after the figure went
+    through JSON (plotly's base64 arrays are never decoded by the page)."""
+    import json
+
+    X, y = small
+    res = dependence_matrix(X.to_numpy()[y == 1])
+    order = np.array([3, 0, 4, 1, 2])
+    fig = figures.dependence_heatmap(res.statistic, res.pvalue, list(X.columns), order=order)
+    for f in (fig, json.loads(fig.to_json())):
+        k, pairs = figures.clickable_pairs(f)
+        cells = next(t for t in fig.data if t.name == "cells")
+        assert fig.data[k].name == "cells"
+        assert pairs.tolist() == np.asarray(cells.customdata)[:, :2].astype(int).tolist()
+        assert len({tuple(p) for p in pairs}) == 20 and (pairs[:, 0] != pairs[:, 1]).all()
+    kept = np.array([[0, 4], [2, 3]])
+    g = figures.pair_graph(
+        list(X.columns), kept, np.ones((2, 2)), np.ones((2, 2), bool), res.statistic[:, :2]
+    )
+    k, pairs = figures.clickable_pairs(json.loads(g.to_json()))
+    assert g.data[k].name == "pair hover" and pairs.tolist() == kept.tolist()
+    assert figures.clickable_pairs(figures.class_balance(3, 4))[0] is None
+
+
 def test_histogram_has_threshold_line():
     fig = figures.dependence_histogram([0.1, 0.2, 0.3], [0.05, 0.4], 0.25)
     assert len([t for t in fig.data if isinstance(t, go.Histogram)]) == 2

@@ -95,7 +95,9 @@ def dependence_heatmap(
         trace named ``"cells"`` has one point per off-diagonal cell (hover, click) with
         ``customdata`` ``(i, j, statistic, p-value)`` in the original indices; the browser
         draws one of its markers (``marker.maxdisplayed``), so it costs next to nothing.
-        ``layout.meta``: ``n_features``, ``n_labels`` (names on each axis), ``n_outlined``.
+        ``layout.meta``: ``n_features``, ``n_labels`` (names on each axis), ``n_outlined``,
+        ``order`` (the display order; :func:`slb.viz.selection.clickable_pairs` reads the
+        clicked cell's pair from it).
     """
     S = np.asarray(statistic, dtype=float)
     P = np.asarray(pvalue, dtype=float)
@@ -121,6 +123,7 @@ def dependence_heatmap(
             "n_features": int(d),
             "n_labels": int(d) if few else 0,
             "n_outlined": n_out,
+            "order": [int(i) for i in order],
         },
     )
 

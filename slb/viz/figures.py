@@ -12,7 +12,8 @@ modules of one concern each:
 - :mod:`slb.viz.density`: the class balance and the per-class densities;
 - :mod:`slb.viz.curves`: the BER bars and the BER curve;
 - :mod:`slb.viz.model`: coefficients and contributions of a fitted model;
-- :mod:`slb.viz.experiments`: learning curves, label noise, structure recovery.
+- :mod:`slb.viz.experiments`: learning curves, label noise, structure recovery;
+- :mod:`slb.viz.selection`: the feature pair a click on the heatmap or pair graph picks.
 
 Each builder stores a small machine-readable summary in ``fig.layout.meta`` (``kind`` and
 counts) that tests and the dashboard can read back.
@@ -28,12 +29,14 @@ from .graphs import pair_graph, tree_graph
 from .layout import (
     MAX_LABELLED,
     cluster_order,
+    heatmap_cell_pairs,
     heatmap_cell_px,
     kept_outline,
     pair_graph_layout,
     tree_layout,
 )
 from .model import coefficient_figure, contributions_figure, oracle_scale, term_kind
+from .selection import clickable_pairs
 from .style import COLORS, escape_text
 
 __all__ = [
@@ -62,5 +65,7 @@ __all__ = [
     "MAX_LABELLED",
     "heatmap_cell_px",
     "kept_outline",
+    "heatmap_cell_pairs",
     "threshold_line",
+    "clickable_pairs",
 ]

@@ -156,8 +156,9 @@ def pair_graph(
     Figure
         ``layout.meta`` holds ``n_edges`` (= ``k``), ``n_nodes`` and ``n_labels`` (nodes with
         their name written: all up to :data:`MAX_LABELLED` nodes, else the best connected);
-        the trace named ``"pair hover"`` has one point per edge (hover, click) with the pair's
-        feature indices as ``customdata``.
+        and ``pairs`` (the kept pairs, as given); the trace named ``"pair hover"`` has one
+        point per edge (hover, click) with the pair's feature indices as ``customdata``
+        (:func:`slb.viz.selection.clickable_pairs` reads them from ``meta``).
     """
     labels = _names(names)
     pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
@@ -191,6 +192,7 @@ def pair_graph(
             "n_edges": int(k),
             "n_nodes": int(len(nodes)),
             "n_labels": len(named),
+            "pairs": pairs.tolist(),
         },
     )
 

@@ -13,6 +13,7 @@ __all__ = [
     "MAX_LABELLED",
     "heatmap_cell_px",
     "kept_outline",
+    "heatmap_cell_pairs",
     "pair_graph_layout",
     "tree_layout",
 ]
@@ -60,6 +61,31 @@ def heatmap_cell_px(d: int) -> int:
     1440 px screen beside its labels and colour bar); at least 6 px, at most 28 px."""
     room = 300 if d <= MAX_LABELLED else 380
     return int(min(28, max(6, room // max(int(d), 1))))
+
+
+def heatmap_cell_pairs(order) -> np.ndarray:
+    """The feature pair of each off-diagonal heatmap cell, row by row in display order.
+
+    Parameters
+    ----------
+    order : array-like of int, shape (d,)
+        The heatmap's display order of the features.
+
+    Returns
+    -------
+    pairs : ndarray of int, shape (d * (d - 1), 2)
+        ``(row feature, column feature)`` in the original indices, one per point of the
+        heatmap's clickable ``"cells"`` trace.
+
+    Examples
+    --------
+    >>> heatmap_cell_pairs([1, 0]).tolist()
+    [[1, 0], [0, 1]]
+    """
+    order = np.asarray(order, dtype=int)
+    d = order.size
+    r, c = np.nonzero(~np.eye(d, dtype=bool))
+    return np.column_stack([order[r], order[c]]).astype(int)
 
 
 def _outline_path(cells) -> str:
