@@ -309,7 +309,14 @@ def _grid_fold(fold, y_index, selectors, Cs, class_weight, n_features, n_classes
     unique, which = np.unique(np.array(masks).reshape(len(masks), -1), axis=0, return_inverse=True)
     y_te = y_index[fold.test]
     preds = grid_mask_predictions(
-        fold.T_train, y_index[fold.train], fold.T_test, list(unique), Cs, class_weight, n_classes
+        fold.T_train,
+        y_index[fold.train],
+        fold.T_test,
+        list(unique),
+        Cs,
+        class_weight,
+        n_classes,
+        n_features=n_features,
     )
     ber = np.empty((len(selectors), len(Cs)))
     for j, per_mask in enumerate(preds):
@@ -484,7 +491,12 @@ class ThresholdPath:
             m = column_mask(keep_c, self.n_features_in_)
             yi_tr, yi_te = self._y_index[f.train], self._y_index[f.test]
             coef, b = fit_linear_model(
-                f.T_train[:, m], yi_tr, C=self.C, class_weight=self._class_weight(), n_classes=K
+                f.T_train[:, m],
+                yi_tr,
+                C=self.C,
+                class_weight=self._class_weight(),
+                n_classes=K,
+                n_features=self.n_features_in_,
             )
             dec = linear_decision(f.T_test[:, m], coef, b)
             pred = (dec > 0).astype(int) if dec.ndim == 1 else dec.argmax(axis=1)

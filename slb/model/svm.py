@@ -83,6 +83,111 @@ _MIN_ADDED_ROWS = 256
 _LIBLINEAR_LOCK = threading.Lock()
 
 
+#: Losses of the two-class linear model.  ``"hinge"``: libsvm's C-SVC (e1071's, the paper's).
+#: ``"squared_hinge"``: the same problem with the squared hinge, solved in the primal by
+#: liblinear's trust-region Newton method (``LinearSVC(dual=False)``; the intercept is a
+#: feature of value ``PRIMAL_INTERCEPT_SCALING``, so its penalty is negligible).  Measured
+#: on one inner fold of a 1,000 x 20 table (800 rows, 40-420 columns, load 9): libsvm
+#: 0.15-1.05 s per fit at C = 1-10 against 0.012-0.06 s for the primal solver at every C.
+LINEAR_LOSSES = ("hinge", "squared_hinge")
+PRIMAL_INTERCEPT_SCALING = 10.0
+#: Scale of the naive-Bayes anchor column (:func:`anchor_columns`) after standardisation: its
+#: weight's penalty is ``1 / ANCHOR_SCALE**2`` of an ordinary term's, so the weights are shrunk
+#: toward ``alpha * w_NB`` (``alpha`` free) instead of toward 0.
+ANCHOR_SCALE = 30.0
+#: The solver settings every fit of this module uses unless told otherwise:
+#: ``loss`` (one of :data:`LINEAR_LOSSES`) and ``anchor`` (None, or ``"naive_bayes"``: shrink
+#: toward KDE naive Bayes, see :func:`anchor_columns`).
+LINEAR_MODEL = {"loss": "hinge", "anchor": None}
+
+
+def _settings(loss=None, anchor=None):
+    loss = LINEAR_MODEL["loss"] if loss is None else loss
+    anchor = LINEAR_MODEL["anchor"] if anchor is None else anchor
+    if loss not in LINEAR_LOSSES:
+        raise ValueError(f"loss must be one of {', '.join(LINEAR_LOSSES)}, got {loss!r}.")
+    if anchor not in (None, "none", "naive_bayes"):
+        raise ValueError(f"anchor must be None or 'naive_bayes', got {anchor!r}.")
+    return loss, (None if anchor == "none" else anchor)
+
+
+def anchor_columns(T, n_features, n_classes):
+    """Naive Bayes's log-likelihoods from the univariate block of a feature map.
+
+    The map's first ``n_classes * n_features`` columns are the univariate log-densities, one
+    block of ``n_features`` per class in :func:`slb.density.features.class_order`.  Two classes:
+    one column, the first block's sum minus the second's (KDE naive Bayes's log-likelihood
+    ratio); more: one column per block (each class's naive-Bayes log-likelihood).  A linear
+    model whose penalty spares these columns is shrunk toward naive Bayes (small ``C``) rather
+    than toward a constant.
+
+    Parameters
+    ----------
+    T : ndarray of shape (n_samples, n_terms)
+    n_features : int
+    n_classes : int
+
+    Returns
+    -------
+    A : ndarray of shape (n_samples, 1) for two classes, else (n_samples, n_classes)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import anchor_columns
+    >>> T = np.array([[1.0, 2.0, 0.5, 0.5, 9.0]])  # d = 2: "+" block, "-" block, a pair term
+    >>> anchor_columns(T, 2, 2)
+    array([[2.]])
+    """
+    n, K, d = T.shape[0], int(n_classes), int(n_features)
+    blocks = np.asarray(T[:, : K * d], dtype=float).reshape(n, K, d).sum(axis=2)
+    if K == 2:
+        return blocks[:, :1] - blocks[:, 1:2]
+    return blocks
+
+
+def _with_anchor(T, n_features, n_classes):
+    """``T`` with its anchor columns appended, and the (mean, scale) that standardise them to
+    ``ANCHOR_SCALE`` times unit variance."""
+    A = anchor_columns(T, n_features, n_classes)
+    mu, sd = A.mean(axis=0), A.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    return np.hstack([T, A]), mu, sd / ANCHOR_SCALE
+
+
+def _fold_anchor(coef, intercept, n_anchor, n_features, n_classes):
+    """Weights on ``[T | A]`` back to weights on ``T`` alone (A is linear in T's first
+    ``n_classes * n_features`` columns): same decision values."""
+    coef = np.array(coef, dtype=float, copy=True)
+    intercept = np.array(intercept, dtype=float, copy=True)
+    wa, coef = coef[:, -n_anchor:], coef[:, :-n_anchor]
+    d, K = int(n_features), int(n_classes)
+    if K == 2:
+        coef[:, :d] += wa[:, :1]
+        coef[:, d : 2 * d] -= wa[:, :1]
+    else:
+        for k in range(K):
+            coef[:, k * d : (k + 1) * d] += wa[:, k : k + 1]
+    return coef, intercept
+
+
+def _fit_primal(Z, y, C, weights):
+    """Squared-hinge linear SVM in the primal (liblinear's Newton method) on standardised ``Z``."""
+    svm = LinearSVC(
+        C=C,
+        loss="squared_hinge",
+        dual=False,
+        class_weight={0: weights[0], 1: weights[1]},
+        intercept_scaling=PRIMAL_INTERCEPT_SCALING,
+        tol=1e-4,
+        max_iter=1000,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(Z, y)
+    return svm.coef_.ravel(), float(svm.intercept_[0])
+
+
 def index_class_weight(class_weight, classes):
     """Translate an estimator's ``class_weight`` to the 0/1 class indices the solvers use.
 
@@ -381,8 +486,8 @@ class WorkingSetSVM:
             in_set[add] = True
 
 
-def fit_linear_svm(T, y_index, *, C=1.0, class_weight="balanced"):
-    """Standardise ``T`` and fit the hinge-loss linear SVM; return weights in ``T``'s units.
+def fit_linear_svm(T, y_index, *, C=1.0, class_weight="balanced", loss=None):
+    """Standardise ``T`` and fit the linear SVM; return weights in ``T``'s units.
 
     Parameters
     ----------
@@ -391,23 +496,47 @@ def fit_linear_svm(T, y_index, *, C=1.0, class_weight="balanced"):
         0/1 class indices.
     C : float
     class_weight : "balanced", dict (keyed 0/1) or None
+    loss : {"hinge", "squared_hinge"} or None
+        None: ``LINEAR_MODEL["loss"]`` (see :data:`LINEAR_LOSSES`).
 
     Returns
     -------
     coef : ndarray of shape (n_terms,)
     intercept : float
         ``T @ coef + intercept`` is the SVM's decision function.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import fit_linear_svm
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 30)
+    >>> T = rng.normal(size=(60, 2)) + 2 * y[:, None]
+    >>> w, b = fit_linear_svm(T, y, C=1.0)
+    >>> float(np.mean(((T @ w + b) > 0) == y)) > 0.8
+    True
     """
+    loss, _ = _settings(loss)
     if T.shape[1] == 0:
         # No feature at all: a constant decision (the first class).
         return np.zeros(0), 0.0
-    scaler = StandardScaler().fit(T)
-    Z = scaler.transform(T)
+    return _fit_standardised(T, y_index, C, class_weights(class_weight, y_index), loss)
+
+
+def _fit_standardised(T, y_index, C, weights, loss, center=None, scale=None):
+    """The two-class SVM on ``(T - center) / scale`` (StandardScaler's when None), weights
+    returned in ``T``'s units."""
+    if center is None:
+        center, scale = column_scaling(T)
+    Z = (T - center) / scale
     # One BLAS thread: on shared machines two-thread products of these sizes were 2-5x slower.
     with one_blas_thread():
-        w_std, b_std = WorkingSetSVM(Z, y_index, C, class_weights(class_weight, y_index)).fit()
-    w = w_std / scaler.scale_
-    return w, float(b_std - w @ scaler.mean_)
+        if loss == "squared_hinge":
+            w_std, b_std = _fit_primal(Z, y_index, C, weights)
+        else:
+            w_std, b_std = WorkingSetSVM(Z, y_index, C, weights).fit()
+    w = w_std / scale
+    return w, float(b_std - w @ center)
 
 
 def ovr_class_weight(class_weight, k):
@@ -429,7 +558,18 @@ def ovr_class_weight(class_weight, k):
 MULTICLASS_FORMULATIONS = ("multinomial", "ovr")
 
 
-def fit_linear_model(T, y_index, *, C=1.0, class_weight="balanced", n_classes=2, formulation=None):
+def fit_linear_model(
+    T,
+    y_index,
+    *,
+    C=1.0,
+    class_weight="balanced",
+    n_classes=2,
+    formulation=None,
+    loss=None,
+    anchor=None,
+    n_features=None,
+):
     """The linear model of SLB, LU and SLB- on the map ``T``: one per class score.
 
     Two classes: :func:`fit_linear_svm` (one hinge-loss hyperplane, positive for class index
@@ -449,6 +589,14 @@ def fit_linear_model(T, y_index, *, C=1.0, class_weight="balanced", n_classes=2,
     n_classes : int
     formulation : {"multinomial", "ovr"} or None
         More than two classes only; None: ``"multinomial"``.
+    loss : {"hinge", "squared_hinge"} or None
+        Two classes only; None: ``LINEAR_MODEL["loss"]``.
+    anchor : None, "none" or "naive_bayes"
+        None: ``LINEAR_MODEL["anchor"]``.  ``"naive_bayes"``: the penalty spares the
+        :func:`anchor_columns` (needs ``n_features``), so small ``C`` gives (a rescaled) KDE naive
+        Bayes rather than a constant; the returned weights are on ``T``'s columns as always.
+    n_features : int or None
+        Features of the map (its first ``n_classes * n_features`` columns are univariate).
 
     Returns
     -------
@@ -469,9 +617,35 @@ def fit_linear_model(T, y_index, *, C=1.0, class_weight="balanced", n_classes=2,
     >>> float(np.mean(linear_decision(T, coef, intercept).argmax(axis=1) == y)) > 0.9
     True
     """
+    loss, anchor = _settings(loss, anchor)
+    if anchor is not None and T.shape[1] > 0:
+        if n_features is None:
+            raise ValueError("anchor='naive_bayes' needs n_features.")
+        Ta, mu, sd = _with_anchor(T, n_features, n_classes)
+        n_anchor = Ta.shape[1] - T.shape[1]
+        if n_classes == 2:
+            center, scale = column_scaling(T)
+            center, scale = np.append(center, mu), np.append(scale, sd)
+            w, b = _fit_standardised(
+                Ta, y_index, C, class_weights(class_weight, y_index), loss, center, scale
+            )
+            coef, intercept = w.reshape(1, -1), np.array([b])
+        else:
+            coef, intercept = _fit_multiclass(
+                Ta, y_index, C, class_weight, n_classes, formulation, n_anchor, mu, sd
+            )
+        return _fold_anchor(coef, intercept, n_anchor, n_features, n_classes)
     if n_classes == 2:
-        w, b = fit_linear_svm(T, y_index, C=C, class_weight=class_weight)
+        w, b = fit_linear_svm(T, y_index, C=C, class_weight=class_weight, loss=loss)
         return np.asarray(w, dtype=float).reshape(1, -1), np.array([float(b)])
+    return _fit_multiclass(T, y_index, C, class_weight, n_classes, formulation)
+
+
+def _fit_multiclass(
+    T, y_index, C, class_weight, n_classes, formulation, n_anchor=0, mu=None, sd=None
+):
+    """K > 2 classes: multinomial logistic regression (or one-vs-rest hinge SVMs) on the
+    standardised map; the last ``n_anchor`` columns standardised by ``(mu, sd)`` instead."""
     formulation = "multinomial" if formulation is None else formulation
     if formulation not in MULTICLASS_FORMULATIONS:
         raise ValueError(
@@ -480,8 +654,10 @@ def fit_linear_model(T, y_index, *, C=1.0, class_weight="balanced", n_classes=2,
     coef, intercept = np.zeros((n_classes, T.shape[1])), np.zeros(n_classes)
     if T.shape[1] == 0:
         return coef, intercept
-    scaler = StandardScaler().fit(T)
-    Z = scaler.transform(T)
+    center, scale = column_scaling(T)
+    if n_anchor:
+        center[-n_anchor:], scale[-n_anchor:] = mu, sd
+    Z = (T - center) / scale
     with one_blas_thread():
         if formulation == "multinomial":
             lr = LogisticRegression(C=float(C), class_weight=class_weight, max_iter=5000)
@@ -491,15 +667,15 @@ def fit_linear_model(T, y_index, *, C=1.0, class_weight="balanced", n_classes=2,
                 lr.fit(Z, np.asarray(y_index))
             w_std, b_std = np.zeros_like(coef), np.zeros_like(intercept)
             w_std[lr.classes_], b_std[lr.classes_] = lr.coef_, lr.intercept_
-            coef = w_std / scaler.scale_
-            intercept = b_std - coef @ scaler.mean_
+            coef = w_std / scale
+            intercept = b_std - coef @ center
             return coef, intercept
         for k in range(n_classes):
             yb = (np.asarray(y_index) == k).astype(int)
             cw = class_weights(ovr_class_weight(class_weight, k), yb)
             w_std, b_std = WorkingSetSVM(Z, yb, C, cw).fit()
-            coef[k] = w_std / scaler.scale_
-            intercept[k] = float(b_std - coef[k] @ scaler.mean_)
+            coef[k] = w_std / scale
+            intercept[k] = float(b_std - coef[k] @ center)
     return coef, intercept
 
 
@@ -535,7 +711,19 @@ def column_scaling(T, chunk_bytes=64 * 2**20):
     return center, scale
 
 
-def grid_mask_predictions(T_train, y_train, T_test, masks, Cs, class_weight, n_classes=2):
+def grid_mask_predictions(
+    T_train,
+    y_train,
+    T_test,
+    masks,
+    Cs,
+    class_weight,
+    n_classes=2,
+    *,
+    loss=None,
+    anchor=None,
+    n_features=None,
+):
     """Test predictions of :func:`fit_linear_model` for every column mask and every ``C``.
 
     The same SVM as :func:`fit_linear_svm` on ``T_train[:, m]`` (columns standardised on the
@@ -558,12 +746,37 @@ def grid_mask_predictions(T_train, y_train, T_test, masks, Cs, class_weight, n_c
     Cs : list of float
     class_weight : "balanced", dict (keyed by class index) or None
     n_classes : int, default=2
+    loss, anchor, n_features
+        As in :func:`fit_linear_model`.
 
     Returns
     -------
     preds : list (one per ``C``) of lists (one per mask) of ndarray
         Class-index predictions of the test rows.
     """
+    loss, anchor = _settings(loss, anchor)
+    if anchor is not None:
+        if n_features is None:
+            raise ValueError("anchor='naive_bayes' needs n_features.")
+        T_train, mu, sd = _with_anchor(T_train, n_features, n_classes)
+        T_test = np.hstack([T_test, anchor_columns(T_test, n_features, n_classes)])
+        masks = [np.append(m, np.ones(T_train.shape[1] - m.size, dtype=bool)) for m in masks]
+    if n_classes == 2 and (loss == "squared_hinge" or anchor is not None):
+        weights = class_weights(class_weight, y_train)
+        center, scale = column_scaling(T_train)
+        if anchor is not None:
+            center[-1], scale[-1] = mu[0], sd[0]
+        preds = [[None] * len(masks) for _ in Cs]
+        for g, m in enumerate(masks):
+            for j, C in enumerate(Cs):
+                if not m.any():
+                    preds[j][g] = np.zeros(T_test.shape[0], dtype=int)
+                    continue
+                w, b = _fit_standardised(
+                    T_train[:, m], y_train, C, weights, loss, center[m], scale[m]
+                )
+                preds[j][g] = ((T_test[:, m] @ w + b) > 0).astype(int)
+        return preds
     if n_classes == 2:
         dec = _grid_mask_decisions(
             T_train, y_train, T_test, masks, Cs, class_weights(class_weight, y_train)
@@ -576,9 +789,14 @@ def grid_mask_predictions(T_train, y_train, T_test, masks, Cs, class_weight, n_c
             if not m.any():
                 preds[j][g] = np.zeros(T_test.shape[0], dtype=int)
                 continue
-            coef, b = fit_linear_model(
-                T_train[:, m], y_train, C=C, class_weight=class_weight, n_classes=n_classes
-            )
+            if anchor is not None:
+                coef, b = _fit_multiclass(
+                    T_train[:, m], y_train, C, class_weight, n_classes, None, n_classes, mu, sd
+                )
+            else:
+                coef, b = fit_linear_model(
+                    T_train[:, m], y_train, C=C, class_weight=class_weight, n_classes=n_classes
+                )
             preds[j][g] = np.argmax(linear_decision(T_test[:, m], coef, b), axis=1)
     return preds
 
