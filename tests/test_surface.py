@@ -219,3 +219,105 @@ def test_figure_subsamples_and_checks():
         decision_surface_figure(s, names=["SLB"])
     with pytest.raises(ValueError, match="class_names"):
         decision_surface_figure(s, class_names=["a"])
+
+
+# --------------------------------------------------------------------------------------------
+# The dashboard page (AppTest)
+# --------------------------------------------------------------------------------------------
+def _surface_page(kind: str):
+    """The app on the toy data ``kind``, switched to the Decision surface page."""
+    import os
+
+    os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    app = str(Path(__file__).resolve().parent.parent / "app.py")
+    at = AppTest.from_file(app, default_timeout=300)
+    at.run()
+    at.radio(key="data_source").set_value("toy").run()
+    at.selectbox(key="toy_kind").set_value(kind).run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.switch_page("pages/surface.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _figure(at) -> dict:
+    import json
+
+    for el in at.get("plotly_chart"):
+        if el.proto.id.endswith("-srf_figure"):
+            return json.loads(el.proto.spec)
+    raise AssertionError("no decision-surface figure")
+
+
+def _arr(v) -> np.ndarray:
+    """A plotly JSON array: a list, or a typed array ``{"dtype", "bdata"[, "shape"]}``."""
+    import base64
+
+    if isinstance(v, dict) and "bdata" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        if "shape" in v:
+            a = a.reshape([int(k) for k in str(v["shape"]).split(",")])
+        return a
+    return np.asarray(v)
+
+
+def _regions(spec: dict) -> dict:
+    return {t["name"]: _arr(t["z"]) for t in spec["data"] if t["type"] == "heatmap"}
+
+
+def _largest_lambda(at) -> None:
+    """Move the page's λ-by-value control to its end (a slider, or a select slider over the
+    distinct kept sets whose options are ``format_func.values``)."""
+    try:
+        w = at.slider(key="srf_lambda")
+        w.set_value(w.max).run()
+    except KeyError:
+        w = at.select_slider(key="srf_lambda")
+        w.set_value(w.format_func.values[-1]).run()
+
+
+@pytest.mark.slow
+def test_page_renders_on_xor_and_follows_lambda():
+    at = _surface_page("xor")
+    X, y = xor(n=400, noise=0.1, random_state=0)  # the Data page's defaults
+    spec = _figure(at)
+    meta = spec["layout"]["meta"]
+    assert meta["classifiers"] == ["SLB", "NB", "TAN"] and meta["features"] == ["x1", "x2"]
+    assert meta["n_points"] == 400 and meta["grid"] == [50, 50]
+    regions = _regions(spec)
+    # NB's regions are predict of naive Bayes fitted here on the same data, node by node
+    grid = surface_grid(X, ["x1", "x2"], resolution=50)
+    nb = KDENaiveBayes().fit(X, y)
+    assert (regions["NB regions"] == predict_surface(nb, grid)).all()
+    captions = " ".join(c.value for c in at.caption)
+    assert "SLB keeps it (1 of 1 pairs kept)" in captions and "data seed 0" in captions
+    # SLB with the pair follows the quadrants off the axes; NB cannot
+    gx, gy = np.meshgrid(grid.x, grid.y)
+    away = (np.abs(gx) > 0.25) & (np.abs(gy) > 0.25)
+    truth = (gx * gy > 0).astype(int)
+    assert (regions["SLB regions"][away] == truth[away]).mean() > 0.95
+    # λ above the pair's score: SLB drops the pair and its regions change; NB's do not
+    _largest_lambda(at)
+    assert not at.exception, [e.value for e in at.exception]
+    after = _regions(_figure(at))
+    assert "SLB does not keep it (0 of 1 pairs kept)" in " ".join(c.value for c in at.caption)
+    assert (after["NB regions"] == regions["NB regions"]).all()
+    assert (after["SLB regions"] != regions["SLB regions"]).mean() > 0.2
+    assert (after["SLB regions"][away] == truth[away]).mean() < 0.8
+
+
+@pytest.mark.slow
+def test_page_renders_three_classes():
+    at = _surface_page("spirals3")
+    spec = _figure(at)
+    assert spec["layout"]["meta"]["classes"] == ["0", "1", "2"]
+    for z in _regions(spec).values():
+        assert set(np.unique(z)) == {0, 1, 2}
+    at.radio(key="srf_cols").set_value(3).run()
+    assert not at.exception and _figure(at)["layout"]["xaxis3"]["anchor"] == "y3"
