@@ -20,9 +20,11 @@ from dashboard import (
     evaluation,
     models,
     multiclass,
+    report,
     shell,
     sidebar,
     state,
+    urlstate,
 )
 from dashboard.safety import escape_markdown as esc
 from dashboard.safety import safe_csv_bytes
@@ -468,6 +470,14 @@ def downloads_section(v: View, res: Results, clf) -> None:
         file_name="slb_settings.json",
         mime="application/json",
         key="dl_settings",
+        on_click="ignore",
+    )
+    st.download_button(  # one HTML file: figures, numbers, settings, how each was obtained
+        "Report of this comparison (HTML, opens offline)",
+        lambda: report.comparison_report(v, res, clf, settings, query=urlstate.wanted(v.c)),
+        file_name="slb_report.html",
+        mime="text/html",
+        key="dl_report",
         on_click="ignore",
     )
 

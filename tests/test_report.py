@@ -1,0 +1,136 @@
+"""Compare's HTML report (issue 28): one self-contained file, every user text escaped."""
+
+from __future__ import annotations
+
+import copy
+import io
+import re
+from html.parser import HTMLParser
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from dashboard import compute, data, report, state, urlstate
+from slb import SLBClassifier
+
+HOSTILE = '<script>alert("x")</script>'
+IMG = "<img src=x onerror=alert(1)>"
+
+#: Tags a report may contain: its own layout, pandas' tables, plotly's divs and scripts.
+ALLOWED = {
+    "html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "code", "table",
+    "thead", "tbody", "tr", "th", "td", "figure", "figcaption", "div", "script",
+}  # fmt: skip
+
+
+class Collect(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.text, self.attrs, self.scripts = [], [], [], 0
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += [a for a, _ in attrs]
+        if tag == "script":
+            self.scripts += 1
+            self._in_script = True
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, d):
+        if not self._in_script:
+            self.text.append(d)
+
+
+def _check_safe(doc: str, n_figures: int) -> Collect:
+    p = Collect()
+    p.feed(doc)
+    assert set(p.tags) <= ALLOWED, set(p.tags) - ALLOWED
+    assert not [a for a in p.attrs if a.lower().startswith("on")]  # no event handlers
+    outside = re.sub(r"<script[^>]*>.*?</script>", "", doc, flags=re.DOTALL)
+    assert "<img" not in outside  # the hostile tag is text
+    assert not re.search(r"<script[^>]*\bsrc=", doc)  # nothing fetched: plotly.js is inline
+    # plotly.js inlined exactly once (with the first figure), plus one script per other figure
+    assert len(re.findall(r"\* plotly\.js v\d", doc)) == 1
+    first = go.Figure().to_html(full_html=False, include_plotlyjs=True).count("<script")
+    assert p.scripts == first + n_figures - 1
+    assert doc.count("</script>") == p.scripts  # no script closed early by a label
+    return p
+
+
+def test_a_report_escapes_every_user_text_and_inlines_plotly_once():
+    fig = go.Figure(go.Bar(x=[HOSTILE, IMG], y=[1, 2], name=HOSTILE))
+    fig2 = go.Figure(go.Scatter(x=[1], y=[2], text=[HOSTILE]))
+    table = pd.DataFrame({HOSTILE: [1.5], IMG: ["**x**"]}, index=[IMG])
+    doc = report.build_report(
+        title=f"comparison on {HOSTILE}.csv",
+        subtitle=IMG,
+        sections=[
+            report.Section(
+                HOSTILE,
+                [f"class {IMG}"],
+                tables=[(HOSTILE, table)],
+                figures=[(fig, HOSTILE), (fig2, IMG)],
+            )
+        ],
+        settings={"dataset": {"name": HOSTILE, "features": [IMG, "a"]}, HOSTILE: 1},
+    )
+    p = _check_safe(doc, n_figures=2)
+    text = "".join(p.text)
+    assert HOSTILE in text and IMG in text  # shown as text, escaped in the file
+    assert "&lt;script&gt;" in doc
+
+
+def _dataset(names: list[str], labels=("<b>pos</b>", "neg & co")):
+    rng = np.random.default_rng(0)
+    n = 80
+    X = rng.normal(size=(n, len(names)))
+    y = np.where(np.arange(n) % 2 == 0, labels[0], labels[1])
+    X[y == labels[0], 0] += 1.5
+    frame = pd.DataFrame(X.round(4), columns=names)
+    frame["label"] = y
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False)
+    cfg = copy.deepcopy(state.DEFAULTS) | {"source": "upload"}
+    build = data.build(cfg, data.make_upload(f"{HOSTILE}.csv", buf.getvalue().encode()))
+    assert build.dataset is not None, build.error
+    return build.dataset
+
+
+@pytest.mark.slow
+def test_the_comparison_report_of_an_upload_with_hostile_names():
+    names = [HOSTILE, IMG, "a,b", "plain"]
+    ds = _dataset(names)
+    clf = SLBClassifier(threshold=0.0, C=1.0, random_state=0, probability=False).fit(ds.X, ds.y)
+    folds = compute.folds(ds.key, ds, 3, 0, 1)
+    per_fold = pd.DataFrame(
+        {"SLB": [0.2, 0.25, 0.3], "TAN": [0.3, 0.35, 0.3], "NB": [0.25, 0.2, 0.3]}
+    )
+    table = compute.comparison(per_fold, folds)
+    lam = SimpleNamespace(value=0.0, mode="value", n_kept=6, n_pairs=6)
+    v = SimpleNamespace(ds=ds, lam=lam, seed=0, cv_text="stratified 3-fold CV", c=state.DEFAULTS)
+    res = SimpleNamespace(
+        per_fold=per_fold,
+        table=table,
+        slb_how="the exact path",
+        runs={"SLB": SimpleNamespace(n_pairs=np.array([6, 6, 6]))},
+    )
+    settings = {"slb_version": "x", "dataset": {"name": ds.name, "features": ds.feature_names}}
+    query = urlstate.wanted({**state.DEFAULTS, "bundled_name": "pima"})
+    doc = report.comparison_report(v, res, clf, settings, query=query)
+    p = _check_safe(doc, n_figures=2)
+    text = "".join(p.text)
+    assert f"comparison on {HOSTILE}.csv" in text  # the file name, as text
+    assert "<b>pos</b>" in text and "neg & co" in text  # class labels, as text
+    assert "seed 0" in text and "stratified 3-fold CV" in text and "the exact path" in text
+    assert "dataset=pima" in text  # how to get the same settings again
+    for col in ("mean BER (%)", "sd (%)"):
+        assert col in text
+    # the numbers are the results' numbers
+    assert f"{table.loc['SLB', 'mean BER (%)']:.4g}" in text
