@@ -1,11 +1,20 @@
 """Every Streamlit name the dashboard uses beyond ``import streamlit as st``, in one module.
 
-Streamlit documents ``st.*``; the few other entries below are its runtime's and its v1
-components', which have moved between releases.  Each is reached here only, with the versions it
-was checked on, and fails soft: a moved entry turns a convenience off (the queue's waiting
-notice, the live slider, the quiet warm-up logs) instead of taking the app down.
-``tests/test_streamlit_compat.py`` fails loudly when one moves, and its source scan refuses these
-imports anywhere else.
+Streamlit documents ``st.*``; the two entries below are its runtime's, which have moved between
+releases: the script-run context of a session (given to the work queue's notice thread) and
+the logger of the "missing ScriptRunContext" warnings (quieted for the warm-up threads).  No
+``st.*`` API does either: ``st.context`` describes the browser's request (headers, cookies,
+locale...), not the thread that runs the script, and Streamlit's multithreading guide
+("Multithreading in Streamlit", option "Expose ScriptRunContext to the thread") uses exactly
+these two functions, while saying multithreading is not officially supported.  Each entry is
+reached here only, with the versions it was checked on, and fails soft: a moved entry turns a
+convenience off (the queue's waiting notice, the quiet warm-up logs) instead of taking the app
+down.  ``tests/test_streamlit_compat.py`` fails loudly when one moves, and its source scan
+refuses these imports anywhere else.
+
+The live λ slider needs nothing here: it is a Components v2 component
+(``st.components.v2.component``, documented, at the 1.56 floor) and detects AppTest through
+``st.context.headers`` (:mod:`dashboard.live_slider`).
 """
 
 from __future__ import annotations
@@ -25,16 +34,6 @@ try:
     from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 except ImportError:  # pragma: no cover - depends on the installed streamlit
     add_script_run_ctx = get_script_run_ctx = None
-
-try:
-    import streamlit.components.v1 as _components
-except ImportError:  # pragma: no cover
-    _components = None
-
-try:
-    from streamlit import runtime as _runtime
-except ImportError:  # pragma: no cover
-    _runtime = None
 
 
 def script_run_ctx():
@@ -57,21 +56,3 @@ def attach_ctx(thread, ctx) -> None:
 def script_run_context_logger() -> logging.Logger:
     """The logger of Streamlit's missing-context warnings."""
     return logging.getLogger(SCRIPT_RUN_CONTEXT_LOGGER)
-
-
-def declare_component(name: str, path: str):
-    """A local v1 custom component (None when components are unavailable: callers fall back)."""
-    if _components is None:
-        return None
-    try:
-        return _components.declare_component(name, path=path)
-    except Exception:  # pragma: no cover
-        return None
-
-
-def served_to_a_browser() -> bool:
-    """Whether a real server runs the page: AppTest replaces Streamlit's Runtime singleton by a
-    mock (its element tree has no frontend to run a component's JavaScript)."""
-    if _runtime is None or not _runtime.exists():
-        return False
-    return type(_runtime.Runtime.instance()) is _runtime.Runtime

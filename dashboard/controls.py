@@ -12,7 +12,7 @@ import streamlit as st
 
 from slb.density.bandwidth import BANDWIDTH_RULES
 
-from . import compute, live_slider, state
+from . import compute, lambda_steps, live_slider, state
 from .safety import escape_markdown
 
 FDR_LEVELS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2]
@@ -23,7 +23,10 @@ BW_RULES = {
     "plugin": "plug-in (R ks; pairs: marginal surrogate)",
 }
 LAMBDA_LABEL = "λ (dependence threshold)"
-LAMBDA_HELP = "A pair enters SLB when its dependence reaches λ. Larger λ keeps fewer pairs."
+LAMBDA_HELP = (
+    "A pair enters SLB when its dependence reaches λ. Larger λ keeps fewer pairs; every step "
+    "of the slider changes the pairs kept (its positions are the pair scores themselves)."
+)
 _DEFERRED = "_live_lambda_draw"  # the live λ slider waiting to be drawn (see lambda_controls)
 
 
@@ -80,11 +83,13 @@ def lambda_controls(prefix: str, *, live: bool = False, mode_in=None) -> compute
 
     ``mode_in``: a container (e.g. a popover) for the mode radio; None draws it here.
 
-    With ``live`` (and :func:`dashboard.live_slider.enabled`), λ by value gets the slider that
-    reports while it is dragged, keyed ``{prefix}_lambda`` like the ``st.slider`` it replaces
-    and writing the same setting.  Only an empty container is placed here: the page calls
-    :func:`draw_live_lambda` after the figures λ moves, so the slider hears back from the
-    server (and sends its next value) only once those figures are drawn.
+    λ by value steps through the distinct kept sets (:func:`_value_control`), each position
+    showing its pairs kept: an ``st.select_slider`` keyed ``{prefix}_lambda``, or with ``live``
+    (and :func:`dashboard.live_slider.enabled`) the slider that reports while it is dragged,
+    over the same positions, with the same key and writing the same setting.  For the live
+    slider only an empty container is placed here: the page calls :func:`draw_live_lambda`
+    after the figures λ moves, so the slider hears back from the server (and sends its next
+    value) only once those figures are drawn.
     """
     st.session_state.pop(_DEFERRED, None)  # never a slot left by an interrupted run
     c = state.cfg()
@@ -102,25 +107,7 @@ def lambda_controls(prefix: str, *, live: bool = False, mode_in=None) -> compute
     )
     mode = c["lam_mode"]
     if mode == "value":
-        lo, hi, step, fmt = compute.slider_range(scr, c["pair_rule"])
-        v = float(c["lam_value"])
-        if not np.isfinite(v) or not lo <= v <= hi:
-            c["lam_value"] = float(min(max(v if np.isfinite(v) else hi, lo), hi))
-        if live and live_slider.enabled():
-            slot = st.container()
-            st.session_state[_DEFERRED] = lambda: _draw_live(slot, prefix, lo, hi, step, fmt)
-        else:
-            state.bound(
-                st.slider,
-                LAMBDA_LABEL,
-                "lam_value",
-                key=f"{prefix}_lambda",
-                min_value=lo,
-                max_value=hi,
-                step=step,
-                format=fmt,
-                help=LAMBDA_HELP,
-            )
+        _value_control(prefix, scr, c, live)
     elif mode == "quantile":
         state.bound(
             st.slider,
@@ -148,19 +135,67 @@ def lambda_controls(prefix: str, *, live: bool = False, mode_in=None) -> compute
     return info
 
 
-def _draw_live(slot, prefix: str, lo: float, hi: float, step: float, fmt: str) -> None:
-    def put(v: float) -> None:
-        state.cfg()["lam_value"] = v
+def lambda_steps_of(scr, pair_rule: str) -> lambda_steps.LambdaSteps:
+    """The λ values the by-value control steps through (one per distinct kept set)."""
+    return lambda_steps.lambda_steps(scr.pair_stat, pair_rule)
+
+
+def _value_control(prefix: str, scr, c: dict, live: bool) -> None:
+    """λ by value: a slider over the distinct kept sets, each position showing its pairs kept.
+
+    The positions are :func:`dashboard.lambda_steps.lambda_steps`: the distinct scores, then ∞
+    (no pair).  A λ set elsewhere (quantile, FDR, CV, another dataset) is moved to the smallest
+    position at or above it, which keeps exactly the same terms.
+    """
+    steps = lambda_steps_of(scr, c["pair_rule"])
+    if len(steps) < 2:
+        c["lam_value"] = float("inf")
+        st.caption("No pair of features to keep: λ has nothing to choose from.")
+        return
+    i = lambda_steps.snap(steps, c["lam_value"])
+    c["lam_value"] = float(steps.values[i])
+    if live and live_slider.enabled():
+        slot = st.container()
+        st.session_state[_DEFERRED] = lambda: _draw_live(slot, prefix, steps)
+        return
+    labels = LambdaLabels(steps)
+    state.bound(
+        st.select_slider,
+        LAMBDA_LABEL,
+        "lam_value",
+        key=f"{prefix}_lambda",
+        options=labels.values,
+        format_func=labels,
+        help=LAMBDA_HELP,
+    )
+
+
+class LambdaLabels:
+    """The fallback slider's options (``values``: the λ positions, as floats) and their labels
+    ("λ = 0.0123 · 45 of 1770 pairs kept"); tests read ``values`` from the widget's
+    ``format_func``."""
+
+    def __init__(self, steps: lambda_steps.LambdaSteps):
+        self.steps = steps
+        self.values = [float(v) for v in steps.values]
+        self._position = {v: k for k, v in enumerate(self.values)}
+
+    def __call__(self, v: float) -> str:
+        return self.steps.label(self._position[float(v)])
+
+
+def _draw_live(slot, prefix: str, steps: lambda_steps.LambdaSteps) -> None:
+    def put(k: int) -> None:
+        state.cfg()["lam_value"] = float(steps.values[k])
 
     with slot:
         live_slider.live_slider(
             LAMBDA_LABEL,
             key=f"{prefix}_lambda",
-            value=float(state.cfg()["lam_value"]),
-            min_value=lo,
-            max_value=hi,
-            step=step,
-            decimals=int(fmt.strip("%f.")),
+            index=lambda_steps.snap(steps, state.cfg()["lam_value"]),
+            texts=["λ = " + lambda_steps.format_value(v) for v in steps.values],
+            counts=steps.pairs,
+            count_text=f"of {steps.n_pairs} pairs kept",
             on_change=put,
             help=LAMBDA_HELP,
         )

@@ -73,6 +73,21 @@ def metric(at: AppTest, label: str) -> str:
     raise AssertionError(f"no metric {label!r}")
 
 
+def lambda_max(at: AppTest, key: str) -> float:
+    """The largest finite position of a λ-by-value control (issue 28 item 4: a select slider
+    whose positions are the distinct pair scores, then ∞)."""
+    values = np.asarray(at.select_slider(key=key).format_func.values)
+    return float(values[np.isfinite(values)].max())
+
+
+def set_lambda(at: AppTest, key: str, target: float) -> float:
+    """Move a λ-by-value control to the position nearest ``target`` and run; returns that λ."""
+    values = np.asarray(at.select_slider(key=key).format_func.values)
+    lam = float(values[np.argmin(np.abs(values - target))])
+    at.select_slider(key=key).set_value(lam).run()
+    return lam
+
+
 def sidebar_text(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
@@ -150,9 +165,9 @@ def test_lambda_changes_kept_pairs_and_pair_graph():
     table = at.dataframe[-1].value
     assert len(table) == kept0
 
-    slider = at.slider(key="dep_lambda")
+    slider = at.select_slider(key="dep_lambda")
     assert slider.label == "λ (dependence threshold)"
-    slider.set_value(round(slider.max * 0.5, 4)).run()
+    lam = set_lambda(at, "dep_lambda", lambda_max(at, "dep_lambda") * 0.5)
     assert_ok(at)
     n1 = chart(at, "dep_pair_graph")["layout"]["meta"]["n_edges"]
     kept1 = int(metric(at, "pairs kept").split()[0])
@@ -160,7 +175,7 @@ def test_lambda_changes_kept_pairs_and_pair_graph():
     assert len(at.dataframe[-1].value) == kept1
     assert f"{kept1} / 1770 pairs kept" in sidebar_text(at)
     hist = chart(at, "dep_histogram")
-    assert hist["layout"]["meta"]["threshold"] == pytest.approx(slider.max * 0.5, abs=1e-3)
+    assert hist["layout"]["meta"]["threshold"] == pytest.approx(lam)
 
     # the heatmaps have the feature names on their axes
     hm = chart(at, "dep_heatmap_+")["data"][0]
@@ -171,7 +186,7 @@ def test_lambda_changes_kept_pairs_and_pair_graph():
 
     # λ persists across pages: Compare uses the same value
     goto(at, "pages/compare.py")
-    assert at.slider(key="cmp_lambda").value == pytest.approx(slider.value)
+    assert at.select_slider(key="cmp_lambda").value == pytest.approx(lam)
 
 
 def test_lambda_by_quantile_fdr_and_cv():
@@ -193,15 +208,14 @@ def test_lambda_by_quantile_fdr_and_cv():
     assert lam_cv == pytest.approx(ref.threshold_)
     # back to "by value": the slider starts at the λ in use
     at.radio(key="dep_lam_mode").set_value("value").run()
-    assert at.slider(key="dep_lambda").value == pytest.approx(lam_cv, abs=1e-3)
+    assert at.select_slider(key="dep_lambda").value == pytest.approx(lam_cv, abs=1e-3)
 
 
 def test_switching_the_dependence_measure():
     at = goto(new_app(), "pages/dependencies.py")
     at.radio(key="dep_measure").set_value("spearman").run()
     assert_ok(at)
-    s = at.slider(key="dep_lambda")
-    assert 0.5 < s.max <= 1.0  # |rho| scale, λ reset to the 90 % quantile
+    assert 0.5 < lambda_max(at, "dep_lambda") <= 1.0  # |rho| scale, λ reset to the 90 % quantile
     # the hover text lives on the "cells" trace drawn over the colour grid
     hover = [t.get("hovertemplate", "") for t in chart(at, "dep_heatmap_+")["data"]]
     assert any("Spearman" in h for h in hover) and not any("HSIC" in h for h in hover)
@@ -281,10 +295,10 @@ def test_compare_page_shows_ber_and_coefficients():
     assert {b.label for b in at.get("download_button")} if at.get("download_button") else True
 
     # live: moving λ changes SLB's model without pressing anything
-    at.slider(key="cmp_lambda").set_value(0.05).run()
+    lam2 = set_lambda(at, "cmp_lambda", 0.05)
     assert_ok(at)
     spec2 = chart(at, "cmp_coef")
-    ref2 = SLBClassifier(threshold=0.05, random_state=0).fit(X, (y == "rock").astype(int))
+    ref2 = SLBClassifier(threshold=lam2, random_state=0).fit(X, (y == "rock").astype(int))
     assert n_bars(spec2) == ref2.n_terms_ < ref.n_terms_
 
     # opt-in classifiers
@@ -538,18 +552,17 @@ def test_no_unsafe_html_anywhere_in_the_dashboard():
 # --------------------------------------------------------------------------------------------
 def test_lambda_changes_are_fast():
     at = goto(new_app(), "pages/dependencies.py")
-    s = at.slider(key="dep_lambda")
     times = []
     for v in (0.03, 0.04, 0.025):
         t0 = time.perf_counter()
-        s.set_value(v).run()
+        set_lambda(at, "dep_lambda", v)
         times.append(time.perf_counter() - t0)
     assert_ok(at)
     goto(at, "pages/compare.py")
     ctimes = []
     for v in (0.03, 0.04, 0.025):
         t0 = time.perf_counter()
-        at.slider(key="cmp_lambda").set_value(v).run()
+        set_lambda(at, "cmp_lambda", v)
         ctimes.append(time.perf_counter() - t0)
     assert_ok(at)
     print(

@@ -161,19 +161,20 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
         slider.wait_for(state="attached")
         wait_idle(page)
         expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
-        lam0 = float(slider.input_value())
+        k0 = int(slider.input_value())
         kept0 = int(re.search(r"(\d+) / \d+ pairs kept", sidebar.inner_text()).group(1))
+        assert live_lambda_shown(slider)[1] == kept0
         slider.focus()
-        slider.press("PageUp")  # one large step (a tenth of the range)
+        slider.press("PageUp")  # one large step (a tenth of the positions)
         for _ in range(3):
             slider.press("ArrowRight")  # and three small ones
-        expect(slider).not_to_have_value(str(lam0))
+        expect(slider).not_to_have_value(str(k0))
         wait_idle(page)
-        lam1 = float(slider.input_value())
-        assert lam1 > lam0
-        expect(sidebar).to_contain_text(f"λ = {lam1:.4g} (by value)")
+        assert int(slider.input_value()) > k0
+        lam1, shown1 = live_lambda_shown(slider)
+        expect(sidebar).to_contain_text(f"λ = {lam1} (by value)")
         kept1 = int(re.search(r"(\d+) / \d+ pairs kept", sidebar.inner_text()).group(1))
-        assert kept1 <= kept0
+        assert kept1 == shown1 < kept0  # every position keeps another set of pairs
         expect(page.get_by_test_id("stMetric").filter(has_text="pairs kept")).to_contain_text(
             re.compile(rf"(?<!\d){kept1}\s*of {D * (D - 1) // 2}\b")
         )
@@ -199,8 +200,9 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
         table = page.get_by_test_id("stDataFrame").filter(has_text="mean BER (%)").first
         cells = [c.strip() for c in table.locator('[role="gridcell"]').all_text_contents()]
         assert {"SLB", "TAN", "NB"} <= set(cells), cells
-        cmp_lam = float(page.locator('.st-key-cmp_lambda input[type="range"]').input_value())
-        assert cmp_lam == pytest.approx(lam1)  # λ set on Dependencies is the one compared
+        cmp_slider = page.locator('.st-key-cmp_lambda input[type="range"]')
+        # λ set on Dependencies is the one compared (Compare's st.select_slider shows the same)
+        assert live_lambda_shown(cmp_slider) == (lam1, kept1)
         expect(sidebar).to_contain_text(f"n = {N} rows · d = {D} features")
         expect(page.get_by_test_id("stMain")).to_contain_text(f"Data: {NAME}.")
         assert_no_exception(page, "Compare")
@@ -254,8 +256,19 @@ def kept_shown(page) -> int:
 
 
 def live_lambda(page):
-    """The ``<input type=range>`` of Dependencies' live λ slider (inside its component frame)."""
-    return page.frame_locator(".st-key-dep_lambda iframe").locator('input[type="range"]')
+    """The ``<input type=range>`` of Dependencies' live λ slider (a Components v2 component: in
+    the page, under a shadow root that Playwright's CSS locators pierce).  Its value is the
+    position among the distinct kept sets; ``aria-valuetext`` says λ and the pairs kept."""
+    return page.locator('.st-key-dep_lambda input[type="range"]')
+
+
+def live_lambda_shown(slider) -> tuple[str, int]:
+    """(λ as the slider shows it, pairs kept) from "λ = 0.01234 · 45 of 1770 pairs kept"."""
+    m = re.fullmatch(
+        r"λ = (\S+) · (\d+) of \d+ pairs kept", slider.get_attribute("aria-valuetext") or ""
+    )
+    assert m, slider.get_attribute("aria-valuetext")
+    return m.group(1), int(m.group(2))
 
 
 def inside_viewport(page, key: str) -> bool:
@@ -347,10 +360,11 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
         goto_page(page, "Compare")
         page.locator(".st-key-cmp_ber_bars .js-plotly-plot").wait_for()
         wait_idle(page)
-        assert float(
-            page.locator('.st-key-cmp_lambda input[type="range"]').input_value()
-        ) == pytest.approx(lam1)
+        shown = live_lambda_shown(page.locator('.st-key-cmp_lambda input[type="range"]'))[0]
+        assert shown == lam1
         curve_el, slb_bar, meta = open_ber_curve(page, "Compare with the BER curve")
+        lam1 = meta["current"]["threshold"]  # the exact λ (the slider shows 4 digits)
+        assert f"{lam1:.4g}" == shown
         steps = meta["steps"]
         # the step holding λ: threshold[k - 1] < λ <= threshold[k], read independently here
         k = next(i for i, t in enumerate(steps["threshold"]) if lam1 <= t)
@@ -422,12 +436,13 @@ def test_ber_curve_at_the_default_lambda(server, browser):
     star is on a computed step and equals the SLB bar without pressing anything."""
     ctx, page = open_compare(browser, server)
     with shot_on_failure(ctx, page, "browser-failure-ber-curve-default.png"):
-        lam = float(page.locator('.st-key-cmp_lambda input[type="range"]').input_value())
+        shown = live_lambda_shown(page.locator('.st-key-cmp_lambda input[type="range"]'))[0]
         assert "(by value)" in page.get_by_test_id("stSidebar").inner_text()
         where = "Compare with the BER curve at the default λ"
         curve_el, slb_bar, meta = open_ber_curve(page, where)
         steps = meta["steps"]
-        assert meta["current"]["threshold"] == pytest.approx(lam)
+        lam = meta["current"]["threshold"]  # the exact λ (the slider shows 4 digits)
+        assert f"{lam:.4g}" == shown
         assert not any(a < lam < b for a, b in meta["uncomputed"])  # not in a grey band
         # the step holding λ: threshold[k - 1] < λ <= threshold[k], read independently here
         k = next(i for i, t in enumerate(steps["threshold"]) if lam <= t)
@@ -446,20 +461,20 @@ def test_compare_lambda_move_reruns_the_page_fragment(server, browser):
     with shot_on_failure(ctx, page, "browser-failure-compare-fragment.png"):
         sidebar = page.get_by_test_id("stSidebar")
         slider = page.locator('.st-key-cmp_lambda input[type="range"]')
-        lam0, n_terms0 = (
-            float(slider.input_value()),
+        k0, n_terms0 = (
+            int(slider.input_value()),
             plot_state(page, "cmp_coef")["meta"]["n_terms"],
         )
         slider.focus()
         slider.press("PageUp")
-        lam1, deadline = lam0, time.monotonic() + 180
-        while time.monotonic() < deadline and lam1 == lam0:
+        k1, deadline = k0, time.monotonic() + 180
+        while time.monotonic() < deadline and k1 == k0:
             wait_idle(page, quiet_s=1.5)
-            lam1 = float(slider.input_value())
+            k1 = int(slider.input_value())
         wait_idle(page, quiet_s=2.0)
         assert_no_exception(page, "Compare after a λ move")
-        shown = f"{lam1:.4g}"
-        assert lam1 > lam0
+        shown = live_lambda_shown(slider)[0]
+        assert k1 > k0
         assert f"λ = {shown} (by value)" in sidebar.inner_text()
         assert f"SLB at λ = {shown} keeps" in page.get_by_test_id("stMain").inner_text()
         assert (
@@ -508,11 +523,11 @@ def test_dependencies_live_slider_drag_at_1024(server, browser):
         page.screenshot(path=str(artifacts_dir() / "browser-dependencies-1024.png"))
 
         # drag the thumb to the right with the button held: the heatmap follows before release
-        n0, lam0 = outlined_now(page), float(slider.input_value())
-        assert n0 == kept_shown(page) > 0
+        n0, k0 = outlined_now(page), int(slider.input_value())
+        assert n0 == kept_shown(page) == live_lambda_shown(slider)[1] > 0
         box = slider.bounding_box()
         lo, hi = float(slider.get_attribute("min")), float(slider.get_attribute("max"))
-        x = box["x"] + 8 + (box["width"] - 16) * (lam0 - lo) / (hi - lo)  # the thumb's centre
+        x = box["x"] + 8 + (box["width"] - 16) * (k0 - lo) / (hi - lo)  # the thumb's centre
         y = box["y"] + box["height"] / 2
         page.mouse.move(x, y)
         page.mouse.down()
@@ -524,22 +539,23 @@ def test_dependencies_live_slider_drag_at_1024(server, browser):
             n = outlined_now(page)
             changed = n if n is not None and n != n0 else None
             page.wait_for_timeout(100)
-        moving = float(slider.input_value())
+        moving = int(slider.input_value())
         page.mouse.up()
         assert changed is not None, "the heatmap did not change while the slider was held"
-        assert moving > lam0
+        assert moving > k0
 
         # after release: λ settles; the outlines, the graph and the count agree with it
         sidebar = page.get_by_test_id("stSidebar")
         lam1, deadline = None, time.monotonic() + 180
         while lam1 is None and time.monotonic() < deadline:
             wait_idle(page, quiet_s=2.0)
-            v = float(slider.input_value())
-            if f"λ = {v:.4g} (by value)" in sidebar.inner_text():
+            v, _ = live_lambda_shown(slider)
+            if f"λ = {v} (by value)" in sidebar.inner_text():
                 lam1 = v
-        assert lam1 is not None and lam1 > lam0
-        expect(sidebar).to_contain_text(f"λ = {lam1:.4g} (by value)")
+        assert lam1 is not None and int(slider.input_value()) > k0
+        expect(sidebar).to_contain_text(f"λ = {lam1} (by value)")
         n_kept = kept_shown(page)
+        assert n_kept == live_lambda_shown(slider)[1]
         heat = plot_state(page, "dep_heatmap_-")
         assert heat["meta"]["n_outlined"] == sum(p.count("M") for p in heat["paths"]) == n_kept
         assert plot_state(page, "dep_pair_graph")["meta"]["n_edges"] == n_kept

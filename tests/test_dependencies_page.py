@@ -8,7 +8,7 @@ import base64
 
 import numpy as np
 import pytest
-from test_app import assert_ok, chart, goto, metric, new_app
+from test_app import assert_ok, chart, goto, lambda_max, metric, new_app, set_lambda
 
 from slb import dependence_matrix, load_dataset
 from slb._utils import all_pairs
@@ -42,11 +42,14 @@ def _typed_array(spec) -> np.ndarray:
 
 def test_outlines_follow_lambda(at):
     for frac in (0.3, 0.6):
-        slider = at.slider(key="dep_lambda")
-        slider.set_value(round(slider.max * frac, 4)).run()
+        lam = set_lambda(at, "dep_lambda", lambda_max(at, "dep_lambda") * frac)
         assert_ok(at)
         kept = int(metric(at, "pairs kept").split()[0])
-        assert kept == _kept_reference(at.slider(key="dep_lambda").value)
+        assert (
+            kept
+            == _kept_reference(lam)
+            == _kept_reference(at.select_slider(key="dep_lambda").value)
+        )
         for sym in "-+":  # one class's heatmap at a time, chosen by the class switch
             at.radio(key="dep_class").set_value(sym).run()
             meta = chart(at, f"dep_heatmap_{sym}")["layout"]["meta"]
@@ -97,7 +100,7 @@ def test_cached_heatmap_is_the_figure_built_afresh(at):
     from slb.viz import figures
 
     at.radio(key="dep_class").set_value("+").run()
-    lam = at.slider(key="dep_lambda").value
+    lam = at.select_slider(key="dep_lambda").value
     ds = at.session_state["dataset"]
     X = ds.X.to_numpy()
     res = [dependence_matrix(X[ds.y == c], "hsic") for c in (0, 1)]
@@ -125,7 +128,7 @@ def test_cached_histogram_is_the_figure_built_afresh(at):
 
     from slb.viz import figures
 
-    lam = at.slider(key="dep_lambda").value
+    lam = at.select_slider(key="dep_lambda").value
     ds = at.session_state["dataset"]
     X = ds.X.to_numpy()
     pairs = all_pairs(ds.d)

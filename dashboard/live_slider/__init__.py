@@ -1,94 +1,133 @@
-"""A slider that reports its value while it is dragged: a small local Streamlit custom component.
+"""A slider that reports its position while it is dragged: a Streamlit Components v2 component.
 
 Streamlit's ``st.slider`` tells the app its value only when the mouse is released, so the
 figures a slider moves jump once instead of following the hand.  :func:`live_slider` draws an
-``<input type="range">`` (the static page ``frontend/index.html``, served by the app itself: no
-network, no build step) that reports at most one value per 150 ms while it is dragged, and the
-final value on release or on a key press.
+``<input type="range">`` over the positions ``0..n`` of a value list (each position shows its
+own text, e.g. "λ = 0.0123 · 45 of 1770 pairs kept") that reports at most one position per
+150 ms while it is dragged, and the final one on release or on a key press.
 
-AppTest cannot drive custom components, so :func:`enabled` is False under AppTest (and when the
-environment variable ``SLB_LIVE_SLIDER`` is ``0``); callers then draw an ``st.slider`` over the
-same values instead (:mod:`dashboard.controls`).
+It is written on Streamlit's documented Components v2 API, ``st.components.v2.component``
+(inline HTML/CSS/JS from ``frontend/``, no iframe, no build step, ``setStateValue``), which
+exists since Streamlit 1.51; the dashboard's floor is 1.56 (``slb/_min_dependencies.py``), so
+no version switch is needed.  Nothing here imports a Streamlit module beyond ``streamlit``.
+
+:func:`enabled` is False, and callers draw an ``st.select_slider`` over the same positions
+instead (:mod:`dashboard.controls`), when
+
+* ``st.components.v2`` is missing or the component cannot be registered (a moved API turns the
+  live slider off instead of taking the app down);
+* no browser is connected: AppTest runs the script without a frontend to run the JavaScript,
+  and its sessions have no request headers (``st.context.headers``, a documented API);
+* the environment variable ``SLB_LIVE_SLIDER`` is ``0``/``false`` (``1`` forces it on).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import streamlit as st
 
-from .._streamlit_compat import declare_component, served_to_a_browser
-
 ENV = "SLB_LIVE_SLIDER"
+NAME = "slb_live_slider"
 _FRONTEND = Path(__file__).resolve().parent / "frontend"
-_component = declare_component("slb_live_slider", str(_FRONTEND))  # None: st.slider instead
+_renderer = None  # the v2 mounting command, registered on first use
+_failed = False  # registration failed once: st.select_slider from then on
+
+
+def _read(name: str) -> str:
+    return (_FRONTEND / name).read_text(encoding="utf-8")
+
+
+def component():
+    """The v2 mounting command (registered once per process), or None when unavailable."""
+    global _renderer, _failed
+    if _renderer is None and not _failed:
+        try:
+            v2 = getattr(st.components, "v2", None)
+            register = getattr(v2, "component", None)
+            if register is None:
+                raise AttributeError("st.components.v2.component")
+            _renderer = register(
+                NAME, html=_read("slider.html"), css=_read("slider.css"), js=_read("slider.js")
+            )
+        except Exception:  # pragma: no cover - depends on the installed streamlit
+            _failed = True
+    return _renderer
+
+
+def browser_session() -> bool:
+    """Whether a browser is connected to this session (its request headers are known)."""
+    try:
+        return bool(st.context.headers)
+    except Exception:  # pragma: no cover - outside a script run or a moved API
+        return False
 
 
 def enabled() -> bool:
-    """Whether to draw the live slider: ``SLB_LIVE_SLIDER`` (1/0) decides, else "not AppTest"."""
+    """Whether to draw the live slider: ``SLB_LIVE_SLIDER`` (1/0) decides, else "a browser"."""
     flag = os.environ.get(ENV, "").strip().lower()
-    if flag in {"0", "false", "no", "off"} or _component is None:
+    if flag in {"0", "false", "no", "off"}:
+        return False
+    if component() is None:
         return False
     if flag in {"1", "true", "yes", "on"}:
         return True
-    return served_to_a_browser()
+    return browser_session()
 
 
-def grid(lo: float, hi: float, step: float) -> int:
-    """Number of steps ``n`` of the value list ``lo, lo + step, ..., lo + n step = hi``."""
-    return max(int(round((hi - lo) / step)), 1)
-
-
-def snap(value: float, lo: float, step: float, n: int, decimals: int) -> float:
-    """The value of the list nearest to ``value`` (rounded as the slider shows it)."""
-    k = min(max(int(round((float(value) - lo) / step)), 0), n)
-    return round(lo + k * step, decimals)
-
-
-def reported(key: str) -> float | None:
-    """The value the component with ``key`` last reported (None before its first report)."""
-    v = st.session_state.get(key)
-    if isinstance(v, dict):
-        v = v.get("value")
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+def reported(key: str) -> int | None:
+    """The position the component with ``key`` last reported (None before its first report)."""
+    state = st.session_state.get(key)
+    pick = None
+    if state is not None:
+        try:
+            pick = state["pick"]
+        except (KeyError, TypeError, IndexError):
+            pick = getattr(state, "pick", None)
+    if isinstance(pick, dict):
+        pick = pick.get("index")
+    if isinstance(pick, (int, float)) and not isinstance(pick, bool):
+        return int(pick)
+    return None
 
 
 def live_slider(
     label: str,
     *,
     key: str,
-    value: float,
-    min_value: float,
-    max_value: float,
-    step: float,
-    decimals: int,
-    on_change: Callable[[float], None],
+    index: int,
+    texts: Sequence[str],
+    counts: Sequence[int] | None = None,
+    count_text: str = "",
+    on_change: Callable[[int], None],
     help: str | None = None,  # noqa: A002 (Streamlit's name for it)
 ) -> None:
-    """Draw the live slider over ``min_value, min_value + step, ..., max_value`` at ``value``.
+    """Draw the live slider over the positions ``0 .. len(texts) - 1`` at ``index``.
 
-    ``on_change(v)`` receives every value the user moves it to (snapped to the list), before
-    the rerun that value triggers; the slider's position follows ``value`` on every run.
+    Position ``k`` shows ``texts[k]`` (and ``counts[k] count_text``).  ``on_change(k)``
+    receives every position the user moves it to, before the rerun that position triggers;
+    the slider follows ``index`` on every run.
     """
-    n = grid(min_value, max_value, step)
-    k = min(max(int(round((float(value) - min_value) / step)), 0), n)
+    n = max(len(texts) - 1, 1)
+    k = min(max(int(index), 0), n)
 
     def _changed():
         v = reported(key)
         if v is not None:
-            on_change(snap(v, min_value, step, n, decimals))
+            on_change(min(max(v, 0), n))
 
-    _component(
-        label=label,
-        help=help or "",
-        lo=float(min_value),
-        step=float(step),
-        n=n,
-        decimals=int(decimals),
-        index=k,
+    component()(
         key=key,
-        default=None,
-        on_change=_changed,
+        data={
+            "label": label,
+            "help": help or "",
+            "index": k,
+            "n": n,
+            "text": [str(t) for t in texts],
+            "count": [int(c) for c in counts] if counts is not None else [],
+            "count_text": count_text,
+        },
+        on_pick_change=_changed,
     )
