@@ -78,8 +78,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,9 +89,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._messages import _join, _n, _names, _q, _row_list
 from .budget import DEFAULT_TIME_LIMIT, Budget, as_budget
+from .columns import _column_positions, _normalise_columns, _unique_names
 from .distinct import category_codes
+from .labels import _final_y, _label_rows, _match_class, _positive_class, stray_classes
 from .numbers import NumericParse, parse_numeric
-from .scalars import _category_text, _is_missing_scalar, _is_number, _label_text, _native
+from .records import Change, PreparedData
+from .scalars import _category_text, _label_text
 from .tokens import MISSING_TOKENS
 
 __all__ = [
@@ -123,112 +125,11 @@ SELECTION_SAMPLE_ROWS = 2000
 # --------------------------------------------------------------------------------------------
 # Public records
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Change:
-    """One change made to the data, with the reason for it.
-
-    Attributes
-    ----------
-    kind : str
-        Machine-readable category, e.g. ``"dropped_constant_columns"``.
-    message : str
-        A self-contained plain-text sentence explaining what was done and why.
-    columns : tuple of str
-        Names of the columns affected (names as in the cleaned table, or as in the input for
-        columns that were dropped).
-    rows : tuple of int
-        0-based positions, in the input frame, of the rows affected (empty when not
-        row-specific).
-    count : int
-        How many things were affected (rows, columns or cells; the message says which).
-    severity : {"info", "warning"}
-        ``"warning"`` for changes that may affect the trustworthiness of results.
-    """
-
-    kind: str
-    message: str
-    columns: tuple[str, ...] = ()
-    rows: tuple[int, ...] = ()
-    count: int = 0
-    severity: str = "info"
-
-    def __str__(self) -> str:
-        return self.message
-
-
-@dataclass
-class PreparedData:
-    """Clean classifier inputs produced by :func:`prepare_table`.
-
-    Attributes
-    ----------
-    X : pandas.DataFrame
-        Features, ``float64``, finite, with unique string column names and a fresh
-        ``RangeIndex``.
-    y : numpy.ndarray
-        Labels of the rows of ``X``, exactly two distinct values: the original label values
-        (numbers, booleans or strings) when the label had two classes; strings (the positive
-        class name and ``"not <positive>"``) when several classes were merged.
-    positive_label, negative_label : object
-        The two values found in ``y``.
-    report : list of Change
-        Every change made, in the order it was made.
-    class_counts : dict
-        ``{positive_label: n, negative_label: n}`` for ``y``.
-    label : str
-        Name of the label column used.
-    original_class_counts : dict
-        Counts of the label's classes before they were merged into two (after rows with a
-        missing label were dropped).
-    source_rows : numpy.ndarray
-        For each row of ``X``, its 0-based position in the input frame.
-    n_folds : int or None
-        The number of cross-validation folds the data allow (``n_folds`` possibly reduced), or
-        ``None`` if no ``n_folds`` was given.
-    """
-
-    X: pd.DataFrame
-    y: np.ndarray
-    positive_label: Any
-    negative_label: Any
-    report: list[Change]
-    class_counts: dict
-    label: str
-    original_class_counts: dict
-    source_rows: np.ndarray
-    n_folds: int | None = None
-
-    @property
-    def feature_names(self) -> list[str]:
-        """Names of the columns of ``X``."""
-        return [str(c) for c in self.X.columns]
-
-    @property
-    def messages(self) -> list[str]:
-        """The ``message`` of every change, in order."""
-        return [c.message for c in self.report]
-
-    @property
-    def warnings(self) -> list[Change]:
-        """The changes with ``severity == "warning"``."""
-        return [c for c in self.report if c.severity == "warning"]
-
-    @property
-    def y01(self) -> np.ndarray:
-        """``y`` as integers: 1 for the positive class, 0 for the negative class."""
-        return (self.y == self.positive_label).astype(np.int64)
 
 
 # --------------------------------------------------------------------------------------------
 # Formatting helpers (plain text only)
 # --------------------------------------------------------------------------------------------
-
-
-def _class_list(counts: dict, limit: int = 20) -> str:
-    parts = [f"{_q(_label_text(k))} ({_n(v, 'row')})" for k, v in list(counts.items())[:limit]]
-    if len(counts) > limit:
-        parts.append(f"{len(counts) - limit:,} more")
-    return _join(parts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,231 +145,11 @@ def _class_list(counts: dict, limit: int = 20) -> str:
 # --------------------------------------------------------------------------------------------
 # Column names
 # --------------------------------------------------------------------------------------------
-def _name_text(name: Any) -> str:
-    if _is_missing_scalar(name):
-        return ""
-    if isinstance(name, tuple):
-        return " / ".join(t for t in (_name_text(p) for p in name) if t)
-    return str(_native(name)).strip()
-
-
-def _unique_names(
-    names: list[str], reserved: Iterable[str] = ()
-) -> tuple[list[str], list[tuple[str, str]]]:
-    """Make names unique with suffixes _2, _3, ...; returns (names, [(old, new), ...])."""
-    taken = set(reserved)
-    all_names = set(names)
-    out: list[str] = []
-    renamed: list[tuple[str, str]] = []
-    for name in names:
-        if name not in taken:
-            out.append(name)
-            taken.add(name)
-            continue
-        k = 2
-        while f"{name}_{k}" in taken or f"{name}_{k}" in all_names:
-            k += 1
-        new = f"{name}_{k}"
-        out.append(new)
-        taken.add(new)
-        renamed.append((name, new))
-    return out, renamed
-
-
-def _normalise_columns(columns: pd.Index, report: list[Change]) -> list[str]:
-    texts = [_name_text(c) for c in columns]
-    blank = [j for j, t in enumerate(texts) if not t]
-    for j in blank:
-        texts[j] = f"column_{j + 1}"
-    if blank:
-        report.append(
-            Change(
-                "named_blank_columns",
-                f"{_n(len(blank), 'column')} had no name and "
-                f"{'was' if len(blank) == 1 else 'were'} named after {'its' if len(blank) == 1 else 'their'} "
-                f"position: {_names([texts[j] for j in blank])}.",
-                columns=tuple(texts[j] for j in blank),
-                count=len(blank),
-            )
-        )
-    names, renamed = _unique_names(texts)
-    if renamed:
-        pairs = [f"{_q(new)} (a second {_q(old)})" for old, new in renamed[:8]]
-        if len(renamed) > 8:
-            pairs.append(f"{len(renamed) - 8:,} more")
-        report.append(
-            Change(
-                "renamed_duplicate_names",
-                f"Several columns had the same name, so {_n(len(renamed), 'column')} "
-                f"{'was' if len(renamed) == 1 else 'were'} renamed with a number suffix to tell "
-                f"them apart: {_join(pairs)}.",
-                columns=tuple(new for _, new in renamed),
-                count=len(renamed),
-            )
-        )
-    return names
-
-
-def _find_column(
-    wanted: Any, names: list[str], originals: pd.Index, what: str, report: list[Change]
-) -> int:
-    """Position of the column called ``wanted`` (new name, original name, then case-insensitive)."""
-    text = _name_text(wanted)
-    for j, name in enumerate(names):
-        if name == text:
-            hits = [k for k, o in enumerate(originals) if _name_text(o) == text]
-            if len(hits) > 1 and j == hits[0]:
-                report.append(
-                    Change(
-                        f"ambiguous_{what}_name",
-                        f"{_n(len(hits), 'column')} are named {_q(text)}; the first one is used as "
-                        f"the {what} column.",
-                        columns=(name,),
-                        count=len(hits),
-                        severity="warning",
-                    )
-                )
-            return j
-    for j, original in enumerate(originals):
-        try:
-            if original == wanted:
-                return j
-        except Exception:  # noqa: BLE001 - odd objects as column names
-            continue
-    folded = [j for j, name in enumerate(names) if name.casefold() == text.casefold()]
-    if len(folded) == 1:
-        report.append(
-            Change(
-                f"{what}_name_case",
-                f"There is no column named exactly {_q(text)}; the column {_q(names[folded[0]])} "
-                f"(same name up to upper/lower case and spaces) is used as the {what} column.",
-                columns=(names[folded[0]],),
-            )
-        )
-        return folded[0]
-    raise ValueError(
-        f"The {what} column {_q(text)} is not in the table. "
-        f"The table has {_n(len(names), 'column')}: {_names(names, limit=15)}."
-    )
 
 
 # --------------------------------------------------------------------------------------------
 # Label
 # --------------------------------------------------------------------------------------------
-def _clean_labels(
-    raw: np.ndarray, name: str, report: list[Change]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return (kept mask, label values of the kept rows as a numpy array)."""
-    n = len(raw)
-    if n >= 2000 and pd.api.types.infer_dtype(raw, skipna=False) == "string":
-        return _clean_text_labels(raw, name, report)
-    keep = np.ones(n, dtype=bool)
-    kinds: set[str] = set()
-    for i, v in enumerate(raw):
-        if _is_missing_scalar(v):
-            keep[i] = False
-        elif isinstance(v, str):
-            if v.strip().lower() in MISSING_TOKENS:
-                keep[i] = False
-            else:
-                kinds.add("str")
-        elif isinstance(v, (bool, np.bool_)):
-            kinds.add("bool")
-        elif _is_number(v):
-            if isinstance(v, (float, np.floating)) and not math.isfinite(v):
-                keep[i] = False
-            else:
-                kinds.add("num")
-        else:
-            kinds.add("other")
-    dropped = np.flatnonzero(~keep)
-    _report_missing_labels(dropped, name, report)
-    present = raw[keep]
-    if kinds == {"bool"}:
-        return keep, np.array([bool(v) for v in present], dtype=bool)
-    if kinds == {"num"}:
-        floats = np.array([float(v) for v in present], dtype=np.float64)
-        if np.all(np.mod(floats, 1) == 0) and np.all(np.abs(floats) < 2**53):
-            return keep, floats.astype(np.int64)
-        return keep, floats
-    texts = np.empty(len(present), dtype=object)
-    changed = 0
-    for i, v in enumerate(present):
-        t = _label_text(v)
-        texts[i] = t
-        if isinstance(v, str) and t != v:
-            changed += 1
-    if len(kinds) > 1 or "other" in kinds:
-        report.append(
-            Change(
-                "label_as_text",
-                f"The label column {_q(name)} mixes numbers, text or other kinds of values; all "
-                "labels were compared as text (for example 1 and '1' are the same class).",
-                columns=(name,),
-            )
-        )
-    else:
-        _report_stripped_labels(changed, name, report)
-    return keep, texts
-
-
-def _report_missing_labels(dropped: np.ndarray, name: str, report: list[Change]) -> None:
-    """Note the rows dropped for having no label (nothing when there are none)."""
-    if len(dropped):
-        report.append(
-            Change(
-                "dropped_missing_label",
-                f"{_n(len(dropped), 'row')} ({_row_list(dropped)}) had no value in the label "
-                f"column {_q(name)} and {'was' if len(dropped) == 1 else 'were'} removed, "
-                "because a row without a class cannot be used to train or test a classifier.",
-                columns=(name,),
-                rows=tuple(int(i) for i in dropped),
-                count=len(dropped),
-            )
-        )
-
-
-def _report_stripped_labels(changed: int, name: str, report: list[Change]) -> None:
-    """Note the labels whose surrounding spaces were removed (nothing when there are none)."""
-    if changed:
-        report.append(
-            Change(
-                "label_spaces_stripped",
-                f"{_n(changed, 'label')} in {_q(name)} had spaces around the text, which were "
-                "removed so that, for example, 'yes ' and 'yes' are the same class.",
-                columns=(name,),
-                count=changed,
-            )
-        )
-
-
-def _clean_text_labels(
-    raw: np.ndarray, name: str, report: list[Change]
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_clean_labels` for a long column of texts only, vectorised (same result)."""
-    series = pd.Series(raw, dtype=object)
-    stripped = series.str.strip()
-    keep = ~stripped.str.lower().isin(MISSING_TOKENS).to_numpy()
-    dropped = np.flatnonzero(~keep)
-    _report_missing_labels(dropped, name, report)
-    changed = int(((stripped != series).to_numpy() & keep).sum())
-    _report_stripped_labels(changed, name, report)
-    return keep, stripped.to_numpy(dtype=object)[keep]
-
-
-def _match_class(wanted: Any, classes: list[Any]) -> Any | None:
-    for c in classes:
-        try:
-            same = bool(c == wanted) and type(_native(c)) is type(_native(wanted))
-        except Exception:  # noqa: BLE001
-            same = False
-        if same:
-            return c
-    text = _label_text(wanted)
-    for c in classes:
-        if _label_text(c) == text:
-            return c
-    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -1157,165 +838,6 @@ class _Work:
         if keep.dtype == bool and len(keep) == len(self.F) and keep.all():
             return  # every row kept: no copy of the matrix
         self.F, self.rows, self.y = self.F[keep], self.rows[keep], self.y[keep]
-
-
-def _column_positions(
-    frame: pd.DataFrame, label: Hashable, features: Sequence[Hashable] | None, report: list
-) -> tuple[list[str], int, list[int]]:
-    """Step 1: the cleaned column names, the label's position and the features' positions."""
-    names = _normalise_columns(frame.columns, report)
-    label_pos = _find_column(label, names, frame.columns, "label", report)
-    label_name = names[label_pos]
-    if features is None:
-        feature_pos = [j for j in range(len(names)) if j != label_pos]
-    else:
-        if isinstance(features, (str, bytes)) or not isinstance(features, Iterable):
-            raise ValueError("features must be a list of column names.")
-        feature_pos = []
-        for f in features:
-            j = _find_column(f, names, frame.columns, "feature", report)
-            if j not in feature_pos:
-                feature_pos.append(j)
-        if label_pos in feature_pos:
-            feature_pos.remove(label_pos)
-            report.append(
-                Change(
-                    "label_not_a_feature",
-                    f"The label column {_q(label_name)} was also listed as a feature; it is "
-                    "used only as the label, since a feature must not reveal the answer.",
-                    columns=(label_name,),
-                )
-            )
-    if not feature_pos:
-        raise ValueError(
-            "No feature columns: besides the label, the table needs at least one column of "
-            "numbers to learn from."
-        )
-    return names, label_pos, feature_pos
-
-
-def _label_rows(
-    frame: pd.DataFrame, label_pos: int, label_name: str, positive: Any, report: list
-) -> tuple[np.ndarray, np.ndarray, Counter, list, dict]:
-    """Step 2a: rows with a label, their labels, and the classes (stray classes dropped)."""
-    keep, labels = _clean_labels(
-        frame.iloc[:, label_pos].to_numpy(dtype=object), label_name, report
-    )
-    rows = np.flatnonzero(keep)
-    if len(rows) == 0:
-        raise ValueError(f"The label column {_q(label_name)} is empty: no row has a class.")
-    counter = Counter(_native(v) for v in labels)
-    classes = sorted(counter, key=lambda c: (str(type(c)), c))
-    original_counts = {c: counter[c] for c in classes}
-    strays = stray_classes(original_counts) if positive is None else []
-    if strays:
-        is_stray = np.array([_native(v) in set(strays) for v in labels], dtype=bool)
-        lost = rows[is_stray]
-        report.append(
-            Change(
-                "dropped_stray_classes",
-                f"The label column {_q(label_name)} has {len(classes)} classes, but "
-                f"{_class_list({c: counter[c] for c in strays})} "
-                f"{'has' if len(strays) == 1 else 'have'} fewer than "
-                f"{_stray_threshold(len(labels)):,} rows (max(3, 1% of the rows)), which looks "
-                "like a stray value (a repeated header, a total row or a typo) rather than a "
-                f"class; {_n(len(lost), 'row')} ({_row_list(lost)}) "
-                f"{'was' if len(lost) == 1 else 'were'} removed and the two remaining classes "
-                "are used. Choose a positive class to keep every class (one against the rest).",
-                columns=(label_name,),
-                rows=tuple(int(r) for r in lost),
-                count=len(lost),
-                severity="warning",
-            )
-        )
-        keep[lost] = False
-        rows, labels = rows[~is_stray], labels[~is_stray]
-        counter = Counter(_native(v) for v in labels)
-        classes = [c for c in classes if c not in set(strays)]
-    if len(classes) == 1:
-        raise ValueError(
-            f"The label column {_q(label_name)} has only one class, {_q(_label_text(classes[0]))} "
-            f"({_n(counter[classes[0]], 'row')}); a classifier needs rows of two classes. "
-            "Check that the right column is chosen as the label."
-        )
-    if positive is None and len(classes) > 2:
-        raise ValueError(
-            f"The label column {_q(label_name)} has {len(classes)} classes: "
-            f"{_class_list(original_counts)}. This tool separates two classes: choose the "
-            "positive class, and all the other classes will be merged into one negative class."
-        )
-    return rows, labels, counter, classes, original_counts
-
-
-def _positive_class(
-    labels: np.ndarray,
-    counter: Counter,
-    classes: list,
-    original_counts: dict,
-    positive: Any,
-    label_name: str,
-    report: list,
-) -> tuple[np.ndarray, Any, Any, bool]:
-    """Step 2b: ``(y, positive, negative, merged)``; with more than two classes, one against
-    the rest (``merged``)."""
-    merged = False
-    if positive is None:
-        if set(classes) == {0, 1}:
-            pos = classes[1]
-            why = "1/True conventionally marks the positive class"
-        else:
-            pos = min(reversed(classes), key=lambda c: counter[c])
-            why = (
-                "it is the smaller class, which is usually the one of interest"
-                if counter[classes[0]] != counter[classes[1]]
-                else "both classes are the same size and it comes last in sorted order"
-            )
-        neg = next(c for c in classes if c is not pos)
-        report.append(
-            Change(
-                "chose_positive_class",
-                f"{_q(_label_text(pos))} ({_n(counter[pos], 'row')}) is treated as the positive "
-                f"class and {_q(_label_text(neg))} ({_n(counter[neg], 'row')}) as the negative "
-                f"class, because {why}. Choose the positive class to change this.",
-                columns=(label_name,),
-            )
-        )
-        y_values = labels
-    else:
-        pos = _match_class(positive, classes)
-        if pos is None:
-            raise ValueError(
-                f"The positive class {_q(_label_text(positive))} does not occur in the label "
-                f"column {_q(label_name)}. Its classes are: {_class_list(original_counts)}."
-            )
-        if len(classes) == 2:
-            neg = classes[0] if classes[1] is pos else classes[1]
-            y_values = labels
-        else:
-            pos_text = _label_text(pos)
-            neg_text = f"not {pos_text}"
-            texts = {_label_text(c) for c in classes}
-            if neg_text in texts:
-                neg_text = f"not {pos_text} (all other classes)"
-            is_pos = np.array([_native(v) == pos for v in labels], dtype=bool)
-            y_values = np.where(is_pos, pos_text, neg_text).astype(object)
-            y_values = np.array([str(v) for v in y_values], dtype=object)
-            others = [c for c in classes if c is not pos]
-            report.append(
-                Change(
-                    "merged_classes",
-                    f"The label column {_q(label_name)} has {len(classes)} classes. "
-                    f"{_q(pos_text)} ({_n(counter[pos], 'row')}) is the positive class; the "
-                    f"other {len(others)} classes ({_names([_label_text(c) for c in others], limit=6)}) "
-                    f"were merged into one negative class named {_q(neg_text)} "
-                    f"({_n(int(np.sum(~is_pos)), 'row')}).",
-                    columns=(label_name,),
-                    count=len(others),
-                )
-            )
-            pos, neg, merged = pos_text, neg_text, True
-    pos, neg = _native(pos), _native(neg)
-    return y_values, pos, neg, merged
 
 
 def _feature_matrix(
@@ -2165,31 +1687,6 @@ def _new_categories(series: pd.Series, spec: dict, handle_unknown: str) -> np.nd
     return texts
 
 
-def _stray_threshold(n_rows: int) -> int:
-    return max(3, math.ceil(0.01 * n_rows))
-
-
-def stray_classes(counts: dict) -> list:
-    """Classes too small to be real when a two-class label is expected.
-
-    Parameters
-    ----------
-    counts : dict
-        ``{class: number of rows}`` of a label column (rows without a label left out).
-
-    Returns
-    -------
-    list
-        The classes with fewer than ``max(3, 1 % of the rows)`` rows, if the label has more
-        than two classes and removing them leaves exactly two; otherwise an empty list.
-    """
-    if len(counts) <= 2:
-        return []
-    limit = _stray_threshold(sum(counts.values()))
-    small = [c for c, k in counts.items() if k < limit]
-    return small if len(counts) - len(small) == 2 else []
-
-
 def _column_medians(F: np.ndarray) -> np.ndarray:
     """Median of each column ignoring NaN, without overflow for values near the float limit."""
     counts = np.sum(~np.isnan(F), axis=0)
@@ -2197,12 +1694,6 @@ def _column_medians(F: np.ndarray) -> np.ndarray:
     lo = np.take_along_axis(ordered, np.maximum((counts - 1) // 2, 0)[None, :], axis=0)[0]
     hi = np.take_along_axis(ordered, np.maximum(counts // 2, 0)[None, :], axis=0)[0]
     return lo / 2 + hi / 2
-
-
-def _final_y(values: np.ndarray) -> np.ndarray:
-    if values.dtype == object:
-        return np.array([_native(v) for v in values], dtype=object)
-    return np.asarray(values).copy()
 
 
 def _check_options(
