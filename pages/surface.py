@@ -105,10 +105,9 @@ def _defaults(c: dict, ds, scr) -> None:
         c["surface_row"] = 0
 
 
-def _pair_controls(c: dict, ds) -> None:
+def _pair_controls(c: dict, ds, cols) -> None:
     names = ds.feature_names
-    a, b = st.columns(2)
-    for col, axis, other in ((a, 0, 1), (b, 1, 0)):
+    for col, axis, other in ((cols[0], 0, 1), (cols[1], 1, 0)):
         with col:
 
             def put(v, axis=axis, other=other):
@@ -130,22 +129,23 @@ def _pair_controls(c: dict, ds) -> None:
 
 def _held_controls(c: dict, ds) -> None:
     if ds.d <= 2:
-        st.caption("The data have two features: nothing else to hold.")
         c["surface_held"] = "median"
         return
     state.bound(
-        st.radio,
-        "The other features are held at",
+        st.selectbox,
+        "Other features held at",
         "surface_held",
         key="srf_held",
         options=["median", "row"],
         format_func={"median": "their medians", "row": "the values of one row"}.get,
-        horizontal=True,
     )
-    if c["surface_held"] == "row":
+
+
+def _row_control(c: dict, ds) -> None:
+    if ds.d > 2 and c["surface_held"] == "row":
         state.bound(
             st.number_input,
-            f"Row (0 to {ds.n - 1} of the prepared data)",
+            f"Row (0 to {ds.n - 1})",
             "surface_row",
             key="srf_row",
             min_value=0,
@@ -163,26 +163,23 @@ def _view_controls(c: dict) -> None:
         options=list(CLASSIFIERS),
         format_func=CLASSIFIERS.get,
     )
-    a, b = st.columns(2)
-    with a:
-        state.bound(
-            st.radio,
-            "Panels per row",
-            "surface_cols",
-            key="srf_cols",
-            options=[1, 2, 3],
-            horizontal=True,
-            help="One per row keeps every panel large on a small screen or a projector.",
-        )
-    with b:
-        state.bound(
-            st.select_slider,
-            "Grid points per axis",
-            "surface_resolution",
-            key="srf_resolution",
-            options=RESOLUTIONS,
-            help="A finer grid draws smoother boundaries and takes longer.",
-        )
+    state.bound(
+        st.radio,
+        "Panels per row",
+        "surface_cols",
+        key="srf_cols",
+        options=[1, 2, 3],
+        horizontal=True,
+        help="One per row keeps every panel large on a small screen or a projector.",
+    )
+    state.bound(
+        st.select_slider,
+        "Grid points per axis",
+        "surface_resolution",
+        key="srf_resolution",
+        options=RESOLUTIONS,
+        help="A finer grid draws smoother boundaries and takes longer.",
+    )
 
 
 def _pair_status(c: dict, ds, scr, lam) -> str:
@@ -218,15 +215,20 @@ def page() -> None:
     if ds.d < 2:
         st.error("A decision surface needs at least two features.")
         return
-    left, right = st.columns([2, 3], gap="large")
-    with left:
-        _pair_controls(c, ds)
+    a, b, h, r = st.columns(4)
+    _pair_controls(c, ds, (a, b))
+    with h:
         _held_controls(c, ds)
-        _view_controls(c)
-    with right:
-        with st.expander("λ and bandwidth (shared with the other pages)", expanded=True):
-            lam = controls.lambda_controls("srf")
-            controls.bandwidth_controls("srf", overrides=False)
+    with r:
+        _row_control(c, ds)
+    lam_col, bw_col = st.columns(2, gap="medium")
+    with lam_col:
+        mode = st.popover("How λ is chosen", icon=":material/tune:")
+        lam = controls.lambda_controls("srf", mode_in=mode)
+    with bw_col:
+        controls.bandwidth_controls("srf", overrides=False)
+        with st.popover("Classifiers and display", icon=":material/settings:"):
+            _view_controls(c)
     models = [m for m in CLASSIFIERS if m in c["surface_models"]]
     if not models:
         st.info("Choose at least one classifier.")
