@@ -203,18 +203,17 @@ def _pair_status(c: dict, ds, scr, lam) -> str:
 def page() -> None:
     c = state.cfg()
     ds = state.dataset()
-    scr = compute.screening(ds.key, ds, c["measure"])
-    _defaults(c, ds, scr)
-    dens = state.density_key()
-
     st.title("Decision surface")
     st.caption(
         "Each classifier, fitted on all the rows with the settings of every page (λ, the "
         "bandwidth), classifies every point of a grid over two features."
     )
     if ds.d < 2:
-        st.error("A decision surface needs at least two features.")
+        st.error("A decision surface needs at least two features: choose more on the Data page.")
         return
+    scr = compute.screening(ds.key, ds, c["measure"])
+    _defaults(c, ds, scr)
+    dens = state.density_key()
     a, b, h, r = st.columns(4)
     _pair_controls(c, ds, (a, b))
     with h:

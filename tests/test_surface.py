@@ -321,3 +321,62 @@ def test_page_renders_three_classes():
         assert set(np.unique(z)) == {0, 1, 2}
     at.radio(key="srf_cols").set_value(3).run()
     assert not at.exception and _figure(at)["layout"]["xaxis3"]["anchor"] == "y3"
+
+
+def _app():
+    import os
+    from pathlib import Path
+
+    os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(
+        str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=300
+    )
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.slow
+def test_page_holds_the_other_features_at_a_row():
+    """Penguins (3 species, 4 features): held at row 5, the regions of NB and TAN are predict
+    of the same classifiers fitted here, at that row's values."""
+    at = _app()
+    at.selectbox(key="bundled_name").set_value("penguins").run()
+    at.switch_page("pages/surface.py")
+    at.run()
+    ds = at.session_state["dataset"]
+    assert ds.K == 3 and ds.d == 4
+    at.selectbox(key="srf_held").set_value("row").run()
+    at.number_input(key="srf_row").set_value(5).run()
+    assert not at.exception, [e.value for e in at.exception]
+    spec = _figure(at)
+    fx, fy = spec["layout"]["meta"]["features"]
+    assert spec["layout"]["meta"]["held_from"] == "row 5"
+    assert "the other features at the values of row 5" in " ".join(c.value for c in at.caption)
+    grid = surface_grid(ds.X, [fx, fy], held=5, resolution=50)
+    assert grid.held.drop([fx, fy]).equals(ds.X.iloc[5].drop([fx, fy]).astype(float))
+    regions = _regions(spec)
+    for name, clf in (("NB", KDENaiveBayes()), ("TAN", TANClassifier())):
+        ref = predict_surface(clf.fit(ds.X, ds.y), grid)
+        assert (regions[f"{name} regions"] == ref).all(), name
+    # a pair picked on the page: the x feature's box, swapping when the other one is chosen
+    at.selectbox(key="srf_feature_x").set_value(fy).run()
+    assert _figure(at)["layout"]["meta"]["features"] == [fy, fx]
+
+
+@pytest.mark.slow
+def test_page_refuses_one_feature():
+    from dashboard.data import make_upload
+
+    rng = np.random.default_rng(0)
+    csv = pd.DataFrame({"a": rng.normal(size=60), "label": ["x", "y"] * 30}).to_csv(index=False)
+    at = _app()
+    at.session_state["upload"] = make_upload("one.csv", csv.encode())
+    at.radio(key="data_source").set_value("upload").run()
+    assert at.session_state["dataset"].d == 1
+    at.switch_page("pages/surface.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("at least two features" in e.value for e in at.error)
