@@ -98,8 +98,44 @@ def remove_leftovers(prefix: str) -> None:
 
 
 def register_cleanup() -> None:
-    """Remove this server process's leftover hand-over files when it exits."""
+    """Remove this server process's leftover hand-over files when it exits, and now those of
+    servers that died without exiting (:func:`remove_orphans`)."""
+    remove_orphans()
     atexit.register(remove_leftovers, file_prefix())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. another user's process: alive, not ours to judge
+        return True
+    return True
+
+
+def remove_orphans() -> list[str]:
+    """Remove hand-over files whose server process no longer exists.
+
+    A server or worker killed mid-transfer (``kill -9``, out of memory) never runs its exit
+    handler, and its files would stay in RAM-backed ``/dev/shm`` until reboot (a 400 MB file
+    was seen).  The next server to start removes every ``slb-result-<pid>-*`` file whose
+    ``<pid>`` is not a running process.
+
+    Returns
+    -------
+    removed : list of str
+        The paths removed.
+    """
+    if SHM_DIR is None:
+        return []
+    removed = []
+    for path in glob.glob(os.path.join(SHM_DIR, "slb-result-*-*")):
+        pid = os.path.basename(path).split("-")[2]
+        if pid.isdigit() and not _alive(int(pid)):
+            _remove(path)
+            removed.append(path)
+    return removed
 
 
 def _room_for(nbytes: int) -> bool:

@@ -8,6 +8,8 @@ import glob
 import io
 import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -106,3 +108,19 @@ def test_offloaded_big_results_come_back_through_shared_memory(monkeypatch):
     assert far.flags.writeable
     assert not far.flags.owndata  # an unpickled copy owns its data; a mapped file does not
     assert _files(transfer.file_prefix()) == []
+
+
+def test_a_new_server_removes_the_files_of_a_killed_one(tmp_path, monkeypatch):
+    # A server killed with SIGKILL never runs its exit handler; its hand-over files must not
+    # stay in RAM until reboot: the next server's start removes them, and only them.
+    monkeypatch.setattr(transfer, "SHM_DIR", str(tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    orphan = tmp_path / f"{transfer.file_prefix(dead.pid)}abc"
+    mine = tmp_path / f"{transfer.file_prefix()}def"
+    other = tmp_path / "unrelated-file"
+    for p in (orphan, mine, other):
+        p.write_bytes(b"x" * 10)
+    removed = transfer.remove_orphans()
+    assert removed == [str(orphan)]
+    assert not orphan.exists() and mine.exists() and other.exists()
