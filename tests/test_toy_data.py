@@ -101,3 +101,38 @@ def test_bad_names():
         spirals(n_classes=1)
     with pytest.raises(ValueError, match="at least 6"):
         spirals(n=5, n_classes=3)
+
+
+@pytest.mark.slow
+def test_dashboard_toy_source():
+    """The Data page's "Toy 2-D" source: the library's draw, its n, noise and seed controls."""
+    import os
+    from pathlib import Path
+
+    os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(
+        str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=300
+    )
+    at.run()
+    at.radio(key="data_source").set_value("toy").run()
+    assert not at.exception, [e.value for e in at.exception]
+    ds = at.session_state["dataset"]
+    X, y = xor(n=400, noise=0.1, random_state=0)  # the defaults
+    np.testing.assert_array_equal(ds.X.to_numpy(), X.to_numpy())
+    np.testing.assert_array_equal(ds.y, y.to_numpy())  # class 1 is the positive class
+    assert ds.positive_label == "1" and ds.data_seed == 0
+    at.selectbox(key="toy_kind").set_value("circles").run()
+    at.slider(key="toy_n").set_value(200).run()
+    at.slider(key="toy_noise").set_value(0.05).run()
+    at.number_input(key="toy_seed").set_value(4).run()
+    assert not at.exception, [e.value for e in at.exception]
+    ds = at.session_state["dataset"]
+    X, y = circles(n=200, noise=0.05, random_state=4)
+    np.testing.assert_array_equal(ds.X.to_numpy(), X.to_numpy())
+    sidebar = "\n".join(m.value for m in at.sidebar.markdown)
+    assert "toy circles" in sidebar and "data seed **4**" in sidebar
+    at.selectbox(key="toy_kind").set_value("spirals3").run()
+    ds = at.session_state["dataset"]
+    assert ds.K == 3 and ds.n == 200 and ds.d == 2
