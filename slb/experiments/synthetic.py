@@ -127,6 +127,11 @@ class SyntheticResults:
             f"Wilcoxon signed-rank test over the paired replicates, Bonferroni, alpha "
             f"{s.get('alpha', 0.05)})."
         )
+        if self.design.variant != "uncalibrated":
+            caption += (
+                f" Design variant {self.design.variant}: n_trees {self.design.n_trees}, coef "
+                f"{self.design.coef:g}, spacing {self.design.spacing:g}."
+            )
         if len(self.bayes):
             caption += (
                 f" Bayes: the Bayes error of our networks (Monte Carlo, {s.get('bayes_mc')} "
@@ -178,7 +183,8 @@ def run_synthetic(
     ----------
     design : {"forest", "bn"} or Design
         Forest BNs (paper 5.1.1, Table 1) or general BNs with three parents (5.1.2, Table 2).
-        A :class:`Design` overrides ``cpd``, ``balance``, ``shared``, ``d`` and ``n_test``.
+        A :class:`Design` overrides ``cpd``, ``balance``, ``shared``, ``d`` and ``n_test``
+        (and carries the unstated choices: its ``variant``, "uncalibrated" or "calibrated").
     cpd : {"normal", "complex"}
     balance : float or {"balanced", "imbalanced"}
         0.5 or the paper's 0.75.
@@ -223,6 +229,10 @@ def run_synthetic(
         "bayes_mc": int(bayes_mc),
         "d": spec.d,
         "n_test": spec.n_test,
+        "variant": spec.variant,
+        "n_trees": spec.n_trees,
+        "coef": spec.coef,
+        "spacing": spec.spacing,
     }
     return SyntheticResults(
         design=spec,
