@@ -380,3 +380,42 @@ def test_page_refuses_one_feature():
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("at least two features" in e.value for e in at.error)
+
+
+@pytest.mark.slow
+def test_page_refits_only_what_a_control_changes(monkeypatch):
+    """λ refits SLB only; the bandwidth refits all three; the layout refits and predicts
+    nothing (cached fits and grids).  Counted on the classes' own fit/predict."""
+    calls = {}
+
+    def counting(cls, method):
+        original = getattr(cls, method)
+
+        def wrapper(self, *args, **kwargs):
+            calls[(cls.__name__, method)] = calls.get((cls.__name__, method), 0) + 1
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, method, wrapper)
+
+    for cls in (SLBClassifier, KDENaiveBayes, TANClassifier):
+        counting(cls, "fit")
+        counting(cls, "predict")
+    at = _surface_page("moons")
+    assert calls  # the page fitted (or found cached) models and drew their grids
+
+    def moved(action) -> dict:
+        calls.clear()
+        action()
+        assert not at.exception, [e.value for e in at.exception]
+        return {k: v for k, v in calls.items() if v}
+
+    assert moved(lambda: at.radio(key="srf_cols").set_value(2).run()) == {}
+    after_lambda = moved(lambda: _largest_lambda(at))
+    assert after_lambda.get(("SLBClassifier", "fit"), 0) >= 1
+    assert ("KDENaiveBayes", "fit") not in after_lambda
+    assert ("TANClassifier", "fit") not in after_lambda
+    assert ("KDENaiveBayes", "predict") not in after_lambda
+    after_bw = moved(lambda: at.slider(key="srf_bw_mult").set_value(1.35).run())
+    for cls in ("SLBClassifier", "KDENaiveBayes", "TANClassifier"):
+        assert after_bw.get((cls, "fit"), 0) >= 1, (cls, after_bw)
+        assert after_bw.get((cls, "predict"), 0) >= 1, (cls, after_bw)
