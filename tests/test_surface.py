@@ -419,3 +419,36 @@ def test_page_refits_only_what_a_control_changes(monkeypatch):
     for cls in ("SLBClassifier", "KDENaiveBayes", "TANClassifier"):
         assert after_bw.get((cls, "fit"), 0) >= 1, (cls, after_bw)
         assert after_bw.get((cls, "predict"), 0) >= 1, (cls, after_bw)
+
+
+@pytest.mark.slow
+def test_page_shows_hostile_names_literally():
+    """Markdown/HTML in the uploaded column and class names stays text on this page (the walk
+    of tests/test_markdown_safety.py over every element), also in the held-row view."""
+    from test_markdown_safety import EVIL_FILE, hostile_csv, offending
+
+    from dashboard.data import make_upload
+
+    at = _app()
+    at.session_state["upload"] = make_upload(EVIL_FILE, hostile_csv())
+    at.radio(key="data_source").set_value("upload").run()
+    at.switch_page("pages/surface.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _figure(at)["layout"]["meta"]["n_points"] > 0
+    bad = offending(at)
+    at.selectbox(key="srf_held").set_value("row").run()
+    assert not at.exception, [e.value for e in at.exception]
+    bad += offending(at)
+    assert not bad, bad
+
+
+def test_hover_templates_do_not_substitute_names():
+    X, y = xor(n=40, random_state=0)
+    X = X.rename(columns={"x1": "%{y}<b>", "x2": "100%"})
+    s = decision_surface({"%{x}": KDENaiveBayes().fit(X, y)}, X, list(X.columns), resolution=4)
+    fig = decision_surface_figure(s, X, y, class_names=["%{meta}", "b"])
+    for t in fig.data:
+        tmpl = t.hovertemplate or ""
+        assert "%{y}<b>" not in tmpl and "%{x}" not in tmpl.replace("%{x:.3g}", "")
+        assert "&#37;{y}&lt;b&gt;" in tmpl or t.type == "contour"

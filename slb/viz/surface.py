@@ -30,6 +30,12 @@ def _esc(text) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _tmpl(text) -> str:
+    """User text inside a hover template: escaped, and ``%`` as an entity (so a name like
+    ``%{x}`` is not substituted by plotly)."""
+    return _esc(text).replace("%", "&#37;")
+
+
 def _rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
@@ -147,8 +153,8 @@ def decision_surface_figure(
                 colorscale=scale,
                 showscale=False,
                 customdata=hover,
-                hovertemplate=f"{_esc(fx)} = %{{x:.3g}}<br>{_esc(fy)} = %{{y:.3g}}<br>"
-                f"{_esc(name)} predicts %{{customdata}}<extra></extra>",
+                hovertemplate=f"{_tmpl(fx)} = %{{x:.3g}}<br>{_tmpl(fy)} = %{{y:.3g}}<br>"
+                f"{_tmpl(name)} predicts %{{customdata}}<extra></extra>",
                 name=f"{_esc(name)} regions",
                 showlegend=False,
             ),
@@ -205,8 +211,9 @@ def decision_surface_figure(
                             "size": 8,
                             "line": {"color": "white", "width": 1},
                         },
-                        hovertemplate=f"{_esc(fx)} = %{{x:.3g}}<br>{_esc(fy)} = %{{y:.3g}}<br>"
-                        f"class {label_text[kk]}<extra></extra>",
+                        hovertemplate=f"{_tmpl(fx)} = %{{x:.3g}}<br>{_tmpl(fy)} = %{{y:.3g}}"
+                        "<br>class %{meta}<extra></extra>",
+                        meta=label_text[kk],
                     ),
                     row=r + 1,
                     col=c + 1,
