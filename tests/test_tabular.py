@@ -17,9 +17,9 @@ from slb.tables.clean import (
     MIN_ROWS_PER_CLASS,
     Change,
     PreparedData,
-    parse_numeric,
     prepare_table,
 )
+from slb.tables.numbers import parse_numeric
 
 
 def table(n: int = 40, d: int = 3, seed: int = 0, labels=("a", "b")) -> pd.DataFrame:
