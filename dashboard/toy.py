@@ -67,7 +67,7 @@ def widgets(cfg: dict) -> None:
             min_value=0.0,
             max_value=NOISE_MAX,
             step=0.01,
-            help="Gaussian noise added to both features (the data span about 2 units).",
+            help="Gaussian noise added to both features (the data span 2 to 3 units).",
         )
     state.bound(
         st.number_input,

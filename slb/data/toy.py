@@ -15,7 +15,7 @@ terms are for (naive Bayes sees only the marginals, which are alike in both clas
 - :func:`spirals`: ``n_classes`` interleaved arms of an Archimedean spiral (two by default).
 
 The noise is Gaussian, added to both coordinates with standard deviation ``noise`` (in the
-units of the data, whose extent is about 2 in every generator).  :data:`TOY_DATASETS` lists
+units of the data, which span 2 to 3 units in every generator).  :data:`TOY_DATASETS` lists
 the generators with a one-line description, and :func:`make_toy` calls one by name.
 """
 
