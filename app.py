@@ -23,6 +23,7 @@ SYN_CPD = {"normal": "normal", "complex": "complex (t₅ / Gaussian mixture)"}
 NON_NUMERIC = {"drop": "drop them", "encode": "one-hot encode (≤ 10 categories)"}
 AUTO = "\x00automatic"  # the "let the library decide" option of a selectbox
 MISSING = {"drop": "drop the rows", "impute": "fill with the column median"}
+DATASET_LABELS = {"wdbc": "Breast cancer (WDBC)", "pima": "Pima diabetes"}  # others: "Sonar", …
 
 
 def _upload_in_use(up: dict, build: data.BuildResult) -> None:
@@ -53,7 +54,10 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
             "bundled_name",
             key="bundled_name",
             options=list(BUNDLED_DATASETS),
-            format_func=lambda n: BUNDLED_DATASETS[n][1],
+            # short: the whole description truncated in a 1024-px-wide window; it is shown
+            # beside, under the dataset's name
+            format_func=lambda n: DATASET_LABELS.get(n, BUNDLED_DATASETS[n][1].split(":")[0]),
+            help="  \n".join(esc(BUNDLED_DATASETS[n][1]) for n in BUNDLED_DATASETS),
         )
     elif c["source"] == "synthetic":
         state.bound(
