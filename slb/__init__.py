@@ -26,6 +26,7 @@ from .dependence.hsic import DependenceResult, dependence_matrix
 from .evaluation.comparison import compare_estimators
 from .evaluation.metrics import balanced_error_rate
 from .model.classifier import ForestDensityClassifier, LUClassifier, SLBClassifier
+from .model.cv import SLBClassifierCV
 from .model.path import ThresholdPath
 from .peers.discrete_map import DiscreteMAPClassifier
 from .peers.naive_bayes import KDENaiveBayes
@@ -63,6 +64,7 @@ __all__ = [
     "LUClassifier",
     "LogDensityTransformer",
     "SLBClassifier",
+    "SLBClassifierCV",
     "TANClassifier",
     "balanced_error_rate",
     "compare_estimators",
