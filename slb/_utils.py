@@ -400,6 +400,41 @@ def platt_scaling(scores, y_index):
     return np.array([a, b], dtype=float)
 
 
+def pinned_platt(scores, y_index, offsets):
+    """Platt's ``(a, b)`` with the intercept pinned (``docs/probabilities.md``).
+
+    ``P(classes_[1] | s) = 1 / (1 + exp(a s + b))`` with ``b = -(offsets[1] - offsets[0])``
+    and ``a = -scale`` from :func:`slb.probabilities.fit_logit_scale` on cross-fitted scores:
+    the sign of ``s`` stays the rule of the priors behind ``offsets``.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,)
+    y_index : ndarray of shape (n_samples,)
+        0/1 labels.
+    offsets : array-like of shape (2,)
+        :func:`slb.probabilities.decision_offsets`; ``(0, 0)``: ``predict_proba > 1/2``
+        exactly where ``s > 0``.
+
+    Returns
+    -------
+    platt : ndarray of shape (2,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb._utils import pinned_platt
+    >>> a, b = pinned_platt(np.array([-2.0, -1.0, 1.0, 0.5, 2.0, -0.5]), np.array([0, 0, 1, 0, 1, 1]), [0, 0])
+    >>> bool(a < 0), float(b)
+    (True, 0.0)
+    """
+    from .probabilities import fit_logit_scale
+
+    o = np.asarray(offsets, dtype=float)
+    scale = fit_logit_scale(np.asarray(scores, dtype=float), y_index, o)
+    return np.array([-scale, -(o[1] - o[0])])
+
+
 class LogProbaMixin:
     """``predict_log_proba`` as the logarithm of ``predict_proba`` (finite: it is clipped)."""
 
@@ -436,9 +471,11 @@ class PlattProbaMixin(LogProbaMixin):
     """``predict_proba`` by Platt scaling of ``decision_function`` with the fitted ``platt_``."""
 
     def predict_proba(self, X):
-        """Calibrated class probabilities: Platt scaling of the decision value for two
-        classes, a multinomial logistic map of the K decision values for more
-        (:func:`multinomial_calibration`).
+        """Calibrated ``P(y | x)`` at the training class frequencies (the convention of
+        ``docs/probabilities.md``): the fitted ``platt_`` map of the decision value (two
+        classes) or of the K decision values (more).  Fitted by this library, the map has
+        its offset pinned, so that ``predict`` equals ``argmax(predict_proba(X) *
+        decision_prior_ / training_prevalence_)`` (:func:`slb.probabilities.predict_at_priors`).
 
         Parameters
         ----------

@@ -131,7 +131,11 @@ def test_tan_decision_equals_tree_formula():
         np.testing.assert_allclose(tan.decision_function(E), ll[1] - ll[0] + prior, rtol=1e-10)
         proba = tan.predict_proba(E)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-        np.testing.assert_array_equal(tan.predict(E), np.where(proba[:, 1] > 0.5, "pos", "neg"))
+        # predict_proba is at the training prevalence (60:90, docs/probabilities.md); predict
+        # is the Bayes rule of the priors: argmax of proba reweighted to them
+        w = np.array([0.5, 0.5]) if priors == "balanced" else np.array([90, 60]) / 150
+        odds = proba[:, 1] / proba[:, 0] * (w[1] / w[0]) / (60 / 90)
+        np.testing.assert_array_equal(tan.predict(E), np.where(odds > 1, "pos", "neg"))
 
 
 def _networkx_tree(w):
@@ -203,8 +207,16 @@ def test_kde_naive_bayes_decision_by_hand():
         np.testing.assert_allclose(nb.decision_function(E), expected, rtol=1e-9)
         proba = nb.predict_proba(E)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-        p1 = np.clip(1 / (1 + np.exp(-expected)), 1e-6, 1 - 1e-6)  # never exactly 0 or 1
+        # at the training prevalence 40:70, the log-likelihood ratio scaled by the fitted
+        # calibration factor (docs/probabilities.md); never exactly 0 or 1
+        z = nb.logit_scale_ * expected + np.log(40 / 70) - log_ratio
+        p1 = np.clip(1 / (1 + np.exp(-z)), 1e-6, 1 - 1e-6)
         np.testing.assert_allclose(proba[:, 1], p1, rtol=1e-9)
+        assert 0 < nb.logit_scale_ < 1  # the plug-in posterior is overconfident
+        raw = KDENaiveBayes(priors=priors, bandwidth_multiplier=1.3, calibrate=False).fit(X, y)
+        z = expected + np.log(40 / 70) - log_ratio  # the plug-in posterior at 40:70
+        p1 = np.clip(1 / (1 + np.exp(-z)), 1e-6, 1 - 1e-6)
+        np.testing.assert_allclose(raw.predict_proba(E)[:, 1], p1, rtol=1e-9)
         # the decision is linear in the transformer's log-density terms
         T = nb.transformer_.transform(E)
         np.testing.assert_allclose(T @ nb.coef_[0] + nb.intercept_[0], expected, rtol=1e-9)

@@ -788,8 +788,12 @@ def naive_bayes_path_predictions(path, y, *, name="NB"):
     The path already holds every fold's univariate log-densities (the first block of each
     class in its feature map), so naive Bayes needs no density of its own: class ``c``'s
     score is the sum of its block, with balanced priors (the registry's ``KDENaiveBayes``).
-    Two classes: the decision is ``sum log p+ - sum log p-``, the probability its logistic,
-    as :meth:`slb.KDENaiveBayes.predict_proba` gives it; more: the softmax of the K scores.
+    The labels are the balanced rule (two classes: the sign of ``sum log p+ - sum log p-``);
+    the probabilities follow ``docs/probabilities.md`` as :meth:`slb.KDENaiveBayes.predict_proba`
+    gives them: at the fold's training prevalence, the log-likelihoods scaled by one factor
+    fitted on the fold's training rows' cross-fitted maps (``training_features="kfold"``: the
+    same folds and numbers as ``KDENaiveBayes(random_state=seed)`` refitted on the fold when
+    the path was fitted with that seed).
 
     Parameters
     ----------
@@ -804,28 +808,39 @@ def naive_bayes_path_predictions(path, y, *, name="NB"):
     predictions : DataFrame
         The prediction table.
     """
-    from .._utils import binary_proba, softmax_proba
+    from .._utils import multiclass_proba
     from ..density.features import class_order
+    from ..probabilities import decision_offsets, fit_logit_scale, scaled_proba
 
     y = np.asarray(y)
     d, K = path.n_features_in_, len(path.classes_)
     order, _ = class_order(path.classes_)
+    pos = {c: i for i, c in enumerate(order)}
+    y_index = np.searchsorted(path.classes_, y)
+
+    def jll(T):
+        return np.column_stack([T[:, pos[c] * d : (pos[c] + 1) * d].sum(axis=1) for c in range(K)])
+
     frames = []
     for k, f in enumerate(path.folds_):
-        if K == 2:  # the + block first: the log posterior odds at balanced priors
-            score = f.T_test[:, :d].sum(axis=1) - f.T_test[:, d : 2 * d].sum(axis=1)
-            proba = binary_proba(expit(score))[:, 1]
+        yi = y_index[f.train]
+        counts = np.bincount(yi, minlength=K)
+        offsets = decision_offsets(counts / counts.sum(), np.ones(K))
+        scale = 1.0
+        if min(5, counts.min()) >= 2:  # KDENaiveBayes's n_calibration_folds
+            scale = fit_logit_scale(jll(f.T_train), yi, offsets)
+        ll = jll(f.T_test)
+        proba = multiclass_proba(scaled_proba(ll, scale, offsets))
+        if K == 2:  # the balanced rule: the sign of the log-likelihood ratio
+            score = ll[:, 1] - ll[:, 0]
             pred = path.classes_[(score > 0).astype(int)]
-            frames.append(fold_prediction_frame(name, k, f.test, y[f.test], pred, proba, score))
+            frames.append(
+                fold_prediction_frame(name, k, f.test, y[f.test], pred, proba[:, 1], score)
+            )
             continue
-        pos = {c: i for i, c in enumerate(order)}
-        jll = np.column_stack(
-            [f.T_test[:, pos[c] * d : (pos[c] + 1) * d].sum(axis=1) for c in range(K)]
-        )
-        proba = softmax_proba(jll)
-        pred = path.classes_[np.argmax(proba, axis=1)]
+        pred = path.classes_[np.argmax(proba / (counts / counts.sum()), axis=1)]
         frames.append(
-            fold_prediction_frame(name, k, f.test, y[f.test], pred, proba, jll, path.classes_)
+            fold_prediction_frame(name, k, f.test, y[f.test], pred, proba, ll, path.classes_)
         )
     return with_repeats(frames, [(f.train, f.test) for f in path.folds_])
 

@@ -15,6 +15,16 @@ Until issue 12 the Compare page built its "SVM (RBF)" with balanced weights and 
 without, hence 25.8 % against 29.1 % BER on Pima under one name; now they are two names.
 ``SVM(linear)`` is the DISCRETE paper's comparator (hinge loss, C = 1, standardised inputs).
 
+Probabilities and labels follow one convention, ``docs/probabilities.md``: ``predict_proba``
+estimates ``P(y | x)`` at the training class frequencies, and ``predict`` is the Bayes rule of
+the priors named by :attr:`ClassifierInfo.rule`: ``"balanced"`` (equal priors, the rule of the
+balanced error rate: ``argmax proba_c / prevalence_c``, the product's classifiers, which expose
+``training_prevalence_`` and ``decision_prior_``) or ``"prevalence"`` (``argmax proba``: the
+literature's random forest, 5NN, Gaussian naive Bayes, Rényi and DISCRETE, kept as their papers
+ran them).  :func:`slb.probabilities.balanced_predict` and
+:func:`slb.probabilities.prevalence_predict` give the other rule from the same probabilities.
+The SVMs of the literature have no ``predict_proba`` (``rule`` None).
+
 Names are matched exactly by :func:`make_classifier`; :func:`resolve_name` also accepts
 spellings that differ in case, spaces, brackets, hyphens, underscores or accents
 (``svm-rbf`` -> ``SVM(RBF)``, ``renyi`` -> ``Rényi``).
@@ -73,6 +83,11 @@ class ClassifierInfo:
         Why the classifier takes two classes only (None: it takes any number of classes).
         The dashboard offers a binary-only classifier for two-class tasks only, with this
         reason.
+    rule : {"balanced", "prevalence"} or None
+        How ``predict`` relates to ``predict_proba`` (``docs/probabilities.md``):
+        ``"balanced"``, ``predict == argmax(predict_proba / training prevalence)``, the
+        balanced-error rule; ``"prevalence"``, ``predict == argmax(predict_proba)``; None:
+        no ``predict_proba``.
     """
 
     name: str
@@ -80,6 +95,7 @@ class ClassifierInfo:
     summary: str
     uses_densities: bool = True
     binary_only: str | None = None
+    rule: str | None = "balanced"
 
     @property
     def multiclass(self):
@@ -177,12 +193,14 @@ CLASSIFIERS = {
         "Random forest: 50 decision trees on bootstrap samples, sqrt(d) candidate features per "
         "split, majority vote.",
         uses_densities=False,
+        rule="prevalence",
     ),
     "SVM(RBF)": ClassifierInfo(
         "SVM(RBF)",
         _svm_rbf,
         "Support vector machine with a Gaussian (RBF) kernel on standardised features.",
         uses_densities=False,
+        rule=None,
     ),
     "SVM(linear)": ClassifierInfo(
         "SVM(linear)",
@@ -190,12 +208,14 @@ CLASSIFIERS = {
         "Linear support vector machine on standardised features: the DISCRETE paper's "
         "comparator in its label-noise experiment.",
         uses_densities=False,
+        rule=None,
     ),
     "5NN": ClassifierInfo(
         "5NN",
         _knn,
         "5 nearest neighbours: majority label of the 5 closest training points (standardised).",
         uses_densities=False,
+        rule="prevalence",
     ),
     "SVM(RBF, balanced)": ClassifierInfo(
         "SVM(RBF, balanced)",
@@ -203,18 +223,21 @@ CLASSIFIERS = {
         "The Gaussian-kernel SVM with balanced class weights: errors on the smaller class cost "
         "more, which aims at the balanced error rate.",
         uses_densities=False,
+        rule=None,
     ),
     "Gaussian NB": ClassifierInfo(
         "Gaussian NB",
         _gaussian_nb,
         "Naive Bayes with one Gaussian per feature and class (no kernel densities).",
         uses_densities=False,
+        rule="prevalence",
     ),
     "Rényi": ClassifierInfo(
         "Rényi",
         _literature(RenyiClassifier),
         RenyiClassifier.student_summary,
         uses_densities=False,
+        rule="prevalence",
         binary_only=(
             "The Discrete Rényi classifier is built for two classes: its minimum-HGR "
             "construction (Razaviyayn et al. 2015, section 2) takes Y in {0, 1}."
@@ -225,6 +248,7 @@ CLASSIFIERS = {
         _literature(DiscreteMAPClassifier),
         DiscreteMAPClassifier.student_summary,
         uses_densities=False,
+        rule="prevalence",
         binary_only=(
             "DISCRETE learns a binary linear classifier; its paper (Eban et al. 2014) leaves "
             "the extension to several classes as an open problem."

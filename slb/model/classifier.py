@@ -40,8 +40,7 @@ from .._utils import (
     check_binary_target,
     check_magnitude,
     default_feature_names,
-    multinomial_calibration,
-    platt_scaling,
+    pinned_platt,
     validate_training_data,
 )
 from ..density.features import (
@@ -62,6 +61,7 @@ from ..dependence.screening import (
     pair_scores,
     top_fraction_threshold,
 )
+from ..probabilities import decision_offsets, fit_logit_scale
 from . import path as _path
 from .path import (
     ThresholdPath,
@@ -225,22 +225,56 @@ class _LogDensitySVM(
         mask = column_mask(keep_c[:, used], X.shape[1])
         K = len(self.classes_)
         coef, intercept = fit_linear_model(
-            T[:, mask], y_index, C=self.C_, class_weight=self._class_weight_index(), n_classes=K
+            T[:, mask],
+            y_index,
+            C=self.C_,
+            class_weight=self._class_weight_index(),
+            n_classes=K,
+            n_features=X.shape[1],
         )
         self._set_model(names, pairs, mask, T, coef, intercept, transformer)
+        self._set_priors(y_index)
         if self.probability:
             scores, labels = self._calibration_scores(
                 cache, selectors[i], T[:, mask], y_index, seed
             )
-            if K == 2:
-                self.platt_ = platt_scaling(scores, labels)
-            else:
-                self.platt_ = multinomial_calibration(scores, labels, K)
+            self.platt_ = self._pinned_calibration(scores, labels)
         if getattr(self, "warm_start", False):
             self._cache = cache
         elif hasattr(self, "_cache"):
             del self._cache
         return self
+
+    def _set_priors(self, y_index):
+        """``training_prevalence_`` and ``decision_prior_``: the class frequencies and the
+        priors whose Bayes rule the (class-weighted) linear model approximates, ``class
+        weight x frequency`` normalised (equal priors for "balanced")."""
+        K = len(self.classes_)
+        prevalence = np.bincount(y_index, minlength=K) / y_index.size
+        cw = self._class_weight_index()
+        if isinstance(cw, str):  # "balanced": the BER rule
+            weights = 1.0 / prevalence
+        elif cw is None:
+            weights = np.ones(K)
+        else:
+            weights = np.array([float(cw.get(k, 1.0)) for k in range(K)])
+        prior = weights * prevalence
+        self.training_prevalence_ = prevalence
+        self.decision_prior_ = prior / prior.sum()
+
+    def _pinned_calibration(self, scores, labels):
+        """``platt_`` of the convention (``docs/probabilities.md``): one positive factor on the
+        decision values fitted to cross-fitted ones, the offset pinned at
+        ``log training_prevalence_ - log decision_prior_``, so that ``predict`` (the sign or
+        the largest decision value) is ``argmax(predict_proba * decision_prior_ /
+        training_prevalence_)``.  Two classes: Platt's ``(a, b)`` with ``a = -scale``; more:
+        ``[scale * I | offsets]`` for :func:`slb._utils.apply_calibration`."""
+        offsets = decision_offsets(self.training_prevalence_, self.decision_prior_)
+        K = len(self.classes_)
+        if K == 2:
+            return pinned_platt(scores, labels, offsets)
+        scale = fit_logit_scale(scores, labels, offsets)
+        return np.hstack([scale * np.eye(K), offsets[:, None]])
 
     def _check_proba(self):
         if not self.probability:
@@ -601,8 +635,11 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         None: one, as in scikit-learn (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.
         Results do not depend on it.
     probability : bool, default=True
-        Fit Platt's sigmoid for :meth:`predict_proba` (on cross-fitted decision values: the
-        inner folds' SVMs, or ``cv`` more SVM fits when nothing is selected).  False: no
+        Calibrate :meth:`predict_proba` (on cross-fitted decision values: the inner folds'
+        SVMs, or ``cv`` more SVM fits when nothing is selected) by the convention of
+        ``docs/probabilities.md``: ``P(y | x)`` at the training class frequencies, one
+        positive factor on the decision values with the offset pinned so that ``predict``
+        equals ``argmax(predict_proba * decision_prior_ / training_prevalence_)``.  False: no
         ``predict_proba`` / ``platt_`` and a cheaper fit, as ``SVC(probability=False)``; the
         decision function and predictions are the same.
     max_search_rows : int or None, default=2000
@@ -648,11 +685,22 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         contributions ``coef * T`` of its terms (for
         ``SelectFromModel(..., importance_getter="feature_importances_")``: ``coef_`` has one
         entry per term, not per input feature).
-    platt_ : ndarray of shape (2,)
-        Only with ``probability=True``.  Platt's ``(a, b)``: ``predict_proba = 1 / (1 + exp(a * decision_function + b))``,
-        fitted on cross-fitted decision values (the inner folds of the nested selection, or
-        the SVM cross-fitted on the training feature map when nothing is selected), clipped to
-        ``[1e-6, 1 - 1e-6]``.
+    training_prevalence_ : ndarray of shape (n_classes,)
+        Class frequencies of the training rows: ``predict_proba`` estimates ``P(y | x)`` at
+        them (``docs/probabilities.md``).
+    decision_prior_ : ndarray of shape (n_classes,)
+        The priors whose Bayes rule ``predict`` is: equal for ``class_weight="balanced"`` (the
+        balanced-error rule, :func:`slb.probabilities.balanced_predict`), the training
+        frequencies for ``class_weight=None``, ``weight x frequency`` for a dict.
+    platt_ : ndarray of shape (2,) or (n_classes, n_classes + 1)
+        Only with ``probability=True``.  Two classes, Platt's ``(a, b)``: ``predict_proba = 1 /
+        (1 + exp(a * decision_function + b))`` with ``a < 0`` fitted on cross-fitted decision
+        values (the inner folds of the nested selection, or the SVM cross-fitted on the
+        training feature map when nothing is selected) and ``b`` pinned at ``-log(odds of
+        training_prevalence_ / odds of decision_prior_)``, so that ``predict`` and
+        ``predict_proba`` follow the convention of ``docs/probabilities.md``; more classes,
+        ``[A | b]`` of ``softmax(decision_function @ A.T + b)`` with ``A = scale * I``.
+        Clipped to ``[1e-6, 1 - 1e-6]``.
     pairs_ : ndarray of shape (n_kept_pairs, 2)
     term_means_ : ndarray
         Training means of the terms (baseline of :meth:`contributions`).

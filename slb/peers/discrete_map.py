@@ -93,7 +93,7 @@ from .._utils import (
     SignPredictMixin,
     check_binary_target,
     default_feature_names,
-    platt_scaling,
+    pinned_platt,
     validate_training_data,
 )
 
@@ -317,7 +317,8 @@ class DiscreteMAPClassifier(
     platt_ : ndarray of shape (2,)
         Platt's ``(a, b)`` of ``predict_proba = 1 / (1 + exp(a * decision_function + b))``,
         fitted on the training decision values (in-sample: the few discrete weights overfit
-        little, and cross-fitting would multiply the cost of the fit), clipped to
+        little, and cross-fitting would multiply the cost of the fit), ``b = 0`` so that
+        ``predict`` is ``argmax(predict_proba)`` (``docs/probabilities.md``), clipped to
         ``[1e-6, 1 - 1e-6]``.
     n_nonzero_ : int
         Number of non-zero entries of ``theta_``.
@@ -459,7 +460,8 @@ class DiscreteMAPClassifier(
         self.coef_ = coef.reshape(1, -1)
         self.intercept_ = np.array([b - coef @ self.mean_])
         self.terms_ = np.asarray(default_feature_names(self, d), dtype=object)
-        self.platt_ = platt_scaling(self._transform(X) @ theta[:D] + theta[D], y01)
+        # the offset pinned at 0: predict (the sign) = argmax(predict_proba), docs/probabilities.md
+        self.platt_ = pinned_platt(self._transform(X) @ theta[:D] + theta[D], y01, (0.0, 0.0))
         return self
 
     def decision_function(self, X):

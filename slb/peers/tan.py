@@ -90,6 +90,9 @@ class TANClassifier(_DensityBayes):
     %(linear)s
         A tree density is linear in these terms: ``+1`` on each of the class's tree edges and
         ``1 - degree`` on each univariate term (``+``: positive, ``-``: negative signs).
+    %(proba)s
+        The cross-fitting refits the class densities without each fold and keeps the trees
+        chosen on every row.
     n_features_in_ : int
     feature_names_in_ : ndarray
     """)
@@ -137,6 +140,7 @@ class TANClassifier(_DensityBayes):
             for lab in self.trees_
         ]
         self._set_linear_model()
+        self._calibrate(X, y_index)
         return self
 
     def _class_term_weights(self):
@@ -167,12 +171,15 @@ class TANClassifier(_DensityBayes):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        T = self.transformer_.transform(X)
+        return self._class_log_likelihood(self.transformer_.transform(X)) + self.class_log_prior_
+
+    def _class_log_likelihood(self, T):
+        """``log p_y(x)`` of every class under its tree density, from the map's rows ``T``."""
         d = self.n_features_in_
         pairs = self.transformer_.pairs_
         P = pairs.shape[0]
         K = len(self.classes_)
-        out = np.empty((X.shape[0], K))
+        out = np.empty((T.shape[0], K))
         for c, p in sorted(self._blocks().items()):
             u0, b0 = p * d, K * d + p * P
             uni = T[:, u0 : u0 + d]
@@ -182,4 +189,4 @@ class TANClassifier(_DensityBayes):
                 pe = pairs[e]
                 ll += (T[:, b0 + e] - uni[:, pe[:, 0]] - uni[:, pe[:, 1]]).sum(axis=1)
             out[:, c] = ll
-        return out + self.class_log_prior_
+        return out
