@@ -117,12 +117,13 @@ at.switch_page("pages/compare.py")
 profiling["on"] = n_profile > 0 and mode in ("cold", "started")
 out["compare"] = timed(at.run); check(at)
 profiling["on"] = n_profile > 0 and mode.startswith("warm")  # the λ changes
-s = at.slider(key="cmp_lambda")
+s = at.select_slider(key="cmp_lambda")  # positions: the distinct pair scores, then ∞
 moves = []
 for f in (0.30, 0.45, 0.60, 0.40, 0.55):  # five new λ values, none cached
-    s.set_value(round(s.max * f, 4))
+    values = [v for v in s.format_func.values if v != float("inf")]
+    s.set_value(min(values, key=lambda v: abs(v - f * values[-1])))  # nearest to f x max
     moves.append(timed(at.run)); check(at)
-    s = at.slider(key="cmp_lambda")
+    s = at.select_slider(key="cmp_lambda")
 out["lambda_median"] = [statistics.median(m[0] for m in moves),
                         statistics.median(m[1] for m in moves)]
 out["lambda_max"] = [max(m[0] for m in moves), max(m[1] for m in moves)]

@@ -220,10 +220,8 @@ def main() -> None:
         page.locator(HEAT).first.wait_for()
         idle(page, quiet_s=3)
         page.evaluate(POLL, HEAT)
-        if live:
-            slider = page.frame_locator(".st-key-dep_lambda iframe").locator("input[type=range]")
-        else:
-            slider = page.locator('.st-key-dep_lambda input[type="range"]')
+        # the live slider (Components v2, under a shadow root) and st.select_slider alike
+        slider = page.locator('.st-key-dep_lambda input[type="range"]')
         box = slider.bounding_box()
         lat, y = [], box["y"] + box["height"] / 2
         x0 = box["x"] + 0.2 * box["width"]
