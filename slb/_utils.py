@@ -424,15 +424,16 @@ def pinned_platt(scores, y_index, offsets):
     --------
     >>> import numpy as np
     >>> from slb._utils import pinned_platt
-    >>> a, b = pinned_platt(np.array([-2.0, -1.0, 1.0, 0.5, 2.0, -0.5]), np.array([0, 0, 1, 0, 1, 1]), [0, 0])
-    >>> bool(a < 0), float(b)
-    (True, 0.0)
+    >>> s = np.array([-2.0, -1.0, 1.0, 0.5, 2.0, -0.5])
+    >>> a, b = pinned_platt(s, np.array([0, 0, 1, 0, 1, 1]), [0.0, 0.0])
+    >>> bool(a < 0), bool(b == 0)
+    (True, True)
     """
     from .probabilities import fit_logit_scale
 
     o = np.asarray(offsets, dtype=float)
     scale = fit_logit_scale(np.asarray(scores, dtype=float), y_index, o)
-    return np.array([-scale, -(o[1] - o[0])])
+    return np.array([-scale, o[0] - o[1]])
 
 
 class LogProbaMixin:
