@@ -38,7 +38,7 @@ from slb.data.toy import TOY_DATASETS, make_toy
 from slb.tables.clean import prepare_table, stray_classes
 from slb.tables.read import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, list_excel_sheets, read_table
 
-from . import state, toy
+from . import state
 from .workqueue import queued
 
 _LOG = logging.getLogger(__name__)
@@ -527,7 +527,12 @@ def _raw_from_settings(cfg: dict, upload: dict | None) -> RawTable | None:
             cfg["syn_seed"],
         )
     if src == "toy":
-        return _toy(*toy.settings(cfg))
+        return _toy(
+            str(cfg["toy_kind"]),
+            int(cfg["toy_n"]),
+            round(float(cfg["toy_noise"]), 4),
+            int(cfg["toy_seed"]),
+        )
     if upload is None:
         return None
 

@@ -21,7 +21,7 @@ CFG = "cfg"
 #: Every persistent setting and its default.
 DEFAULTS: dict[str, Any] = {
     # --- data --------------------------------------------------------------------------------
-    "source": "bundled",  # "bundled" | "synthetic" | "upload"
+    "source": "bundled",  # "bundled" | "synthetic" | "toy" | "upload"
     "bundled_name": "sonar",
     "syn_family": "forest",  # "forest" | "bn"
     "syn_n": 400,
@@ -30,6 +30,10 @@ DEFAULTS: dict[str, Any] = {
     "syn_cpd": "normal",
     "syn_shared": False,
     "syn_seed": 0,
+    "toy_kind": "xor",  # toy 2-D data (dashboard/toy.py): a name of slb.data.toy.TOY_DATASETS
+    "toy_n": 400,
+    "toy_noise": 0.1,
+    "toy_seed": 0,
     "label": None,  # upload: label column (None: guess)
     # positive class as text; None: two classes, the smaller one; more than two, every class
     # kept (no merge); dashboard.data.SMALLER_VS_REST: the smaller class vs the rest

@@ -1,9 +1,9 @@
 """The Data page's toy 2-D source: XOR, circles, moons, spirals (:mod:`slb.data.toy`).
 
-Its settings (``toy_kind``, ``toy_n``, ``toy_noise``, ``toy_seed``) live in the session's
-``cfg`` like every other setting; :func:`ensure_defaults` adds them to a session that does not
-have them yet (they are not in :data:`dashboard.state.DEFAULTS`, which another part of the
-app owns).  :mod:`dashboard.data` draws the table (``_toy``) from :func:`settings`.
+Its settings (``toy_kind``, ``toy_n``, ``toy_noise``, ``toy_seed``, with their defaults in
+:data:`dashboard.state.DEFAULTS`) are drawn here and travel in the address as ``toy``,
+``toyn``, ``noise`` and ``toyseed`` (registered with :func:`dashboard.urlstate.register` when
+this module is imported, as ``app.py`` does); :mod:`dashboard.data` draws the table.
 """
 
 from __future__ import annotations
@@ -12,37 +12,35 @@ import streamlit as st
 
 from slb.data.toy import MAX_NOISE, TOY_DATASETS
 
-from . import state
+from . import state, urlstate
 
-#: The toy settings and their defaults.
-TOY_DEFAULTS = {"toy_kind": "xor", "toy_n": 400, "toy_noise": 0.1, "toy_seed": 0}
 #: The noise slider's end (the library accepts up to slb.data.toy.MAX_NOISE).
 NOISE_MAX = min(0.6, MAX_NOISE)
+N_RANGE = (50, 2000, 50)  # the rows slider: min, max, step
 
 
-def ensure_defaults(cfg: dict) -> dict:
-    """Add the toy settings a session does not have yet; returns ``cfg``."""
-    for k, v in TOY_DEFAULTS.items():
-        cfg.setdefault(k, v)
-    if cfg["toy_kind"] not in TOY_DATASETS:
-        cfg["toy_kind"] = TOY_DEFAULTS["toy_kind"]
-    return cfg
+def _noise(text: str) -> float:
+    """The address's noise: a number on the slider (0 to NOISE_MAX, two decimals)."""
+    return round(urlstate.number(0.0, NOISE_MAX)(text), 2)
 
 
-def settings(cfg: dict) -> tuple[str, int, float, int]:
-    """``(kind, n, noise, seed)`` of the session (defaults added first)."""
-    ensure_defaults(cfg)
-    return (
-        str(cfg["toy_kind"]),
-        int(cfg["toy_n"]),
-        round(float(cfg["toy_noise"]), 4),
-        int(cfg["toy_seed"]),
-    )
+def _toy(c: dict) -> bool:
+    return c["source"] == "toy"
+
+
+for _param, _field in {
+    "toy": urlstate.Field("toy_kind", urlstate.choice(TOY_DATASETS), when=_toy),
+    "toyn": urlstate.Field("toy_n", urlstate.integer(*N_RANGE), when=_toy),
+    "noise": urlstate.Field("toy_noise", _noise, show=lambda v: f"{float(v):g}", when=_toy),
+    "toyseed": urlstate.Field("toy_seed", urlstate.integer(0, 2**31 - 1), when=_toy),
+}.items():
+    urlstate.register(_param, _field)
 
 
 def widgets(cfg: dict) -> None:
     """The toy source's controls on the Data page: which data, rows n, noise, data seed."""
-    ensure_defaults(cfg)
+    if cfg["toy_kind"] not in TOY_DATASETS:
+        cfg["toy_kind"] = state.DEFAULTS["toy_kind"]
     state.bound(
         st.selectbox,
         "Toy data",
@@ -55,8 +53,9 @@ def widgets(cfg: dict) -> None:
     )
     a, b = st.columns(2)
     with a:
+        lo, hi, step = N_RANGE
         state.bound(
-            st.slider, "Rows n", "toy_n", key="toy_n", min_value=50, max_value=2000, step=50
+            st.slider, "Rows n", "toy_n", key="toy_n", min_value=lo, max_value=hi, step=step
         )
     with b:
         state.bound(

@@ -136,3 +136,46 @@ def test_dashboard_toy_source():
     at.selectbox(key="toy_kind").set_value("spirals3").run()
     ds = at.session_state["dataset"]
     assert ds.K == 3 and ds.n == 200 and ds.d == 2
+
+
+@pytest.mark.slow
+def test_dashboard_toy_settings_travel_in_the_address():
+    """A link with the toy source restores its data (kind, n, noise, seed); a changed control
+    is written back; a bad value is ignored with a warning."""
+    import os
+    from pathlib import Path
+
+    os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+    from streamlit.testing.v1 import AppTest
+
+    app = str(Path(__file__).resolve().parent.parent / "app.py")
+
+    def query(at) -> dict:
+        return {k: at.query_params[k] for k in at.query_params}
+
+    at = AppTest.from_file(app, default_timeout=300)
+    for k, v in {"source": "toy", "toy": "moons", "toyn": "200", "noise": "0.05"}.items():
+        at.query_params[k] = v
+    at.query_params["toyseed"] = "3"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    X, y = moons(n=200, noise=0.05, random_state=3)
+    ds = at.session_state["dataset"]
+    np.testing.assert_array_equal(ds.X.to_numpy(), X.to_numpy())
+    np.testing.assert_array_equal(ds.y, y.to_numpy())
+    at.selectbox(key="toy_kind").set_value("circles").run()
+    at.slider(key="toy_noise").set_value(0.2).run()
+    q = query(at)
+    assert q["source"] == "toy" and q["toy"] == "circles" and q["noise"] == "0.2"
+    assert q["toyn"] == "200" and q["toyseed"] == "3"
+    # another source: the toy parameters leave the address
+    at.radio(key="data_source").set_value("bundled").run()
+    assert not {"toy", "toyn", "noise", "toyseed"} & set(query(at))
+    # a bad value is ignored, named in a warning
+    bad = AppTest.from_file(app, default_timeout=300)
+    bad.query_params["source"] = "toy"
+    bad.query_params["noise"] = "9"
+    bad.run()
+    assert not bad.exception, [e.value for e in bad.exception]
+    assert bad.session_state["cfg"]["toy_noise"] == 0.1
+    assert any("noise" in w.value for w in bad.warning), [w.value for w in bad.warning]
