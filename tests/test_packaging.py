@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from slb.cli import app_dir, explorer, streamlit_command
 from slb.data.bundled import BUNDLED_DATASETS, data_dir, load_dataset
+from slb_explorer import app_dir, main, streamlit_command
 
 tomllib = pytest.importorskip("tomllib", reason="Python 3.11+")
 
@@ -52,7 +52,7 @@ def test_requirements_files_match_pyproject():
     assert _requirements(ROOT / "requirements-dev.txt") == _declared(extras["dev"])
     assert "slb-explorer[app]" in extras["dev"]
     assert project["scripts"] == {
-        "slb-explorer": "slb.cli:explorer",
+        "slb-explorer": "slb_explorer:main",
         "slb-experiments": "slb.cli:experiments",
     }
 
@@ -120,20 +120,19 @@ def test_data_dir_installed_and_checkout(tmp_path):
 
 def test_app_dir_installed_and_checkout(tmp_path):
     site = tmp_path / "site"
-    (site / "slb").mkdir(parents=True)
+    (site / "slb_explorer").mkdir(parents=True)
     with pytest.raises(FileNotFoundError, match="app.py"):
-        app_dir(site / "slb")
-    (site / "slb_explorer_app").mkdir()
-    (site / "slb_explorer_app" / "app.py").write_text("")
-    assert app_dir(site / "slb") == site / "slb_explorer_app"
-    assert app_dir() == ROOT  # this checkout runs its own app.py
+        app_dir(site / "slb_explorer")
+    (site / "slb_explorer" / "app.py").write_text("")  # an installed wheel: the app inside
+    assert app_dir(site / "slb_explorer") == site / "slb_explorer"
+    assert app_dir() == ROOT  # this checkout runs its own top-level app.py
     command, cwd = streamlit_command(["--server.port", "8600"])
     assert command[1:5] == ["-m", "streamlit", "run", str(ROOT / "app.py")]
     assert command[5:] == ["--server.port", "8600"] and cwd == ROOT
 
 
 def test_explorer_dry_run(capsys):
-    assert explorer(["--dry-run", "--server.headless", "true"]) == 0
+    assert main(["--dry-run", "--server.headless", "true"]) == 0
     out = capsys.readouterr().out
     assert f"app: {ROOT / 'app.py'}" in out
     assert out.rstrip().endswith("--server.headless true")
@@ -161,13 +160,18 @@ def test_wheel_holds_library_data_and_app(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {f"slb/{p.name}" for p in (ROOT / "slb").glob("*.py")}
     expected |= {f"slb/_data/{p.name}" for p in (ROOT / "data").iterdir() if p.is_file()}
-    expected |= {"slb_explorer_app/app.py", "slb_explorer_app/.streamlit/config.toml"}
+    expected |= {"slb_explorer/__init__.py", "slb_explorer/__main__.py"}
+    expected |= {"slb_explorer/app.py", "slb_explorer/.streamlit/config.toml"}
     for folder in ("pages", "dashboard"):
-        expected |= {f"slb_explorer_app/{folder}/{p.name}" for p in (ROOT / folder).glob("*.py")}
-    # files the app opens at run time: the tab's icon, the live slider's page
-    for f in [*(ROOT / "static").iterdir(), *(ROOT / "dashboard").rglob("*.html")]:
-        expected.add(f"slb_explorer_app/{f.relative_to(ROOT).as_posix()}")
+        expected |= {f"slb_explorer/{folder}/{p.name}" for p in (ROOT / folder).glob("*.py")}
+    # files the app opens at run time: the tab's icon, the live slider's HTML, CSS and JS
+    frontend = (ROOT / "dashboard" / "live_slider" / "frontend").iterdir()
+    for f in [*(ROOT / "static").iterdir(), *frontend]:
+        expected.add(f"slb_explorer/{f.relative_to(ROOT).as_posix()}")
     assert expected <= names, sorted(expected - names)
+    # one package for the app: the wheel's top level is slb, slb_explorer and the metadata
+    top = {n.split("/")[0] for n in names}
+    assert {t for t in top if not t.endswith(".dist-info")} == {"slb", "slb_explorer"}, top
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "docs/"))]
 
@@ -282,7 +286,10 @@ def test_wheel_in_a_fresh_venv(wheel, tmp_path):
     assert res.returncode == 0, res.stderr
     app = Path(res.stdout.splitlines()[0].removeprefix("app: "))
     assert app.is_file() and str(app).startswith(str(venv))
-    assert app.parent.name == "slb_explorer_app" and (app.parent / "pages" / "compare.py").is_file()
+    assert app.parent.name == "slb_explorer" and (app.parent / "pages" / "compare.py").is_file()
+    assert (app.parent / "__init__.py").is_file()  # the app is the slb_explorer package
+    res = _run("import slb_explorer; print(slb_explorer.app_dir())", work, python=py, timeout=300)
+    assert res.returncode == 0 and res.stdout.strip() == str(app.parent), res.stderr
 
     # the installed app runs (AppTest, as tests/test_app.py does with the checkout's app.py)
     code = (
@@ -297,3 +304,27 @@ def test_wheel_in_a_fresh_venv(wheel, tmp_path):
     lines = res.stdout.splitlines()
     assert lines[-3] == "0 []", res.stdout
     assert lines[-2].startswith(str(app.parent)) and lines[-1].startswith(str(venv))
+
+
+def test_import_slb_explorer_starts_nothing():
+    """The app package's launcher imports neither streamlit nor plotly (a child process runs
+    streamlit), and the library does not import the app package."""
+    code = (
+        "import sys, slb, slb.cli; print('slb_explorer' in sys.modules); import slb_explorer; "
+        "print(sorted(m for m in ('streamlit', 'plotly', 'dashboard') if m in sys.modules))"
+    )
+    res = _run(code, ROOT, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split("\n")[:2] == ["False", "[]"]
+
+
+def test_slb_explorer_examples():
+    import doctest
+
+    import slb_explorer
+
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = [t for t in finder.find(slb_explorer) if t.examples]
+    assert len(tests) == 3
+    assert all(runner.run(t).failed == 0 for t in tests)
