@@ -32,29 +32,33 @@ import streamlit as st
 ENV = "SLB_LIVE_SLIDER"
 NAME = "slb_live_slider"
 _FRONTEND = Path(__file__).resolve().parent / "frontend"
-_renderer = None  # the v2 mounting command, registered on first use
-_failed = False  # registration failed once: st.select_slider from then on
+_SOURCES: dict[str, str] = {}  # the frontend files, read once
 
 
 def _read(name: str) -> str:
-    return (_FRONTEND / name).read_text(encoding="utf-8")
+    if name not in _SOURCES:
+        _SOURCES[name] = (_FRONTEND / name).read_text(encoding="utf-8")
+    return _SOURCES[name]
 
 
 def component():
-    """The v2 mounting command (registered once per process), or None when unavailable."""
-    global _renderer, _failed
-    if _renderer is None and not _failed:
-        try:
-            v2 = getattr(st.components, "v2", None)
-            register = getattr(v2, "component", None)
-            if register is None:
-                raise AttributeError("st.components.v2.component")
-            _renderer = register(
-                NAME, html=_read("slider.html"), css=_read("slider.css"), js=_read("slider.js")
-            )
-        except Exception:  # pragma: no cover - depends on the installed streamlit
-            _failed = True
-    return _renderer
+    """The v2 mounting command, or None when ``st.components.v2`` is unavailable.
+
+    Registered on every call, i.e. in the script run that mounts it: the registry belongs to
+    the running Streamlit runtime (AppTest makes one per test, and before 1.67 a definition
+    registered under another runtime is not found).  Registering the same definition again is
+    silent and cheap.
+    """
+    try:
+        v2 = getattr(st.components, "v2", None)
+        register = getattr(v2, "component", None)
+        if register is None:
+            return None
+        return register(
+            NAME, html=_read("slider.html"), css=_read("slider.css"), js=_read("slider.js")
+        )
+    except Exception:  # pragma: no cover - depends on the installed streamlit
+        return None
 
 
 def browser_session() -> bool:
@@ -66,15 +70,14 @@ def browser_session() -> bool:
 
 
 def enabled() -> bool:
-    """Whether to draw the live slider: ``SLB_LIVE_SLIDER`` (1/0) decides, else "a browser"."""
+    """Whether to draw the live slider: ``SLB_LIVE_SLIDER`` (1/0) decides, else "a browser";
+    never when the component cannot be registered."""
     flag = os.environ.get(ENV, "").strip().lower()
     if flag in {"0", "false", "no", "off"}:
         return False
-    if component() is None:
+    if flag not in {"1", "true", "yes", "on"} and not browser_session():
         return False
-    if flag in {"1", "true", "yes", "on"}:
-        return True
-    return browser_session()
+    return component() is not None
 
 
 def reported(key: str) -> int | None:
@@ -118,7 +121,10 @@ def live_slider(
         if v is not None:
             on_change(min(max(v, 0), n))
 
-    component()(
+    mount = component()
+    if mount is None:  # pragma: no cover - enabled() said it was there in this run
+        raise RuntimeError("st.components.v2 is unavailable: draw st.select_slider instead")
+    mount(
         key=key,
         data={
             "label": label,
