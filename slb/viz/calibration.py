@@ -1,0 +1,239 @@
+"""Reliability diagrams and the operating point of out-of-fold probabilities (issues 26 and 28).
+
+:func:`reliability_table` bins every classifier's out-of-fold probability of the positive class
+(the prediction table's ``proba`` column, :mod:`slb.evaluation.predictions`) and
+:func:`reliability_figure` draws mean predicted probability against the observed share of
+positives, one line per classifier with the number of rows in each bin; a calibrated classifier
+(``docs/probabilities.md``) lies on the diagonal.  :func:`operating_point` gives the confusion
+counts and rates of one classifier at a probability threshold (the Compare page's slider).
+Every user string is escaped; ``fig.layout.meta`` holds the numbers drawn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .evaluation import classifier_style
+from .style import COLORS, FONT_PX, LEGEND_ROW_PX, _base_layout, classifier_order, escape_text
+
+__all__ = ["operating_point", "reliability_figure", "reliability_table"]
+
+
+def _positive_mask(pred, pos_label):
+    y = pred["y_true"].to_numpy()
+    return y.astype(str) == str(pos_label)
+
+
+def reliability_table(pred: pd.DataFrame, pos_label, n_bins: int = 10) -> pd.DataFrame:
+    """Binned out-of-fold probabilities of the positive class, per classifier.
+
+    Parameters
+    ----------
+    pred : DataFrame
+        The prediction table (columns ``classifier``, ``y_true``, ``proba``); rows whose
+        ``proba`` is NaN (classifiers without probabilities) are left out.
+    pos_label
+        The positive class (``proba`` is its probability).
+    n_bins : int, default=10
+        Equal-width bins of ``[0, 1]``.
+
+    Returns
+    -------
+    table : DataFrame
+        One row per non-empty (classifier, bin): ``classifier``, ``bin``, ``lower``,
+        ``upper``, ``mean_predicted``, ``observed`` (share of positives), ``count``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.viz.calibration import reliability_table
+    >>> pred = pd.DataFrame({"classifier": "A", "y_true": [0, 0, 1, 1],
+    ...                      "proba": [0.1, 0.15, 0.9, 0.6]})
+    >>> reliability_table(pred, 1, n_bins=2)["count"].tolist()
+    [2, 2]
+    """
+    if n_bins < 1:
+        raise ValueError(f"n_bins must be at least 1, got {n_bins}.")
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    rows = []
+    for name in classifier_order(pred["classifier"].unique()):
+        mine = pred[pred["classifier"] == name]
+        p = mine["proba"].to_numpy(dtype=float)
+        ok = np.isfinite(p)
+        if not ok.any():
+            continue
+        p, pos = p[ok], _positive_mask(mine, pos_label)[ok]
+        b = np.clip(np.digitize(p, edges[1:-1]), 0, n_bins - 1)
+        for k in np.unique(b):
+            m = b == k
+            rows.append(
+                {
+                    "classifier": name,
+                    "bin": int(k),
+                    "lower": float(edges[k]),
+                    "upper": float(edges[k + 1]),
+                    "mean_predicted": float(p[m].mean()),
+                    "observed": float(pos[m].mean()),
+                    "count": int(m.sum()),
+                }
+            )
+    cols = ["classifier", "bin", "lower", "upper", "mean_predicted", "observed", "count"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def reliability_figure(
+    pred: pd.DataFrame, pos_label, *, n_bins: int = 10, height: int = 420
+) -> go.Figure:
+    """Reliability diagram: mean predicted probability against observed frequency per bin.
+
+    Parameters
+    ----------
+    pred : DataFrame
+        The prediction table (:func:`reliability_table`).
+    pos_label
+        The positive class.
+    n_bins : int, default=10
+    height : int
+        Height without the legend (below the plot: one row per line).
+
+    Returns
+    -------
+    Figure
+        One line per classifier with probabilities (markers sized by the bin's count, the
+        count in the hover and written beside each marker); ``layout.meta``:
+        ``kind="reliability"``, ``classifiers``, ``bins`` (name -> list of
+        ``[mean_predicted, observed, count]``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.viz.calibration import reliability_figure
+    >>> pred = pd.DataFrame({"classifier": "A", "y_true": [0, 0, 1, 1],
+    ...                      "proba": [0.1, 0.15, 0.9, 0.6]})
+    >>> reliability_figure(pred, 1, n_bins=2).layout.meta["bins"]["A"][0][2]
+    2
+    """
+    table = reliability_table(pred, pos_label, n_bins)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            name="perfectly calibrated",
+            line={"color": COLORS["neutral"], "dash": "dot", "width": 1},
+            hoverinfo="skip",
+        )
+    )
+    names = classifier_order(table["classifier"].unique())
+    order = classifier_order(pred["classifier"].unique())
+    meta_bins = {}
+    for name in names:
+        t = table[table["classifier"] == name]
+        i = order.index(name)
+        safe = escape_text(name)
+        n = t["count"].to_numpy()
+        size = 6 + 14 * np.sqrt(n / max(1, n.max()))
+        fig.add_trace(
+            go.Scatter(
+                x=t["mean_predicted"].to_numpy(),
+                y=t["observed"].to_numpy(),
+                mode="lines+markers+text",
+                name=safe,
+                text=[str(int(c)) for c in n],
+                textposition="top center",
+                textfont={"size": FONT_PX, "color": classifier_style(i)["color"]},
+                marker={"size": size, "color": classifier_style(i)["color"]},
+                line={**classifier_style(i), "width": 2},
+                customdata=n,
+                hovertemplate=(
+                    f"{safe}<br>mean predicted %{{x:.3f}}<br>observed %{{y:.3f}}"
+                    "<br>%{customdata} rows<extra></extra>"
+                ),
+            )
+        )
+        meta_bins[name] = [
+            [float(a), float(b), int(c)]
+            for a, b, c in zip(t["mean_predicted"], t["observed"], n, strict=True)
+        ]
+    fig.update_xaxes(
+        range=[-0.02, 1.02], constrain="domain", title_text="predicted probability (bin mean)"
+    )
+    fig.update_yaxes(
+        range=[-0.02, 1.08],
+        scaleanchor="x",
+        scaleratio=1,
+        constrain="domain",
+        title_text="observed share of the positive class",
+    )
+    meta = {"kind": "reliability", "classifiers": names, "bins": meta_bins}
+    height = height + LEGEND_ROW_PX * (len(names) + 1)
+    return _base_layout(
+        fig,
+        title="Reliability (out-of-fold probabilities; numbers: rows per bin)",
+        height=height,
+        meta=meta,
+    )
+
+
+def operating_point(pred: pd.DataFrame, classifier, pos_label, threshold: float) -> dict:
+    """Confusion counts and rates of one classifier at a probability threshold.
+
+    A row is predicted positive when its out-of-fold probability of ``pos_label`` is at least
+    ``threshold`` (its decision score when it has no probability).
+
+    Parameters
+    ----------
+    pred : DataFrame
+        The prediction table.
+    classifier : str
+    pos_label
+    threshold : float
+
+    Returns
+    -------
+    point : dict
+        ``tp``, ``fn``, ``fp``, ``tn``, ``tpr``, ``fpr``, ``precision`` (NaN with no predicted
+        positive), ``ber``, ``source`` ("probability" or "decision score") and
+        ``predicted_positive`` (boolean array in the order of the classifier's rows).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.viz.calibration import operating_point
+    >>> pred = pd.DataFrame({"classifier": "A", "y_true": [0, 0, 1, 1],
+    ...                      "proba": [0.1, 0.7, 0.9, 0.6], "score": float("nan")})
+    >>> point = operating_point(pred, "A", 1, 0.65)
+    >>> point["tp"], point["fp"], point["fn"], point["tn"]
+    (1, 1, 1, 1)
+    """
+    mine = pred[pred["classifier"] == classifier]
+    if mine.empty:
+        raise ValueError(f"No predictions of classifier {classifier!r}.")
+    s = mine["proba"].to_numpy(dtype=float)
+    source = "probability"
+    if not np.isfinite(s).all():
+        s = mine["score"].to_numpy(dtype=float) if "score" in mine else s
+        source = "decision score"
+    if not np.isfinite(s).all():
+        raise ValueError(f"Classifier {classifier!r} has no probability or decision score.")
+    pos = _positive_mask(mine, pos_label)
+    hit = s >= threshold
+    tp, fn = int((hit & pos).sum()), int((~hit & pos).sum())
+    fp, tn = int((hit & ~pos).sum()), int((~hit & ~pos).sum())
+    tpr = tp / (tp + fn) if tp + fn else float("nan")
+    fpr = fp / (fp + tn) if fp + tn else float("nan")
+    return {
+        "tp": tp,
+        "fn": fn,
+        "fp": fp,
+        "tn": tn,
+        "tpr": tpr,
+        "fpr": fpr,
+        "precision": tp / (tp + fp) if tp + fp else float("nan"),
+        "ber": 0.5 * ((1 - tpr) + fpr),
+        "source": source,
+        "predicted_positive": hit,
+    }

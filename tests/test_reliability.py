@@ -1,0 +1,85 @@
+"""The reliability diagram and the operating point of Compare (issues 26 item 2 and 28).
+
+Checked against scikit-learn: the bins equal ``sklearn.calibration.calibration_curve``
+(uniform strategy), the operating point's counts equal ``confusion_matrix`` of the thresholded
+probabilities; the figure's text is at least 14 px and user strings are escaped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.calibration import calibration_curve
+from sklearn.metrics import confusion_matrix
+
+from slb.viz.calibration import operating_point, reliability_figure, reliability_table
+
+
+def _pred(seed=0, n=3000):
+    rng = np.random.default_rng(seed)
+    good = rng.uniform(0, 1, n)
+    y = (rng.random(n) < good).astype(int)  # calibrated by construction
+    bad = np.where(good > 0.5, 0.999, 0.001)  # overconfident
+    frames = [
+        pd.DataFrame({"classifier": name, "y_true": np.where(y == 1, "yes", "no"), "proba": p})
+        for name, p in (("good", good), ("<b>bad</b>", bad))
+    ]
+    frames.append(
+        pd.DataFrame({"classifier": "no-proba", "y_true": "yes", "proba": np.full(5, np.nan)})
+    )
+    return pd.concat(frames, ignore_index=True), y, good, bad
+
+
+def test_bins_equal_scikit_learns_calibration_curve():
+    pred, y, good, bad = _pred()
+    table = reliability_table(pred, "yes", n_bins=10)
+    assert set(table["classifier"]) == {"good", "<b>bad</b>"}  # no probabilities: left out
+    for name, p in (("good", good), ("<b>bad</b>", bad)):
+        t = table[table["classifier"] == name]
+        observed, predicted = calibration_curve(y, p, n_bins=10, strategy="uniform")
+        np.testing.assert_allclose(t["observed"], observed, rtol=1e-12)
+        np.testing.assert_allclose(t["mean_predicted"], predicted, rtol=1e-12)
+        assert t["count"].sum() == y.size
+
+
+def test_figure_draws_the_counts_readably_and_escapes_names():
+    pred, *_ = _pred()
+    fig = reliability_figure(pred, "yes")
+    meta = fig.layout.meta
+    assert meta["kind"] == "reliability"
+    assert meta["classifiers"] == ["good", "<b>bad</b>"]
+    names = [t.name for t in fig.data]
+    assert "&lt;b&gt;bad&lt;/b&gt;" in names and "<b>bad</b>" not in names
+    bad = fig.data[names.index("&lt;b&gt;bad&lt;/b&gt;")]
+    assert sum(int(t) for t in bad.text) == 3000
+    assert fig.layout.font.size >= 14
+    assert fig.layout.xaxis.tickfont.size >= 14 and fig.layout.yaxis.tickfont.size >= 14
+    for trace in fig.data[1:]:
+        assert trace.textfont.size >= 14
+    # the overconfident classifier's bins sit far from the diagonal, the calibrated ones near
+    gap = {n: max(abs(a - b) for a, b, _ in bins) for n, bins in meta["bins"].items()}
+    assert gap["good"] < 0.15 < 0.2 < gap["<b>bad</b>"]
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.3, 0.5, 0.8, 1.01])
+def test_operating_point_equals_confusion_matrix(threshold):
+    pred, y, good, _ = _pred(seed=1)
+    point = operating_point(pred, "good", "yes", threshold)
+    (tn, fp), (fn, tp) = confusion_matrix(y, (good >= threshold).astype(int), labels=[0, 1])
+    assert (point["tp"], point["fn"], point["fp"], point["tn"]) == (tp, fn, fp, tn)
+    assert point["tpr"] == pytest.approx(tp / (tp + fn))
+    assert point["fpr"] == pytest.approx(fp / (fp + tn))
+    assert point["ber"] == pytest.approx(0.5 * (fn / (tp + fn) + fp / (fp + tn)))
+    if tp + fp:
+        assert point["precision"] == pytest.approx(tp / (tp + fp))
+    else:
+        assert np.isnan(point["precision"])
+
+
+def test_operating_point_refuses_an_unknown_classifier():
+    pred, *_ = _pred()
+    with pytest.raises(ValueError, match="No predictions"):
+        operating_point(pred, "missing", "yes", 0.5)
+    with pytest.raises(ValueError, match="no probability"):
+        operating_point(pred.assign(score=np.nan), "no-proba", "yes", 0.5)
