@@ -313,16 +313,20 @@ def _random_dependence(d, seed=0):
     return S, np.clip(1 - S, 0, 1)
 
 
-@pytest.mark.parametrize("d, labelled", [(13, True), (60, False)])
-def test_heatmap_sized_to_d_and_labelled_up_to_30(d, labelled):
+@pytest.mark.parametrize("d, step", [(13, 1), (60, 3)])
+def test_heatmap_sized_to_d_and_labelled_at_14_px(d, step):
+    """Every name up to 30 features; Sonar's 60: every 3rd name (6 px cells, names >= 16 px
+    apart at 14 px), in the clustered display order; the hover names every cell."""
     S, P = _random_dependence(d)
     names = [f"feature_{i}" for i in range(d)]
-    fig = figures.dependence_heatmap(S, P, names)
-    assert fig.layout.meta["n_labels"] == (d if labelled else 0)
-    assert bool(fig.layout.xaxis.showticklabels) is labelled
-    assert bool(fig.layout.yaxis.showticklabels) is labelled
-    if labelled:  # every name is a tick (explicit array: plotly skips none)
-        assert list(fig.layout.xaxis.tickvals) == names == list(fig.layout.yaxis.tickvals)
+    order = figures.cluster_order(S)
+    fig = figures.dependence_heatmap(S, P, names, order=order)
+    shown = [names[i] for i in order][::step]
+    assert fig.layout.meta["n_labels"] == len(shown) == -(-d // step)
+    assert list(fig.layout.xaxis.tickvals) == shown == list(fig.layout.yaxis.tickvals)
+    assert fig.layout.xaxis.tickfont.size >= 14 and fig.layout.yaxis.tickfont.size >= 14
+    px = figures.heatmap_cell_px(d)
+    assert px * step >= 16  # the written names do not overlap at 14 px
     assert fig.layout.yaxis.scaleanchor == "x"  # square cells
     cells = next(t for t in fig.data if t.name == "cells")
     assert len(cells.x) == d * (d - 1)  # one hover/click target per off-diagonal cell ...
@@ -362,16 +366,58 @@ def test_tree_layout_children_strictly_below_parents():
         assert len({tuple(p) for p in pos.round(9)}) == d  # no two nodes on one spot
 
 
+def _label_boxes(fig, plot_px):
+    """Pixel boxes of a graph figure's written node names, estimated independently of the
+    library: 0.6 em per character plus 4 px, 1.3 em high, at the text's size, placed by its
+    ``textposition`` beside the node, on the figure's (equal-scale) axis ranges drawn in a plot
+    area of ``plot_px``; and whether each box lies inside the ranges."""
+    import re
+
+    nodes = next(t for t in fig.data if t.name == "features")
+    xr, yr = fig.layout.xaxis.range, fig.layout.yaxis.range
+    scale = min(plot_px[0] / (xr[1] - xr[0]), plot_px[1] / (yr[1] - yr[0]))  # px per unit
+    size = nodes.textfont.size
+    places = nodes.textposition
+    places = [places] * len(nodes.x) if isinstance(places, str) else list(places)
+    boxes = []
+    marker = np.broadcast_to(np.asarray(nodes.marker.size, dtype=float), (len(nodes.x),))
+    for x, y, text, where, m in zip(nodes.x, nodes.y, nodes.text, places, marker, strict=True):
+        if not text:
+            continue
+        w = len(re.sub("<[^>]+>", "", text)) * 0.6 * size + 4
+        h = 1.3 * size
+        cx, cy = (x - xr[0]) * scale, (y - yr[0]) * scale
+        off = m / 2 + 2  # plotly writes the text beside the marker
+        dx = {"left": -w / 2 - off, "right": w / 2 + off}.get(where.split()[1], 0.0)
+        dy = {"top": h / 2 + off, "bottom": -h / 2 - off}.get(where.split()[0], 0.0)
+        box = (cx + dx - w / 2, cy + dy - h / 2, cx + dx + w / 2, cy + dy + h / 2)
+        inside = box[0] >= -1 and box[1] >= -1
+        inside &= box[2] <= (xr[1] - xr[0]) * scale + 1 and box[3] <= (yr[1] - yr[0]) * scale + 1
+        boxes.append((box, inside))
+    return boxes
+
+
+def _overlaps(boxes) -> int:
+    return sum(
+        a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1
+        for k, (a, _) in enumerate(boxes)
+        for b, _ in boxes[k + 1 :]
+    )
+
+
 def test_tree_and_pair_graph_labels():
     X, y = make_two_class(n_per_class=40, d=35, seed=2)
     tan = TANClassifier().fit(X, y)
     names = [f"f{i}" for i in range(35)]
     fig = figures.tree_graph(names, tan.trees_["a"], highlight=7)
-    assert fig.layout.meta["n_labels"] <= 11 and fig.layout.meta["n_edges"] == 34
+    assert fig.layout.meta["n_edges"] == 34
     nodes = next(t for t in fig.data if t.name == "features")
     assert "<b>f7</b>" in nodes.text  # the searched feature: named (in bold) and ringed
-    assert sum(bool(t) for t in nodes.text) == fig.layout.meta["n_labels"]
+    assert sum(bool(t) for t in nodes.text) == fig.layout.meta["n_labels"] >= 12
+    assert nodes.textfont.size >= 14 and list(nodes.hovertext) == names  # the rest: hover
     assert any(t.name == "searched feature" for t in fig.data)
+    boxes = _label_boxes(fig, (260, fig.layout.height - 90))
+    assert _overlaps(boxes) == 0 and all(inside for _, inside in boxes)
     small = figures.tree_graph(names[:6], [(0, 1), (1, 2), (1, 3), (3, 4), (3, 5)])
     assert small.layout.meta["n_labels"] == 6
     pairs = np.array([[0, 1], [0, 2], [0, 3], [4, 5]])
@@ -384,6 +430,65 @@ def test_tree_and_pair_graph_labels():
     assert text[0] == "f0" and text[10] == ""
     hover = next(t for t in g.data if t.name == "pair hover")
     assert np.asarray(hover.customdata).tolist() == pairs.tolist()  # a click names the pair
+
+
+def _graph_of(X, y, quantile):
+    d = X.shape[1]
+    stat = np.stack([dependence_matrix(X[y == c]).statistic for c in np.unique(y)])
+    pairs = all_pairs(d)
+    ps = stat[:, pairs[:, 0], pairs[:, 1]]
+    pos = figures.pair_graph_layout(d, pairs, ps.max(axis=0))
+    lam = np.quantile(ps.max(axis=0), quantile)
+    idx = np.flatnonzero((ps >= lam).any(axis=0))
+    return pairs[idx], ps[:, idx], ps[:, idx] >= lam, pos
+
+
+@pytest.mark.slow
+def test_sonar_pair_graph_labels_do_not_overlap():
+    """Issue 28: Sonar's pair graph names its best-connected features without stacking the
+    names (box estimate at the smallest plot area the page draws, 260 px), inside the plot."""
+    from slb import load_dataset
+
+    X, y = load_dataset("sonar")
+    names = list(X.columns)
+    for q in (0.5, 0.9, 0.97):
+        pairs, strength, dep, pos = _graph_of(X.to_numpy(), y, q)
+        fig = figures.pair_graph(names, pairs, strength, dep, pos)
+        boxes = _label_boxes(fig, (260, 260))
+        assert 3 <= fig.layout.meta["n_labels"] == len(boxes) <= 10
+        assert _overlaps(boxes) == 0, q
+        assert all(inside for _, inside in boxes), q
+
+
+def test_small_pair_graph_keeps_long_names_inside():
+    """Iris-like names on a small graph: every name written, none cut at the figure's edge."""
+    rng = np.random.default_rng(0)
+    names = ["sepal length (cm)", "sepal width (cm)", "petal length (cm)", "petal width (cm)"]
+    pos = rng.random((4, 2))
+    pairs = all_pairs(4)
+    s = np.ones((2, len(pairs)))
+    fig = figures.pair_graph(names, pairs, s, s > 0, pos)
+    boxes = _label_boxes(fig, (260, 260))
+    assert fig.layout.meta["n_labels"] == 4 == len(boxes)
+    assert _overlaps(boxes) == 0 and all(inside for _, inside in boxes)
+
+
+def test_label_box_check_catches_overlap():
+    """The box estimate can fail: two names written on one spot overlap."""
+    names = ["a long feature name", "another long name"]
+    fig = go.Figure(
+        go.Scatter(
+            x=[0, 0.01],
+            y=[0, 0],
+            text=names,
+            textposition="top center",
+            textfont={"size": 14},
+            marker={"size": 8},
+            name="features",
+        )
+    )
+    fig.update_layout(xaxis={"range": [-1, 1]}, yaxis={"range": [-1, 1]})
+    assert _overlaps(_label_boxes(fig, (260, 260))) == 1
 
 
 @pytest.fixture(scope="module")
@@ -464,3 +569,119 @@ def test_class_balance_shares_and_escaped_names():
     assert plus.marker.color == figures.COLORS["+"] and minus.marker.color == figures.COLORS["-"]
     assert dict(fig.layout.meta) == {"kind": "class_balance", "n_pos": 30, "n_neg": 90}
     assert "sick" not in plus.hovertemplate  # labels reach the hover through the trace name
+
+
+# --- readability on a projector (issue 28) --------------------------------------------------
+def _small_texts(fig, minimum=14) -> list:
+    """Every explicit text size of a figure under ``minimum`` px (ticks, axis titles, legend,
+    colour bars, annotations, trace text); hover labels are exempt.  Unset sizes inherit
+    ``layout.font.size`` (checked too) except the axes' and the legend's, which Streamlit's
+    chart theme would set to 12 px: those must be explicit."""
+    lay = fig.layout
+    bad = []
+    if (lay.font.size or 0) < minimum:
+        bad.append(("font", lay.font.size))
+    for name in lay:
+        if name.startswith(("xaxis", "yaxis")) and lay[name] is not None:
+            ax = lay[name]
+            if ax.visible is False:
+                continue
+            if (ax.tickfont.size or 0) < minimum:
+                bad.append((name + ".tickfont", ax.tickfont.size))
+            if ax.title.text and (ax.title.font.size or 0) < minimum:
+                bad.append((name + ".title", ax.title.font.size))
+    if any(t.showlegend is not False for t in fig.data) and (lay.legend.font.size or 0) < minimum:
+        bad.append(("legend", lay.legend.font.size))
+    for a in lay.annotations:
+        if a.font.size is not None and a.font.size < minimum:
+            bad.append(("annotation", a.font.size))
+    for t in fig.data:
+        tf = getattr(t, "textfont", None)
+        if getattr(t, "text", None) is not None and tf is not None:
+            if tf.size is not None and np.min(tf.size) < minimum:
+                bad.append((t.name, tf.size))
+        cb = getattr(t, "colorbar", None)
+        if cb is not None and getattr(t, "showscale", None) is not False and t.type == "heatmap":
+            if (cb.tickfont.size or 0) < minimum:
+                bad.append((t.name, "colorbar", cb.tickfont.size))
+    return bad
+
+
+def _every_figure(small):
+    """One of each two-class builder (a fitted SLB, TAN, the evaluation figures)."""
+    from slb.viz import evaluation as ev
+
+    X, y = small
+    Xn = X.to_numpy()
+    res = dependence_matrix(Xn[y == 1])
+    pairs = all_pairs(X.shape[1])
+    s = np.ones((2, len(pairs)))
+    pos = figures.pair_graph_layout(X.shape[1], pairs, s[0])
+    clf = SLBClassifier(random_state=0).fit(X, y)
+    tan = TANClassifier().fit(X, y)
+    pf = pd.DataFrame(np.random.default_rng(0).random((5, 3)), columns=["NB", "SLB", "TAN"])
+    curve = pd.DataFrame({"fpr": [0, 0.5, 1], "tpr": [0, 0.8, 1]})
+    prc = pd.DataFrame({"recall": [0, 0.5, 1], "precision": [1, 0.8, 0.5]})
+    figs = {
+        "heatmap": figures.dependence_heatmap(res.statistic, res.pvalue, list(X.columns)),
+        "histogram": figures.dependence_histogram([0.1, 0.2], [0.3], 0.15),
+        "pair_graph": figures.pair_graph(list(X.columns), pairs, s, s > 0, pos),
+        "tree": figures.tree_graph(list(X.columns), tan.trees_[tan.classes_[0]]),
+        "density_1d": figures.density_1d(Xn[:, 0], y, [0.3, 0.3], feature="alpha"),
+        "density_2d": figures.density_2d(
+            Xn[:, 0], Xn[:, 1], y, [0.3, 0.3], [0.3, 0.3], feature_a="alpha", feature_b="beta"
+        ),
+        "ber_bars": figures.ber_bars(pf),
+        "coefficients": figures.coefficient_figure(clf.coef_series_),
+        "contributions": figures.contributions_figure(
+            clf.contributions(X.iloc[:1])[0].iloc[0], baseline=clf.contributions(X.iloc[:1])[1]
+        ),
+        "roc": ev.roc_figure({"SLB": curve, "NB": curve}, pd.Series({"SLB": 0.8, "NB": 0.7})),
+        "pr": ev.pr_figure({"SLB": prc}, pd.Series({"SLB": 0.8}), 0.5),
+        "confusion": ev.confusion_figure(
+            pd.DataFrame([[40, 10], [5, 45]]), pos_name="p", neg_name="n"
+        ),
+        "class_balance": figures.class_balance(3, 4),
+    }
+    return figs
+
+
+def test_every_figure_writes_14_px_text_and_puts_its_legend_below(small):
+    for name, fig in _every_figure(small).items():
+        assert _small_texts(fig) == [], name
+        legend = fig.layout.legend
+        if name != "class_balance" and any(t.showlegend is not False for t in fig.data):
+            # below the plot, in the figure's bottom margin: never over a title or the plot
+            assert (legend.yref, legend.y, legend.yanchor) == ("container", 0, "bottom"), name
+        if fig.layout.title.text:
+            assert fig.layout.title.yref == "container" and fig.layout.title.automargin, name
+
+
+def test_small_text_check_can_fail():
+    fig = figures.ber_bars(pd.DataFrame({"SLB": [0.1, 0.2]}))
+    assert _small_texts(fig) == []
+    fig.update_xaxes(tickfont={"size": 12})
+    assert _small_texts(fig) == [("xaxis.tickfont", 12)]
+
+
+def test_confusion_cells_are_written_at_14_px():
+    from slb.viz import evaluation as ev
+
+    fig = ev.confusion_figure(pd.DataFrame([[40, 10], [5, 45]]), pos_name="p", neg_name="n")
+    assert fig.data[0].textfont.size >= 14
+
+
+def test_ber_bars_keep_their_order_whatever_the_values():
+    """Issue 28 item 4: the bars never re-sort by value; SLB is first."""
+    rng = np.random.default_rng(1)
+    orders = set()
+    for seed in range(5):
+        pf = pd.DataFrame(
+            np.random.default_rng(seed).random((4, 4)), columns=["TAN", "SLB", "NB", "RF"]
+        )
+        fig = figures.ber_bars(pf)
+        bar = fig.data[0]
+        orders.add(tuple(bar.x))
+        np.testing.assert_allclose(bar.y, 100 * pf.mean()[list(bar.x)].to_numpy())
+    assert orders == {("SLB", "TAN", "NB", "RF")}
+    del rng

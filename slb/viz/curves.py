@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import COLORS, _base_layout, _layout, _measure_label, escape_text
+from .style import COLORS, _base_layout, _layout, _measure_label, classifier_order, escape_text
 
 __all__ = ["ber_bars", "ber_curve"]
 
@@ -27,12 +27,13 @@ def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.
     Returns
     -------
     Figure
-        The bar trace (named ``"mean BER"``) has one bar per classifier, sorted by mean BER;
-        values in percent.
+        The bar trace (named ``"mean BER"``) has one bar per classifier, in the columns' order
+        with SLB first (:func:`slb.viz.style.classifier_order`: never re-sorted by value, so a
+        bar stays in its place when λ or the data change); values in percent.
     """
     mean = per_fold.mean(axis=0) * 100
     sd = (per_fold.std(axis=0, ddof=1) if len(per_fold) > 1 else per_fold.std(axis=0, ddof=0)) * 100
-    order = mean.sort_values(kind="stable").index.tolist()
+    order = classifier_order(per_fold.columns)
     labels = [escape_text(n) for n in order]
     tied = {n: True for n in order}
     if summary is not None and "tied_with_best" in summary:
@@ -132,7 +133,7 @@ def ber_curve(
         title=f"λ ({_measure_label(measure)} threshold): larger keeps fewer pairs",
         range=[float(rng[0]), float(rng[1])],
     )
-    fig.update_yaxes(title="CV balanced error rate (%)")
+    fig.update_yaxes(title_text="CV balanced error rate (%)")
     return _base_layout(
         fig,
         height=380,

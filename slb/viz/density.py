@@ -43,6 +43,7 @@ def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "
     ]
     layout = _layout(
         height=110,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
         meta={"kind": "class_balance", "n_pos": int(n_pos), "n_neg": int(n_neg)},
         barmode="stack",
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
@@ -147,9 +148,9 @@ def density_1d(
         fig.add_trace(kde, row=1, col=1)
         fig.add_trace(rug, row=2, col=1)
     fig.update_layout(barmode="overlay")
-    fig.update_yaxes(title="density", row=1, col=1)
+    fig.update_yaxes(title_text="density", row=1, col=1)
     fig.update_yaxes(visible=False, range=[-0.7, 1.7], row=2, col=1)
-    fig.update_xaxes(title=escape_text(feature), row=2, col=1)
+    fig.update_xaxes(title_text=escape_text(feature), row=2, col=1)
     return _base_layout(
         fig,
         height=440,
@@ -240,8 +241,8 @@ def density_2d(
         Z = kde_pdf_2d(np.column_stack([xa[m], xb[m]]), E, hs[c]).reshape(A.shape)
         fig.add_trace(_contour_trace(ga, gb, Z, c, sym, lab))
         fig.add_trace(_class_scatter_trace(xa[m], xb[m], c, sym, lab))
-    fig.update_xaxes(title=escape_text(feature_a))
-    fig.update_yaxes(title=escape_text(feature_b))
+    fig.update_xaxes(title_text=escape_text(feature_a))
+    fig.update_yaxes(title_text=escape_text(feature_b))
     return _base_layout(
         fig,
         height=520,

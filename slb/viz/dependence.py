@@ -10,9 +10,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .layout import MAX_LABELLED, heatmap_cell_px, kept_outline
-from .style import COLORS, _base_layout, _measure_label, _names, escape_text
+from .style import COLORS, FONT_PX, _base_layout, _measure_label, _names, escape_text
 
-__all__ = ["dependence_heatmap", "dependence_histogram", "threshold_line"]
+__all__ = ["dependence_heatmap", "dependence_histogram", "threshold_line", "label_step"]
 
 
 def _outline_kept(fig: go.Figure, kept, order, d: int) -> int:
@@ -23,33 +23,48 @@ def _outline_kept(fig: go.Figure, kept, order, d: int) -> int:
     return n_out
 
 
-def _square_category_axes(fig: go.Figure, labels, d: int) -> None:
-    """Category axes of square cells; the names written up to :data:`MAX_LABELLED` features."""
-    few = d <= MAX_LABELLED
-    font = {"size": 12 if d <= 15 else 10}
+def label_step(d: int) -> int:
+    """Every how many features a name is written on the heatmap's axes: 1 (every name) up to
+    :data:`MAX_LABELLED` features, else so that written names are >= 16 px apart at 14 px
+    text (Sonar, d = 60: every 3rd; the hover names every cell).
+
+    Examples
+    --------
+    >>> label_step(13), label_step(60)
+    (1, 3)
+    """
+    if d <= MAX_LABELLED:
+        return 1
+    return int(np.ceil(16 / heatmap_cell_px(d)))
+
+
+def _square_category_axes(fig: go.Figure, labels, d: int) -> int:
+    """Category axes of square cells, every :func:`label_step`-th name written at 14 px (the
+    others in the hover); returns the number of names on each axis."""
+    shown = list(labels)[:: label_step(d)]
+    font = {"size": FONT_PX}
     fig.update_xaxes(
         type="category",
-        showticklabels=few,
         tickangle=-60,
         showgrid=False,
         tickfont=font,
-        tickmode="array" if few else "auto",
-        tickvals=labels if few else None,
+        tickmode="array",
+        tickvals=shown,
         range=[-0.5, d - 0.5],
         constrain="domain",
     )
     fig.update_yaxes(
         type="category",
-        showticklabels=few,
         showgrid=False,
         tickfont=font,
-        tickmode="array" if few else "auto",
-        tickvals=labels if few else None,
+        tickmode="array",
+        tickvals=shown,
         range=[d - 0.5, -0.5],
         scaleanchor="x",
         scaleratio=1,
         constrain="domain",
     )
+    return len(shown)
 
 
 def dependence_heatmap(
@@ -91,7 +106,8 @@ def dependence_heatmap(
     -------
     Figure
         ``x`` and ``y`` are the (escaped) feature names in display order.  Every name is on
-        the axes up to :data:`MAX_LABELLED` features, none beyond (hover shows them).  The
+        the axes (at 14 px) up to :data:`MAX_LABELLED` features, every :func:`label_step`-th
+        beyond (the hover names every cell).  The
         trace named ``"cells"`` has one point per off-diagonal cell (hover, click) with
         ``customdata`` ``(i, j, statistic, p-value)`` in the original indices; the browser
         draws one of its markers (``marker.maxdisplayed``), so it costs next to nothing.
@@ -110,10 +126,9 @@ def dependence_heatmap(
     fig = go.Figure(_dependence_trace(Sd, labels, zmax, color, label))
     fig.add_trace(_heatmap_cells(Sd, Pd, labels, order, label))
     n_out = _outline_kept(fig, kept, order, d)
-    few = d <= MAX_LABELLED
-    _square_category_axes(fig, labels, d)
+    n_labels = _square_category_axes(fig, labels, d)
     fig.update_layout(clickmode="event+select", dragmode=False)
-    room = 130 if few else 40  # the names below the x axis
+    room = 150  # the names below the x axis
     return _base_layout(
         fig,
         title=title,
@@ -121,7 +136,7 @@ def dependence_heatmap(
         meta={
             "kind": "dependence_heatmap",
             "n_features": int(d),
-            "n_labels": int(d) if few else 0,
+            "n_labels": n_labels,
             "n_outlined": n_out,
             "order": [int(i) for i in order],
         },
@@ -137,7 +152,12 @@ def _dependence_trace(Sd, labels, zmax, color, label) -> go.Heatmap:
         zmin=0.0,
         zmax=zmax if zmax is not None else (np.nanmax(Sd) if np.isfinite(Sd).any() else 1.0),
         colorscale=[[0.0, "#FFFFFF"], [0.15, "#E8EEF6"], [1.0, color]],
-        colorbar={"title": {"text": label}, "thickness": 12},
+        colorbar={
+            "title": {"text": label, "font": {"size": FONT_PX}, "side": "right"},
+            "tickfont": {"size": FONT_PX},
+            "thickness": 12,
+            "nticks": 4,
+        },
         hoverinfo="skip",
         name="dependence",
     )
@@ -224,8 +244,8 @@ def dependence_histogram(
         )
     threshold_line(fig, threshold)
     fig.update_layout(barmode="overlay")
-    fig.update_xaxes(title=label + " of a pair")
-    fig.update_yaxes(title="pairs")
+    fig.update_xaxes(title_text=label + " of a pair")
+    fig.update_yaxes(title_text="pairs")
     return _base_layout(
         fig, height=300, meta={"kind": "dependence_histogram", "threshold": float(threshold)}
     )
@@ -240,7 +260,11 @@ def threshold_line(fig: go.Figure, threshold: float) -> go.Figure:
         fig.add_vline(
             x=float(threshold),
             line={"color": "#111827", "width": 2, "dash": "dash"},
-            annotation={"text": f"λ = {threshold:.4g}", "showarrow": False},
+            annotation={
+                "text": f"λ = {threshold:.4g}",
+                "showarrow": False,
+                "font": {"size": FONT_PX},
+            },
             annotation_position="top right",
         )
     return fig

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import COLORS, _base_layout, escape_text
+from .style import COLORS, FONT_PX, LEGEND_ROW_PX, _base_layout, classifier_order, escape_text
 
 __all__ = ["CLASSIFIER_COLORS", "classifier_style", "roc_figure", "pr_figure", "confusion_figure"]
 
@@ -41,7 +41,8 @@ def _curve_figure(curves, areas, x, y, label, chance, *, title, height):
             hoverinfo="skip",
         )
     )
-    for i, (name, c) in enumerate(curves.items()):
+    for i, name in enumerate(classifier_order(curves)):
+        c = curves[name]
         safe = escape_text(name)
         fig.add_trace(
             go.Scatter(
@@ -57,16 +58,17 @@ def _curve_figure(curves, areas, x, y, label, chance, *, title, height):
     fig.update_yaxes(range=[-0.01, 1.01], scaleanchor="x", scaleratio=1, constrain="domain")
     meta = {
         "kind": "roc" if label == "AUC" else "pr",
-        "classifiers": list(curves),
+        "classifiers": classifier_order(curves),
         label: {k: float(v) for k, v in areas.items()},
     }
-    fig = _base_layout(fig, title=title, height=height, meta=meta)
-    fig.update_layout(legend={"orientation": "v", "x": 1.02, "y": 1, "yanchor": "top"})
-    return fig
+    # the legend below the plot, one row per curve in a half-width column: the plot keeps
+    # ``height`` and the figure grows by the legend's rows
+    height = (height or 420) + LEGEND_ROW_PX * (len(curves) + 1)
+    return _base_layout(fig, title=title, height=height, meta=meta)
 
 
-def roc_figure(curves: dict, auc: pd.Series, *, height: int = 460) -> go.Figure:
-    """ROC curves, one line per classifier, its area in the legend.
+def roc_figure(curves: dict, auc: pd.Series, *, height: int = 420) -> go.Figure:
+    """ROC curves, one line per classifier (in the catalogue's order), its area in the legend.
 
     Parameters
     ----------
@@ -75,6 +77,7 @@ def roc_figure(curves: dict, auc: pd.Series, *, height: int = 460) -> go.Figure:
     auc : Series
         Area under each curve.
     height : int
+        Height without the legend (below the plot: the figure grows by one row per line).
 
     Returns
     -------
@@ -91,13 +94,13 @@ def roc_figure(curves: dict, auc: pd.Series, *, height: int = 460) -> go.Figure:
         title="ROC curves (out-of-fold, all folds pooled)",
         height=height,
     )
-    fig.update_xaxes(title="false positive rate (1 − specificity)")
-    fig.update_yaxes(title="true positive rate (recall)")
+    fig.update_xaxes(title_text="false positive rate (1 − specificity)")
+    fig.update_yaxes(title_text="true positive rate (recall)")
     return fig
 
 
 def pr_figure(
-    curves: dict, average_precision: pd.Series, prevalence: float, *, height: int = 460
+    curves: dict, average_precision: pd.Series, prevalence: float, *, height: int = 420
 ) -> go.Figure:
     """Precision-recall curves, one line per classifier, average precision in the legend.
 
@@ -110,6 +113,7 @@ def pr_figure(
     prevalence : float
         Share of positives: the precision of a random ranking (the dotted line).
     height : int
+        Height without the legend (below the plot: the figure grows by one row per line).
 
     Returns
     -------
@@ -126,8 +130,8 @@ def pr_figure(
         title="Precision-recall curves (out-of-fold, all folds pooled)",
         height=height,
     )
-    fig.update_xaxes(title="recall (true positive rate)")
-    fig.update_yaxes(title="precision")
+    fig.update_xaxes(title_text="recall (true positive rate)")
+    fig.update_yaxes(title_text="precision")
     return fig
 
 
@@ -161,6 +165,7 @@ def confusion_heatmap(pct, ticks, text, hover_text) -> go.Figure:
             y=ticks,
             text=text,
             texttemplate="%{text}",
+            textfont={"size": FONT_PX},
             colorscale=[[0, "#FFFFFF"], [1, "#4B5563"]],
             zmin=0,
             zmax=100,
@@ -168,8 +173,8 @@ def confusion_heatmap(pct, ticks, text, hover_text) -> go.Figure:
             hovertemplate=f"true %{{y}}<br>predicted %{{x}}<br>{hover_text}<extra></extra>",
         )
     )
-    fig.update_xaxes(title="predicted class", side="bottom")
-    fig.update_yaxes(title="true class", autorange="reversed")
+    fig.update_xaxes(title_text="predicted class", side="bottom")
+    fig.update_yaxes(title_text="true class", autorange="reversed")
     return fig
 
 
@@ -199,7 +204,7 @@ def confusion_figure(
     totals = c.sum(axis=1, keepdims=True)
     pct = np.divide(100.0 * c, totals, out=np.zeros(c.shape), where=totals > 0)
     ticks = [_class_tick("+", pos_name), _class_tick("-", neg_name)]
-    text = [[f"{c[i, j]}<br>{pct[i, j]:.1f}% of row" for j in range(2)] for i in range(2)]
-    fig = confusion_heatmap(pct, ticks, text, "%{text}")
+    text = [[f"{c[i, j]}<br>{pct[i, j]:.1f}%" for j in range(2)] for i in range(2)]
+    fig = confusion_heatmap(pct, ticks, text, "%{text} of the true class")
     meta = {"kind": "confusion", "counts": c.tolist(), "total": int(c.sum())}
     return _base_layout(fig, title=escape_text(title) if title else None, height=height, meta=meta)

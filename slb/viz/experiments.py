@@ -11,7 +11,16 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .graphs import _edge_lines
-from .style import COLORS, _base_layout, _names, escape_text
+from .style import (
+    COLORS,
+    FONT_PX,
+    LEGEND_ROW_PX,
+    _base_layout,
+    _layout,
+    _names,
+    classifier_order,
+    escape_text,
+)
 
 __all__ = ["learning_curve_figure", "noise_figure", "network_graph", "recovery_graph"]
 
@@ -81,7 +90,7 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
     if not isinstance(long, pd.DataFrame) and hasattr(long, "long") and hasattr(long, "figure"):
         return long.figure(paper=paper is not False, title=title)
     fig = go.Figure()
-    order = list(dict.fromkeys(long["classifier"]))
+    order = classifier_order(dict.fromkeys(long["classifier"]))
     grid = sorted(long["n"].unique().tolist())
     for c in order:
         g = long[long["classifier"] == c].groupby("n")["ber"]
@@ -111,13 +120,13 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
             line_color="#555555",
             annotation_text=f"Bayes error {100 * bayes:.2f}%",
             annotation_position="top right",
+            annotation_font_size=FONT_PX,
         )
-    fig.update_layout(
+    layout = _layout(
         title=escape_text(title) if title else None,
-        xaxis_title="training size n",
-        yaxis_title="balanced error rate (%)",
-        xaxis={"tickmode": "array", "tickvals": grid},
-        yaxis={"rangemode": "tozero"},
+        height=460 + LEGEND_ROW_PX * ((len(order) + 2) // 3),
+        xaxis={"title": "training size n", "tickmode": "array", "tickvals": grid},
+        yaxis={"title": "balanced error rate (%)", "rangemode": "tozero"},
         template="plotly_white",
         hovermode="closest",
         meta={
@@ -127,7 +136,7 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
             "bayes": float(bayes) if bayes is not None and np.isfinite(bayes) else None,
         },
     )
-    return fig
+    return fig.update_layout(layout)
 
 
 def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
@@ -152,7 +161,7 @@ def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
     summary = results.summary if is_results else results
     source = results.settings.get("source") if is_results else None
     fig = go.Figure()
-    order = list(dict.fromkeys(summary["classifier"]))
+    order = classifier_order(dict.fromkeys(summary["classifier"]))
     label = "accuracy" if metric == "accuracy" else "balanced error rate"
     for c in order:
         s = summary[summary["classifier"] == c].sort_values("p")
@@ -174,14 +183,15 @@ def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
         )
     if title is None:
         title = f"Label noise: clean-test {label}" + (f" ({source})" if source else "")
-    fig.update_layout(
+    layout = _layout(
         title=escape_text(title),
-        xaxis_title="probability of flipping a training label",
-        yaxis_title=f"clean-test {label} (%)",
+        height=440 + LEGEND_ROW_PX * ((len(order) + 2) // 3),
+        xaxis={"title": "probability of flipping a training label"},
+        yaxis={"title": f"clean-test {label} (%)"},
         template="plotly_white",
         meta={"kind": "label_noise", "metric": metric, "classifiers": order},
     )
-    return fig
+    return fig.update_layout(layout)
 
 
 def _add_feature_nodes(fig, P, labels):
@@ -193,7 +203,7 @@ def _add_feature_nodes(fig, P, labels):
             mode="markers+text",
             text=labels,
             textposition="top center",
-            textfont={"size": 11},
+            textfont={"size": FONT_PX},
             marker={"size": 10, "color": "#374151", "line": {"color": "white", "width": 1}},
             hovertemplate="%{text}<extra></extra>",
             name="features",

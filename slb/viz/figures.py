@@ -35,7 +35,14 @@ from .layout import (
     pair_graph_layout,
     tree_layout,
 )
-from .model import coefficient_figure, contributions_figure, oracle_scale, term_kind
+from .model import (
+    coefficient_figure,
+    contributions_figure,
+    oracle_scale,
+    ratio_figure,
+    ratio_form,
+    term_kind,
+)
 from .selection import clickable_pairs
 from .style import COLORS, escape_text
 
@@ -68,4 +75,6 @@ __all__ = [
     "heatmap_cell_pairs",
     "threshold_line",
     "clickable_pairs",
+    "ratio_form",
+    "ratio_figure",
 ]

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .layout import _labelled_nodes, _width_bins, tree_layout
-from .style import COLORS, _base_layout, _measure_label, _names, escape_text
+from .layout import _labelled_nodes, _width_bins, place_labels, tree_layout
+from .style import COLORS, FONT_PX, _base_layout, _measure_label, _names, escape_text
 
 __all__ = ["pair_graph", "tree_graph"]
 
@@ -92,18 +92,18 @@ def _pair_hover_trace(labels, pairs, strength, ends, measure) -> go.Scatter:
     )
 
 
-def _feature_node_trace(labels, pos, nodes, degree, named, highlight) -> go.Scatter:
-    """The feature nodes, sized by their number of kept pairs, the ``named`` ones labelled."""
+def _feature_node_trace(labels, pos, nodes, degree, places, highlight) -> go.Scatter:
+    """The feature nodes, sized by their number of kept pairs, the ``places`` ones labelled."""
     return go.Scatter(
         x=pos[nodes, 0],
         y=pos[nodes, 1],
         mode="markers+text",
-        text=[_node_text(labels, i, named, highlight) for i in nodes],
+        text=[_node_text(labels, i, places, highlight) for i in nodes],
         hovertext=[labels[i] for i in nodes],
-        textposition="top center",
-        textfont={"size": 11},
+        textposition=[places.get(int(i), "top center") for i in nodes],
+        textfont={"size": FONT_PX},
         marker={
-            "size": 8 + 2.0 * np.sqrt(degree[nodes]),
+            "size": _node_px(degree)[nodes],
             "color": np.where(degree[nodes] > 0, "#374151", "#D1D5DB").tolist(),
             "line": {"color": "white", "width": 1},
         },
@@ -112,6 +112,35 @@ def _feature_node_trace(labels, pos, nodes, degree, named, highlight) -> go.Scat
         name="features",
         showlegend=False,
     )
+
+
+def _node_px(degree) -> np.ndarray:
+    """Marker diameter of each feature node: grows with its number of kept pairs."""
+    return 8 + 2.0 * np.sqrt(np.asarray(degree, dtype=float))
+
+
+def _label_priority(nodes, degree, highlight) -> list:
+    """Nodes in labelling order: the searched one, then by kept pairs (ties: lower index)."""
+    nodes = np.asarray(nodes, dtype=int)
+    order = nodes[np.argsort(-degree[nodes], kind="stable")].tolist()
+    if highlight is not None and int(highlight) in order:
+        order.remove(int(highlight))
+        order.insert(0, int(highlight))
+    return order
+
+
+def _placed_labels(names, pos, nodes, degree, highlight, *, plot_px, marker_px):
+    """Which nodes are labelled where (:func:`slb.viz.layout.place_labels`) and the ranges.
+
+    Candidates as :func:`_labelled_nodes` chooses them (all up to :data:`MAX_LABELLED`, else the
+    best connected and the searched one); of those, only labels that do not overlap are written.
+    """
+    named = _labelled_nodes(nodes, degree, highlight)
+    priority = [i for i in _label_priority(nodes, degree, highlight) if i in named]
+    places, xr, yr = place_labels(
+        pos, names, priority, plot_px=plot_px, font_px=FONT_PX, marker_px=marker_px
+    )
+    return places, xr, yr
 
 
 def pair_graph(
@@ -177,11 +206,14 @@ def pair_graph(
     fig.add_trace(_pair_hover_trace(labels, pairs, strength, (x0, y0, x1, y1), measure))
     degree = np.bincount(pairs.ravel(), minlength=len(labels)) if k else np.zeros(len(labels), int)
     nodes = np.arange(len(labels)) if show_isolated else np.flatnonzero(degree > 0)
-    named = _labelled_nodes(nodes, degree, highlight)
-    fig.add_trace(_feature_node_trace(labels, pos, nodes, degree, named, highlight))
+    places, xr, yr = _placed_labels(
+        names, pos, nodes, degree, highlight, plot_px=(260.0, 260.0), marker_px=_node_px(degree)
+    )
+    named = set(places)
+    fig.add_trace(_feature_node_trace(labels, pos, nodes, degree, places, highlight))
     _add_highlight(fig, pos, highlight)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    fig.update_xaxes(visible=False, range=list(xr))
+    fig.update_yaxes(visible=False, range=list(yr), scaleanchor="x", scaleratio=1)
     fig.update_layout(clickmode="event+select", dragmode="pan")
     return _base_layout(
         fig,
@@ -262,6 +294,20 @@ def _tree_edge_traces(labels, P, edges, weights, color) -> list:
     ]
 
 
+def _fill_plot(P, plot_px) -> np.ndarray:
+    """Positions rescaled (x to [0, 1], y to [-h/w, 0], the top row at 0) so that on axes of
+    equal scale the drawing fills a plot area of ``plot_px`` (width, height)."""
+    P = np.array(P, dtype=float).reshape(-1, 2)
+    if not P.shape[0]:
+        return P
+    span = np.ptp(P, axis=0)
+    aspect = plot_px[1] / plot_px[0]
+    out = np.empty_like(P)
+    out[:, 0] = (P[:, 0] - P[:, 0].min()) / span[0] if span[0] > 0 else 0.5
+    out[:, 1] = (P[:, 1] - P[:, 1].max()) / span[1] * aspect if span[1] > 0 else -aspect / 2
+    return out
+
+
 def tree_graph(
     names: Sequence[str],
     edges,
@@ -298,7 +344,15 @@ def tree_graph(
     d = len(labels)
     P = tree_layout(d, edges, seed=seed) if positions is None else np.asarray(positions, float)
     degree = np.bincount(np.asarray(edges, dtype=int).ravel(), minlength=d)
-    named = _labelled_nodes(np.arange(d), degree, highlight)
+    depth = int(round(P[:, 1].max() - P[:, 1].min())) if d else 0
+    height = int(min(720, max(320, 150 + 70 * depth)))
+    plot_px = (260.0, height - 90.0)  # the smallest plot area it is drawn at (half a page)
+    P = _fill_plot(P, plot_px)
+    priority = _label_priority(np.arange(d), degree, highlight)
+    places, xr, yr = place_labels(
+        P, names, priority, plot_px=plot_px, font_px=FONT_PX, marker_px=9.0
+    )
+    named = set(places)
     fig = go.Figure(
         [
             *_tree_edge_traces(labels, P, edges, weights, color),
@@ -306,10 +360,10 @@ def tree_graph(
                 x=P[:, 0],
                 y=P[:, 1],
                 mode="markers+text",
-                text=[_node_text(labels, i, named, highlight) for i in range(d)],
+                text=[_node_text(labels, i, places, highlight) for i in range(d)],
                 hovertext=labels,
-                textposition="bottom center",
-                textfont={"size": 10},
+                textposition=[places.get(i, "bottom center") for i in range(d)],
+                textfont={"size": FONT_PX},
                 marker={"size": 9, "color": "#374151", "line": {"color": "white", "width": 1}},
                 hovertemplate="%{hovertext}<extra></extra>",
                 showlegend=False,
@@ -318,12 +372,11 @@ def tree_graph(
         ]
     )
     _add_highlight(fig, P, highlight)
-    depth = int(-P[:, 1].min()) if d else 0
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, range=[-depth - 0.6, 0.4])
+    fig.update_xaxes(visible=False, range=list(xr))
+    fig.update_yaxes(visible=False, range=list(yr), scaleanchor="x", scaleratio=1)
     return _base_layout(
         fig,
         title=title,
-        height=int(min(720, max(320, 150 + 70 * depth))),
+        height=height,
         meta={"kind": "tree", "n_edges": len(edges), "n_labels": len(named), "depth": depth},
     )

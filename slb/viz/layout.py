@@ -16,6 +16,9 @@ __all__ = [
     "heatmap_cell_pairs",
     "pair_graph_layout",
     "tree_layout",
+    "place_labels",
+    "text_box_px",
+    "box_overlap",
 ]
 
 
@@ -181,6 +184,126 @@ def _labelled_nodes(nodes, degree, highlight=None, top: int = 10) -> set:
     if highlight is not None and int(highlight) in set(nodes.tolist()):
         named.add(int(highlight))
     return named
+
+
+#: Average glyph width of a sans-serif font, as a share of its size (text box estimates).
+GLYPH_WIDTH = 0.62
+
+#: Where a label may go around its node, tried in this order: plotly ``textposition``, the box
+#: centre's offset in label widths/heights and in marker radii.
+_PLACES = (
+    ("top center", (0.0, 0.5), (0.0, 1.0)),
+    ("bottom center", (0.0, -0.5), (0.0, -1.0)),
+    ("middle right", (0.5, 0.0), (1.0, 0.0)),
+    ("middle left", (-0.5, 0.0), (-1.0, 0.0)),
+    ("top right", (0.5, 0.5), (0.7, 0.7)),
+    ("top left", (-0.5, 0.5), (-0.7, 0.7)),
+)
+
+
+def text_box_px(text: str, font_px: float = 14.0) -> tuple[float, float]:
+    """Estimated ``(width, height)`` in pixels of one line of plain ``text`` at ``font_px``.
+
+    Examples
+    --------
+    >>> text_box_px("band_12")
+    (64.76, 18.2)
+    """
+    return (round(len(str(text)) * GLYPH_WIDTH * font_px + 4.0, 2), round(1.3 * font_px, 2))
+
+
+def place_labels(
+    pos,
+    texts,
+    priority,
+    *,
+    plot_px: tuple[float, float] = (300.0, 300.0),
+    font_px: float = 14.0,
+    marker_px=10.0,
+    limit: int | None = None,
+    margin: float = 0.06,
+) -> tuple[dict, tuple, tuple]:
+    """Greedy placement of node labels that do not overlap and stay inside the plot.
+
+    The nodes are tried in ``priority`` order; each label takes the first place around its node
+    (above, below, right, left, diagonally) whose estimated box (:func:`text_box_px`) overlaps no
+    label placed before and lies inside the axis ranges returned; a label with no such place is
+    left to the hover.  The axes keep equal scales (one data unit is as many pixels in ``x`` as
+    in ``y``), as the graph figures draw them.
+
+    Parameters
+    ----------
+    pos : ndarray of shape (n, 2)
+        Node positions (data units).
+    texts : sequence of str
+        The label of each node (plain text: its length sets the box).
+    priority : sequence of int
+        The nodes that may be labelled, most important first.
+    plot_px : (float, float)
+        The smallest plot area (width, height) the figure is drawn at, in pixels.
+    font_px : float
+    marker_px : float or array-like of shape (n,)
+        Marker diameter (of every node, or of each); a label starts beside its marker.
+    limit : int or None
+        Most labels placed.
+    margin : float
+        Room around the nodes (share of the larger span) added to the ranges.
+
+    Returns
+    -------
+    places : dict
+        Node -> plotly ``textposition`` of each labelled node.
+    x_range, y_range : tuple of float
+        Axis ranges that hold every node and every placed label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pos = np.array([[0.0, 0.0], [0.01, 0.0], [1.0, 1.0]])
+    >>> places, _, _ = place_labels(pos, ["alpha", "beta", "gamma"], [0, 1, 2])
+    >>> places  # beta sits on alpha: no free place for its label, the hover names it
+    {0: 'middle right', 2: 'middle left'}
+    """
+    P = np.asarray(pos, dtype=float).reshape(-1, 2)
+    if not P.shape[0]:
+        return {}, (-1.0, 1.0), (-1.0, 1.0)
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    span = float(max((hi - lo).max(), 1e-9))
+    pad = margin * span + 1e-9
+    x0, x1 = lo[0] - pad, hi[0] + pad
+    y0, y1 = lo[1] - pad, hi[1] + pad
+    # data units per pixel: the axis that fills its side of the plot area limits the scale
+    unit = max((x1 - x0) / plot_px[0], (y1 - y0) / plot_px[1])
+    boxes, places = [], {}
+    radius = np.broadcast_to(np.asarray(marker_px, dtype=float), (P.shape[0],)) / 2.0 + 2.0
+    gap = 2.0 * unit  # between two labels
+    for node in priority:
+        r = radius[node] * unit
+        if limit is not None and len(places) >= limit:
+            break
+        w, h = (v * unit for v in text_box_px(texts[node], font_px))
+        for name, (fx, fy), (mx, my) in _PLACES:
+            cx, cy = P[node, 0] + fx * w + mx * r, P[node, 1] + fy * h + my * r
+            box = (cx - w / 2 - gap, cy - h / 2 - gap, cx + w / 2 + gap, cy + h / 2 + gap)
+            if box[0] < x0 or box[2] > x1 or box[1] < y0 or box[3] > y1:
+                continue
+            if any(box_overlap(box, other) for other in boxes):
+                continue
+            boxes.append(box)
+            places[int(node)] = name
+            break
+    return places, (x0, x1), (y0, y1)
+
+
+def box_overlap(a, b) -> bool:
+    """Whether the boxes ``(x0, y0, x1, y1)`` ``a`` and ``b`` overlap (touching is not).
+
+    Examples
+    --------
+    >>> box_overlap((0, 0, 2, 1), (1, 0.5, 3, 2)), box_overlap((0, 0, 1, 1), (1, 0, 2, 1))
+    (True, False)
+    """
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def tree_layout(n_features: int, edges, *, seed: int = 0) -> np.ndarray:

@@ -11,7 +11,14 @@ import plotly.graph_objects as go
 
 from .style import COLORS, _base_layout, _layout, escape_text
 
-__all__ = ["term_kind", "oracle_scale", "coefficient_figure", "contributions_figure"]
+__all__ = [
+    "term_kind",
+    "oracle_scale",
+    "coefficient_figure",
+    "ratio_form",
+    "ratio_figure",
+    "contributions_figure",
+]
 
 
 def term_kind(term: str, feature_names: Sequence[str] | None = None) -> tuple[str, str]:
@@ -192,6 +199,170 @@ def coefficient_figure(
     return go.Figure(data=traces, layout=layout)
 
 
+def ratio_form(coef: pd.Series, feature_names: Sequence[str] | None = None) -> pd.DataFrame:
+    """Two-class term weights ``log p±(...)`` rewritten per log-density ratio and common part.
+
+    ``w+ log p+ + w- log p- = ratio (log p+ - log p-) + common (log p+ + log p-)`` with
+    ``ratio = (w+ - w-) / 2`` and ``common = (w+ + w-) / 2``, as
+    ``SLBClassifier.ratio_coefficients`` computes them from a fitted model; this reads them
+    from term names (e.g. Lemma 1's oracle, ``SyntheticDataset.oracle_coef``).
+
+    Parameters
+    ----------
+    coef : Series
+        Weights indexed by term names ``log p+(a)``, ``log p-(a, b)``, ...
+    feature_names : sequence of str or None
+        As in :func:`term_kind`.
+
+    Returns
+    -------
+    DataFrame
+        Index ``a`` or ``a, b`` (the term's argument), columns ``kind``, ``ratio``, ``common``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> w = pd.Series({"log p+(a)": 1.0, "log p-(a)": -1.0, "log p+(a, b)": 1.0})
+    >>> ratio_form(w).to_dict("index")  # doctest: +NORMALIZE_WHITESPACE
+    {'a': {'kind': 'univariate', 'ratio': 1.0, 'common': 0.0},
+     'a, b': {'kind': 'bivariate', 'ratio': 0.5, 'common': 0.5}}
+    """
+    names = set(map(str, feature_names)) if feature_names is not None else None
+    rows: dict = {}
+    for term, w in pd.Series(coef, dtype=float).items():
+        sign, kind = term_kind(str(term), names)
+        inner = str(term)[7:-1] if sign != "?" else str(term)
+        row = rows.setdefault(inner, {"kind": kind, "plus": 0.0, "minus": 0.0})
+        row["plus" if sign == "+" else "minus"] += float(w)
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=["kind", "plus", "minus"])
+    out["ratio"] = (out["plus"] - out["minus"]) / 2
+    out["common"] = (out["plus"] + out["minus"]) / 2
+    return out[["kind", "ratio", "common"]]
+
+
+def ratio_figure(
+    table: pd.DataFrame,
+    *,
+    oracle: pd.DataFrame | None = None,
+    max_bars: int = 30,
+    title: str | None = None,
+) -> go.Figure:
+    """The two-class weights in an identifiable form, with ``feature_importances_`` beside them.
+
+    A feature's terms ``log p+(a)`` and ``log p-(a)`` are nearly collinear when it does not
+    separate the classes, so their weights may be large and cancel; per log-density ratio and
+    common part (``SLBClassifier.ratio_coefficients``) they do not.  Left: the weight of each
+    term's log-density ratio (dark) and of its common part (grey), the largest ``max_bars``;
+    with ``oracle`` (Lemma 1's integer weights in the same form, :func:`ratio_form`), the
+    learned weights are multiplied by the least-squares factor and the oracle's drawn as
+    diamonds.  Right: each feature's importance (pairs have none).
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``SLBClassifier.ratio_coefficients()`` (columns ``kind``, ``ratio``, ``common``,
+        ``importance``; index the term's feature or pair).
+    oracle : DataFrame or None
+        Columns ``ratio`` and ``common`` (:func:`ratio_form` of ``oracle_coef``).
+    max_bars : int
+    title : str or None
+
+    Returns
+    -------
+    Figure
+        ``layout.meta``: ``kind="ratio_coefficients"``, ``terms`` (drawn, top first),
+        ``n_terms``, ``scale``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame(
+    ...     {"kind": ["univariate", "bivariate"], "ratio": [0.8, 0.4], "common": [0.1, 0.0],
+    ...      "importance": [0.9, float("nan")]}, index=["a", "a, b"])
+    >>> ratio_figure(t).layout.meta["terms"]
+    ['a', 'a, b']
+    """
+    from plotly.subplots import make_subplots
+
+    t = pd.DataFrame(table).copy()
+    mag = t[["ratio", "common"]].abs().max(axis=1)
+    terms = mag.sort_values(ascending=False, kind="stable").index[: max(int(max_bars), 1)]
+    scale = 1.0
+    if oracle is not None:
+        scale = oracle_scale(
+            pd.concat([t["ratio"].add_suffix(" r"), t["common"].add_suffix(" c")]),
+            pd.concat([oracle["ratio"].add_suffix(" r"), oracle["common"].add_suffix(" c")]),
+        )
+    shown = t.loc[terms]
+    labels = [escape_text(v) for v in terms]
+    kind = shown["kind"].tolist()
+    what = f" × {scale:.3g}" if oracle is not None else ""
+    fig = make_subplots(
+        rows=1, cols=2, shared_yaxes=True, column_widths=[0.66, 0.34], horizontal_spacing=0.05
+    )
+    for col, colour, name in (
+        ("ratio", "#374151", "log-density ratio (log p+ − log p−)"),
+        ("common", "#9CA3AF", "common part (log p+ + log p−)"),
+    ):
+        fig.add_trace(
+            go.Bar(
+                y=labels,
+                x=(shown[col] * scale).tolist(),
+                orientation="h",
+                name=name,
+                marker={
+                    "color": colour,
+                    "pattern": {
+                        "shape": ["/" if k == "bivariate" else "" for k in kind],
+                        "fgcolor": "white",
+                        "fillmode": "overlay",
+                        "solidity": 0.35,
+                    },
+                },
+                hovertemplate="%{y}<br>" + col + what + " %{x:.4g}<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    if oracle is not None:
+        o = oracle.reindex(terms)
+        fig.add_trace(_oracle_trace(labels, o["ratio"].fillna(0.0).tolist()), row=1, col=1)
+    imp = shown["importance"] if "importance" in shown else pd.Series(index=terms, dtype=float)
+    fig.add_trace(
+        go.Bar(
+            y=labels,
+            x=imp.tolist(),
+            orientation="h",
+            name="feature importance",
+            marker={"color": COLORS["both"]},
+            hovertemplate="%{y}<br>importance %{x:.3g}<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
+    fig.update_layout(barmode="group", bargap=0.2)
+    fig.update_yaxes(
+        type="category",
+        categoryorder="array",
+        categoryarray=labels,
+        autorange="reversed",
+        automargin=True,
+    )
+    fig.update_xaxes(title_text="weight" + what, zeroline=True, zerolinecolor="#9CA3AF", col=1)
+    fig.update_xaxes(title_text="importance", rangemode="tozero", col=2)
+    return _base_layout(
+        fig,
+        title=escape_text(title) if title else None,
+        height=int(min(960, max(360, 26 * len(terms) + 180))),
+        meta={
+            "kind": "ratio_coefficients",
+            "terms": [str(v) for v in terms],
+            "n_terms": int(len(t)),
+            "scale": float(scale),
+        },
+    )
+
+
 def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
     """Labels, values, measures and hover texts of the waterfall's steps, read from the top."""
     order = c.abs().sort_values(ascending=False, kind="stable").index.tolist()
@@ -288,7 +459,6 @@ def contributions_figure(
         zeroline=True,
         zerolinecolor="#111827",
     )
-    fig.update_layout(legend={"orientation": "h", "y": -0.18})
     return _base_layout(
         fig,
         height=int(max(340, 26 * len(labels) + 160)),

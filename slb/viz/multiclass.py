@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from ..density.kde import kde_pdf_1d, kde_pdf_2d
 from .density import _grid
 from .evaluation import confusion_heatmap
-from .style import _base_layout, _layout, escape_text
+from .style import FONT_PX, _base_layout, _layout, escape_text
 
 __all__ = [
     "CLASS_COLORS",
@@ -156,8 +156,8 @@ def density_1d_k(
             )
         )
     fig.update_layout(barmode="overlay")
-    fig.update_yaxes(title="density")
-    fig.update_xaxes(title=escape_text(feature))
+    fig.update_yaxes(title_text="density")
+    fig.update_xaxes(title_text=escape_text(feature))
     return _base_layout(
         fig,
         height=440,
@@ -237,8 +237,8 @@ def density_2d_k(
                 hovertemplate="(%{x:.4g}, %{y:.4g})<extra></extra>",
             )
         )
-    fig.update_xaxes(title=escape_text(feature_a))
-    fig.update_yaxes(title=escape_text(feature_b))
+    fig.update_xaxes(title_text=escape_text(feature_a))
+    fig.update_yaxes(title_text=escape_text(feature_b))
     return _base_layout(fig, height=520, meta={"kind": "density_2d", "n_classes": len(class_names)})
 
 
@@ -328,6 +328,7 @@ def pair_graph_k(
             mode="markers+text" if few else "markers",
             text=esc if few else None,
             textposition="top center",
+            textfont={"size": FONT_PX},
             name="features",
             marker={"size": 9, "color": "#6B7280"},
             hovertext=hover,
@@ -408,11 +409,12 @@ def class_scores_figure(scores, class_names: Sequence[str], *, title: str | None
             marker_line={"width": [3 if k == win else 0 for k in range(len(s))], "color": "#111"},
             text=[f"{v:+.3f}" for v in s],
             textposition="auto",
+            textfont={"size": FONT_PX},
             hovertemplate="%{y}: %{x:+.4f}<extra></extra>",
         )
     )
     fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title="decision value (one vs the rest)", zeroline=True)
+    fig.update_xaxes(title_text="decision value (one vs the rest)", zeroline=True)
     return _base_layout(
         fig,
         title=escape_text(title) if title else None,

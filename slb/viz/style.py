@@ -17,18 +17,44 @@ import html
 
 import plotly.graph_objects as go
 
-__all__ = ["COLORS", "escape_text"]
+__all__ = ["COLORS", "FONT_PX", "LEGEND_BELOW", "LEGEND_ROW_PX", "classifier_order", "escape_text"]
 
 
 #: Colours of the positive class, the negative class and "both classes".
 COLORS = {"+": "#0072B2", "-": "#D55E00", "both": "#7B3F9E", "neutral": "#6B7280"}
 
 
-_FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
+#: Smallest text size of every figure (ticks, legends, axis titles, cell labels): readable on a
+#: projector at 1024 × 768 (issue 28).  Titles are larger; hover labels are exempt.
+FONT_PX = 14
+TITLE_PX = 16
+#: Height of one legend row (14 px text) below a figure.
+LEGEND_ROW_PX = 24
+_FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": FONT_PX}
+#: Axis text set explicitly: Streamlit's chart theme (a template) writes 12 px ticks otherwise.
+_AXIS = {"tickfont": {"size": FONT_PX}, "title": {"font": {"size": FONT_PX}}, "automargin": True}
+#: The legend below the plot, in the figure's bottom margin (``yref="container"``: plotly
+#: grows the margin to fit it), never over the title or the plot area.
+LEGEND_BELOW = {
+    "orientation": "h",
+    "yref": "container",
+    "yanchor": "bottom",
+    "y": 0,
+    "xanchor": "left",
+    "x": 0,
+    "font": {"size": FONT_PX},
+    "title": {"font": {"size": FONT_PX}},
+}
 
 
 def escape_text(text) -> str:
-    """``str(text)`` with ``&``, ``<``, ``>`` (and quotes) as HTML entities, for plotly labels."""
+    """``str(text)`` with ``&``, ``<``, ``>`` (and quotes) as HTML entities, for plotly labels.
+
+    Examples
+    --------
+    >>> escape_text("<b>x</b> & y")
+    '&lt;b&gt;x&lt;/b&gt; &amp; y'
+    """
     return html.escape(str(text), quote=True)
 
 
@@ -36,29 +62,90 @@ def _names(names) -> list[str]:
     return [escape_text(n) for n in names]
 
 
+def _title(title) -> dict | None:
+    """The title in the figure's top margin (grown to fit it), left-aligned."""
+    if not title:
+        return None
+    return {
+        "text": title,
+        "x": 0.0,
+        "xanchor": "left",
+        "xref": "container",
+        "yref": "container",
+        "y": 1.0,
+        "yanchor": "top",
+        "pad": {"t": 8, "l": 4},
+        "automargin": True,
+        "font": {"size": TITLE_PX},
+    }
+
+
+def _with_axis_fonts(axis) -> dict:
+    """An axis dict with the house text sizes under the builder's own keys."""
+    axis = dict(axis or {})
+    for key, value in _AXIS.items():
+        if isinstance(value, dict):
+            mine = axis.get(key)
+            if isinstance(mine, str):  # a title given as text
+                mine = {"text": mine}
+            axis[key] = {**value, **(mine or {})}
+        else:
+            axis.setdefault(key, value)
+    return axis
+
+
 def _layout(*, title=None, height=None, meta=None, **more) -> dict:
-    """The house layout as a dict (``more``: the builder's own keys, on top)."""
+    """The house layout as a dict (``more``: the builder's own keys, on top; the axes keep the
+    house text sizes under their own keys)."""
     layout = {
         "font": _FONT,
-        "title": {"text": title, "x": 0.0, "xanchor": "left"} if title else None,
-        "margin": {"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        "title": _title(title),
+        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "legend": LEGEND_BELOW,
         "hoverlabel": {"align": "left"},
+        "xaxis": _AXIS,
+        "yaxis": _AXIS,
+        # text inside bars is never shrunk below 14 px (plotly shrinks it to fit otherwise)
+        "uniformtext": {"minsize": FONT_PX, "mode": "show"},
     }
     if height is not None:
         layout["height"] = height
     if meta is not None:
         layout["meta"] = meta
     layout.update(more)
+    for key in list(layout):
+        if key.startswith(("xaxis", "yaxis")):
+            layout[key] = _with_axis_fonts(layout[key])
+    if layout.get("legend") is not LEGEND_BELOW:  # a builder's own legend: the house font
+        layout["legend"] = {"font": {"size": FONT_PX}, **(layout.get("legend") or {})}
     return layout
 
 
 def _base_layout(fig: go.Figure, *, title=None, height=None, meta=None) -> go.Figure:
-    # No template of our own: Streamlit's chart theme styles the figures in the app.  One
+    # No template of our own: Streamlit's chart theme styles the figures in the app, but every
+    # text size is explicit (its template's 12 px ticks are too small on a projector).  One
     # update_layout call: each call costs plotly 2-4 ms of validation bookkeeping, more than
     # building a small figure (it matters when λ moves); the figures redrawn at every λ build
     # their whole layout with _layout and pass it to go.Figure at once.
-    return fig.update_layout(_layout(title=title, height=height, meta=meta))
+    layout = _layout(title=title, height=height, meta=meta)
+    for name in fig.layout:  # every axis of a figure with subplots
+        if name.startswith(("xaxis", "yaxis")):
+            layout[name] = _with_axis_fonts(None)
+    return fig.update_layout(layout)
+
+
+def classifier_order(names) -> list:
+    """``names`` in the one order every chart draws classifiers in: SLB first, the others in
+    the order given (the catalogue's, as the dashboard and the experiments list them), never
+    re-sorted by a value, so a bar or a line keeps its place when λ or the data change.
+
+    Examples
+    --------
+    >>> classifier_order(["TAN", "NB", "SLB", "RF"])
+    ['SLB', 'TAN', 'NB', 'RF']
+    """
+    names = list(dict.fromkeys(names))
+    return sorted(names, key=lambda n: (n != "SLB", names.index(n)))
 
 
 def _measure_label(measure: str) -> str:

@@ -1,0 +1,179 @@
+"""Figures readable on a projector (issue 28, items 1 and 2): at 1024 × 768 with the sidebar open,
+on the default page (Sonar) and on Compare, every plotly figure's plot area is at least
+260 × 200 px and every SVG text it draws (ticks, legends, titles, axis titles, cell labels; hover
+labels excepted) is at least 14 px.  Screenshots go to ``test-artifacts/``.
+
+Measured in Debian's Chromium through Playwright (``tests/browser_support.py``): the plot area
+is the union of a figure's ``.nsewdrag`` rectangles (plotly's drag layer covers exactly the axes'
+domain), the text size each ``<text>``'s computed ``font-size``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
+
+LONG = 300_000  # ms: the machine is shared and Compare fits several classifiers
+VIEWPORT = {"width": 1024, "height": 768}
+MIN_AREA = (260, 200)
+MIN_FONT_PX = 14.0
+#: Figures that are one strip, not a plot to read values from (the rows' class shares).
+STRIPS = {"class_balance"}
+
+#: In the page: for every plotly figure, its kind (``layout.meta.kind``), its plot area and
+#: the visible texts with their computed font sizes.
+MEASURE_JS = """
+() => [...document.querySelectorAll('.js-plotly-plot')].map((gd, k) => {
+  const box = gd.closest('[class*="st-key-"]');
+  const key = box ? (box.className.match(/st-key-(\\S+)/) || [])[1] : null;
+  const meta = (gd.layout && gd.layout.meta) || {};
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  gd.querySelectorAll('.nsewdrag').forEach(r => {
+    const b = r.getBoundingClientRect();
+    if (b.width > 0 && b.height > 0) {
+      x0 = Math.min(x0, b.left); y0 = Math.min(y0, b.top);
+      x1 = Math.max(x1, b.right); y1 = Math.max(y1, b.bottom);
+    }
+  });
+  const texts = [...gd.querySelectorAll('svg text')]
+    .filter(t => !t.closest('.hoverlayer') && t.textContent.trim().length > 0)
+    .filter(t => {
+      const s = getComputedStyle(t);
+      const b = t.getBoundingClientRect();
+      return s.display !== 'none' && s.visibility !== 'hidden' && parseFloat(s.opacity) > 0
+        && b.width > 0 && b.height > 0;
+    })
+    .map(t => [t.textContent.slice(0, 40), parseFloat(getComputedStyle(t).fontSize)]);
+  return {index: k, key: key, kind: meta.kind || null,
+          width: x1 - x0, height: y1 - y0, texts: texts};
+})
+"""
+
+
+def wait_idle(page, timeout_s: float = 300.0, quiet_s: float = 2.0) -> None:
+    """Wait until Streamlit's "running" indicator has been gone for ``quiet_s`` seconds."""
+    status = page.get_by_test_id("stStatusWidget")
+    deadline = time.monotonic() + timeout_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        if status.count() == 0 or not status.first.is_visible():
+            quiet_since = quiet_since or time.monotonic()
+            if time.monotonic() - quiet_since >= quiet_s:
+                return
+        else:
+            quiet_since = None
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the app kept running for more than {timeout_s} s")
+
+
+def measure(page) -> list[dict]:
+    """Every figure of the page, scrolled into view first (plotly lays out on screen)."""
+    for chart in page.locator(".js-plotly-plot").all():
+        chart.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+    return page.evaluate(MEASURE_JS)
+
+
+def problems(figs: list[dict]) -> list[str]:
+    """What breaks the readability rules, one line per figure and rule."""
+    out = []
+    for f in figs:
+        name = f"{f['key'] or '#' + str(f['index'])} ({f['kind']})"
+        if f["kind"] not in STRIPS and (
+            f["width"] < MIN_AREA[0] - 0.5 or f["height"] < MIN_AREA[1] - 0.5
+        ):
+            out.append(f"{name}: plot area {f['width']:.0f} x {f['height']:.0f} px")
+        small = sorted({(size, text) for text, size in f["texts"] if size < MIN_FONT_PX - 0.01})
+        if small:
+            out.append(f"{name}: {len(small)} texts under {MIN_FONT_PX:g} px, e.g. {small[:3]}")
+    return out
+
+
+def open_page(browser, server, path: str, ready: str):
+    """A new visitor's page at 1024 × 768 (sidebar open), ``ready`` drawn and the app idle."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    ctx.set_default_timeout(LONG)
+    page = ctx.new_page()
+    page.goto(server.url + path)
+    page.locator(ready).first.wait_for()
+    wait_idle(page)
+    page.wait_for_timeout(1000)  # plotly's last relayout
+    return ctx, page
+
+
+@pytest.fixture(scope="module")
+def server():
+    with StreamlitServer("browser-readability-server.log") as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+#: Compare's expanders whose figures are measured too: (expander key, a figure drawn in it).
+COMPARE_OPENS = [
+    ("cmp_eval_open", ".st-key-cmp_roc .js-plotly-plot"),
+    ("cmp_tan_open", ".st-key-cmp_tan_open .js-plotly-plot"),
+]
+
+
+def open_expanders(page, opens) -> None:
+    for key, drawn in opens:
+        page.locator(f".st-key-{key} summary").first.click()
+        page.locator(drawn).first.wait_for()
+        wait_idle(page)
+    page.wait_for_timeout(1000)
+
+
+@pytest.mark.parametrize(
+    "path, ready, name, opens",
+    [
+        ("/", ".js-plotly-plot", "data", []),
+        ("/dependencies", ".st-key-dep_pair_graph .js-plotly-plot", "dependencies", []),
+        ("/compare", ".st-key-cmp_coef .js-plotly-plot", "compare", COMPARE_OPENS),
+    ],
+)
+def test_figures_readable_at_1024x768_with_the_sidebar_open(
+    server, browser, path, ready, name, opens
+):
+    ctx, page = open_page(browser, server, path, ready)
+    try:
+        open_expanders(page, opens)
+        sidebar = page.get_by_test_id("stSidebar")
+        assert sidebar.is_visible() and sidebar.bounding_box()["width"] > 150  # open
+        figs = measure(page)
+        page.screenshot(path=str(artifacts_dir() / f"readability-{name}-1024.png"), full_page=True)
+        (artifacts_dir() / f"readability-{name}-1024.json").write_text(
+            json.dumps(figs, indent=1), encoding="utf-8"
+        )
+        assert figs, f"no figure drawn on {path}"
+        bad = problems(figs)
+        assert not bad, "\n".join(bad)
+    finally:
+        ctx.close()
+
+
+def test_the_rules_catch_small_text_and_small_plots():
+    """The check can fail: a small plot area and a 12 px tick are reported."""
+    figs = [
+        {"index": 0, "key": "a", "kind": "ber_bars", "width": 64, "height": 64, "texts": []},
+        {
+            "index": 1,
+            "key": "b",
+            "kind": "roc",
+            "width": 400,
+            "height": 300,
+            "texts": [["0.5", 12]],
+        },
+        {"index": 2, "key": "c", "kind": "class_balance", "width": 500, "height": 90, "texts": []},
+    ]
+    bad = problems(figs)
+    assert len(bad) == 2 and "64 x 64" in bad[0] and "12" in bad[1]
