@@ -194,7 +194,13 @@ def test_figure_draws_the_regions_and_the_data(fitted):
     for t, name in zip(heat, models, strict=True):
         assert (np.asarray(t.z) == s.codes[name]).all()
         assert t.zmin == -0.5 and t.zmax == k - 0.5
-    assert sum(t.type == "contour" for t in fig.data) == len(models)  # a boundary each
+    # the boundary: one indicator contour with two classes, one per class with three
+    contours = [t for t in fig.data if t.type == "contour"]
+    assert len(contours) == len(models) * (1 if k == 2 else k)
+    for t in contours:
+        name = t.name.removesuffix(" boundary")
+        assert {tuple(np.unique(t.z))} == {(0, 1)}
+        assert any((np.asarray(t.z) == (s.codes[name] == j)).all() for j in range(k))
     pts = [t for t in fig.data if t.type == "scatter"]
     assert len(pts) == k * len(models)
     assert sum(len(t.x) for t in pts) == len(X) * len(models)

@@ -161,18 +161,18 @@ def decision_surface_figure(
             row=r + 1,
             col=c + 1,
         )
-        if k > 1 and np.unique(code).size > 1:
+        present = np.unique(code)
+        # the boundary: the 0.5 contour of each class's indicator (two classes: one of them),
+        # so the line between any two regions lies midway between their nodes, drawn once
+        # over itself (a contour of the codes would draw two lines between classes 0 and 2)
+        outlined = present[:1] if present.size == 2 else present if present.size > 2 else ()
+        for kk in outlined:
             fig.add_trace(
                 go.Contour(
                     x=grid.x,
                     y=grid.y,
-                    z=code,
-                    contours={
-                        "start": 0.5,
-                        "end": k - 1.5 if k > 2 else 0.5,
-                        "size": 1.0,
-                        "coloring": "none",
-                    },
+                    z=(code == kk).astype(np.int8),
+                    contours={"start": 0.5, "end": 0.5, "size": 1.0, "coloring": "none"},
                     line={"color": "#111827", "width": 2},
                     showscale=False,
                     hoverinfo="skip",
