@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import compute, controls, data, sidebar, state, urlstate, warmup
+from . import compute, controls, data, restart_watch, sidebar, state, urlstate, warmup
 
 ROUTED = "_routed_by_app"
 
@@ -57,6 +57,8 @@ def setup() -> compute.LambdaInfo:
     state.cfg()["lam_last"] = lam.value
     urlstate.write()
     sidebar.render(lam)
+    with st.sidebar:
+        restart_watch.watch()  # a tab left open across a server restart reruns by itself
     return lam
 
 

@@ -16,8 +16,9 @@ The address also carries the server process's start id (``srv``): a session that
 another process's id in its address was opened before a restart of the server, and says so
 (:data:`RESTART_MESSAGE`) instead of silently recomputing everything.
 
-A new data source (e.g. toy 2-D data) adds its settings with :func:`register` (the source
-itself is accepted as soon as it is a key of :data:`dashboard.data.SOURCES`).
+A new data source adds its settings with :func:`register`, as the toy 2-D source does in
+:mod:`dashboard.toy` (the source itself is accepted once it is a key of
+:data:`dashboard.data.SOURCES`).
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ class Field:
     when: Callable[[dict], bool] = lambda c: True
     many: bool = False
     always: bool = False  # written even when equal to the default (λ's default depends on data)
+    default: Any = None  # None: the setting's default in dashboard.state.DEFAULTS
 
 
 def choice(options) -> Callable[[str], Any]:
@@ -178,9 +180,9 @@ FIELDS: dict[str, Field] = {
 def register(param: str, f: Field) -> None:
     """Add a query parameter (a new data source's settings, say ``toy``'s name and noise).
 
-    Its setting must be a key of :data:`dashboard.state.DEFAULTS`.
+    Its setting must be a key of :data:`dashboard.state.DEFAULTS`, or ``f.default`` given.
     """
-    if f.key not in state.DEFAULTS:
+    if f.key not in state.DEFAULTS and f.default is None:
         raise ValueError(f"{f.key!r} is not a setting of dashboard.state.DEFAULTS")
     FIELDS[param] = f
 
@@ -266,8 +268,9 @@ def wanted(c: dict) -> dict[str, Any]:
     for param, f in FIELDS.items():
         if not f.when(c):
             continue
-        v = c[f.key]
-        if not f.always and v == state.DEFAULTS.get(f.key):
+        default = state.DEFAULTS.get(f.key) if f.default is None else f.default
+        v = c.get(f.key, default)
+        if not f.always and v == default:
             continue
         shown = f.show(v)
         if f.many and not shown:
