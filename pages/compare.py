@@ -249,7 +249,7 @@ def evaluation_section(v: View, res: Results) -> None:
         'by"). Log-loss needs probabilities: "—" for classifiers without them. SLB\'s '
         f"probability of +: {slb_proba}."
     )
-    roc_col, pr_col = st.columns(2, gap="large")
+    roc_col = pr_col = st.container()  # one under the other: readable at 1024 px (issue 28)
     with roc_col:
         st.plotly_chart(evaluation.roc_chart(evals), key="cmp_roc", config={"displaylogo": False})
     with pr_col:
@@ -261,7 +261,9 @@ def evaluation_section(v: View, res: Results) -> None:
         "models, so a pooled curve also reflects how comparable their scales are (best with "
         "probabilities)."
     )
-    cm_col, pred_col = st.columns([2, 3], gap="large")
+    st.markdown("**Are the probabilities honest?**")
+    curve_ui.reliability_section(evals)
+    cm_col = pred_col = st.container()  # one under the other: readable at 1024 px
     with cm_col:
         chosen = st.selectbox("Classifier", list(evals), key="cmp_eval_model")
         st.plotly_chart(
@@ -276,6 +278,7 @@ def evaluation_section(v: View, res: Results) -> None:
         )
     with pred_col:
         predictions_panel(v, evals, chosen)
+    curve_ui.operating_point_section(v.ds, evals, chosen)
 
 
 def predictions_panel(v: View, evals: dict, chosen: str) -> None:
@@ -345,6 +348,21 @@ def coefficients_section(v: View):
         neg_name=neg,
     )
     st.plotly_chart(coef_fig, key="cmp_coef", config={"displaylogo": False})
+    st.plotly_chart(  # the same weights, identifiable (issue 26 item 8)
+        figures.ratio_figure(
+            clf.ratio_coefficients(),
+            oracle=None if oracle is None else figures.ratio_form(oracle, ds.feature_names),
+            max_bars=min(n_drawn, 30),
+        ),
+        key="cmp_ratio",
+        config={"displaylogo": False},
+    )
+    st.caption(
+        "The same weights per term, as the weight of its log-density ratio (log p+ − log p−) "
+        "and of its common part (log p+ + log p−): the two weights of a useless feature cancel "
+        "in the bars above but not here (Lemma 1's oracle: ratio 1 on every forest edge). "
+        "Right: each feature's importance (feature_importances_)."
+    )
     n_uni = int((clf.term_table_["kind"] == "univariate").sum())
     msg = (
         f"SLB fitted on all {ds.n} rows at λ = {controls.format_lambda(lam.value)}: "

@@ -1,9 +1,10 @@
 """Dependencies: which feature pairs are dependent in each class, and which ones SLB keeps.
 
 Layout (issue 13): one compact control row (the λ slider | pairs kept | a popover with how λ is
-chosen, the measure and the pair rule, and a feature search), then the pictures λ moves side by
-side (one class's heatmap | pair graph + histogram); λ and the pair graph fit the first screen
-at 1024x768 as at 1440x900.  A clicked pair's bivariate density and the long table below.
+chosen, the measure and the pair rule, and a feature search), then the pictures λ moves, one
+under the other so that each keeps a readable plot area at 1024x768 with the sidebar open (issue
+28): the pair graph and the histogram, then one class's heatmap; λ and the pair graph fit the
+first screen.  A clicked pair's bivariate density and the long table below.
 
 λ by value is the live slider of :mod:`dashboard.live_slider` (figures follow it while it is
 dragged; ``st.slider`` under AppTest), drawn after the figures (see
@@ -160,7 +161,7 @@ def graph_column(c: dict, ds, scr, lam, idx, found) -> None:
         show_isolated=st.session_state.get("dep_isolated", True),
         highlight=found,
     )
-    graph.update_layout(height=400, margin={"t": 30, "b": 0})  # fits 1024x768 under the controls
+    graph.update_layout(height=420)  # fits 1024x768 under the controls
     st.plotly_chart(
         clickable("dep_pair_graph", graph),
         key="dep_pair_graph",
@@ -169,7 +170,7 @@ def graph_column(c: dict, ds, scr, lam, idx, found) -> None:
         selection_mode="points",
     )
     hist = compute.dependence_histogram_at(ds.key, ds, c["measure"], pos, neg, lam.value)
-    hist.update_layout(height=230, margin={"t": 40, "b": 0})
+    hist.update_layout(height=330)
     st.plotly_chart(hist, key="dep_histogram", config=CHART)
 
 
@@ -224,15 +225,17 @@ def dependencies_page() -> None:
     if query.strip() and found is None:
         st.caption(f"No feature name contains “{esc(query)}”.")
 
-    # --- the pictures: heatmaps | pair graph + histogram --------------------------------------
-    left, right = st.columns(2, gap="medium")
-    with left:
-        heatmap_column(c, ds, scr, keep_c)
-    with right:
+    # --- the pictures, one under the other (issue 28: at 1024 x 768 with the sidebar open,
+    # side by side they were 120-250 px wide): pair graph + histogram, then the heatmap ------
+    graph_box = st.container()
+    heatmap_box = st.container()
+    with graph_box:
         graph_column(c, ds, scr, lam, idx, found)
+    with heatmap_box:
+        heatmap_column(c, ds, scr, keep_c)
     # the live λ slider (if any) after the figures it moves: its next value waits for them
     controls.draw_live_lambda()
-    with right:
+    with graph_box:
         st.caption(
             "What they show: the graph's nodes are features and its edges the kept pairs "
             f"(thicker: more dependent; colour: dependent in + ({esc(pos)}) only, in − "
