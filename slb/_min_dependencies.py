@@ -42,6 +42,7 @@ DEPENDENT_PACKAGES: dict[str, tuple[str, str, str]] = {
     "pytest": ("8", "dev", "the test runner"),
     "hypothesis": ("6.100", "dev", "property-based tests of the validation layer"),
     "playwright": ("1.45", "dev", "real-browser tests, driving Debian's /usr/bin/chromium"),
+    "axe-playwright-python": ("0.1.8", "dev", "tests/test_browser_a11y.py: axe-core, bundled"),
     "ruff": (RUFF_VERSION, "dev", "lint and format, pinned exactly"),
     "hatchling": ("1.18", "dev", "the build backend: tests/test_packaging.py builds the wheel"),
     "dask[distributed]": ("2024.1", "dev", "tests/test_distributed.py: joblib on dask"),
