@@ -685,3 +685,63 @@ def test_ber_bars_keep_their_order_whatever_the_values():
         np.testing.assert_allclose(bar.y, 100 * pf.mean()[list(bar.x)].to_numpy())
     assert orders == {("SLB", "TAN", "NB", "RF")}
     del rng
+
+
+def test_ratio_form_of_the_oracle_follows_lemma_1():
+    """Issue 26 item 8: Lemma 1's weights per log-density ratio and common part are, for a
+    feature of degrees deg+ and deg- in the two forests, ratio 1 - (deg+ + deg-)/2 and common
+    (deg- - deg+)/2; a pair in one forest has |ratio| = |common| = 1/2 (degrees from networkx)."""
+    syn = make_forest_bn(n_train=200, n_test=0, d=6, random_state=1)
+    form = figures.ratio_form(syn.oracle_coef, syn.columns)
+    g = {k: syn.graphs[k].to_undirected() for k in (1, -1)}
+    for a in syn.columns:
+        dp, dm = g[1].degree(a), g[-1].degree(a)
+        assert form.loc[a, "ratio"] == 1 - (dp + dm) / 2
+        assert form.loc[a, "common"] == (dm - dp) / 2
+    pairs = form[form["kind"] == "bivariate"]
+    edges = {k: {frozenset(e) for e in g[k].edges()} for k in (1, -1)}
+    assert len(pairs) == len(edges[1] | edges[-1])
+    for term, row in pairs.iterrows():
+        e = frozenset(term.split(", "))
+        if e in edges[1] and e in edges[-1]:  # in both forests: one log-density ratio
+            assert (row["ratio"], row["common"]) == (1.0, 0.0)
+        else:  # in one forest only: half ratio, half common part
+            assert row["ratio"] == 0.5 and row["common"] == (0.5 if e in edges[1] else -0.5)
+
+
+def test_ratio_figure_draws_the_models_ratio_coefficients(small):
+    X, y = small
+    clf = SLBClassifier(threshold=0.0, random_state=0).fit(X, y)
+    table = clf.ratio_coefficients()
+    # two implementations of the rewriting agree: the model's and the one from term names
+    form = figures.ratio_form(clf.coef_series_, list(X.columns)).loc[table.index]
+    np.testing.assert_allclose(form[["ratio", "common"]], table[["ratio", "common"]], atol=1e-12)
+    fig = figures.ratio_figure(table, max_bars=6)
+    terms = fig.layout.meta["terms"]
+    mag = table[["ratio", "common"]].abs().max(axis=1)
+    assert terms == mag.sort_values(ascending=False, kind="stable").index[:6].tolist()
+    ratio, common, imp = (
+        next(t for t in fig.data if t.name.startswith(s)) for s in ("log-", "common", "feature")
+    )
+    np.testing.assert_allclose(ratio.x, table.loc[terms, "ratio"])
+    np.testing.assert_allclose(common.x, table.loc[terms, "common"])
+    for term, v in zip(terms, imp.x, strict=True):
+        if table.loc[term, "kind"] == "univariate":
+            assert v == clf.feature_importances_[list(X.columns).index(term)]
+        else:
+            assert v is None or np.isnan(v)
+    assert _small_texts(fig) == []
+
+
+def test_ratio_figure_with_the_oracle_is_scaled_to_it():
+    syn = make_forest_bn(n_train=300, n_test=0, d=6, random_state=2)
+    clf = SLBClassifier(random_state=0).fit(syn.X_train, syn.y_train)
+    oracle = figures.ratio_form(syn.oracle_coef, syn.columns)
+    fig = figures.ratio_figure(clf.ratio_coefficients(), oracle=oracle)
+    diamonds = next(t for t in fig.data if t.name.startswith("oracle"))
+    terms = fig.layout.meta["terms"]
+    np.testing.assert_allclose(diamonds.x, oracle["ratio"].reindex(terms).fillna(0.0))
+    s = fig.layout.meta["scale"]
+    assert s > 0  # the learned weights point the oracle's way
+    ratio = next(t for t in fig.data if t.name.startswith("log-"))
+    np.testing.assert_allclose(ratio.x, s * clf.ratio_coefficients().loc[terms, "ratio"])
