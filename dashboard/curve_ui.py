@@ -1,13 +1,19 @@
-"""The BER-vs-λ figure of the Compare page: exact steps, the current λ on them, the nested
-estimate beside them (kept here so that the page itself stays a few lines)."""
+"""The curves of the Compare page, kept here so that the page itself stays a few lines: the
+BER-vs-λ figure (exact steps, the current λ on them, the nested estimate beside them), the
+reliability diagram of the out-of-fold probabilities with their log-loss and Brier score
+(issue 26 item 2, ``docs/probabilities.md``), and the operating point (issue 28): a threshold on
+one classifier's ROC curve with its confusion matrix and rates, and the rows of any cell."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from slb.model.steps import chunk_bounds, join_steps, step_at
 from slb.viz import figures
+from slb.viz.calibration import operating_point, operating_point_figure, reliability_figure
+from slb.viz.evaluation import confusion_figure
 
 from . import compute
 
@@ -112,3 +118,170 @@ def ber_curve_section(ds, cfg: dict, lam: compute.LambdaInfo, dens, k: int, reps
 def _fits_of(path, lo: float, hi: float) -> int:
     """About the SVM fits of the whole range: its breakpoints, plus both ends on every fold."""
     return max(len(chunk_bounds(path, lo, hi, 1)) - 2, 0) + 2 * len(path.folds_)
+
+
+# --- probabilities: reliability, log-loss, Brier (issue 26 item 2) ---------------------------
+def probability_scores(evals: dict) -> pd.DataFrame:
+    """Log-loss and Brier score of every classifier's pooled out-of-fold probabilities of +
+    (NaN for classifiers without probabilities), and the mean probability against the share
+    of + rows (a calibrated classifier's agree)."""
+    rows = {}
+    for name, ev in evals.items():
+        p = ev.predictions
+        proba = p["proba"].to_numpy(dtype=float)
+        y = (p["y_true"] == 1).to_numpy()
+        if not np.isfinite(proba).all():
+            rows[name] = {"log-loss": np.nan, "Brier": np.nan, "mean P(+)": np.nan}
+            continue
+        q = np.clip(proba, 1e-6, 1 - 1e-6)
+        rows[name] = {
+            "log-loss": float(-np.mean(np.where(y, np.log(q), np.log1p(-q)))),
+            "Brier": float(np.mean((proba - y) ** 2)),
+            "mean P(+)": float(proba.mean()),
+        }
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "classifier"
+    return out
+
+
+def reliability_section(evals: dict) -> None:
+    """The reliability diagram of every classifier with probabilities, and their scores."""
+    pred = pd.concat([ev.predictions for ev in evals.values()], ignore_index=True)
+    share = float((next(iter(evals.values())).predictions["y_true"] == 1).mean())
+    fig_col = num_col = st.container()  # one under the other: readable at 1024 px
+    with fig_col:
+        st.plotly_chart(
+            reliability_figure(pred, 1), key="cmp_reliability", config={"displaylogo": False}
+        )
+    with num_col:
+        st.dataframe(
+            probability_scores(evals),
+            width="stretch",
+            key="cmp_proba_scores",
+            column_config={
+                c: st.column_config.NumberColumn(format="%.3f")
+                for c in ("log-loss", "Brier", "mean P(+)")
+            },
+        )
+        st.caption(
+            f"Share of + rows: {share:.3f}. Lower log-loss and Brier are better; a classifier "
+            "whose probabilities are honest has its mean P(+) near that share."
+        )
+    st.caption(
+        "What it shows: the out-of-fold probabilities of + of every classifier, cut into ten "
+        "bins; each marker is a bin's mean predicted probability (across) against the share of "
+        "+ rows in it (up), the number beside it its rows. On the dotted diagonal a probability "
+        "of 0.8 comes true 80 % of the time. Every classifier's probability is P(+ | x) at the "
+        "class frequencies of its training rows; its prediction (the BER above) is the "
+        "balanced-error rule P(+)/share of + > P(−)/share of − for SLB, SLB-, LU, NB and TAN, "
+        "the larger probability for the literature's classifiers (docs/probabilities.md)."
+    )
+
+
+# --- the operating point (issue 28) ---------------------------------------------------------
+CELLS = {
+    "true + predicted + (TP)": (True, True),
+    "true + predicted − (FN)": (True, False),
+    "true − predicted + (FP)": (False, True),
+    "true − predicted − (TN)": (False, False),
+}
+
+
+def _threshold(pred: pd.DataFrame, chosen: str) -> tuple[float, str]:
+    """The slider of the threshold: on P(+) in [0, 1] when the classifier gives probabilities
+    (default: the share of + rows, the balanced-error rule), else on its decision score."""
+    proba = pred["proba"].to_numpy(dtype=float)
+    share = float((pred["y_true"] == 1).mean())
+    if np.isfinite(proba).all():
+        value = st.slider(
+            "Threshold on P(+): rows at or above it are predicted +",
+            0.0,
+            1.0,
+            round(share, 2),
+            0.01,
+            key="cmp_op_threshold_p",
+            help="The share of + rows (the default) is the balanced-error rule; 0.5 is the "
+            "rule of the plain error rate.",
+        )
+        return float(value), "P(+)"
+    score = pred["score"].to_numpy(dtype=float)
+    if not np.isfinite(score).all():
+        st.info(f"{chosen} gives neither probabilities nor decision scores: no threshold to move.")
+        return float("nan"), ""
+    lo, hi = float(np.floor(score.min())), float(np.ceil(score.max()))
+    hi = hi if hi > lo else lo + 1.0
+    value = st.slider(
+        "Threshold on the decision score: rows at or above it are predicted +",
+        lo,
+        hi,
+        float(np.clip(0.0, lo, hi)),
+        (hi - lo) / 200,
+        key=f"cmp_op_threshold_s_{chosen}",
+    )
+    return float(value), "decision score"
+
+
+def operating_point_section(ds, evals: dict, chosen: str) -> None:
+    """A threshold on ``chosen``'s ROC curve; its confusion matrix, TPR, FPR, precision and BER
+    follow it; the rows of a chosen cell are listed (values only through st.dataframe)."""
+    pred = evals[chosen].predictions.reset_index(drop=True)
+    pos, neg = ds.class_names[1], ds.class_names[0]
+    st.markdown("**Operating point**: move the threshold along the ROC curve")
+    threshold, on = _threshold(pred, chosen)
+    if not on:
+        return
+    point = operating_point(pred, chosen, 1, threshold)
+    roc_col = cm_col = st.container()  # one under the other: readable at 1024 px
+    with roc_col:
+        st.plotly_chart(
+            operating_point_figure(pred, chosen, 1, threshold),
+            key="cmp_op_roc",
+            config={"displaylogo": False},
+        )
+    with cm_col:
+        counts = pd.DataFrame([[point["tn"], point["fp"]], [point["fn"], point["tp"]]])
+        st.plotly_chart(
+            confusion_figure(
+                counts, pos_name=pos, neg_name=neg, title=f"At threshold {threshold:.3g}"
+            ),
+            key="cmp_op_confusion",
+            config={"displaylogo": False},
+        )
+        rates = pd.DataFrame(
+            {
+                "TPR (recall)": [100 * point["tpr"]],
+                "FPR": [100 * point["fpr"]],
+                "precision": [100 * point["precision"]],
+                "BER": [100 * point["ber"]],
+            },
+            index=pd.Index([chosen], name="classifier"),
+        )
+        st.dataframe(
+            rates,
+            width="stretch",
+            key="cmp_op_rates",
+            column_config={c: st.column_config.NumberColumn(format="%.1f %%") for c in rates},
+        )
+    st.caption(
+        f"Rows whose {on} is at or above the threshold are predicted +; every out-of-fold "
+        "prediction of every repeat counts once. TPR: share of + rows predicted +; FPR: share "
+        "of − rows predicted +; precision: share of predicted + that are +; BER: the mean of "
+        "the two error rates (1 − TPR and FPR)."
+    )
+    cell = st.selectbox("List the rows of a cell", list(CELLS), key="cmp_op_cell")
+    truth, said = CELLS[cell]
+    hit = point["predicted_positive"]
+    pick = ((pred["y_true"] == 1).to_numpy() == truth) & (hit == said)
+    chosen_rows = pred.loc[pick, ["row", "repeat", "fold", "proba", "score"]]
+    values = ds.X.iloc[chosen_rows["row"].to_numpy()].reset_index(drop=True)
+    listing = pd.concat(
+        [
+            chosen_rows.rename(columns={"proba": "P(+)", "score": "decision score"})
+            .assign(repeat=lambda f: f["repeat"] + 1, fold=lambda f: f["fold"] + 1)
+            .reset_index(drop=True),
+            values,
+        ],
+        axis=1,
+    )
+    st.caption(f"{len(listing)} predictions in this cell (row = position in the prepared data).")
+    st.dataframe(listing, hide_index=True, width="stretch", key="cmp_op_rows")

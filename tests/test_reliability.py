@@ -83,3 +83,50 @@ def test_operating_point_refuses_an_unknown_classifier():
         operating_point(pred, "missing", "yes", 0.5)
     with pytest.raises(ValueError, match="no probability"):
         operating_point(pred.assign(score=np.nan), "no-proba", "yes", 0.5)
+
+
+# --- the Compare page (AppTest) -------------------------------------------------------------
+@pytest.mark.slow
+def test_compare_page_shows_reliability_and_a_moving_operating_point():
+    """On an uploaded CSV: the reliability diagram of SLB, TAN and NB; the threshold moves
+    the confusion matrix and rates as operating_point computes them from the page's own
+    predictions; a cell lists exactly its rows, through st.dataframe only."""
+    from test_app import chart, csv_upload, goto, new_app, small_csv
+
+    at = goto(csv_upload(new_app(), "patients.csv", small_csv()), "pages/compare.py")
+    at.session_state["cmp_eval_open"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    rel = chart(at, "cmp_reliability")
+    assert rel["layout"]["meta"]["kind"] == "reliability"
+    assert {"SLB", "TAN", "NB"} <= set(rel["layout"]["meta"]["classifiers"])
+    scores = next(el.value for el in at.dataframe if "Brier" in el.value.columns)
+    assert scores.loc[["SLB", "TAN", "NB"], "Brier"].between(0, 0.5).all()
+    at.selectbox(key="cmp_eval_model").set_value("NB").run()
+    preds = next(el.value for el in at.dataframe if "P(+)" in el.value.columns)
+    p = preds["P(+)"].to_numpy(dtype=float)
+    y = preds["true class"].str.startswith("+").to_numpy()
+    counts = []
+    for threshold in (0.2, 0.7):
+        at.slider(key="cmp_op_threshold_p").set_value(threshold).run()
+        assert not at.exception, [e.value for e in at.exception]
+        cm = chart(at, "cmp_op_confusion")["layout"]["meta"]["counts"]  # [[TP, FN], [FP, TN]]
+        hit = p >= threshold
+        assert cm == [
+            [int((hit & y).sum()), int((~hit & y).sum())],
+            [int((hit & ~y).sum()), int((~hit & ~y).sum())],
+        ]
+        op = chart(at, "cmp_op_roc")["layout"]["meta"]
+        assert op["tpr"] == pytest.approx((hit & y).sum() / y.sum())
+        counts.append(cm)
+    assert counts[0] != counts[1]  # the matrix follows the threshold
+    at.selectbox(key="cmp_op_cell").set_value("true − predicted + (FP)").run()
+    listing = next(
+        el.value
+        for el in at.dataframe
+        if "decision score" in el.value.columns and "age" in el.value.columns
+    )
+    assert len(listing) == counts[1][1][0]
+    assert (listing["P(+)"] >= 0.7).all()
+    ds = at.session_state["data_build"].dataset
+    np.testing.assert_allclose(listing["age"], ds.X["age"].to_numpy()[listing["row"]])

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from .evaluation import classifier_style
 from .style import COLORS, FONT_PX, LEGEND_ROW_PX, _base_layout, classifier_order, escape_text
 
-__all__ = ["operating_point", "reliability_figure", "reliability_table"]
+__all__ = ["operating_point", "operating_point_figure", "reliability_figure", "reliability_table"]
 
 
 def _positive_mask(pred, pos_label):
@@ -237,3 +237,93 @@ def operating_point(pred: pd.DataFrame, classifier, pos_label, threshold: float)
         "source": source,
         "predicted_positive": hit,
     }
+
+
+def operating_point_figure(
+    pred: pd.DataFrame, classifier, pos_label, threshold: float
+) -> go.Figure:
+    """One classifier's ROC curve (its out-of-fold probabilities, or decision scores, pooled)
+    with the operating point of ``threshold`` marked on it.
+
+    Parameters
+    ----------
+    pred : DataFrame
+        The prediction table.
+    classifier : str
+    pos_label
+    threshold : float
+
+    Returns
+    -------
+    Figure
+        ``layout.meta``: ``kind="operating_point"``, ``classifier``, ``threshold``, ``tpr``,
+        ``fpr``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.viz.calibration import operating_point_figure
+    >>> pred = pd.DataFrame({"classifier": "A", "y_true": [0, 0, 1, 1],
+    ...                      "proba": [0.1, 0.7, 0.9, 0.6], "score": float("nan")})
+    >>> operating_point_figure(pred, "A", 1, 0.65).layout.meta["tpr"]
+    0.5
+    """
+    from sklearn.metrics import roc_curve
+
+    point = operating_point(pred, classifier, pos_label, threshold)
+    mine = pred[pred["classifier"] == classifier]
+    s = mine["proba" if point["source"] == "probability" else "score"].to_numpy(dtype=float)
+    fpr, tpr, _ = roc_curve(_positive_mask(mine, pos_label), s)
+    safe = escape_text(classifier)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            name="chance",
+            line={"color": COLORS["neutral"], "dash": "dot", "width": 1},
+            hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=fpr,
+            y=tpr,
+            mode="lines",
+            name=safe,
+            line={**classifier_style(0), "width": 2},
+            hovertemplate="FPR %{x:.3f}<br>TPR %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[point["fpr"]],
+            y=[point["tpr"]],
+            mode="markers+text",
+            name=f"threshold {threshold:.3g}",
+            text=[f"threshold {threshold:.3g}"],
+            textposition="bottom right",
+            textfont={"size": FONT_PX},
+            marker={"size": 16, "color": COLORS["both"], "symbol": "star"},
+            hovertemplate="FPR %{x:.3f}<br>TPR %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(range=[-0.01, 1.01], constrain="domain", title_text="false positive rate")
+    fig.update_yaxes(
+        range=[-0.01, 1.01],
+        scaleanchor="x",
+        scaleratio=1,
+        constrain="domain",
+        title_text="true positive rate",
+    )
+    meta = {
+        "kind": "operating_point",
+        "classifier": classifier,
+        "threshold": float(threshold),
+        "tpr": float(point["tpr"]),
+        "fpr": float(point["fpr"]),
+    }
+    return _base_layout(
+        fig, title=f"ROC of {safe}: the operating point", height=380 + 3 * LEGEND_ROW_PX, meta=meta
+    )
