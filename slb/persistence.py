@@ -91,7 +91,8 @@ from .peers.discrete_map import DiscreteMAPClassifier
 from .peers.naive_bayes import KDENaiveBayes
 from .peers.renyi import RenyiClassifier
 from .peers.tan import TANClassifier
-from .tables.clean import Change, TableCleaner
+from .tables.cleaner import TableCleaner
+from .tables.records import Change
 
 FORMAT = "slb-model"
 VERSION = 1

@@ -54,7 +54,7 @@ def load_csv(path, label, positive=None, n_splits=5, random_state=0):
     notes : list of str
         What was read and changed, in plain language.
     """
-    from ..tables.clean import prepare_table
+    from ..tables.cleaner import prepare_table
     from ..tables.read import read_table
 
     path = Path(path)

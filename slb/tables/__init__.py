@@ -1,16 +1,10 @@
 """Reading uploaded tables safely and cleaning them into a numeric feature matrix and a binary label."""
 
 from .budget import DEFAULT_TIME_LIMIT, Budget, TimeLimitExceeded
-from .clean import (
-    MAX_CATEGORIES,
-    MIN_ROWS_PER_CLASS,
-    MISSING_TOKENS,
-    Change,
-    PreparedData,
-    TableCleaner,
-    prepare_table,
-    stray_classes,
-)
+from .cleaner import TableCleaner, prepare_table
+from .encode import MAX_CATEGORIES
+from .labels import stray_classes
+from .prepare import MIN_ROWS_PER_CLASS
 from .read import (
     DEFAULT_MAX_BYTES,
     MAX_CELLS,
@@ -24,6 +18,8 @@ from .read import (
     list_excel_sheets,
     read_table,
 )
+from .records import Change, PreparedData
+from .tokens import MISSING_TOKENS
 
 __all__ = [
     "Change",

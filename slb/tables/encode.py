@@ -1,13 +1,14 @@
 """The feature columns as numbers: numbers stored as text, dates, booleans and categories.
 
 Step 3 of the cleaning (:func:`_convert_features`): every feature column becomes ``float64``
-columns.  Numbers, booleans (1/0) and numbers stored as text (:func:`slb.tables.numbers.parse_numeric`,
-when at least :data:`NUMERIC_TEXT_FRACTION` of the filled cells are numbers) stay one column;
-dates and durations become days; text columns are dropped or, with ``non_numeric="encode"``,
-one-hot encoded when they have at most :data:`MAX_CATEGORIES` categories (one 0/1 column for two
-categories).  Row numbers and likely identifiers are set aside.  Each kept column gets a *spec*
-(:func:`_spec`) saying how to compute it again from a raw column at predict time
-(:mod:`slb.tables.apply`), and the notes of the report are written here.
+columns.  Numbers, booleans (1/0) and numbers stored as text
+(:func:`slb.tables.numbers.parse_numeric`, when at least :data:`NUMERIC_TEXT_FRACTION` of the
+filled cells are numbers) stay one column; dates and durations become days; text columns are
+dropped or, with ``non_numeric="encode"``, one-hot encoded when they have at most
+:data:`MAX_CATEGORIES` categories (one 0/1 column for two categories).  Row numbers and
+likely identifiers are set aside.  Each kept column gets a *spec* (:func:`_spec`) saying how to
+compute it again from a raw column at predict time (:mod:`slb.tables.apply`), and the notes of
+the report are written here.
 """
 
 from __future__ import annotations
@@ -220,6 +221,9 @@ def _convert_text(
 
 def _encode_categories(name: str, raw: np.ndarray, feats: _Features, notes: _Notes) -> None:
     """One-hot 0/1 columns of a text column's categories (one column for two categories)."""
+    # Not OneHotEncoder(max_categories=10, drop="if_binary"): measured, it makes a missing cell a
+    # category ('x_None', not NaN), names columns 'x_a' (not 'x=a') and merges rare levels into
+    # 'x_infrequent_sklearn' where a column of more than MAX_CATEGORIES levels is dropped here.
     levels, codes = _categories(raw)
     if len(levels) <= 1:
         feats.add(  # constant or empty: dropped later

@@ -1,7 +1,8 @@
 """The cell texts the table readers and the cleaner read as missing or infinite.
 
-A leaf module: :mod:`slb.tables.clean` (which re-exports :data:`MISSING_TOKENS`) and
-:mod:`slb.tables.distinct` both read these without importing each other.
+A leaf module: the number parsing (:mod:`slb.tables.numbers`), the cleaning
+(:mod:`slb.tables.scalars`, :mod:`slb.tables.labels`; :mod:`slb.tables.clean` re-exports
+:data:`MISSING_TOKENS`), the readers and :mod:`slb.tables.distinct` all read these.
 """
 
 from __future__ import annotations
