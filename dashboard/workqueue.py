@@ -10,7 +10,11 @@ Usage: decorate the *body* of a cached function (under ``st.cache_data``/``st.ca
 with :func:`queued`; a computation that calls another queued one from the same thread keeps its
 slot (no deadlock).  The waiting notice is drawn from a helper thread that carries the
 session's script context: element calls there are not recorded by ``st.cache_data``'s replay
-(its recording is context-local), so a cached result never replays a stale notice.
+(its recording is context-local), so a cached result never replays a stale notice.  Carrying
+the context (and quieting the warm-up threads' missing-context warnings) needs Streamlit's
+runtime entries, which no ``st.*`` API replaces (``st.context`` describes the browser's request,
+not the script thread): they are reached through :mod:`dashboard._streamlit_compat` only, as
+Streamlit's own multithreading guide reaches them, and fail soft there.
 
 Lock order (no deadlock with Streamlit's per-key compute locks): ``st.cache_*`` holds a lock on
 the value being computed while the function runs, so a session waiting in line holds the lock
