@@ -236,8 +236,10 @@ def evaluation_section(v: View, res: Results) -> None:
         "SLBClassifier's own calibrated predict_proba (Platt, cross-fitted inside each training "
         "set)"
         if v.lam.mode == "cv"
-        else "a Platt sigmoid of its SVM score fitted on the out-of-fold scores of the other "
-        "folds of the same repeat (never on the rows it scores; no extra fit)"
+        else "a sigmoid of its SVM score fitted on the out-of-fold scores of the other "
+        "folds of the same repeat (never on the rows it scores; no extra fit), one slope with "
+        "the offset pinned at the class balance of those rows, so that its prediction is "
+        "exactly the balanced rule of the probability (docs/probabilities.md)"
     )
     st.caption(
         f"Every number comes from the predictions each fold's model made for its own test rows "

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.optimize import minimize_scalar
+from scipy.special import expit
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import (
@@ -38,7 +40,7 @@ from slb.evaluation import (
     pooled_roc,
     stratified_folds,
 )
-from slb.evaluation.predictions import repeat_of_folds
+from slb.evaluation.predictions import calibrate_decisions, repeat_of_folds
 from slb.model.path import fraction_selector, threshold_selector
 from slb.viz import confusion_figure, pr_figure, roc_figure
 
@@ -187,13 +189,37 @@ def test_path_predictions_match_the_path_ber_and_are_calibrated_out_of_fold():
             o = np.argsort(g["score"].to_numpy())
             assert np.all(np.diff(g["proba"].to_numpy()[o]) >= -1e-12)
     sel = threshold_selector(lam, "either")
-    # fold k's sigmoid is fitted on the decision values of the other folds of its repeat only
+    # fold k's sigmoid is fitted on the decision values of the other folds of its repeat only,
+    # with the offset pinned at their class balance (docs/probabilities.md): P(+) =
+    # expit(a * score + log(n+ / n-)), ``a`` the maximum-likelihood slope (Platt's targets)
     base, _ = path_predictions(path, y, sel)
     k = 5  # repeat 1
     mates = base[(base["repeat"] == 1) & (base["fold"] != k)]
-    a, b = sigmoid_calibration(mates["score"].to_numpy(), mates["y_true"].to_numpy())
+    s, t = mates["score"].to_numpy(), mates["y_true"].to_numpy()
+    n1, n0 = t.sum(), t.size - t.sum()
+    target = np.where(t == 1, (n1 + 1) / (n1 + 2), 1 / (n0 + 2))
+    off = np.log(n1 / n0)
+
+    def nll(a):
+        z = a * s + off
+        return np.sum(np.logaddexp(0, z) - target * z)
+
+    a = minimize_scalar(nll, bounds=(1e-6, 1e3), method="bounded", options={"xatol": 1e-9}).x
     mine = base[base["fold"] == k]
-    np.testing.assert_allclose(mine["proba"], 1 / (1 + np.exp(a * mine["score"] + b)), rtol=1e-6)
+    np.testing.assert_allclose(mine["proba"], expit(a * mine["score"] + off), rtol=1e-4)
+    # the label is the balanced rule of the probability: P(+) / share+ > P(-) / share-
+    odds = mine["proba"] / (1 - mine["proba"]) / (n1 / n0)
+    assert ((odds > 1) == (mine["y_pred"] == 1)).all()
+    # the free sigmoid of before is still available (rule=None) and is Platt's
+    free = calibrate_decisions(
+        [s, mine["score"].to_numpy()],
+        [(None, np.arange(s.size)), (None, np.arange(s.size, s.size + len(mine)))],
+        np.r_[t, mine["y_true"].to_numpy()],
+        np.array([0, 0]),
+        rule=None,
+    )
+    a2, b2 = sigmoid_calibration(s, t)
+    np.testing.assert_allclose(free[1], 1 / (1 + np.exp(a2 * mine["score"] + b2)), rtol=1e-6)
     inner, _ = path_predictions(path, y, sel, calibration="inner")
     assert inner["proba"].notna().all()
     none, _ = path_predictions(path, y, sel, calibration=None)

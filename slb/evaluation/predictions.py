@@ -631,12 +631,20 @@ def _inner_decisions(T, y_index, fit, n_folds, random_state, n_classes=2):
     return d
 
 
-def calibrate_decisions(decisions, folds, y_index, repeats, inner=None):
+#: Rules :func:`calibrate_decisions` can pin its map to (``docs/probabilities.md``).
+CALIBRATION_RULES = ("balanced", "prevalence", None)
+
+
+def calibrate_decisions(decisions, folds, y_index, repeats, inner=None, *, rule="balanced"):
     """Calibrated probabilities of every fold's test rows from their decision values.
 
-    Two classes: Platt's sigmoid (the probability of the positive class); more: the
-    multinomial map of the K decision values (:func:`slb._utils.multinomial_calibration`).
-    Each fold's map is fitted without that fold's test rows.
+    The convention of ``docs/probabilities.md``: ``P(y | x)`` at the class frequencies of the
+    rows the map is fitted on, ``softmax(s * decision + offsets)`` with one positive factor
+    ``s`` and the offsets pinned so that the decision rule stays the Bayes rule of ``rule``'s
+    priors (:func:`slb.probabilities.fit_logit_scale`), as :class:`slb.SLBClassifier`
+    calibrates itself.  ``rule=None``: a free map (Platt's sigmoid, two parameters; more
+    classes: :func:`slb._utils.multinomial_calibration`), whose largest probability may
+    disagree with the decision rule.  Each fold's map is fitted without that fold's test rows.
 
     Parameters
     ----------
@@ -651,6 +659,10 @@ def calibrate_decisions(decisions, folds, y_index, repeats, inner=None):
         Per-fold inner out-of-fold decision values of the fold's training rows; None: each
         fold's map is fitted on the test decisions of the OTHER folds of its repeat (rows it
         does not score, from models that did not see those rows: no extra fit).
+    rule : {"balanced", "prevalence"} or None, default="balanced"
+        The rule of the decision values: "balanced", the largest decision value (the sign)
+        is the equal-prior rule (SLB's class-balanced SVM); "prevalence", it is the rule at
+        the class frequencies; None: no pinning.
 
     Returns
     -------
@@ -668,6 +680,8 @@ def calibrate_decisions(decisions, folds, y_index, repeats, inner=None):
     >>> bool(p[0][1] > 0.5 > p[0][0])
     True
     """
+    if rule not in CALIBRATION_RULES:
+        raise ValueError(f"rule must be one of {CALIBRATION_RULES}, not {rule!r}.")
     out = []
     for k in range(len(folds)):
         if inner is not None:
@@ -676,6 +690,9 @@ def calibrate_decisions(decisions, folds, y_index, repeats, inner=None):
             mates = [j for j in range(len(folds)) if repeats[j] == repeats[k] and j != k]
             d = np.concatenate([decisions[j] for j in mates]) if mates else None
             yi = np.concatenate([y_index[folds[j][1]] for j in mates]) if mates else None
+        if rule is not None:
+            out.append(None if d is None else _pinned(d, yi, decisions[k], rule))
+            continue
         if decisions[k].ndim == 2:  # K classes: the multinomial map of the K decision values
             out.append(None if d is None else _multinomial(d, yi, decisions[k]))
             continue
@@ -683,6 +700,23 @@ def calibrate_decisions(decisions, folds, y_index, repeats, inner=None):
         p = None if sig is None else expit(sig[0] * decisions[k] + sig[1])
         out.append(None if p is None else np.clip(p, PROBA_EPS, 1.0 - PROBA_EPS))
     return out
+
+
+def _pinned(d, y_index, decisions, rule):
+    """Probabilities of ``decisions`` by the pinned map fitted on decision values ``d`` of
+    other rows (:func:`calibrate_decisions`); two classes: of the positive class."""
+    from .._utils import multiclass_proba
+    from ..probabilities import decision_offsets, fit_logit_scale, scaled_proba
+
+    K = 2 if decisions.ndim == 1 else decisions.shape[1]
+    counts = np.bincount(np.asarray(y_index), minlength=K)
+    if np.count_nonzero(counts) < 2:
+        return None
+    prevalence = np.maximum(counts, 0.5) / counts.sum()  # a class absent here: half a row
+    prior = np.ones(K) if rule == "balanced" else prevalence
+    offsets = decision_offsets(prevalence, prior)
+    proba = multiclass_proba(scaled_proba(decisions, fit_logit_scale(d, y_index, offsets), offsets))
+    return proba[:, 1] if decisions.ndim == 1 else proba
 
 
 def _multinomial(d, y_index, decisions):
@@ -702,11 +736,11 @@ def path_predictions(
     One SVM per fold on the terms ``selector`` keeps, exactly as
     :meth:`slb.ThresholdPath.fold_ber_selected` fits it (the BER of these predictions equals
     its BER); the decision values of the test rows are the scores.  The probability of the
-    positive class is a Platt sigmoid of the decision value (hand-written: the path's SVM
-    works on precomputed feature maps, not on an estimator ``CalibratedClassifierCV`` could
-    wrap), fitted without the fold's test rows (more than two classes: the multinomial model of SLB, the
-    prediction the largest decision value, and the multinomial map of the K decision values
-    that :class:`slb.SLBClassifier` uses):
+    positive class is the pinned map of :func:`calibrate_decisions` (one positive factor on
+    the decision value, offset at the class balance, as :class:`slb.SLBClassifier` calibrates
+    itself: ``docs/probabilities.md``; a ``class_weight`` dict: a free Platt sigmoid), fitted
+    without the fold's test rows (more than two classes: the multinomial model of SLB, the
+    prediction the largest decision value, and the same map of the K decision values):
 
     * ``"other_folds"``: on the out-of-fold decision values of the other folds of the same
       repeat (no extra fit; the sigmoid never sees the rows it scores);
@@ -763,9 +797,16 @@ def path_predictions(
             )
         n_pairs.append(int(keep.any(axis=0).sum()))
     repeats = repeat_of_folds(folds)
+    # the pinned map of the SVM's rule (a class_weight dict: a free map)
+    rule = "balanced" if isinstance(cw, str) else ("prevalence" if cw is None else None)
     probas = (
         calibrate_decisions(
-            decisions, folds, y_index, repeats, inner if calibration == "inner" else None
+            decisions,
+            folds,
+            y_index,
+            repeats,
+            inner if calibration == "inner" else None,
+            rule=rule,
         )
         if calibration is not None
         else [None] * len(folds)
