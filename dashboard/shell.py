@@ -23,21 +23,15 @@ ROUTED = "_routed_by_app"
 PAGE_ICON = Path(__file__).resolve().parent.parent / "static" / "icon.png"
 
 
-#: The sidebar's starting width (px; Streamlit's default is 300).  At a projector's 1024 × 768
-#: the main area keeps 784 px, room for two plots side by side at least 260 px wide each and
-#: for the controls' labels; the sidebar's lines wrap instead (the reader can drag it wider).
-SIDEBAR_WIDTH = 240
-
-
 def page_config() -> None:
-    """``st.set_page_config`` of every page: title, the local icon, wide layout, a narrower
-    sidebar."""
-    st.set_page_config(
-        page_title="SLB Explorer",
-        page_icon=str(PAGE_ICON),
-        layout="wide",
-        initial_sidebar_state=SIDEBAR_WIDTH,
-    )
+    """``st.set_page_config`` of every page: title, the local icon, wide layout.
+
+    The sidebar keeps Streamlit's 300 px: ``initial_sidebar_state=<width>`` does not apply to
+    this app (the navigation, known from ``pages/`` when the tab connects, mounts the sidebar
+    before the script's page config arrives; measured in Chromium), so the controls' labels
+    are kept short instead.
+    """
+    st.set_page_config(page_title="SLB Explorer", page_icon=str(PAGE_ICON), layout="wide")
 
 
 def setup() -> compute.LambdaInfo:
