@@ -31,6 +31,14 @@ class TimeLimitExceeded(ValueError):
 
     A subclass, so that the readers, which turn their parsers' errors into a generic message,
     can tell it apart and pass it on unchanged.
+
+    Examples
+    --------
+    >>> try:
+    ...     Budget(0.0, "the table").check("cleaning")
+    ... except TimeLimitExceeded as error:
+    ...     print(isinstance(error, ValueError), str(error).split(",")[0])
+    True Cleaning 'the table' took longer than the 0 seconds allowed
     """
 
 

@@ -122,6 +122,25 @@ def prepare_table(
         ...) or an option is invalid.
     TypeError
         If ``frame`` is not a pandas DataFrame.
+
+    Examples
+    --------
+    A text number with a decimal comma is read, a rising whole-number column is set aside as
+    an identifier, and the classes (same size) are named:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({
+    ...     "x": [1.5, 2.0, "3,5", 4.0, 5.5, 6.0, 7.5, 8.0, 9.5, 10.0, 11.0, 12.5],
+    ...     "id": list(range(100, 112)),
+    ...     "label": ["yes", "no"] * 6,
+    ... })
+    >>> prepared = prepare_table(frame, "label")
+    >>> prepared.feature_names, prepared.positive_label, prepared.class_counts
+    (['x'], 'yes', {'yes': 6, 'no': 6})
+    >>> prepared.X["x"].tolist()[:3]
+    [1.5, 2.0, 3.5]
+    >>> [change.kind for change in prepared.report]
+    ['chose_positive_class', 'dropped_identifiers', 'converted_text_numbers']
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"prepare_table expects a pandas DataFrame, not {type(frame).__name__}.")
@@ -203,10 +222,28 @@ min_class_size, keep_identifiers
 
     Examples
     --------
-    >>> from sklearn.pipeline import make_pipeline                    # doctest: +SKIP
-    >>> from slb import SLBClassifier                                 # doctest: +SKIP
-    >>> model = make_pipeline(TableCleaner(missing="impute"), SLBClassifier())  # doctest: +SKIP
-    >>> model.fit(raw_rows, labels).predict(new_raw_rows)             # doctest: +SKIP
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({
+    ...     "x": [0.5, 2.5, 1.5, 3.5, 2.0, 4.5, 1.0, 5.0, 3.0, 4.0],
+    ...     "colour": ["red", "blue", "red", "blue", "blue", "red", "red", "blue", "red", "blue"],
+    ...     "label": ["a", "b"] * 5,
+    ... })
+    >>> cleaner = TableCleaner("label", non_numeric="encode").fit(train)
+    >>> cleaner.get_feature_names_out().tolist()
+    ['x', 'colour=red']
+    >>> new = pd.DataFrame({"x": [2.25, None], "colour": ["blue", "red"]})
+    >>> cleaner.transform(new).to_numpy().tolist()  # the missing x: the training median
+    [[2.25, 0.0], [2.75, 1.0]]
+    >>> cleaner.encode_labels(["b", "a"]).tolist()
+    ['b', 'a']
+
+    In a ``Pipeline`` the labels come as ``y`` (``label=None``):
+
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> model = make_pipeline(TableCleaner(non_numeric="encode"), LogisticRegression())
+    >>> model.fit(train.drop(columns="label"), train["label"]).predict(new).shape
+    (2,)
     """
 
     def __init__(

@@ -288,6 +288,13 @@ def stray_classes(counts: dict) -> list:
     list
         The classes with fewer than ``max(3, 1 % of the rows)`` rows, if the label has more
         than two classes and removing them leaves exactly two; otherwise an empty list.
+
+    Examples
+    --------
+    >>> stray_classes({"healthy": 50, "ill": 48, "Total": 1})
+    ['Total']
+    >>> stray_classes({"a": 50, "b": 48, "c": 40})
+    []
     """
     if len(counts) <= 2:
         return []

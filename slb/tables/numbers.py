@@ -82,6 +82,12 @@ class NumericParse:
         Text cells written as percentages (``"12%"``), read as fractions (0.12).
     examples : list of tuple
         Up to three ``(text, number)`` pairs of text cells that were converted.
+
+    Examples
+    --------
+    >>> result = parse_numeric(["3", "n.a.", None])
+    >>> result.n_present, result.n_numbers, result.n_bad, result.fraction
+    (2, 1, 1, 0.5)
     """
 
     values: np.ndarray
@@ -202,6 +208,20 @@ def parse_numeric(
     NumericParse
         The numbers and counts of what was converted; ``fraction`` tells how numeric the
         column is.  Nothing is decided here about whether the column *is* numeric.
+
+    Examples
+    --------
+    >>> parsed = parse_numeric(["1,5", " 2 ", "12%", "n/a", "abc"])
+    >>> parsed.values.tolist()
+    [1.5, 2.0, 0.12, nan, nan]
+    >>> parsed.comma, parsed.bad_values, parsed.fraction
+    ('decimal', ['abc'], 0.75)
+
+    Commas followed by groups of three digits, beside numbers below 1000, are thousands
+    separators:
+
+    >>> parse_numeric(["1,517", "2,928", "718"]).values.tolist()
+    [1517.0, 2928.0, 718.0]
     """
     if isinstance(values, (pd.Series, np.ndarray)) and len(values) >= 2000:
         # a long column of few distinct texts: each text read once (slb.tables.distinct)

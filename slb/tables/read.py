@@ -226,6 +226,18 @@ def list_excel_sheets(data: bytes) -> list[str]:
     ------
     ValueError
         If the bytes are not a readable Excel workbook.
+
+    Examples
+    --------
+    >>> import io
+    >>> import openpyxl
+    >>> workbook = openpyxl.Workbook()
+    >>> workbook.active.title = "data"
+    >>> _ = workbook.create_sheet("notes")
+    >>> buffer = io.BytesIO()
+    >>> workbook.save(buffer)
+    >>> list_excel_sheets(buffer.getvalue())
+    ['data', 'notes']
     """
     wb = _open_workbook(data, "workbook", DEFAULT_MAX_BYTES)
     try:

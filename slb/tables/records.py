@@ -35,6 +35,19 @@ class Change:
         How many things were affected (rows, columns or cells; the message says which).
     severity : {"info", "warning"}
         ``"warning"`` for changes that may affect the trustworthiness of results.
+
+    Examples
+    --------
+    >>> change = Change(
+    ...     "dropped_constant_columns",
+    ...     "1 column ('z') has the same value in every row.",
+    ...     columns=("z",),
+    ...     count=1,
+    ... )
+    >>> str(change)
+    "1 column ('z') has the same value in every row."
+    >>> change.severity
+    'info'
     """
 
     kind: str
@@ -77,6 +90,21 @@ class PreparedData:
     n_folds : int or None
         The number of cross-validation folds the data allow (``n_folds`` possibly reduced), or
         ``None`` if no ``n_folds`` was given.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.tables import prepare_table
+    >>> frame = pd.DataFrame({
+    ...     "x": [0.5, 2.5, 1.5, 3.5, 2.0, 4.5, 1.0, 5.0, 3.0, 4.0],
+    ...     "z": [1] * 10,
+    ...     "label": [0, 1] * 5,
+    ... })
+    >>> prepared = prepare_table(frame, "label")
+    >>> prepared.feature_names, prepared.positive_label, prepared.y01.tolist()[:4]
+    (['x'], 1, [0, 1, 0, 1])
+    >>> [change.kind for change in prepared.report]
+    ['chose_positive_class', 'dropped_constant_columns']
     """
 
     X: pd.DataFrame

@@ -36,6 +36,17 @@ class TableRead:
         header row or for Parquet.
     format : str
         ``"text"``, ``"excel"`` or ``"parquet"``.
+
+    Examples
+    --------
+    >>> from slb.tables import read_table
+    >>> read = read_table(b"x;label\\n1,5;a\\n2,5;b\\n", "table.csv")
+    >>> read.format, read.delimiter, read.encoding, read.header_row
+    ('text', ';', 'utf-8', 1)
+    >>> read.frame["x"].tolist()
+    [1.5, 2.5]
+    >>> read.notes[0]
+    'Columns are separated by semicolons.'
     """
 
     frame: pd.DataFrame
