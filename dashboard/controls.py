@@ -42,7 +42,8 @@ def sync_lambda_context() -> None:
 
 
 def format_lambda(lam: float) -> str:
-    return "∞ (no pairs)" if not np.isfinite(lam) else f"{lam:.4g}"
+    """λ as the sidebar and the captions show it (the λ controls' labels use the same)."""
+    return lambda_steps.format_value(lam)
 
 
 def measure_control(prefix: str) -> None:

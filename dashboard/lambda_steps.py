@@ -40,8 +40,14 @@ class LambdaSteps:
 
 
 def format_value(lam: float) -> str:
-    """λ as the controls show it (4 significant digits; ∞ keeps no pair)."""
-    return "∞" if not np.isfinite(lam) else f"{lam:.4g}"
+    """λ as the controls and the sidebar show it (4 significant digits; ∞ keeps no pair).
+
+    Examples
+    --------
+    >>> format_value(0.012345), format_value(float("inf"))
+    ('0.01235', '∞ (no pairs)')
+    """
+    return "∞ (no pairs)" if not np.isfinite(lam) else f"{lam:.4g}"
 
 
 def pairs_kept_text(steps: LambdaSteps, i: int) -> str:

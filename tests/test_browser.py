@@ -165,16 +165,17 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
         kept0 = int(re.search(r"(\d+) / \d+ pairs kept", sidebar.inner_text()).group(1))
         assert live_lambda_shown(slider)[1] == kept0
         slider.focus()
-        slider.press("PageUp")  # one large step (a tenth of the positions)
-        for _ in range(3):
-            slider.press("ArrowRight")  # and three small ones
+        # 15 pairs: 16 positions (the distinct scores, then ∞), the default λ near the top;
+        # one large step down (a tenth of the positions) and one small one: a smaller λ
+        slider.press("PageDown")
+        slider.press("ArrowLeft")
         expect(slider).not_to_have_value(str(k0))
         wait_idle(page)
-        assert int(slider.input_value()) > k0
+        assert int(slider.input_value()) < k0
         lam1, shown1 = live_lambda_shown(slider)
         expect(sidebar).to_contain_text(f"λ = {lam1} (by value)")
         kept1 = int(re.search(r"(\d+) / \d+ pairs kept", sidebar.inner_text()).group(1))
-        assert kept1 == shown1 < kept0  # every position keeps another set of pairs
+        assert kept1 == shown1 > kept0  # every position keeps another set of pairs
         expect(page.get_by_test_id("stMetric").filter(has_text="pairs kept")).to_contain_text(
             re.compile(rf"(?<!\d){kept1}\s*of {D * (D - 1) // 2}\b")
         )
@@ -265,7 +266,7 @@ def live_lambda(page):
 def live_lambda_shown(slider) -> tuple[str, int]:
     """(λ as the slider shows it, pairs kept) from "λ = 0.01234 · 45 of 1770 pairs kept"."""
     m = re.fullmatch(
-        r"λ = (\S+) · (\d+) of \d+ pairs kept", slider.get_attribute("aria-valuetext") or ""
+        r"λ = (.+?) · (\d+) of \d+ pairs kept", slider.get_attribute("aria-valuetext") or ""
     )
     assert m, slider.get_attribute("aria-valuetext")
     return m.group(1), int(m.group(2))
@@ -313,22 +314,25 @@ def test_dependencies_layout_outlines_and_ber_curve(server, browser):
         assert inside_viewport(page, "dep_lambda") and inside_viewport(page, "dep_pair_graph")
         page.screenshot(path=str(artifacts_dir() / "browser-dependencies-1440.png"))
 
-        lam0 = float(slider.input_value())
+        k0, (_, kept0) = int(slider.input_value()), live_lambda_shown(slider)
         slider.focus()
-        for _ in range(4):
-            slider.press("PageUp")  # a tenth of the range each
+        # the positions are Sonar's 1770 distinct scores, then ∞, the default λ (the 90 %
+        # quantile) at about 1593: twenty steps up keep about 20 pairs fewer
+        for _ in range(20):
+            slider.press("ArrowRight")
         sidebar = page.get_by_test_id("stSidebar")
         lam1, deadline = None, time.monotonic() + 180
         while time.monotonic() < deadline and lam1 is None:
             # settled: the app has rerun for the slider's value and the value no longer moves
             wait_idle(page, quiet_s=2.0)
-            v = float(slider.input_value())
-            if v != lam0 and f"λ = {v:.4g} (by value)" in sidebar.inner_text():
+            k, (v, _) = int(slider.input_value()), live_lambda_shown(slider)
+            if k != k0 and f"λ = {v} (by value)" in sidebar.inner_text():
                 wait_idle(page, quiet_s=2.0)
-                lam1 = v if float(slider.input_value()) == v else None
-        assert lam1 is not None and lam1 > lam0
+                lam1 = v if int(slider.input_value()) == k else None
+        assert lam1 is not None and int(slider.input_value()) == k0 + 20
         wait_idle(page)
         n_kept = kept_shown(page)
+        assert n_kept == live_lambda_shown(slider)[1] < kept0
         heat = plot_state(page, "dep_heatmap_-", 0)  # "+" is "-" in Streamlit's class name
         assert heat["meta"]["kind"] == "dependence_heatmap"
         n_squares = sum(p.count("M") for p in heat["paths"])

@@ -83,11 +83,19 @@ def test_refuses_an_unknown_rule():
         ls.lambda_steps(np.zeros((2, 3)), "any")
 
 
+def test_labels_say_lambda_as_the_sidebar_does():
+    from dashboard.controls import format_lambda
+
+    for lam in (0.0123456, 1.5e-5, 2.0, float("inf")):
+        assert ls.format_value(lam) == format_lambda(lam)
+    assert ls.format_value(float("inf")) == "∞ (no pairs)"
+
+
 def test_module_examples():
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner()
     tests = [t for t in finder.find(ls, "dashboard.lambda_steps") if t.examples]
-    assert len(tests) >= 2
+    assert len(tests) >= 3
     for t in tests:
         assert runner.run(t).failed == 0, t.name
 
@@ -171,5 +179,5 @@ def test_live_slider_mounts_as_a_v2_component(monkeypatch):
     steps = ls.lambda_steps(_sonar_screening_stat("hsic"), "either")
     assert data["n"] == len(steps) - 1 and data["count"] == steps.pairs.tolist()
     assert data["index"] == ls.snap(steps, at.session_state["cfg"]["lam_value"])
-    assert data["count_text"] == "of 1770 pairs kept" and data["text"][-1] == "λ = ∞"
+    assert data["count_text"] == "of 1770 pairs kept" and data["text"][-1] == "λ = ∞ (no pairs)"
     assert os.environ["SLB_LIVE_SLIDER"] == "1"
