@@ -745,3 +745,33 @@ def test_ratio_figure_with_the_oracle_is_scaled_to_it():
     assert s > 0  # the learned weights point the oracle's way
     ratio = next(t for t in fig.data if t.name.startswith("log-"))
     np.testing.assert_allclose(ratio.x, s * clf.ratio_coefficients().loc[terms, "ratio"])
+
+
+def test_experiment_figures_keep_titles_off_their_legends():
+    """Issue 28 item 2: on Experiments a title was drawn over its legend; now the title sits in
+    the top margin and the legend below the plot, at 14 px, the classifiers SLB first."""
+    rng = np.random.default_rng(0)
+    long = pd.DataFrame(
+        [
+            {"n": n, "replicate": r, "classifier": c, "ber": rng.random() / 2}
+            for n in (50, 100)
+            for r in range(2)
+            for c in ("NB", "TAN", "SLB", "SVM(RBF)")
+        ]
+    )
+    curve = figures.learning_curve_figure(long, bayes=0.1, title="A long title of a learning curve")
+    summary = (
+        long.rename(columns={"n": "p", "ber": "accuracy"})
+        .groupby(["classifier", "p"], as_index=False)["accuracy"]
+        .mean()
+        .assign(accuracy_se=0.01)
+    )
+    noise = figures.noise_figure(summary, title="Label noise")
+    pos = np.random.default_rng(1).random((3, 2))
+    net = figures.network_graph(["a", "b", "c"], [(0, 1), (1, 2)], pos, title="t")
+    for fig in (curve, noise, net):
+        assert _small_texts(fig) == []
+        assert fig.layout.title.yref == "container" and fig.layout.title.automargin
+        assert fig.layout.legend.yref == "container" and fig.layout.legend.y == 0
+    assert curve.layout.meta["classifiers"] == ["SLB", "NB", "TAN", "SVM(RBF)"]
+    assert [t.name for t in curve.data] == ["SLB", "NB", "TAN", "SVM(RBF)"]
