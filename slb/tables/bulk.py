@@ -45,9 +45,22 @@ class BulkText:
     shape : tuple of int
         The table's (rows, columns).
     missing_tokens : frozenset of str
-        The lower-case texts that mean "missing" (:data:`slb.tables.clean.MISSING_TOKENS`).
+        The lower-case texts that mean "missing" (:data:`slb.tables.tokens.MISSING_TOKENS`).
 
     Use :func:`bulk_text` to build one only where it applies.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.tables.numbers import NumericParse
+    >>> from slb.tables.tokens import MISSING_TOKENS
+    >>> frame = pd.DataFrame([["1", "x"] * 16, ["2", "NA"] * 16], dtype=object)
+    >>> cells = bulk_text(frame, MISSING_TOKENS)
+    >>> cells.shape, cells.missing[:, 1].tolist(), cells.plain[:, 0].tolist()
+    ((2, 32), [False, True], [True, True])
+    >>> parses = cells.number_parses(NumericParse)  # the columns of plain numbers
+    >>> sorted(parses)[:3], parses[0].values.tolist()
+    ([0, 2, 4], [1.0, 2.0])
     """
 
     def __init__(self, flat: pd.Series, shape: tuple[int, int], missing_tokens: frozenset):
@@ -136,7 +149,31 @@ class BulkText:
 
 
 def bulk_text(frame: pd.DataFrame, missing_tokens: frozenset) -> BulkText | None:
-    """A :class:`BulkText` of the frame, or None if it is narrow, huge or not all texts."""
+    """A :class:`BulkText` of the frame, or None if it is narrow, huge or not all texts.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The raw cells of a table (texts and missing values).
+    missing_tokens : frozenset of str
+        The lower-case texts that mean "missing".
+
+    Returns
+    -------
+    BulkText or None
+        None for fewer than :data:`MIN_COLUMNS` columns, more than :data:`MAX_CELLS` cells,
+        no rows, or cells other than texts: the caller then types the columns one by one.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.tables.tokens import MISSING_TOKENS
+    >>> frame = pd.DataFrame([["1", "x"] * 16, ["2", "NA"] * 16], dtype=object)
+    >>> bulk_text(frame, MISSING_TOKENS).shape
+    (2, 32)
+    >>> bulk_text(frame.iloc[:, :4], MISSING_TOKENS) is None  # narrow: column by column
+    True
+    """
     n, p = frame.shape
     if p < MIN_COLUMNS or n == 0 or n * p > MAX_CELLS:
         return None

@@ -77,6 +77,17 @@ def parse_by_distinct(
     NumericParse or None
         None when the shortcut does not apply (short columns, cells other than texts, or
         mostly distinct texts): the caller then reads the cells one by one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.tables.numbers import parse_numeric
+    >>> cells = np.array(["1,5", "2", "?"] * 1000, dtype=object)
+    >>> parsed = parse_by_distinct(cells, None, None, parse_numeric)
+    >>> parsed.values[:3].tolist(), parsed.n_present, parsed.comma
+    ([1.5, 2.0, nan], 2000, 'decimal')
+    >>> parse_by_distinct(cells[:3], None, None, parse_numeric) is None  # short: cell by cell
+    True
     """
     if factorized is None:
         factorized = factorize_texts(vals)
@@ -128,6 +139,15 @@ def parse_scalar_numbers(vals: np.ndarray, result_type: Any) -> Any | None:
     Returns
     -------
     NumericParse or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.tables.numbers import NumericParse
+    >>> cells = np.array([1, 2.5, None] * 1000, dtype=object)
+    >>> parsed = parse_scalar_numbers(cells, NumericParse)
+    >>> parsed.values[:3].tolist(), parsed.n_numbers
+    ([1.0, 2.5, nan], 2000)
     """
     if len(vals) < MIN_CELLS:
         return None
@@ -164,6 +184,15 @@ def category_codes(values: np.ndarray, to_text: Any) -> tuple[np.ndarray, list[s
         ``codes[i]`` indexes ``levels`` (in order of first appearance), -1 where missing;
         None when the column is short or holds cells other than texts (True, 1 and 1.0
         would be one value to the hash table, but not one category text).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.tables.scalars import _category_text
+    >>> cells = np.array(["b ", "a", "NA"] * 1000, dtype=object)
+    >>> codes, levels = category_codes(cells, _category_text)
+    >>> codes[:3].tolist(), levels
+    ([0, 1, -1], ['b', 'a'])
     """
     n = len(values)
     if n < MIN_CELLS:

@@ -126,6 +126,19 @@ def open_workbook(data: bytes, name: str, budget: Budget | None = None) -> Any:
     Returns
     -------
     openpyxl.workbook.Workbook
+
+    Examples
+    --------
+    >>> import io
+    >>> import openpyxl
+    >>> workbook = openpyxl.Workbook()
+    >>> workbook.active["A1"] = "label"
+    >>> buffer = io.BytesIO()
+    >>> workbook.save(buffer)
+    >>> book = open_workbook(buffer.getvalue(), "book.xlsx")
+    >>> [sheet.title for sheet in book.worksheets], book.active["A1"].value
+    (['Sheet'], 'label')
+    >>> book.close()
     """
     from openpyxl.reader.excel import SHARED_STRINGS, ExcelReader
     from openpyxl.utils.indexed_list import IndexedList
@@ -162,4 +175,9 @@ class WorkbookRefused(Exception):
 
     Not a ``ValueError``, so that callers which turn openpyxl's own errors into a generic
     message can tell it apart and pass the message on.
+
+    Examples
+    --------
+    >>> issubclass(WorkbookRefused, ValueError)
+    False
     """
