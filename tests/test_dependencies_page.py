@@ -53,7 +53,8 @@ def test_outlines_follow_lambda(at):
         for sym in "-+":  # one class's heatmap at a time, chosen by the class switch
             at.radio(key="dep_class").set_value(sym).run()
             meta = chart(at, f"dep_heatmap_{sym}")["layout"]["meta"]
-            assert meta["n_outlined"] == kept and meta["n_labels"] == 0  # d = 60: hover only
+            assert meta["n_outlined"] == kept
+            assert meta["n_labels"] == 20  # d = 60: every 3rd name at 14 px, all on hover
             other = "+" if sym == "-" else "-"
             with pytest.raises(AssertionError, match="no plotly chart"):
                 chart(at, f"dep_heatmap_{other}")  # the hidden class is not drawn
