@@ -104,6 +104,14 @@ class Budget:
         ------
         TimeLimitExceeded
             (a ``ValueError``) when the time allowed has run out.
+
+        Examples
+        --------
+        >>> Budget(None).check("cleaning")  # no limit: never raises
+        >>> Budget(0.0, "data.csv").check("reading")
+        Traceback (most recent call last):
+            ...
+        slb.tables.budget.TimeLimitExceeded: Reading 'data.csv' took longer than the 0 seconds ...
         """
         if self._deadline is not None and time.perf_counter() > self._deadline:
             raise TimeLimitExceeded(

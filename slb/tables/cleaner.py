@@ -308,6 +308,22 @@ min_class_size, keep_identifiers
         Returns
         -------
         PreparedData
+
+        Examples
+        --------
+        With a positive class, the other classes are merged into one:
+
+        >>> import pandas as pd
+        >>> rows = pd.DataFrame({
+        ...     "x": [0.5, 2.5, 1.5, 3.5, 2.0, 4.5, 1.0, 5.0, 3.0, 4.0, 6.0],
+        ...     "species": ["cat", "dog", "cat", "dog", "bird", "dog", "cat", "dog", "cat",
+        ...                 "dog", "bird"],
+        ... })
+        >>> cleaner = TableCleaner("species", positive="dog")
+        >>> cleaner.fit_prepare(rows).class_counts
+        {'dog': 5, 'not dog': 6}
+        >>> cleaner.merged_
+        True
         """
         budget = as_budget(time_limit, "the table")
         frame, label = self._training_frame(X, y)
@@ -452,6 +468,25 @@ min_class_size, keep_identifiers
         ValueError
             A needed column is missing, or (``handle_unknown="error"``) a text column holds
             a category the training rows did not have.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> train = pd.DataFrame({
+        ...     "x": [0.5, 2.5, 1.5, 3.5, 2.0, 4.5, 1.0, 5.0, 3.0, 4.0],
+        ...     "colour": ["red", "blue"] * 5,
+        ...     "label": ["a", "a", "b", "b", "a", "b", "a", "b", "b", "a"],
+        ... })
+        >>> new = pd.DataFrame({"x": [1.0], "colour": ["green"]})  # an unknown category
+        >>> cleaner = TableCleaner("label", non_numeric="encode").fit(train)
+        >>> cleaner.transform(new)
+        Traceback (most recent call last):
+            ...
+        ValueError: The column 'colour' holds 1 category the training rows did not have ...
+        >>> cleaner.set_params(handle_unknown="impute").fit(train)
+        TableCleaner(handle_unknown='impute', label='label', non_numeric='encode')
+        >>> cleaner.transform(new).to_numpy().tolist()  # 'green' as missing: the median
+        [[1.0, 0.5]]
         """
         check_is_fitted(self, "columns_")
         if not isinstance(X, pd.DataFrame):
@@ -504,6 +539,18 @@ min_class_size, keep_identifiers
         ------
         ValueError
             A label is missing, or (two-class labels) is neither of the two classes.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> rows = pd.DataFrame({
+        ...     "x": [0.5, 2.5, 1.5, 3.5, 2.0, 4.5, 1.0, 5.0, 3.0, 4.0, 6.0],
+        ...     "species": ["cat", "dog", "cat", "dog", "bird", "dog", "cat", "dog", "cat",
+        ...                 "dog", "bird"],
+        ... })
+        >>> cleaner = TableCleaner("species", positive="dog").fit(rows)
+        >>> cleaner.encode_labels(["bird", "dog", "cat"]).tolist()
+        ['not dog', 'dog', 'not dog']
         """
         check_is_fitted(self, "columns_")
         pos, neg = self.positive_label_, self.negative_label_
