@@ -48,8 +48,9 @@ if not (
     else:
         c["density_pair"] = None
 
-# Controls beside the picture they move (issue 13): settings left, the density right.
-left, right = st.columns([2, 3], gap="large")
+# Controls beside the picture they move (issue 13): what to show left, the density right with
+# its bandwidths under it (a third | two thirds: the plot keeps >= 260 px at 1024 px, issue 28).
+left, right = st.columns([1, 2], gap="medium")
 with left:
     views = {"feature": "one feature"}
     if ds.d >= 2:
@@ -97,6 +98,8 @@ with left:
             )
         chosen = list(dict.fromkeys(c["density_pair"]))
 
+with right:  # the picture, and under it the bandwidths that move it (set before it is drawn)
+    picture = st.container()
     st.markdown("**Bandwidths**")
     controls.bandwidth_controls("dens", chosen)
 
@@ -105,7 +108,7 @@ h1, h2 = compute.bandwidths(ds.key, ds, dens)
 idx = [names.index(f) for f in chosen]
 X = ds.X.to_numpy()
 
-with right:
+with picture:
     if ds.multiclass:  # K > 2 classes: one curve / contour per class (issue 25)
         fig = multiclass.densities_figure(ds, chosen, h1, h2)
         st.plotly_chart(fig, key="dens_figure", config={"displaylogo": False})

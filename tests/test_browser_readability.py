@@ -1,5 +1,5 @@
 """Figures readable on a projector (issue 28, items 1 and 2): at 1024 × 768 with the sidebar open,
-on the default page (Sonar) and on Compare, every plotly figure's plot area is at least
+on the default page (Sonar), Dependencies, Densities and Compare, every plotly figure's plot area is at least
 260 × 200 px and every SVG text it draws (ticks, legends, titles, axis titles, cell labels; hover
 labels excepted) is at least 14 px.  Screenshots go to ``test-artifacts/``.
 
@@ -138,6 +138,7 @@ def open_expanders(page, opens) -> None:
     [
         ("/", ".js-plotly-plot", "data", [], None),
         ("/dependencies", ".st-key-dep_pair_graph .js-plotly-plot", "dependencies", [], None),
+        ("/densities", ".st-key-dens_figure .js-plotly-plot", "densities", [], None),
         ("/compare", ".st-key-cmp_coef .js-plotly-plot", "compare", EVALUATION, None),
         pytest.param(
             "/compare",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .layout import _labelled_nodes, _width_bins, place_labels, tree_layout
+from .layout import MAX_LABELLED, _width_bins, place_labels, tree_layout
 from .style import COLORS, FONT_PX, _base_layout, _measure_label, _names, escape_text
 
 __all__ = ["pair_graph", "tree_graph"]
@@ -132,15 +132,26 @@ def _label_priority(nodes, degree, highlight) -> list:
 def _placed_labels(names, pos, nodes, degree, highlight, *, plot_px, marker_px):
     """Which nodes are labelled where (:func:`slb.viz.layout.place_labels`) and the ranges.
 
-    Candidates as :func:`_labelled_nodes` chooses them (all up to :data:`MAX_LABELLED`, else the
-    best connected and the searched one); of those, only labels that do not overlap are written.
+    Up to :data:`MAX_LABELLED` nodes every node may be named; beyond, the searched one and the
+    connected nodes, best connected first, at most 10.  Only labels that do not overlap are
+    written (the others are in the hover), so a dense cluster gives its room to the next ones.
     """
-    named = _labelled_nodes(nodes, degree, highlight)
-    priority = [i for i in _label_priority(nodes, degree, highlight) if i in named]
-    places, xr, yr = place_labels(
-        pos, names, priority, plot_px=plot_px, font_px=FONT_PX, marker_px=marker_px
+    nodes = np.asarray(nodes, dtype=int)
+    few = nodes.size <= MAX_LABELLED
+    priority = [
+        i
+        for i in _label_priority(nodes, degree, highlight)
+        if few or degree[i] > 0 or (highlight is not None and i == int(highlight))
+    ]
+    return place_labels(
+        pos,
+        names,
+        priority,
+        plot_px=plot_px,
+        font_px=FONT_PX,
+        marker_px=marker_px,
+        limit=None if few else 10,
     )
-    return places, xr, yr
 
 
 def pair_graph(
@@ -184,7 +195,8 @@ def pair_graph(
     -------
     Figure
         ``layout.meta`` holds ``n_edges`` (= ``k``), ``n_nodes`` and ``n_labels`` (nodes with
-        their name written: all up to :data:`MAX_LABELLED` nodes, else the best connected);
+        their name written, never overlapping: up to :data:`MAX_LABELLED` nodes any, else at
+        most 10 of the connected ones, best connected first; the rest on hover);
         and ``pairs`` (the kept pairs, as given); the trace named ``"pair hover"`` has one
         point per edge (hover, click) with the pair's feature indices as ``customdata``
         (:func:`slb.viz.selection.clickable_pairs` reads them from ``meta``).
@@ -338,7 +350,8 @@ def tree_graph(
     -------
     Figure
         ``layout.meta``: ``n_edges`` (``len(edges)``) and ``n_labels`` (nodes with their name
-        written: all up to :data:`MAX_LABELLED` features, else the best connected).
+        written: as many as fit without overlapping, best connected first; the rest on
+        hover), ``depth``.
     """
     labels = _names(names)
     d = len(labels)

@@ -172,20 +172,6 @@ def _width_bins(s, k: int) -> np.ndarray:
     return np.clip(wbin, 0, 3) if k >= 4 else np.full(k, 2)
 
 
-def _labelled_nodes(nodes, degree, highlight=None, top: int = 10) -> set:
-    """Nodes whose names are written: all up to :data:`MAX_LABELLED`, else the ``top`` best
-    connected (ties: lower index first), plus the highlighted one."""
-    nodes = np.asarray(nodes, dtype=int)
-    if nodes.size <= MAX_LABELLED:
-        named = set(nodes.tolist())
-    else:
-        best = nodes[np.argsort(-degree[nodes], kind="stable")[:top]]
-        named = {int(i) for i in best if degree[i] > 0}
-    if highlight is not None and int(highlight) in set(nodes.tolist()):
-        named.add(int(highlight))
-    return named
-
-
 #: Average glyph width of a sans-serif font, as a share of its size (text box estimates).
 GLYPH_WIDTH = 0.62
 
