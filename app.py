@@ -139,9 +139,17 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
 
 
 def _auto_text(build: data.BuildResult) -> str:
-    """The "automatic" option of the positive-class box, naming the class it picked."""
+    """The "automatic" option of the positive-class box, naming the class it picked (short:
+    a 1024-px window shows about 20 characters of it; :func:`_auto_why` says why)."""
     if build.auto_positive is None:
         return "automatic (the smaller class)"
+    return f"automatic: {build.auto_positive[0]}"
+
+
+def _auto_why(build: data.BuildResult) -> str:
+    """Why "automatic" picked its class (the caption under the positive-class box)."""
+    if build.auto_positive is None:
+        return ""
     pos, n, n_other = build.auto_positive
     if n == n_other:
         return f"automatic: {pos} (both classes have {n} rows: the one listed last)"
@@ -217,6 +225,8 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
             help="SLB's '+' class. \"automatic\" picks the class with fewer rows (equal sizes: "
             "the one listed last, e.g. 1 of 0/1).",
         )
+        if c["positive"] is None and build.auto_positive is not None:
+            st.caption(esc(_auto_why(build)))
     if raw.positive is None and (build.multi_classes or c.get("drop_classes")):
         _drop_widget(c, build)
     opts = build.feature_options
