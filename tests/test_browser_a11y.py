@@ -1,0 +1,233 @@
+"""Accessibility of every page in a real browser (issue 28): axe-core, caption contrast, the
+sidebar's room, screenshots at a projector's 1024 × 768 and at 1440 × 900.
+
+axe-core comes inside the ``axe-playwright-python`` package (requirements-dev.txt): nothing is
+downloaded when the test runs.  Screenshots: ``test-artifacts/a11y-<page>-<w>x<h>.png``; axe's
+findings of each page: ``test-artifacts/a11y-<page>-<w>x<h>.json``.
+
+Also here: a tab left open while the server restarts (issue 28 item 5) gets the restart notice
+(:data:`dashboard.urlstate.RESTART_MESSAGE`) and its settings back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+
+from dashboard import urlstate
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
+
+LONG = 300_000  # ms
+SIZES = [(1024, 768), (1440, 900)]
+#: The pages, the element each must show before it is scanned (None: its title only).
+PAGES = {
+    "Data": ".st-key-data_class_balance .js-plotly-plot",
+    "Dependencies": ".st-key-dep_pair_graph .js-plotly-plot",
+    "Densities": ".js-plotly-plot",
+    "Compare": ".st-key-cmp_ber_bars .js-plotly-plot",
+    "Explain": ".st-key-explain_figure .js-plotly-plot",
+    "Experiments": None,
+}
+#: Smaller runs than the defaults (one repeat of the folds), same data: Sonar.
+QUERY = "?source=bundled&dataset=sonar&repeats=1"
+
+#: axe findings of Streamlit's own widgets that this app cannot change: (rule id, a pattern of
+#: the offending element's selector or HTML, why).  Only these are tolerated.
+KNOWN = [
+    (
+        "color-contrast",
+        r"<p>Multiplier for ",
+        "Densities' per-feature multiplier slider is disabled until its toggle is on, and "
+        "Streamlit greys a disabled widget's label (#999, 2.8:1); WCAG 1.4.3 exempts inactive "
+        "controls, but Streamlit's label markup does not tell axe the control is disabled",
+    ),
+]
+
+#: Select boxes allowed to show a cut value, with the reason (none is in this test's files).
+KNOWN_CUT = {
+    "Bandwidth rule": "dashboard/controls.py draws it in a 1/3 column of a half-width column "
+    '("Scot" at 1024 px); that module belongs to the controls work of issue 28',
+}
+
+# The contrast of every caption: its colour with the opacity of its ancestors composited over
+# the first opaque background behind it (WCAG 2 relative luminance).
+CONTRAST_JS = """
+() => {
+  const parse = (s) => { const m = s.match(/[\\d.]+/g).map(Number);
+                         return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; };
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92
+                                           : Math.pow((v + 0.055) / 1.055, 2.4); };
+                       return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c.a > 0.99) return c;
+    }
+    return {r: 255, g: 255, b: 255, a: 1};
+  };
+  const out = [];
+  for (const cap of document.querySelectorAll('[data-testid="stCaptionContainer"]')) {
+    const box = cap.getBoundingClientRect();
+    if (!box.width || !box.height) continue;
+    const t = cap.querySelector('p') || cap;
+    const fg = parse(getComputedStyle(t).color);
+    let alpha = fg.a;
+    for (let e = t; e; e = e.parentElement) alpha *= Number(getComputedStyle(e).opacity);
+    const bg = background(cap);
+    const mix = {r: alpha * fg.r + (1 - alpha) * bg.r, g: alpha * fg.g + (1 - alpha) * bg.g,
+                 b: alpha * fg.b + (1 - alpha) * bg.b};
+    const [hi, lo] = [lum(mix), lum(bg)].sort((a, b) => b - a);
+    out.push({text: cap.innerText.slice(0, 60), ratio: (hi + 0.05) / (lo + 0.05),
+              size: getComputedStyle(t).fontSize});
+  }
+  return out;
+}
+"""
+
+# Select boxes whose shown value is cut ("Scot", "Sonar: 60 sonar-return er"): the value's
+# text is wider than its box.
+TRUNCATED_JS = """
+() => [...document.querySelectorAll('[data-testid="stSelectbox"] input[role="combobox"]')]
+  .filter(i => i.getBoundingClientRect().width > 0 && i.scrollWidth > i.clientWidth + 1)
+  .map(i => ({label: i.getAttribute('aria-label'), value: i.value,
+              shown: i.clientWidth, needed: i.scrollWidth}))
+"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    with StreamlitServer("a11y-server.log", env={"SLB_WARMUP": "0"}) as srv:
+        yield srv
+
+
+def wait_idle(page, timeout_s: float = 300.0, quiet_s: float = 1.5) -> None:
+    status = page.get_by_test_id("stStatusWidget")
+    deadline = time.monotonic() + timeout_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        if status.count() == 0 or not status.first.is_visible():
+            quiet_since = quiet_since or time.monotonic()
+            if time.monotonic() - quiet_since >= quiet_s:
+                return
+        else:
+            quiet_since = None
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the app kept running for more than {timeout_s} s")
+
+
+def goto_page(page, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    path = "" if title == "Data" else title.lower()
+    page.wait_for_url(re.compile(r"127\.0\.0\.1:\d+/" + path + r"(\?.*)?$"), timeout=LONG)
+
+
+def _known(rule: str, node: dict) -> bool:
+    where = json.dumps(node.get("target", [])) + node.get("html", "")
+    return any(rule == r and re.search(p, where) for r, p, _ in KNOWN)
+
+
+def serious(results: dict) -> list[str]:
+    out = []
+    for v in results["violations"]:
+        if v.get("impact") not in ("serious", "critical"):
+            continue
+        for node in v["nodes"]:
+            if not _known(v["id"], node):
+                out.append(f"{v['id']} ({v['impact']}): {node.get('failureSummary', '')[:200]}")
+    return out
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_every_page_passes_axe_and_has_readable_captions(server, width, height):
+    from axe_playwright_python.sync_playwright import Axe
+    from playwright.sync_api import expect
+
+    axe = Axe()
+    problems: dict[str, list] = {}
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(server.url + "/" + QUERY)
+        expect(page.get_by_test_id("stSidebarNav")).to_be_visible(timeout=LONG)
+        for title, selector in PAGES.items():
+            if title != "Data":
+                goto_page(page, title)
+            if selector:
+                page.locator(selector).first.wait_for(timeout=LONG)
+            wait_idle(page)
+            expect(page.get_by_test_id("stException")).to_have_count(0)
+            tag = f"{title.lower()}-{width}x{height}"
+            results = axe.run(page).response
+            (artifacts_dir() / f"a11y-{tag}.json").write_text(
+                json.dumps(results["violations"], indent=1)
+            )
+            found = serious(results)
+            low = [c for c in page.evaluate(CONTRAST_JS) if c["ratio"] < 4.5]
+            cut = [c for c in page.evaluate(TRUNCATED_JS) if c["label"] not in KNOWN_CUT]
+            plots = [
+                b["width"]
+                for b in (p.bounding_box() for p in page.locator(".js-plotly-plot").all())
+                if b is not None and b["width"] > 0
+            ]
+            narrow = [w for w in plots if w < 260]
+            page.screenshot(path=str(artifacts_dir() / f"a11y-{tag}.png"), full_page=True)
+            if found or low or cut or narrow:
+                problems[title] = {
+                    "axe": found,
+                    "captions below 4.5:1": low,
+                    "cut select boxes": cut,
+                    "plots narrower than 260 px": narrow,
+                }
+    assert not problems, json.dumps(problems, indent=1, ensure_ascii=False)
+
+
+def test_the_report_downloads_as_one_self_contained_file(server, tmp_path):
+    from playwright.sync_api import expect
+
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+        page.goto(server.url + "/compare" + QUERY)
+        page.locator(PAGES["Compare"]).first.wait_for(timeout=LONG)
+        wait_idle(page)
+        button = page.locator(".st-key-dl_report button")
+        expect(button).to_be_visible(timeout=LONG)
+        with page.expect_download(timeout=LONG) as info:
+            button.click()
+        path = tmp_path / "report.html"
+        info.value.save_as(path)
+    doc = path.read_text(encoding="utf-8")
+    assert doc.startswith("<!DOCTYPE html>") and "comparison on" in doc
+    assert len(re.findall(r"\* plotly\.js v\d", doc)) == 1  # inlined once
+    assert not re.search(r"<script[^>]*\bsrc=", doc)  # nothing fetched
+    assert "How SLB" in doc and "seed 0" in doc and "dataset=sonar" in doc
+
+
+def test_an_open_tab_says_when_the_server_restarted(tmp_path):
+    """Stop the server under an open tab, start a new one on the same port: the tab
+    reconnects, and the page says the server restarted and keeps the address's settings."""
+    from playwright.sync_api import expect
+
+    first = StreamlitServer("a11y-restart-1.log", env={"SLB_WARMUP": "0"})
+    first.log_path = tmp_path / "first.log"
+    with first, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.goto(first.url + "/?source=bundled&dataset=pima&bw=silverman")
+        expect(page.get_by_test_id("stSidebar")).to_contain_text("Data: pima", timeout=LONG)
+        page.wait_for_url(re.compile(r"srv="), timeout=LONG)
+        first.stop()
+        second = StreamlitServer("a11y-restart-2.log", env={"SLB_WARMUP": "0"})
+        second.port, second.url = first.port, first.url
+        second.log_path = tmp_path / "second.log"
+        stopped = time.monotonic()
+        with second:
+            side = page.get_by_test_id("stSidebar")
+            # no click, no key: the page reruns by itself (dashboard/restart_watch)
+            expect(side).to_contain_text(urlstate.RESTART_MESSAGE[:50], timeout=LONG)
+            print(f"restart notice {time.monotonic() - stopped:.1f} s after the stop")
+            expect(side).to_contain_text("Data: pima")  # the settings came back
+            expect(side).to_contain_text("silverman")
+            page.screenshot(path=str(artifacts_dir() / "a11y-restart-notice.png"))
