@@ -304,7 +304,9 @@ class _LogDensitySVM(
         path = cache.get(("path", cache.get("inner_folds", k)))
 
         def fit(T_tr, y_tr):
-            return fit_linear_model(T_tr, y_tr, C=self.C_, class_weight=cw, n_classes=K)
+            return fit_linear_model(
+                T_tr, y_tr, C=self.C_, class_weight=cw, n_classes=K, n_features=self.n_features_in_
+            )
 
         if getattr(self, "cv_results_", None) is not None and path is not None:
             scores, labels = [], []
