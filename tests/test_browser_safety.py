@@ -75,7 +75,7 @@ def test_hostile_labels_stay_text_in_chromium_and_a_reload_says_the_upload_is_go
         wait_idle(page)
         assert_no_exception(page, "Data")
         assert_no_live_markup(page, "Data")
-        page.wait_for_url(re.compile(r"\?data=upload"))  # the tab is marked (for a reload)
+        page.wait_for_url(re.compile(r"[?&]data=upload"))  # the tab is marked (for a reload)
 
         waits = {
             "Dependencies": ".st-key-dep_pair_graph .js-plotly-plot",
