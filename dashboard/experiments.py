@@ -21,13 +21,24 @@ import streamlit as st
 
 from slb.data.synthetic import edge_recovery
 from slb.experiments import Design, make_estimator, run_label_noise, run_synthetic
+from slb.experiments.designs import calibrated_parameters
 from slb.viz.figures import pair_graph_layout
 
 _TTL = 2 * 3600
 
 
-def design(family: str, cpd: str, balance: float, shared: bool, d: int, n_test: int) -> Design:
-    """The :class:`slb.experiments.Design` of the page's settings (``shared`` only for BNs)."""
+def design(
+    family: str,
+    cpd: str,
+    balance: float,
+    shared: bool,
+    d: int,
+    n_test: int,
+    variant: str = "uncalibrated",
+) -> Design:
+    """The :class:`slb.experiments.Design` of the page's settings (``shared`` only for BNs),
+    with the unstated choices of ``variant`` ("calibrated" needs fitted values for this family
+    and CPD: a ValueError otherwise, see :func:`has_calibration`)."""
     return Design(
         family=family,
         cpd=cpd,
@@ -35,7 +46,12 @@ def design(family: str, cpd: str, balance: float, shared: bool, d: int, n_test: 
         shared=bool(shared) and family == "bn",
         d=int(d),
         n_test=int(n_test),
-    )
+    ).with_variant(variant)
+
+
+def has_calibration(family: str, cpd: str) -> bool:
+    """Whether ``benchmarks/calibrate_designs.py`` fitted this family and CPD."""
+    return calibrated_parameters(family, cpd) is not None
 
 
 class _Miss(LookupError):

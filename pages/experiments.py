@@ -20,6 +20,10 @@ shell.ensure()
 FAMILIES = {"forest": "Forest Bayesian networks", "bn": "Bayesian networks, 3 parents"}
 CPDS = {"normal": "normal", "complex": "complex (t₅ / Gaussian mixture)"}
 BALANCES = {0.5: "balanced 50/50", 0.75: "imbalanced 75/25"}
+VARIANTS = {
+    "calibrated": "calibrated to the paper (default)",
+    "uncalibrated": "uncalibrated (our first reading)",
+}
 CURVE_CLASSIFIERS = ("SLB", "TAN", "NB", "SLB-")
 NOISE_SOURCES = {"data": "the current dataset (Data page)", "design": "the synthetic design above"}
 CHART = {"displaylogo": False}
@@ -57,6 +61,13 @@ with left:
         shared = st.checkbox(
             "Classes share about a third of their structure", key="exp_shared", value=False
         )
+    variant = st.radio(
+        "Choices the paper leaves unstated",
+        list(VARIANTS),
+        format_func=VARIANTS.get,
+        key="exp_variant",
+        help="Number of trees, coefficient on the parents, mixture spacing.",
+    )
 with mid:
     d = st.slider("Features d", min_value=5, max_value=20, value=20, step=1, key="exp_d")
     n_train = st.slider(
@@ -91,15 +102,21 @@ with right:
         "Bayes error line (Monte Carlo, 20 000 rows per replicate)", value=True, key="exp_bayes"
     )
 
+if variant == "calibrated" and not exp.has_calibration(family, cpd):
+    st.info(
+        f"No calibrated choices exist for {esc(FAMILIES[family].lower())} with {esc(cpd)} CPDs "
+        "yet; showing the uncalibrated design."
+    )
+    variant = "uncalibrated"
 dens = state.density_key()
-design_args = (family, cpd, float(balance), bool(shared), int(d), int(n_test))
+design_args = (family, cpd, float(balance), bool(shared), int(d), int(n_test), variant)
 settings = {
     "design_args": design_args,
     "n_grid": tuple(sorted(int(n) for n in n_grid)),
     "reps": int(reps),
     "models": tuple(curve_models),
     "seed": int(seed),
-    "bayes_mc": 20000 if bayes else 0,
+    "bayes_mc": 20000,  # always: the Bayes error is shown beside the table
     "n_train": int(n_train),
     "dens": dens,
 }
@@ -112,6 +129,23 @@ try:
 except ValueError as err:
     st.error(f"Invalid design: {esc(err)}")
     st.stop()
+if spec.variant == "calibrated":
+    trees = "" if spec.n_trees is None else f"{spec.n_trees} trees per class, "
+    spacing = f", mixture spacing {spec.spacing:g}" if family == "forest" else ""
+    st.caption(
+        "Calibrated: the paper does not say how many trees its forests have nor how it scaled "
+        "the CPDs, so these choices were fitted on a coarse grid (benchmarks/"
+        "calibrate_designs.py) to make NB, RF, SVM(RBF) and 5NN match the paper's error at "
+        "n = 600, weighting the squared errors by the paper's standard errors; SLB, TAN and LU "
+        "never entered the fit, so their agreement with the paper is an out-of-sample test. "
+        f"Here: {trees}coefficient {spec.coef:g} on the parents{spacing}."
+    )
+else:
+    st.caption(
+        "Uncalibrated: the paper's text with our own first choices where it is silent "
+        "(forests of round(d / 5) trees, coefficient 1 on the parents, mixture spacing 1); "
+        "its networks are far easier than the paper's (Bayes errors below 1 %)."
+    )
 
 if st.button("Run", type="primary", key="exp_run", icon=":material/play_arrow:"):
     if not n_grid or not curve_models:
@@ -233,16 +267,26 @@ else:
     st.subheader("Learning curve")
     bayes_err = res.bayes["bayes_error"].mean() if len(res.bayes) else None
     curve = figures.learning_curve_figure(
-        res.long, bayes=bayes_err, title=f"BER against n: {res.design.name}"
+        res.long, bayes=bayes_err if bayes else None, title=f"BER against n: {res.design.name}"
     )
     st.plotly_chart(curve, key="exp_curve", config=CHART)
     st.caption(
         f"Balanced error rate on the test set, mean ± standard error over "
         f"{res.settings['n_replicates']} replicate(s) (seed {res.settings['random_state']})."
-        + (f" Dashed line: the Bayes error ({100 * bayes_err:.2f}%)." if bayes_err else "")
+        + (
+            f" Dashed line: the Bayes error ({100 * bayes_err:.2f}%)."
+            if bayes and bayes_err is not None
+            else ""
+        )
     )
-    with st.expander("Table (BER %, mean ± sd)"):
+    with st.expander("Table (BER %, mean ± sd)", expanded=True):
         st.dataframe(res.table(paper=True, bold=False), width="stretch")
+        if bayes_err is not None:
+            st.caption(
+                f"Bayes error of these networks (column Bayes): {100 * bayes_err:.2f}% "
+                f"(Monte Carlo with the exact densities, {res.settings['bayes_mc']} rows per "
+                "replicate); the paper does not report its own."
+            )
 
 # --- label noise -------------------------------------------------------------------------------
 st.divider()

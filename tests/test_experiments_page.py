@@ -14,6 +14,7 @@ os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from dashboard.safety import escape_markdown as esc  # noqa: E402
 from slb.data.synthetic import edge_recovery, make_forest_bn  # noqa: E402
 from slb.experiments.common import _seeds, make_estimator  # noqa: E402
 from slb.experiments.designs import Design  # noqa: E402
@@ -76,9 +77,12 @@ def test_experiments_page_runs_and_shows_results():
     assert_ok(at)
     assert not at.error, [e.value for e in at.error]
 
-    # the generator's graphs, drawn directly
+    # the generator's graphs, drawn directly: the calibrated design is the default
     seed0 = _seeds(0, 1)[0]
-    ds = Design("forest", "normal", 0.5, False, d=8, n_test=200).make(200, seed0)
+    spec = Design("forest", "normal", 0.5, False, d=8, n_test=200).with_variant("calibrated")
+    assert spec != spec.with_variant("uncalibrated")
+    assert any("Calibrated: the paper does not say" in c.value for c in at.caption)
+    ds = spec.make(200, seed0)
     for key, lab in (("exp_graph_pos", 1), ("exp_graph_neg", -1)):
         spec = chart(at, key)
         assert spec["layout"]["meta"]["n_edges"] == ds.graphs[lab].number_of_edges()
@@ -112,6 +116,10 @@ def test_experiments_page_runs_and_shows_results():
     assert meta["bayes"] is not None and 0.0 <= meta["bayes"] <= 0.5
     lines = [t for t in curve["data"] if t.get("mode") == "lines+markers"]
     assert len(lines) == 4
+    # the Bayes error beside the table: the page's value is the design's own
+    bayes_caption = [c.value for c in at.caption if c.value.startswith("Bayes error of these")]
+    assert bayes_caption and f"{100 * meta['bayes']:.2f}%" in bayes_caption[0]
+    assert meta["bayes"] == pytest.approx(ds.bayes_error(n_mc=20000, random_state=seed0))
 
     # label noise on the synthetic design, two classifiers, two flip probabilities
     at.radio(key="noise_source").set_value("design")
@@ -127,6 +135,13 @@ def test_experiments_page_runs_and_shows_results():
     assert [t["name"] for t in traces] == ["NB", "SVM(linear)"]
     assert all(len(arr(t["x"])) == 2 for t in traces)
     json.dumps(noise)  # plain JSON
+
+    # the uncalibrated variant stays selectable
+    assert any(esc("forest-normal-balanced-calibrated") in c.value for c in at.caption)
+    at.radio(key="exp_variant").set_value("uncalibrated").run()
+    assert_ok(at)
+    assert any(c.value.startswith("Uncalibrated:") for c in at.caption)
+    assert any(f"**{esc('forest-normal-balanced')}**" in c.value for c in at.caption)
 
 
 # --------------------------------------------------------------------------------------------
