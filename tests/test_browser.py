@@ -391,6 +391,8 @@ def test_dependencies_heatmap_cell_hover_and_click(server, browser):
             "(sel) => document.querySelectorAll(sel + ' .scatterlayer path.point').length", sel
         )
         assert nodes <= 1, f"{nodes} marker nodes drawn: the click points cost the browser again"
+        page.locator(sel).scroll_into_view_if_needed()  # under the pair graph (issue 28)
+        page.wait_for_timeout(500)
         row, col = 40, 2  # display order, below the diagonal, away from the mode bar
         cell = page.evaluate(
             """([sel, row, col]) => {
