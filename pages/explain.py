@@ -66,7 +66,11 @@ def binary_page(c: dict, ds) -> None:
     m[0].metric("true class", esc(f"{'+' if ds.y[i] else '−'} {truth}"[:40]))
     m[1].metric("SLB predicts", esc(f"{'+' if pred[i] else '−'} {guess}"[:40]))
     m[2].metric("decision value", f"{decision[i]:+.3f}")
-    m[3].metric("baseline (at the training means)", f"{baseline:+.3f}")
+    m[3].metric(  # a short label: a 1024-px window cuts a long one
+        "baseline",
+        f"{baseline:+.3f}",
+        help="The decision value of a sample at the training means: where the waterfall starts.",
+    )
 
     row = contrib.iloc[i]
     grouping = st.radio(
