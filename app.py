@@ -121,7 +121,9 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
             key="upload_file",
             on_change=data.on_upload,
             help="At most 50 MB. Text files: the separator and encoding are detected. "
-            "Nothing in the file is ever executed.",
+            "Nothing in the file is ever executed. The file stays in this browser session "
+            "only: the page's address (a shared link, a reload) carries every setting but "
+            "not the file.",
         )
         sheets = data.excel_sheets(up)
         if len(sheets) > 1:
