@@ -83,6 +83,14 @@ def holdout_ratio(folds):
     -------
     ratio : float
         0.25 for 5-fold CV.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.evaluation import stratified_folds
+    >>> from slb.evaluation.resampling import holdout_ratio
+    >>> holdout_ratio(stratified_folds(np.array([0, 1] * 10), n_splits=5))
+    0.25
     """
     if not folds:
         raise ValueError("Give at least one (train_index, test_index) fold.")

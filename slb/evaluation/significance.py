@@ -44,6 +44,13 @@ def holm_adjust(p_values):
     -------
     adjusted : ndarray of shape (m,)
         ``max_{j <= i} min(1, (m - j + 1) p_(j))`` for the ``i``-th smallest p-value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.evaluation.significance import holm_adjust
+    >>> holm_adjust([0.01, 0.04, np.nan, 0.03]).round(3).tolist()  # m = 3: 3 p, 2 p, 1 p
+    [0.03, 0.06, nan, 0.06]
     """
     p = np.asarray(p_values, dtype=float)
     out = np.full(p.shape, np.nan)
@@ -75,6 +82,13 @@ def corrected_resampled_ttest(diff, test_train_ratio):
     t, p_value : float
         NaN when no test is possible: fewer than 2 folds, or every difference 0.  A constant
         non-zero difference gives ``t = ±inf``, ``p = 0``.
+
+    Examples
+    --------
+    >>> from slb.evaluation.significance import corrected_resampled_ttest
+    >>> t, p = corrected_resampled_ttest([0.05, 0.03, 0.04, 0.06, 0.02], 0.25)
+    >>> round(t, 2), round(p, 3)
+    (3.77, 0.02)
     """
     d = np.asarray(diff, dtype=float).ravel()
     if not np.all(np.isfinite(d)):
@@ -158,6 +172,19 @@ def corrected_t_against_best(per_fold, test_train_ratio, alpha=0.05):
         difference this test would detect with 80 % power at the observed fold variance,
         :func:`minimum_detectable_difference`).  NaN where a test does not apply (the best;
         identical results; one fold).  ``summary.attrs["test"]`` names the test.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.evaluation.significance import corrected_t_against_best
+    >>> per_fold = pd.DataFrame({
+    ...     "A": [0.10, 0.12, 0.11, 0.09, 0.13],
+    ...     "B": [0.15, 0.18, 0.16, 0.14, 0.17],
+    ...     "C": [0.11, 0.12, 0.12, 0.10, 0.12],
+    ... })
+    >>> s = corrected_t_against_best(per_fold, test_train_ratio=0.25)
+    >>> s.index.tolist(), s["tied_with_best"].tolist()
+    (['A', 'C', 'B'], [True, True, False])
     """
     per_fold = _check_per_fold(per_fold)
     mean = per_fold.mean(axis=0)
@@ -225,6 +252,18 @@ def wilcoxon_against_best(per_fold, alpha=0.05):
     With 5 folds the smallest two-sided p-value is 2 / 2**5 = 0.0625: nothing is ever significant
     at 0.05.  On repeated CV the folds overlap and the test is anti-conservative; use
     :func:`corrected_t_against_best` there.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.evaluation.significance import wilcoxon_against_best
+    >>> per_fold = pd.DataFrame({
+    ...     "A": [0.10, 0.12, 0.11, 0.09, 0.13],
+    ...     "B": [0.15, 0.18, 0.16, 0.14, 0.17],
+    ... })
+    >>> s = wilcoxon_against_best(per_fold)
+    >>> float(s.loc["B", "p_value"]), bool(s.loc["B", "tied_with_best"])  # 5 folds: >= 0.0625
+    (0.0625, True)
     """
     mean = per_fold.mean(axis=0)
     sd = per_fold.std(axis=0, ddof=1) if len(per_fold) > 1 else per_fold.std(axis=0, ddof=0)
@@ -283,6 +322,15 @@ class FriedmanResult:
     alpha : float
     n_datasets : int
     test : str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.evaluation.significance import FriedmanResult, friedman_nemenyi
+    >>> table = pd.DataFrame({"A": [0.1, 0.2, 0.3], "B": [0.2, 0.3, 0.4], "C": [0.3, 0.4, 0.5]})
+    >>> r = friedman_nemenyi(table)
+    >>> isinstance(r, FriedmanResult), r.ranks.tolist(), r.n_datasets
+    (True, [1.0, 2.0, 3.0], 3)
     """
 
     ranks: pd.Series
@@ -311,6 +359,12 @@ def nemenyi_q(k, alpha=0.05):
     -------
     q : float
         ``studentized_range.ppf(1 - alpha, k, inf) / sqrt(2)``; 2.569 for k = 4, alpha = 0.05.
+
+    Examples
+    --------
+    >>> from slb.evaluation.significance import nemenyi_q
+    >>> round(nemenyi_q(4), 3)  # Demšar (2006), Table 5
+    2.569
     """
     if int(k) < 2:
         raise ValueError(f"The Nemenyi test needs at least 2 classifiers, got {k}.")
@@ -331,6 +385,21 @@ def friedman_nemenyi(table, alpha=0.05):
     Returns
     -------
     result : FriedmanResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.evaluation.significance import friedman_nemenyi
+    >>> table = pd.DataFrame(
+    ...     {"SLB": [0.10, 0.20, 0.15, 0.30], "NB": [0.12, 0.25, 0.14, 0.35],
+    ...      "RF": [0.20, 0.30, 0.25, 0.40]},
+    ...     index=["a", "b", "c", "d"],
+    ... )
+    >>> r = friedman_nemenyi(table)
+    >>> r.ranks.tolist(), round(r.p_value, 3), round(r.cd, 3)
+    ([1.25, 1.75, 3.0], 0.039, 1.657)
+    >>> r.groups  # ranks closer than the critical difference
+    [('SLB', 'NB'), ('NB', 'RF')]
     """
     table = pd.DataFrame(table)
     n, k = table.shape
