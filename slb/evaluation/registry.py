@@ -88,6 +88,15 @@ class ClassifierInfo:
         ``"balanced"``, ``predict == argmax(predict_proba / training prevalence)``, the
         balanced-error rule; ``"prevalence"``, ``predict == argmax(predict_proba)``; None:
         no ``predict_proba``.
+
+    Examples
+    --------
+    >>> from slb.evaluation.registry import CLASSIFIERS
+    >>> info = CLASSIFIERS["NB"]
+    >>> info.name, info.uses_densities, info.multiclass, info.rule
+    ('NB', True, True, 'balanced')
+    >>> type(info.factory(random_state=0)).__name__
+    'KDENaiveBayes'
     """
 
     name: str
@@ -277,6 +286,15 @@ def make_classifier(name, random_state=None, **density_params):
     Returns
     -------
     estimator
+
+    Examples
+    --------
+    >>> from slb.evaluation.registry import make_classifier
+    >>> slb = make_classifier("SLB", random_state=0, bandwidth_multiplier=2.0)
+    >>> type(slb).__name__, slb.random_state, slb.bandwidth_multiplier
+    ('SLBClassifier', 0, 2.0)
+    >>> type(make_classifier("RF", random_state=0, bandwidth=0.5)).__name__  # no densities
+    'RandomForestClassifier'
     """
     if name not in CLASSIFIERS:
         raise ValueError(f"Unknown classifier {name!r}; choose from {', '.join(CLASSIFIERS)}.")
@@ -303,6 +321,12 @@ def resolve_name(name: str) -> str:
         that equals it up to case, spaces, brackets, commas, underscores, inner hyphens and
         accents (``svm-rbf`` -> ``SVM(RBF)``, ``slb_pearson`` -> ``SLB(Pearson)``,
         ``renyi`` -> ``Rényi``; ``SLB-`` keeps its trailing minus).
+
+    Examples
+    --------
+    >>> from slb.evaluation.registry import resolve_name
+    >>> resolve_name("svm-rbf"), resolve_name("slb_pearson"), resolve_name("no such")
+    ('SVM(RBF)', 'SLB(Pearson)', 'no such')
     """
     if name in CLASSIFIERS:
         return name
