@@ -48,8 +48,8 @@ _LAM_FROM_URL = "_url_lambda"  # λ came from the address: keep it for the datas
 RESTARTED = "_server_restarted"
 
 RESTART_MESSAGE = (
-    "The server was restarted since this tab was opened: every figure was computed again from "
-    "the settings in the address."
+    "The server restarted since this page was opened (a tab left open, or a link copied "
+    "before the restart): every figure was computed again from the settings in the address."
 )
 
 #: The synthetic designs' choices (the Data page's radios in app.py use the same keys).
