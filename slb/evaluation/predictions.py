@@ -77,6 +77,13 @@ def repeat_of_folds(folds):
     Returns
     -------
     repeat : ndarray of int, shape (n_folds,)
+
+    Examples
+    --------
+    >>> from slb.evaluation import stratified_folds
+    >>> from slb.evaluation.predictions import repeat_of_folds
+    >>> repeat_of_folds(stratified_folds([0, 1] * 4, n_splits=2, n_repeats=2)).tolist()
+    [0, 0, 1, 1]
     """
     out, seen, r = np.zeros(len(folds), dtype=int), set(), 0
     for k, (_, te) in enumerate(folds):
@@ -113,6 +120,15 @@ def model_outputs(model, X_test, scores=True):
         ``y_pred``; with ``scores`` also ``proba`` and ``score`` (arrays, NaN where the model
         has no ``predict_proba`` / ``decision_function``).  With more than two classes
         ``proba`` and ``score`` have one column per class and ``classes`` holds the labels.
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from slb.evaluation.predictions import model_outputs
+    >>> X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]
+    >>> out = model_outputs(GaussianNB().fit(X, y), X)
+    >>> sorted(out), out["y_pred"].tolist(), bool(out["score"][0] == out["score"][0])
+    (['proba', 'score', 'y_pred'], [0, 0, 1, 1], False)
     """
     if not scores:
         return {"y_pred": np.asarray(model.predict(X_test))}
@@ -191,6 +207,13 @@ def fold_prediction_frame(
     frame : DataFrame
         Columns ``classifier, row, fold, y_true, y_pred, proba, score``, and with more than
         two classes ``proba[c]`` and ``score[c]`` for every class ``c``.
+
+    Examples
+    --------
+    >>> from slb.evaluation.predictions import fold_prediction_frame
+    >>> f = fold_prediction_frame("NB", 0, [3, 5], [0, 1], [0, 0], proba=[0.2, 0.4])
+    >>> f.columns.tolist(), f["row"].tolist(), bool(f["score"].isna().all())
+    (['classifier', 'row', 'fold', 'y_true', 'y_pred', 'proba', 'score'], [3, 5], True)
     """
     n = len(test_index)
     nan = np.full(n, np.nan)
@@ -229,6 +252,13 @@ def ranking_scores(pred):
     -------
     scores : ndarray
     source : {"probability", "decision score", "predicted label"}
+
+    Examples
+    --------
+    >>> from slb.evaluation.predictions import fold_prediction_frame, ranking_scores
+    >>> f = fold_prediction_frame("SVM", 0, [0, 1], [0, 1], [0, 1], score=[-1.5, 0.5])
+    >>> ranking_scores(f)[1]  # no probabilities: the decision score
+    'decision score'
     """
     for col, source in (("proba", "probability"), ("score", "decision score")):
         v = pred[col].to_numpy(dtype=float)
@@ -421,6 +451,13 @@ def evaluate_predictions(pred, pos_label=None):
     Returns
     -------
     evaluation : Evaluation
+
+    Examples
+    --------
+    >>> from slb.evaluation.predictions import evaluate_predictions, fold_prediction_frame
+    >>> pred = fold_prediction_frame("m", 0, range(4), [0, 0, 1, 1], [0, 1, 1, 0], [.1, .6, .7, .4])
+    >>> evaluate_predictions(pred).summary.loc["m", ["accuracy", "BER", "AUC"]].round(3).tolist()
+    [0.5, 0.5, 0.75]
     """
     if pred.empty:
         raise ValueError("The prediction table is empty: cross-validate at least one classifier.")
@@ -471,6 +508,14 @@ def pooled_roc(pred, pos_label=None):
         Classifier -> DataFrame with columns ``fpr``, ``tpr``, ``threshold``.
     auc : Series
         Area under each pooled curve (``roc_auc_score`` on the pooled scores).
+
+    Examples
+    --------
+    >>> from slb.evaluation.predictions import fold_prediction_frame, pooled_roc
+    >>> pred = fold_prediction_frame("m", 0, range(4), [0, 0, 1, 1], [0, 1, 1, 0], [.1, .6, .7, .4])
+    >>> curves, auc = pooled_roc(pred)
+    >>> curves["m"].columns.tolist(), round(float(auc["m"]), 3)
+    (['fpr', 'tpr', 'threshold'], 0.75)
     """
     pos = _default_pos_label(pred) if pos_label is None else pos_label
     curves, auc = {}, {}
@@ -498,6 +543,14 @@ def pooled_pr(pred, pos_label=None):
         ``average_precision_score`` on the pooled scores.
     prevalence : float
         Share of positive rows (the precision of a random ranking).
+
+    Examples
+    --------
+    >>> from slb.evaluation.predictions import fold_prediction_frame, pooled_pr
+    >>> pred = fold_prediction_frame("m", 0, range(4), [0, 0, 1, 1], [0, 1, 1, 0], [.1, .6, .7, .4])
+    >>> curves, ap, prevalence = pooled_pr(pred)
+    >>> round(float(ap["m"]), 3), prevalence
+    (0.833, 0.5)
     """
     pos = _default_pos_label(pred) if pos_label is None else pos_label
     curves, ap = {}, {}
@@ -525,6 +578,13 @@ def confusion_matrices(pred, labels=None):
     matrices : dict
         Classifier -> K x K DataFrame of counts, rows the true class, columns the predicted
         class (both in ``labels`` order).
+
+    Examples
+    --------
+    >>> from slb.evaluation.predictions import confusion_matrices, fold_prediction_frame
+    >>> pred = fold_prediction_frame("m", 0, range(6), [0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 0])
+    >>> confusion_matrices(pred)["m"].to_numpy().tolist()  # rows: true class
+    [[2, 1], [1, 2]]
     """
     labels = list(np.unique(pred["y_true"].to_numpy())) if labels is None else list(labels)
     out = {}
@@ -769,6 +829,19 @@ def path_predictions(
         The prediction table (labels as in ``y``).
     n_pairs : ndarray of shape (n_folds,)
         Pairs kept per fold.
+
+    Examples
+    --------
+    >>> from slb import ThresholdPath
+    >>> from slb.data.toy import xor
+    >>> from slb.evaluation import evaluate_predictions, path_predictions, stratified_folds
+    >>> from slb.model.path import threshold_selector
+    >>> X, y = xor(n=80, noise=0.05, random_state=0)
+    >>> path = ThresholdPath(random_state=0).fit(X, y, stratified_folds(y, 3))
+    >>> pred, n_pairs = path_predictions(path, y, threshold_selector(0.0, "either"))
+    >>> ber = evaluate_predictions(pred).summary.loc["SLB", "BER"]
+    >>> pred.shape, n_pairs.tolist(), round(float(ber), 3)
+    ((80, 8), [1, 1, 1], 0.162)
     """
     # Imported here: slb.model.path imports slb.evaluation.metrics (a cycle at import time).
     from ..model.path import column_mask
@@ -848,6 +921,17 @@ def naive_bayes_path_predictions(path, y, *, name="NB"):
     -------
     predictions : DataFrame
         The prediction table.
+
+    Examples
+    --------
+    >>> from slb import ThresholdPath
+    >>> from slb.data.toy import xor
+    >>> from slb.evaluation import stratified_folds
+    >>> from slb.evaluation.predictions import naive_bayes_path_predictions
+    >>> X, y = xor(n=80, noise=0.05, random_state=0)
+    >>> path = ThresholdPath(random_state=0).fit(X, y, stratified_folds(y, 3))
+    >>> naive_bayes_path_predictions(path, y)["classifier"].unique().tolist()
+    ['NB']
     """
     from .._utils import multiclass_proba
     from ..density.features import class_order
@@ -899,6 +983,14 @@ def with_repeats(frames, folds):
     Returns
     -------
     predictions : DataFrame
+
+    Examples
+    --------
+    >>> from slb.evaluation.predictions import fold_prediction_frame, with_repeats
+    >>> frames = [fold_prediction_frame("m", k, [k], [k], [0]) for k in (0, 1, 2, 3)]
+    >>> folds = [([1], [0]), ([0], [1]), ([1], [0]), ([0], [1])]  # two repeats of 2 folds
+    >>> with_repeats(frames, folds)["repeat"].tolist()
+    [0, 0, 1, 1]
     """
     frame = pd.concat(frames, ignore_index=True)
     frame.insert(3, "repeat", repeat_of_folds(folds)[frame["fold"].to_numpy()])
