@@ -25,6 +25,14 @@ def balanced_error_rate(y_true, y_pred):
     -------
     ber : float
         In [0, 1]; 0.5 for a constant prediction.
+
+    Examples
+    --------
+    >>> from slb._metrics import balanced_error_rate
+    >>> round(balanced_error_rate([0, 0, 0, 1], [0, 0, 1, 1]), 4)  # recalls 2/3 and 1
+    0.1667
+    >>> balanced_error_rate(["a", "a", "b"], ["a", "a", "a"])  # constant prediction
+    0.5
     """
     t, p = np.asarray(y_true), np.asarray(y_pred)
     if not _same_simple_kind(t, p):

@@ -48,6 +48,12 @@ def data_dir(package: str | Traversable = "slb", checkout_root: Path | None = No
     -------
     Traversable
         ``<package>/_data`` when it exists (installed), else ``<checkout_root>/data``.
+
+    Examples
+    --------
+    >>> from slb.data.bundled import data_dir
+    >>> (data_dir() / "sonar.csv").is_file()
+    True
     """
     root = resources.files(package) if isinstance(package, str) else package
     packaged = root / "_data"
@@ -70,6 +76,16 @@ def load_dataset(name, *, as_frame=True):
     X : DataFrame of shape (n_samples, n_features)
     y : Series of shape (n_samples,)
         String labels (column ``label`` of the file).
+
+    Examples
+    --------
+    >>> from slb.data.bundled import load_dataset
+    >>> X, y = load_dataset("sonar")
+    >>> X.shape, sorted(y.unique())
+    ((208, 60), ['mine', 'rock'])
+    >>> X, y = load_dataset("penguins", as_frame=False)
+    >>> X.shape, y.shape
+    ((342, 4), (342,))
     """
     if name not in BUNDLED_DATASETS:
         raise ValueError(
