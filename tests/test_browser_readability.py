@@ -1,7 +1,7 @@
 """Figures readable on a projector (issue 28, items 1 and 2): at 1024 × 768 with the sidebar open,
 on the default page (Sonar), Dependencies, Densities and Compare, every plotly figure's plot area is at least
 260 × 200 px and every SVG text it draws (ticks, legends, titles, axis titles, cell labels; hover
-labels excepted) is at least 14 px.  Screenshots go to ``test-artifacts/``.
+labels excepted) is at least 14 px and inside the figure (not cut at its edge).  Screenshots go to ``test-artifacts/``.
 
 Measured in Debian's Chromium through Playwright (``tests/browser_support.py``): the plot area
 is the union of a figure's ``.nsewdrag`` rectangles (plotly's drag layer covers exactly the axes'
@@ -48,9 +48,14 @@ MEASURE_JS = """
       return s.display !== 'none' && s.visibility !== 'hidden' && parseFloat(s.opacity) > 0
         && b.width > 0 && b.height > 0;
     })
-    .map(t => [t.textContent.slice(0, 40), parseFloat(getComputedStyle(t).fontSize)]);
-  return {index: k, key: key, kind: meta.kind || null,
-          width: x1 - x0, height: y1 - y0, texts: texts};
+    .map(t => [t.textContent.slice(0, 40), parseFloat(getComputedStyle(t).fontSize),
+               t.getBoundingClientRect()]);
+  const fig = gd.getBoundingClientRect();
+  const clipped = texts.filter(([, , b]) => b.left < fig.left - 2 || b.right > fig.right + 2
+                                         || b.top < fig.top - 2 || b.bottom > fig.bottom + 2)
+                       .map(([text]) => text);
+  return {index: k, key: key, kind: meta.kind || null, width: x1 - x0, height: y1 - y0,
+          texts: texts.map(([text, size]) => [text, size]), clipped: clipped};
 })
 """
 
@@ -90,6 +95,8 @@ def problems(figs: list[dict]) -> list[str]:
             f["width"] < MIN_AREA[0] - 0.5 or f["height"] < MIN_AREA[1] - 0.5
         ):
             out.append(f"{name}: plot area {f['width']:.0f} x {f['height']:.0f} px")
+        if f.get("clipped"):
+            out.append(f"{name}: texts cut at the figure's edge: {f['clipped'][:3]}")
         small = sorted({(size, text) for text, size in f["texts"] if size < MIN_FONT_PX - 0.01})
         if small:
             out.append(f"{name}: {len(small)} texts under {MIN_FONT_PX:g} px, e.g. {small[:3]}")
@@ -190,5 +197,6 @@ def test_the_rules_catch_small_text_and_small_plots():
         },
         {"index": 2, "key": "c", "kind": "class_balance", "width": 500, "height": 90, "texts": []},
     ]
+    figs[1]["clipped"] = ["se positive rate"]
     bad = problems(figs)
-    assert len(bad) == 2 and "64 x 64" in bad[0] and "12" in bad[1]
+    assert len(bad) == 3 and "64 x 64" in bad[0] and "cut" in bad[1] and "12" in bad[2]

@@ -42,8 +42,15 @@ def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "
         for sym, name, n in (("+", pos_name, int(n_pos)), ("−", neg_name, int(n_neg)))
     ]
     layout = _layout(
-        height=110,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        height=160,  # the legend (two rows in a narrow column) above, the ticks below
+        legend={
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.02,
+            "xanchor": "left",
+            "x": 0,
+            "traceorder": "normal",  # + first, as the bar
+        },
         meta={"kind": "class_balance", "n_pos": int(n_pos), "n_neg": int(n_neg)},
         barmode="stack",
         margin={"l": 10, "r": 10, "t": 10, "b": 10},

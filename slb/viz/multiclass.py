@@ -81,7 +81,7 @@ def class_balance_k(counts: dict) -> go.Figure:
         for k, (name, n) in enumerate(items)
     ]
     layout = _layout(
-        height=130,
+        height=130 + 24 * ((len(items) + 1) // 2),  # the legend's rows above the bar
         meta={"kind": "class_balance", "counts": [n for _, n in items]},
         barmode="stack",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
