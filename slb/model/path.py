@@ -91,6 +91,17 @@ def search_rows(y_index, max_rows, seed):
     Returns
     -------
     rows : ndarray of int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.path import search_rows
+    >>> y_index = np.array([0] * 60 + [1] * 40)
+    >>> rows = search_rows(y_index, 10, seed=0)
+    >>> rows.size, np.bincount(y_index[rows]).tolist()  # the class shares kept
+    (10, [6, 4])
+    >>> search_rows(y_index, None, seed=0).size
+    100
     """
     n = y_index.size
     if max_rows is None or n <= max_rows:
@@ -118,6 +129,14 @@ def pairs_for_budget(memory_mb, n_rows, n_features, n_folds):
     -------
     max_pairs : int or None
         ``K`` (at least 0), or None without a budget.
+
+    Examples
+    --------
+    >>> from slb.model.path import pairs_for_budget
+    >>> pairs_for_budget(256, n_rows=1000, n_features=20, n_folds=5)
+    3335
+    >>> pairs_for_budget(None, n_rows=1000, n_features=20, n_folds=5) is None
+    True
     """
     if memory_mb is None:
         return None
@@ -141,6 +160,17 @@ def cap_screen(screen, max_pairs):
     Returns
     -------
     screen : Screen
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.path import cap_screen, screen_pairs
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=80)  # x0 and x1 depend in both classes
+    >>> screen = screen_pairs(X, np.array([0, 1] * 40), dependence="pearson")
+    >>> screen.pairs.tolist(), cap_screen(screen, 1).pairs.tolist()
+    ([[0, 1], [0, 2], [1, 2]], [[0, 1]])
     """
     P = screen.pairs.shape[0]
     if max_pairs is None or P <= max_pairs:
@@ -171,6 +201,17 @@ class Screen:
         Rows of each class.
     n_all_pairs : int
         ``d (d - 1) / 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.path import screen_pairs
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=80)  # x0 and x1 depend in both classes
+    >>> screen = screen_pairs(X, np.array([0, 1] * 40), dependence="pearson")
+    >>> screen.score.shape, screen.counts.tolist(), screen.n_all_pairs
+    ((2, 3), [40, 40], 3)
     """
 
     pairs: np.ndarray
@@ -216,6 +257,19 @@ def screen_pairs(
     Returns
     -------
     screen : Screen
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.path import screen_pairs
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=80)  # x0 and x1 depend in both classes
+    >>> screen = screen_pairs(X, np.array([0, 1] * 40), dependence="pearson")
+    >>> screen.pairs.tolist()
+    [[0, 1], [0, 2], [1, 2]]
+    >>> screen.score.round(1).tolist()  # |correlation| per class (rows) and pair (columns)
+    [[1.0, 0.3, 0.2], [1.0, 0.1, 0.1]]
     """
     d = X.shape[1]
     pairs = all_pairs(d)
@@ -237,12 +291,36 @@ def screen_pairs(
 
 # -- pair selectors: Screen -> (n_classes, P) flags of kept bivariate terms --------------------------------
 def threshold_selector(threshold, pair_rule):
-    """Keep the terms whose screening score is at least ``threshold``."""
+    """Keep the terms whose screening score is at least ``threshold``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.path import threshold_selector, screen_pairs
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=80)  # x0 and x1 depend in both classes
+    >>> screen = screen_pairs(X, np.array([0, 1] * 40), dependence="pearson")
+    >>> threshold_selector(0.5, "either")(screen).tolist()  # per class (rows) and pair
+    [[True, False, False], [True, False, False]]
+    """
     return lambda s: kept_terms(s.score, threshold, pair_rule)
 
 
 def fraction_selector(fraction, pair_rule):
-    """Keep the top ``fraction`` of all pairs (or class terms, for "per_class") by score."""
+    """Keep the top ``fraction`` of all pairs (or class terms, for "per_class") by score.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.path import fraction_selector, screen_pairs
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=80)  # x0 and x1 depend in both classes
+    >>> screen = screen_pairs(X, np.array([0, 1] * 40), dependence="pearson")
+    >>> fraction_selector(1 / 3, "either")(screen).any(axis=0).tolist()  # one pair of three
+    [True, False, False]
+    """
 
     def select(s):
         t = top_fraction_threshold(s.score, fraction, pair_rule, n_total=s.n_all_pairs)
@@ -252,12 +330,36 @@ def fraction_selector(fraction, pair_rule):
 
 
 def fdr_selector(alpha, pair_rule):
-    """Keep the terms Benjamini-Hochberg rejects at level ``alpha`` (all terms tested at once)."""
+    """Keep the terms Benjamini-Hochberg rejects at level ``alpha`` (all terms tested at once).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.path import fdr_selector, screen_pairs
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=80)  # x0 and x1 depend in both classes
+    >>> screen = screen_pairs(X, np.array([0, 1] * 40), dependence="pearson")
+    >>> fdr_selector(0.05, "either")(screen).any(axis=0).tolist()
+    [True, False, False]
+    """
     return lambda s: fdr_terms(s.score, s.pvalue, alpha, pair_rule)[0]
 
 
 def fixed_selector(keep):
-    """Keep every candidate pair (``keep=True``: SLB-) or none (LU)."""
+    """Keep every candidate pair (``keep=True``: SLB-) or none (LU).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.path import fixed_selector, screen_pairs
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=80)  # x0 and x1 depend in both classes
+    >>> screen = screen_pairs(X, np.array([0, 1] * 40), dependence="pearson")
+    >>> int(fixed_selector(True)(screen).sum()), int(fixed_selector(False)(screen).sum())
+    (6, 0)
+    """
     return lambda s: np.full(s.score.shape, bool(keep))
 
 
@@ -274,6 +376,14 @@ def column_mask(keep_c, n_features):
     Returns
     -------
     mask : ndarray of bool, shape (n_classes * (n_features + P),)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.path import column_mask
+    >>> keep = np.array([[True, False, False], [False, False, True]])  # 3 features, 3 pairs
+    >>> column_mask(keep, n_features=3).astype(int).tolist()  # 6 univariate, + pairs, - pairs
+    [1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0]
     """
     K, P = keep_c.shape
     order, _ = class_order(range(K))
@@ -356,6 +466,20 @@ class ThresholdPath:
         Per-fold screening and feature maps (``.screen``, ``.T_train``, ``.T_test``).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> from slb import ThresholdPath
+    >>> from slb.data.toy import xor
+    >>> from slb.evaluation import stratified_folds
+    >>> X, y = xor(n=120, noise=0.05, random_state=0)
+    >>> path = ThresholdPath(random_state=0).fit(X, y, stratified_folds(y, 3))
+    >>> ber, n_pairs = path.fold_ber(0.0)  # the pair (x1, x2) kept in every fold
+    >>> round(float(ber.mean()), 3), n_pairs.tolist()
+    (0.067, [1, 1, 1])
+    >>> ber, n_pairs = path.fold_ber(1e9)  # no pair: LU, near chance on XOR
+    >>> round(float(ber.mean()), 3), n_pairs.tolist()
+    (0.483, [0, 0, 0])
     """
 
     def __init__(
