@@ -78,17 +78,43 @@ class Budget:
         self._deadline = None if seconds is None else self._start + seconds
 
     def elapsed(self) -> float:
-        """Seconds since the budget was created."""
+        """Seconds since the budget was created.
+
+        Examples
+        --------
+        >>> budget = Budget(5.0)
+        >>> 0.0 <= budget.elapsed() < 5.0
+        True
+        """
         return time.perf_counter() - self._start
 
     def remaining(self) -> float:
-        """Seconds left (``inf`` without a limit; never negative)."""
+        """Seconds left (``inf`` without a limit; never negative).
+
+        Examples
+        --------
+        >>> 0.0 < Budget(5.0).remaining() <= 5.0
+        True
+        >>> Budget(0.0).remaining(), Budget(None).remaining()
+        (0.0, inf)
+        """
         if self._deadline is None:
             return float("inf")
         return max(0.0, self._deadline - time.perf_counter())
 
     def expired(self) -> bool:
-        """True once the deadline has passed."""
+        """True once the deadline has passed.
+
+        Examples
+        --------
+        >>> Budget(60.0).expired(), Budget(None).expired()
+        (False, False)
+        >>> import time
+        >>> budget = Budget(0.0)
+        >>> time.sleep(0.001)
+        >>> budget.expired()
+        True
+        """
         return self._deadline is not None and time.perf_counter() > self._deadline
 
     def check(self, step: str = "reading") -> None:

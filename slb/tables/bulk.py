@@ -81,7 +81,28 @@ class BulkText:
         self.word = (~numberish & ~missing).reshape((n, p), order="F")
 
     def number_parses(self, result_type: Any) -> dict[int, Any]:
-        """``{column: NumericParse}`` for the columns of plain numbers (and missing cells)."""
+        """``{column: NumericParse}`` for the columns of plain numbers (and missing cells).
+
+        Parameters
+        ----------
+        result_type : type
+            The class of each reading (:class:`slb.tables.numbers.NumericParse`).
+
+        Returns
+        -------
+        dict of int to result_type
+            Empty when no column qualifies (or pyarrow cannot read the numbers).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from slb.tables.numbers import NumericParse
+        >>> from slb.tables.tokens import MISSING_TOKENS
+        >>> frame = pd.DataFrame([["1.5", "x"] * 16, ["NA", "y"] * 16], dtype=object)
+        >>> parses = bulk_text(frame, MISSING_TOKENS).number_parses(NumericParse)
+        >>> len(parses), parses[0].values.tolist(), parses[0].n_present
+        (16, [1.5, nan], 1)
+        """
         n, p = self.shape
         good = (self.plain | self.missing).all(axis=0) & self.present.any(axis=0)
         if not good.any():
@@ -110,6 +131,25 @@ class BulkText:
         The reading is what ``parse_numeric(column, max_bad=0)`` returns in substance: at
         least one cell cannot be read as a number (``n_bad`` = 1), which is all that decides
         that the column is text.
+
+        Parameters
+        ----------
+        result_type : type
+            The class of each reading (:class:`slb.tables.numbers.NumericParse`).
+
+        Returns
+        -------
+        dict of int to result_type
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from slb.tables.numbers import NumericParse
+        >>> from slb.tables.tokens import MISSING_TOKENS
+        >>> frame = pd.DataFrame([["1", "x"] * 16, ["2", "NA"] * 16], dtype=object)
+        >>> parses = bulk_text(frame, MISSING_TOKENS).text_parses(NumericParse)
+        >>> sorted(parses)[:3], parses[1].n_present, parses[1].n_bad
+        ([1, 3, 5], 1, 1)
         """
         n, _ = self.shape
         words = self.word.any(axis=0)
@@ -124,6 +164,26 @@ class BulkText:
 
         Each column is one array of ``text_dtype`` built straight from its slice of the
         cleaned cells (no intermediate frame: 9,000 pandas operations cost seconds).
+
+        Parameters
+        ----------
+        columns : list of int
+            Positions of the columns wanted.
+        text_dtype : pandas dtype
+            The dtype of each returned array (e.g. ``"string"``).
+
+        Returns
+        -------
+        dict of int to pandas array
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from slb.tables.tokens import MISSING_TOKENS
+        >>> frame = pd.DataFrame([["1", " x "] * 16, ["2", "NA"] * 16], dtype=object)
+        >>> cells = bulk_text(frame, MISSING_TOKENS).text_columns([1], "string")
+        >>> cells[1].tolist()
+        ['x', <NA>]
         """
         if not columns:
             return {}
@@ -138,7 +198,26 @@ class BulkText:
         return out
 
     def iso_date_columns(self, pattern: str) -> set[int]:
-        """Columns whose present cells all look like ISO dates (typed column by column)."""
+        """Columns whose present cells all look like ISO dates (typed column by column).
+
+        Parameters
+        ----------
+        pattern : str
+            A regular expression a whole ISO date matches.
+
+        Returns
+        -------
+        set of int
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from slb.tables.tokens import MISSING_TOKENS
+        >>> frame = pd.DataFrame([["2024-01-31", "x"] * 16, ["NA", "y"] * 16], dtype=object)
+        >>> dates = bulk_text(frame, MISSING_TOKENS).iso_date_columns("[0-9]{4}-[0-9]{2}-[0-9]{2}")
+        >>> sorted(dates)[:3]
+        [0, 2, 4]
+        """
         n, p = self.shape
         maybe = self.word.any(axis=0)
         if not maybe.any():
