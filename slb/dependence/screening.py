@@ -39,13 +39,33 @@ SCREENING_SCORES = ("statistic", "scaled", "pvalue")
 
 
 def check_pair_rule(pair_rule):
-    """Raise a ``ValueError`` naming the valid rules unless ``pair_rule`` is one of them."""
+    """Raise a ``ValueError`` naming the valid rules unless ``pair_rule`` is one of them.
+
+    Examples
+    --------
+    >>> from slb.dependence.screening import check_pair_rule
+    >>> check_pair_rule("per_class")  # valid: nothing happens
+    >>> check_pair_rule("any")
+    Traceback (most recent call last):
+        ...
+    ValueError: pair_rule must be one of either, both, per_class, got 'any'.
+    """
     if pair_rule not in PAIR_RULES:
         raise ValueError(f"pair_rule must be one of {', '.join(PAIR_RULES)}, got {pair_rule!r}.")
 
 
 def check_screening_score(screening_score):
-    """Raise a ``ValueError`` naming the valid scores unless ``screening_score`` is one."""
+    """Raise a ``ValueError`` naming the valid scores unless ``screening_score`` is one.
+
+    Examples
+    --------
+    >>> from slb.dependence.screening import check_screening_score
+    >>> check_screening_score("scaled")  # valid: nothing happens
+    >>> check_screening_score("raw")
+    Traceback (most recent call last):
+        ...
+    ValueError: screening_score must be one of statistic, scaled, pvalue, got 'raw'.
+    """
     if screening_score not in SCREENING_SCORES:
         raise ValueError(
             f"screening_score must be one of {', '.join(SCREENING_SCORES)}, "
@@ -71,6 +91,17 @@ def screening_statistic(stat, pvalues, class_counts, measure="hsic", screening_s
     -------
     score : ndarray of shape (n_classes, n_pairs)
         Larger means more dependent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.dependence.screening import screening_statistic
+    >>> stat = np.array([[0.02, 0.10], [0.05, 0.01]])  # HSIC of 2 pairs in 2 classes
+    >>> screening_statistic(stat, None, [50, 200], screening_score="scaled").round(2).tolist()
+    [[1.0, 5.0], [10.0, 2.0]]
+    >>> pvalues = np.array([[0.1, 0.001], [0.01, 0.5]])
+    >>> screening_statistic(stat, pvalues, [50, 200], screening_score="pvalue").round(2).tolist()
+    [[1.0, 3.0], [2.0, 0.3]]
     """
     check_screening_score(screening_score)
     stat = np.asarray(stat, dtype=float)
@@ -103,6 +134,18 @@ def top_fraction_threshold(score, fraction, pair_rule="either", n_total=None):
     Returns
     -------
     threshold : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.dependence.screening import top_fraction_threshold
+    >>> score = np.array([[0.1, 0.5, 0.02, 0.3], [0.3, 0.05, 0.01, 0.2]])
+    >>> top_fraction_threshold(score, 0.5)  # the 2 most dependent of 4 pairs
+    0.3
+    >>> top_fraction_threshold(score, 0.25, pair_rule="per_class")  # 2 of 8 terms
+    0.3
+    >>> top_fraction_threshold(score, 0.0)
+    inf
     """
     s = score.ravel() if pair_rule == "per_class" else pair_scores(score, pair_rule)
     total = s.size if n_total is None else n_total * s.size // max(score.shape[1], 1)
@@ -123,6 +166,14 @@ def pair_scores(stat, pair_rule="either"):
     Returns
     -------
     scores : ndarray of shape (n_pairs,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.dependence.screening import pair_scores
+    >>> stat = np.array([[0.1, 0.5, 0.02], [0.3, 0.05, 0.01]])
+    >>> pair_scores(stat).tolist(), pair_scores(stat, "both").tolist()
+    ([0.3, 0.5, 0.02], [0.1, 0.05, 0.01])
     """
     stat = _per_class(stat)
     return stat.min(axis=0) if pair_rule == "both" else stat.max(axis=0)
@@ -145,6 +196,18 @@ def combine(dependent, pair_rule="either"):
     Returns
     -------
     kept : ndarray of bool, shape (n_classes, n_pairs)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.dependence.screening import combine
+    >>> dependent = np.array([[True, True, False], [True, False, False]])
+    >>> combine(dependent, "either").astype(int).tolist()
+    [[1, 1, 0], [1, 1, 0]]
+    >>> combine(dependent, "both").astype(int).tolist()
+    [[1, 0, 0], [1, 0, 0]]
+    >>> combine(dependent, "per_class").astype(int).tolist()
+    [[1, 1, 0], [1, 0, 0]]
     """
     dependent = _per_class(dependent, bool)
     if pair_rule == "per_class":
@@ -165,6 +228,16 @@ def kept_terms(stat, threshold, pair_rule="either"):
     Returns
     -------
     kept : ndarray of bool, shape (n_classes, n_pairs)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.dependence.screening import kept_terms
+    >>> stat = np.array([[0.1, 0.5, 0.02], [0.3, 0.05, 0.01]])
+    >>> kept_terms(stat, 0.2).astype(int).tolist()  # pairs 0 and 1: both classes' terms
+    [[1, 1, 0], [1, 1, 0]]
+    >>> kept_terms(stat, 0.2, "per_class").astype(int).tolist()
+    [[0, 1, 0], [1, 0, 0]]
     """
     return combine(_per_class(stat) >= threshold, pair_rule)
 
@@ -186,6 +259,16 @@ def fdr_terms(stat, pvalues, alpha=0.05, pair_rule="either"):
     threshold : float
         The numeric threshold that keeps the same terms: the smallest kept screening score (per
         class for "per_class"); +inf when nothing is kept.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.dependence.screening import fdr_terms
+    >>> stat = np.array([[0.1, 0.5, 0.02], [0.3, 0.05, 0.01]])
+    >>> pvalues = np.array([[0.2, 1e-6, 0.9], [1e-4, 0.3, 0.8]])
+    >>> kept, threshold = fdr_terms(stat, pvalues, alpha=0.05)
+    >>> kept.astype(int).tolist(), threshold
+    ([[1, 1, 0], [1, 1, 0]], 0.3)
     """
     stat = _per_class(stat)
     p = np.nan_to_num(_per_class(pvalues).reshape(stat.shape), nan=1.0)
