@@ -137,6 +137,25 @@ def ber_steps(path, lo=0.0, hi=None, *, max_fits=None, progress=None) -> pd.Data
         ``mean_ber``, ``sd_ber`` (ddof=1, over folds), ``mean_pairs``, and ``lower`` (the
         previous breakpoint).  ``attrs``: ``lo`` (first computed λ), ``hi``, ``requested_lo``,
         ``n_fits`` (SVMs fitted).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb import ThresholdPath
+    >>> from slb.evaluation import stratified_folds
+    >>> from slb.model.steps import ber_steps
+    >>> rng = np.random.RandomState(0)
+    >>> X, y = rng.normal(size=(60, 4)), np.array([0, 1] * 30)
+    >>> X[y == 1, 1] = X[y == 1, 0] + 0.3 * rng.normal(size=30)  # x0, x1 depend in class 1
+    >>> path = ThresholdPath(dependence="pearson", random_state=0)
+    >>> path = path.fit(X, y, stratified_folds(y, 3))
+    >>> steps = ber_steps(path)
+    >>> steps.columns.tolist(), len(steps)
+    (['threshold', 'lower', 'mean_ber', 'sd_ber', 'mean_pairs'], 19)
+    >>> ber, n_pairs = path.fold_ber(0.5)  # the same number as refitting at lambda = 0.5
+    >>> row = steps[steps["threshold"] >= 0.5].iloc[0]
+    >>> bool(np.isclose(row["mean_ber"], ber.mean())), float(row["mean_pairs"])
+    (True, 1.0)
     """
     values = [_fold_values(f, path.pair_rule) for f in path.folds_]
     if hi is None:
@@ -169,7 +188,26 @@ def ber_steps(path, lo=0.0, hi=None, *, max_fits=None, progress=None) -> pd.Data
 
 def step_at(steps: pd.DataFrame, threshold: float) -> pd.Series | None:
     """The row of :func:`ber_steps` that holds λ = ``threshold`` (None outside its range or
-    inside one of its ``attrs["gaps"]``, see :func:`join_steps`)."""
+    inside one of its ``attrs["gaps"]``, see :func:`join_steps`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb import ThresholdPath
+    >>> from slb.evaluation import stratified_folds
+    >>> from slb.model.steps import ber_steps, step_at
+    >>> rng = np.random.RandomState(0)
+    >>> X, y = rng.normal(size=(60, 4)), np.array([0, 1] * 30)
+    >>> X[y == 1, 1] = X[y == 1, 0] + 0.3 * rng.normal(size=30)  # x0, x1 depend in class 1
+    >>> path = ThresholdPath(dependence="pearson", random_state=0)
+    >>> path = path.fit(X, y, stratified_folds(y, 3))
+    >>> steps = ber_steps(path)
+    >>> row = step_at(steps, 0.5)
+    >>> round(float(row["mean_ber"]), 3), float(row["mean_pairs"])
+    (0.283, 1.0)
+    >>> step_at(steps, 5.0) is None  # above every score
+    True
+    """
     t = steps["threshold"].to_numpy()
     lam = float(threshold)
     if not t.size or not t[0] <= lam <= t[-1]:
@@ -184,6 +222,20 @@ def chunk_bounds(path, lo, hi, size) -> list[float]:
     about ``size`` breakpoints (all folds together), from the top: the first chunk holds the
     most dependent pairs.  Each chunk can be computed (and cached) on its own with
     ``ber_steps(path, b[k + 1], b[k])`` and the chunks put together with :func:`join_steps`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb import ThresholdPath
+    >>> from slb.evaluation import stratified_folds
+    >>> from slb.model.steps import chunk_bounds
+    >>> rng = np.random.RandomState(0)
+    >>> X, y = rng.normal(size=(60, 4)), np.array([0, 1] * 30)
+    >>> X[y == 1, 1] = X[y == 1, 0] + 0.3 * rng.normal(size=30)  # x0, x1 depend in class 1
+    >>> path = ThresholdPath(dependence="pearson", random_state=0)
+    >>> path = path.fit(X, y, stratified_folds(y, 3))
+    >>> [round(b, 3) for b in chunk_bounds(path, 0.0, 1.0, size=5)]
+    [1.0, 0.435, 0.323, 0.162, 0.0]
     """
     lo, hi = float(lo), float(hi)
     values = [_fold_values(f, path.pair_rule) for f in path.folds_]
@@ -200,6 +252,25 @@ def join_steps(frames, requested_lo=None, *, allow_gaps=False) -> pd.DataFrame:
     be adjacent: between two that are not, nothing is known, and ``attrs["gaps"]`` lists those
     open intervals ``(a, b)`` (the lower range's top, the upper range's bottom; the rows keep
     the value at ``b`` itself, and :func:`step_at` answers None inside a gap).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb import ThresholdPath
+    >>> from slb.evaluation import stratified_folds
+    >>> from slb.model.steps import ber_steps, chunk_bounds, join_steps
+    >>> rng = np.random.RandomState(0)
+    >>> X, y = rng.normal(size=(60, 4)), np.array([0, 1] * 30)
+    >>> X[y == 1, 1] = X[y == 1, 0] + 0.3 * rng.normal(size=30)  # x0, x1 depend in class 1
+    >>> path = ThresholdPath(dependence="pearson", random_state=0)
+    >>> path = path.fit(X, y, stratified_folds(y, 3))
+    >>> whole = ber_steps(path, 0.0, 1.0)
+    >>> b = chunk_bounds(path, 0.0, 1.0, size=5)
+    >>> joined = join_steps([ber_steps(path, lo, hi) for hi, lo in zip(b, b[1:])])
+    >>> joined["threshold"].equals(whole["threshold"])
+    True
+    >>> bool(np.allclose(joined["mean_ber"], whole["mean_ber"]))
+    True
     """
     frames = sorted(frames, key=lambda f: f.attrs["lo"])
     parts, gaps = [frames[0]], []
