@@ -211,6 +211,15 @@ def index_class_weight(class_weight, classes):
     ValueError
         Anything else, or a dict with a key that is not a class label or a weight that is not
         a positive number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import index_class_weight
+    >>> index_class_weight({"b": 3}, np.array(["a", "b"]))  # "a" weighs 1
+    {0: 1.0, 1: 3.0}
+    >>> index_class_weight("balanced", np.array(["a", "b"]))
+    'balanced'
     """
     if class_weight is None or (isinstance(class_weight, str) and class_weight == "balanced"):
         return class_weight
@@ -249,6 +258,16 @@ def class_weights(class_weight, y_index):
     Returns
     -------
     weights : ndarray of shape (2,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import class_weights
+    >>> y_index = np.array([0, 0, 0, 1])
+    >>> class_weights("balanced", y_index).round(3).tolist()  # n / (2 n_c)
+    [0.667, 2.0]
+    >>> class_weights(None, y_index).tolist(), class_weights({0: 1, 1: 5}, y_index).tolist()
+    ([1.0, 1.0], [1.0, 5.0])
     """
     yi = np.asarray(y_index).ravel()
     plain = class_weight is None or (isinstance(class_weight, str) and class_weight == "balanced")
@@ -339,6 +358,24 @@ class WorkingSetSVM:
     initial_rows : ndarray of int or None
         A first working set (e.g. the previous ``C``'s); None: a guess from a subsample.  The
         solution does not depend on it beyond the tolerance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import WorkingSetSVM, class_weights, fit_linear_svm
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 30)
+    >>> T = rng.normal(size=(60, 4))
+    >>> T[:, 0] += 2 * y  # only the first column separates the classes
+    >>> masks = [np.array([True, False, False, False]), np.ones(4, dtype=bool)]
+    >>> Z = (T - T.mean(axis=0)) / T.std(axis=0)
+    >>> svm = WorkingSetSVM(Z, y, 1.0, class_weights("balanced", y))
+    >>> w, b = svm.fit()
+    >>> bool(np.allclose(w, fit_linear_svm(Z, y, C=1.0)[0], atol=1e-6))  # the same SVM
+    True
+    >>> svm.use_columns(masks[0])  # a subset of the columns: the kernel is updated
+    >>> svm.fit()[0].shape
+    (1,)
     """
 
     def __init__(
@@ -549,6 +586,12 @@ def ovr_class_weight(class_weight, k):
     "balanced" balances ``k`` against the rest within that problem (each side weighs half,
     the aim of the balanced error rate); a dict keyed by class index gives class ``k`` its
     weight and the rest 1 (liblinear's one-vs-rest convention, as ``LinearSVC``); None: 1.
+
+    Examples
+    --------
+    >>> from slb.model.svm import ovr_class_weight
+    >>> ovr_class_weight({2: 5.0}, 2), ovr_class_weight({2: 5.0}, 0)
+    ({0: 1.0, 1: 5.0}, {0: 1.0, 1: 1.0})
     """
     if isinstance(class_weight, dict):
         return {0: 1.0, 1: float(class_weight.get(k, 1.0))}
@@ -685,7 +728,16 @@ def _fit_multiclass(
 
 def linear_decision(T, coef, intercept):
     """Decision values of :func:`fit_linear_model`'s model: shape (n,) for one hyperplane
-    (two classes), (n, n_classes) for one per class."""
+    (two classes), (n, n_classes) for one per class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import linear_decision
+    >>> T = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> linear_decision(T, np.array([[2.0, -1.0]]), np.array([0.5])).tolist()
+    [2.5, -0.5]
+    """
     if coef.shape[0] == 1:
         return T @ coef[0] + intercept[0]
     return T @ coef.T + intercept
@@ -705,6 +757,14 @@ def column_scaling(T, chunk_bytes=64 * 2**20):
     Returns
     -------
     center, scale : ndarray of shape (n_columns,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import column_scaling
+    >>> center, scale = column_scaling(np.array([[1.0, 10.0], [3.0, 10.0], [5.0, 10.0]]))
+    >>> center.tolist(), scale.round(3).tolist()  # a constant column keeps scale 1
+    ([3.0, 10.0], [1.633, 1.0])
     """
     n, p = T.shape
     center, scale = np.zeros(p), np.ones(p)
@@ -757,6 +817,22 @@ def grid_mask_predictions(
     -------
     preds : list (one per ``C``) of lists (one per mask) of ndarray
         Class-index predictions of the test rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import grid_mask_predictions
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 30)
+    >>> T = rng.normal(size=(60, 4))
+    >>> T[:, 0] += 2 * y  # only the first column separates the classes
+    >>> masks = [np.array([True, False, False, False]), np.ones(4, dtype=bool)]
+    >>> tr, te = np.arange(0, 60, 2), np.arange(1, 60, 2)
+    >>> preds = grid_mask_predictions(T[tr], y[tr], T[te], masks, [0.1, 1.0], "balanced")
+    >>> len(preds), len(preds[0])  # (C, mask)
+    (2, 2)
+    >>> [[round(float(np.mean(p == y[te])), 2) for p in row] for row in preds]  # accuracy
+    [[0.83, 0.83], [0.9, 0.87]]
     """
     loss, anchor = _settings(loss, anchor)
     if anchor is not None:
@@ -873,5 +949,19 @@ def nested_mask_predictions(T, y_index, tr, te, masks, C, class_weight, n_classe
     -------
     preds : list of ndarray
         0/1 predictions of the rows ``te``, one per mask, in the order of ``masks``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.svm import nested_mask_predictions
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 30)
+    >>> T = rng.normal(size=(60, 4))
+    >>> T[:, 0] += 2 * y  # only the first column separates the classes
+    >>> masks = [np.array([True, False, False, False]), np.ones(4, dtype=bool)]
+    >>> tr, te = np.arange(0, 60, 2), np.arange(1, 60, 2)
+    >>> preds = nested_mask_predictions(T, y, tr, te, masks, 1.0, "balanced")
+    >>> [round(float(np.mean(p == y[te])), 2) for p in preds]
+    [0.9, 0.87]
     """
     return grid_mask_predictions(T[tr], y_index[tr], T[te], masks, [C], class_weight, n_classes)[0]
