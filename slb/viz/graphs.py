@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .layout import MAX_LABELLED, _width_bins, place_labels, tree_layout
-from .style import COLORS, FONT_PX, _base_layout, _measure_label, _names, escape_text
+from .style import COLORS, FONT_PX, _base_layout, _layout, _measure_label, _names, escape_text
 
 __all__ = ["pair_graph", "tree_graph"]
 
@@ -212,33 +212,33 @@ def pair_graph(
     s = np.nanmax(strength, axis=0) if k else np.zeros(0)
     cat = np.where(dependent[0] & dependent[1], "both", np.where(dependent[1], "+", "-"))
     legend = _edge_legend(pos_name, neg_name)
-    fig = go.Figure()
-    for trace in _kept_edge_traces((x0, y0, x1, y1), cat, _width_bins(s, k), legend):
-        fig.add_trace(trace)
-    fig.add_trace(_pair_hover_trace(labels, pairs, strength, (x0, y0, x1, y1), measure))
+    traces = _kept_edge_traces((x0, y0, x1, y1), cat, _width_bins(s, k), legend)
+    traces.append(_pair_hover_trace(labels, pairs, strength, (x0, y0, x1, y1), measure))
     degree = np.bincount(pairs.ravel(), minlength=len(labels)) if k else np.zeros(len(labels), int)
     nodes = np.arange(len(labels)) if show_isolated else np.flatnonzero(degree > 0)
     places, xr, yr = _placed_labels(
         names, pos, nodes, degree, highlight, plot_px=(260.0, 260.0), marker_px=_node_px(degree)
     )
-    named = set(places)
-    fig.add_trace(_feature_node_trace(labels, pos, nodes, degree, places, highlight))
-    _add_highlight(fig, pos, highlight)
-    fig.update_xaxes(visible=False, range=list(xr))
-    fig.update_yaxes(visible=False, range=list(yr), scaleanchor="x", scaleratio=1)
-    fig.update_layout(clickmode="event+select", dragmode="pan")
-    return _base_layout(
-        fig,
+    traces.append(_feature_node_trace(labels, pos, nodes, degree, places, highlight))
+    if highlight is not None:
+        traces.append(_highlight_ring(pos, highlight))
+    # one layout dict, one Figure call: the graph is redrawn at every λ step (see _base_layout)
+    layout = _layout(
         title=title,
         height=560,
         meta={
             "kind": "pair_graph",
             "n_edges": int(k),
             "n_nodes": int(len(nodes)),
-            "n_labels": len(named),
+            "n_labels": len(places),
             "pairs": pairs.tolist(),
         },
+        xaxis={"visible": False, "range": list(xr)},
+        yaxis={"visible": False, "range": list(yr), "scaleanchor": "x", "scaleratio": 1},
+        clickmode="event+select",
+        dragmode="pan",
     )
+    return go.Figure(data=traces, layout=layout)
 
 
 def _node_text(labels, i, named, highlight) -> str:
@@ -248,22 +248,24 @@ def _node_text(labels, i, named, highlight) -> str:
     return f"<b>{labels[i]}</b>" if highlight is not None and i == int(highlight) else labels[i]
 
 
-def _add_highlight(fig, pos, highlight) -> None:
+def _highlight_ring(pos, highlight) -> go.Scatter:
     """A ring around the searched feature (whose name the node trace writes in bold)."""
-    if highlight is None:
-        return
     i = int(highlight)
-    fig.add_trace(
-        go.Scatter(
-            x=[pos[i, 0]],
-            y=[pos[i, 1]],
-            mode="markers",
-            marker={"size": 24, "color": "rgba(0,0,0,0)", "line": {"color": "#E69F00", "width": 4}},
-            hoverinfo="skip",
-            name="searched feature",
-            showlegend=False,
-        )
+    return go.Scatter(
+        x=[pos[i, 0]],
+        y=[pos[i, 1]],
+        mode="markers",
+        marker={"size": 24, "color": "rgba(0,0,0,0)", "line": {"color": "#E69F00", "width": 4}},
+        hoverinfo="skip",
+        name="searched feature",
+        showlegend=False,
     )
+
+
+def _add_highlight(fig, pos, highlight) -> None:
+    """Add :func:`_highlight_ring` to ``fig`` (nothing without a searched feature)."""
+    if highlight is not None:
+        fig.add_trace(_highlight_ring(pos, highlight))
 
 
 def _edge_lines(P, edges, color) -> go.Scatter:
