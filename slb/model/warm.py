@@ -51,6 +51,27 @@ class WarmFolds:
     kernels along an increasing list of masks and returns labels only; a slider moves both
     ways and the page needs the decision values (AUC, Platt).  One lock serialises the
     sessions that share the path.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb import ThresholdPath
+    >>> from slb.evaluation import path_predictions, stratified_folds
+    >>> from slb.model.path import threshold_selector
+    >>> from slb.model.warm import WarmFolds
+    >>> rng = np.random.RandomState(0)
+    >>> X, y = rng.normal(size=(60, 4)), np.array([0, 1] * 30)
+    >>> X[y == 1, 1] = X[y == 1, 0] + 0.3 * rng.normal(size=30)  # x0, x1 depend in class 1
+    >>> path = ThresholdPath(dependence="pearson", random_state=0)
+    >>> path = path.fit(X, y, stratified_folds(y, 3))
+    >>> warm = WarmFolds(path, y)
+    >>> decisions, n_pairs = warm.decisions(threshold_selector(0.5, "either"))
+    >>> [d.shape for d in decisions], n_pairs.tolist()  # one fold's test rows each
+    ([(20,), (20,), (20,)], [1, 1, 1])
+    >>> decisions, n_pairs = warm.decisions(threshold_selector(0.0, "either"))  # λ moves
+    >>> cold, _ = path_predictions(path, y, threshold_selector(0.0, "either"), calibration=None)
+    >>> n_pairs.tolist(), bool(np.allclose(np.concatenate(decisions), cold["score"]))
+    ([6, 6, 6], True)
     """
 
     def __init__(self, path, y):
