@@ -726,6 +726,19 @@ class LUClassifier(_LogDensitySVM):
     Attributes
     ----------
     %(attrs)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb import LUClassifier
+    >>> from slb.data.toy import xor
+    >>> X, y = xor(n=200, noise=0.05, random_state=0)  # y is 1 where x1 * x2 > 0
+    >>> X["z"] = np.random.RandomState(0).normal(size=200)  # a noise feature
+    >>> X_new, y_new = xor(n=200, noise=0.05, random_state=1)
+    >>> X_new["z"] = np.random.RandomState(1).normal(size=200)
+    >>> clf = LUClassifier(random_state=0).fit(X, y)
+    >>> clf.pairs_.tolist(), round(clf.score(X_new, y_new), 2)  # no pair: blind to XOR
+    ([], 0.52)
     """)
 
 
@@ -734,6 +747,19 @@ class ForestDensityClassifier(LUClassifier):
 
     Equivalent to SLB with threshold 0; the Forest Density Classifier of the project's papers.
     Parameters and attributes as in :class:`LUClassifier`; ``pairs_`` holds every pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb import ForestDensityClassifier
+    >>> from slb.data.toy import xor
+    >>> X, y = xor(n=200, noise=0.05, random_state=0)  # y is 1 where x1 * x2 > 0
+    >>> X["z"] = np.random.RandomState(0).normal(size=200)  # a noise feature
+    >>> X_new, y_new = xor(n=200, noise=0.05, random_state=1)
+    >>> X_new["z"] = np.random.RandomState(1).normal(size=200)
+    >>> clf = ForestDensityClassifier(random_state=0).fit(X, y)
+    >>> clf.pairs_.tolist(), round(clf.score(X_new, y_new), 2)
+    ([[0, 1], [0, 2], [1, 2]], 0.93)
     """
 
     def _path_params(self):
@@ -808,6 +834,21 @@ class SLBClassifier(_LogDensitySVM):
     fraction_ : float or None
         The fraction of pairs selected by the default ``"cv"`` grid.
     %(attrs)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb import SLBClassifier
+    >>> from slb.data.toy import xor
+    >>> X, y = xor(n=200, noise=0.05, random_state=0)  # y is 1 where x1 * x2 > 0
+    >>> X["z"] = np.random.RandomState(0).normal(size=200)  # a noise feature
+    >>> X_new, y_new = xor(n=200, noise=0.05, random_state=1)
+    >>> X_new["z"] = np.random.RandomState(1).normal(size=200)
+    >>> clf = SLBClassifier(random_state=0).fit(X, y)  # lambda and C by nested CV
+    >>> clf.pairs_.tolist(), round(clf.score(X_new, y_new), 2)  # the dependent pair only
+    ([[0, 1]], 0.94)
+    >>> clf.predict_proba(X_new).shape
+    (200, 2)
     """)
 
     threshold: float | str = "cv"
