@@ -103,9 +103,9 @@ def problems(figs: list[dict]) -> list[str]:
     return out
 
 
-def open_page(browser, server, path: str, ready: str):
-    """A new visitor's page at 1024 × 768 (sidebar open), ``ready`` drawn and the app idle."""
-    ctx = browser.new_context(viewport=VIEWPORT)
+def open_page(browser, server, path: str, ready: str, viewport=VIEWPORT):
+    """A new visitor's page at ``viewport`` (sidebar open), ``ready`` drawn and the app idle."""
+    ctx = browser.new_context(viewport=viewport)
     ctx.set_default_timeout(LONG)
     page = ctx.new_page()
     page.goto(server.url + path)
@@ -164,14 +164,36 @@ def open_expanders(page, opens) -> None:
 def test_figures_readable_at_1024x768_with_the_sidebar_open(
     server, browser, path, ready, name, opens, kinds
 ):
-    ctx, page = open_page(browser, server, path, ready)
+    check_page(server, browser, path, ready, name, opens, kinds, VIEWPORT)
+
+
+@pytest.mark.parametrize(
+    "path, ready, name",
+    [
+        ("/dependencies", ".st-key-dep_pair_graph .js-plotly-plot", "dependencies"),
+        ("/compare", ".st-key-cmp_coef .js-plotly-plot", "compare"),
+    ],
+)
+def test_figures_readable_at_1440x900(server, browser, path, ready, name):
+    """The same rules on a laptop screen (issue 28 names both sizes)."""
+    opens = EVALUATION if name == "compare" else []
+    check_page(server, browser, path, ready, name, opens, None, {"width": 1440, "height": 900})
+
+
+def check_page(server, browser, path, ready, name, opens, kinds, viewport) -> None:
+    """Open ``path`` at ``viewport``, open ``opens``, measure every figure (of ``kinds``, None:
+    all), save screenshots and the numbers, and assert the readability rules."""
+    ctx, page = open_page(browser, server, path, ready, viewport)
+    size = f"{viewport['width']}"
     try:
         open_expanders(page, opens)
         sidebar = page.get_by_test_id("stSidebar")
         assert sidebar.is_visible() and sidebar.bounding_box()["width"] > 150  # open
-        figs = measure(page, name)
-        page.screenshot(path=str(artifacts_dir() / f"readability-{name}-1024.png"), full_page=True)
-        (artifacts_dir() / f"readability-{name}-1024.json").write_text(
+        figs = measure(page, f"{name}-{size}")
+        page.screenshot(
+            path=str(artifacts_dir() / f"readability-{name}-{size}.png"), full_page=True
+        )
+        (artifacts_dir() / f"readability-{name}-{size}.json").write_text(
             json.dumps(figs, indent=1), encoding="utf-8"
         )
         if kinds is not None:
