@@ -10,7 +10,28 @@ __all__ = ["experiments"]
 
 
 def experiments(argv=None) -> int:
-    """Entry point of ``slb-experiments`` (= ``python -m slb.experiments``)."""
+    """Entry point of ``slb-experiments`` (= ``python -m slb.experiments``).
+
+    Parameters
+    ----------
+    argv : list of str or None
+        Arguments without the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    status : int
+        0 when the experiment ran.
+
+    Examples
+    --------
+    >>> from slb.cli import experiments
+    >>> try:  # doctest: +ELLIPSIS
+    ...     experiments(["--help"])
+    ... except SystemExit as stop:  # argparse exits after the help
+    ...     print("exit code", stop.code)
+    usage: python -m slb.experiments [-h] {real,synthetic,noise} ...
+    exit code 0
+    """
     from .experiments.cli import main
 
     main(argv)

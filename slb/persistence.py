@@ -403,6 +403,17 @@ class ModelVersionWarning(UserWarning):
     ----------
     message : str
     differences : dict
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from slb.persistence import ModelVersionWarning
+    >>> w = ModelVersionWarning("Saved by numpy 1.26.4.", {"numpy": ("1.26.4", "2.3.0")})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn(w)
+    >>> caught[0].message.differences, issubclass(ModelVersionWarning, UserWarning)
+    ({'numpy': ('1.26.4', '2.3.0')}, True)
     """
 
     def __init__(self, message, differences=None):
@@ -433,6 +444,21 @@ def save_model(model, file):
         :data:`slb.evaluation.registry.CLASSIFIERS`, or a ``Pipeline`` of a fitted
         :class:`~slb.tables.TableCleaner` and such a classifier.
     file : path or binary file object
+
+    Examples
+    --------
+    >>> import io
+    >>> import numpy as np
+    >>> from slb import SLBClassifier
+    >>> from slb.data.toy import xor
+    >>> from slb.persistence import load_model, save_model
+    >>> X, y = xor(n=100, noise=0.05, random_state=0)
+    >>> clf = SLBClassifier(threshold=0.05, random_state=0).fit(X, y)
+    >>> buffer = io.BytesIO()  # or a path such as "model.zip"
+    >>> save_model(clf, buffer)
+    >>> again = load_model(buffer.getvalue())
+    >>> type(again).__name__, bool(np.array_equal(again.predict(X), clf.predict(X)))
+    ('SLBClassifier', True)
     """
     enc = _Encoder()
     doc = {"format": FORMAT, "version": VERSION, "versions": _versions(), "model": enc(model)}
@@ -475,6 +501,25 @@ def load_model(file, *, max_seconds=None, max_density_work=None):
     Returns
     -------
     model : estimator
+
+    Examples
+    --------
+    >>> import io
+    >>> import numpy as np
+    >>> from slb import SLBClassifier
+    >>> from slb.data.toy import xor
+    >>> from slb.persistence import load_model, save_model
+    >>> X, y = xor(n=100, noise=0.05, random_state=0)
+    >>> clf = SLBClassifier(threshold=0.05, random_state=0).fit(X, y)
+    >>> buffer = io.BytesIO()  # or a path such as "model.zip"
+    >>> save_model(clf, buffer)
+    >>> again = load_model(buffer.getvalue())
+    >>> bool(np.allclose(again.predict_proba(X), clf.predict_proba(X)))
+    True
+    >>> load_model(b"not a zip file")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: This is not an SLB Explorer model file ...
 
     Raises
     ------
@@ -595,6 +640,16 @@ def model_settings(model):
     Returns
     -------
     settings : dict
+
+    Examples
+    --------
+    >>> from slb import SLBClassifier
+    >>> from slb.data.toy import xor
+    >>> from slb.persistence import model_settings
+    >>> X, y = xor(n=100, noise=0.05, random_state=0)
+    >>> s = model_settings(SLBClassifier(threshold=0.05, random_state=0).fit(X, y))
+    >>> s["estimator"], s["threshold"], s["pairs"], s["classes"], s["params"]["dependence"]
+    ('SLBClassifier', 0.05, ['x1, x2'], [0, 1], 'hsic')
     """
     params = {}
     for k, v in model.get_params(deep=False).items():
