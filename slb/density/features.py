@@ -118,7 +118,25 @@ FEATURE_MAP_PARAMS_DOC = (
 
 
 def fill_doc(text, **fragments):
-    """``text`` with every ``%(name)s`` replaced by ``fragments[name]`` (shared docstrings)."""
+    """``text`` with every ``%(name)s`` replaced by ``fragments[name]`` (shared docstrings).
+
+    Parameters
+    ----------
+    text : str
+        A docstring holding ``%(name)s`` placeholders.
+    **fragments : str
+        The text of each placeholder.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from slb.density.features import fill_doc
+    >>> fill_doc("Parameters: %(common)s", common="alpha, beta")
+    'Parameters: alpha, beta'
+    """
     for name, fragment in fragments.items():
         text = text.replace(f"%({name})s", fragment)
     return text
@@ -135,6 +153,13 @@ class BandwidthParams(BaseEstimator):
     Parameters
     ----------
     %(bandwidth)s
+
+    Examples
+    --------
+    >>> from slb.density.features import BandwidthParams
+    >>> params = BandwidthParams(bandwidth="silverman").get_params()
+    >>> params["bandwidth"], params["bandwidth_multiplier"], params["density_floor"]
+    ('silverman', 1.0, 1e-06)
     """
 
     _: KW_ONLY
@@ -169,6 +194,13 @@ class FeatureMapParams(BandwidthParams):
     Parameters
     ----------
     %(feature_map)s
+
+    Examples
+    --------
+    >>> from slb.density.features import FeatureMapParams
+    >>> params = FeatureMapParams(n_crossfit_folds=3).get_params()
+    >>> params["training_features"], params["n_crossfit_folds"], params["bandwidth"]
+    ('kfold', 3, 'scott')
     """
 
     _: KW_ONLY
@@ -188,10 +220,23 @@ def class_order(classes):
     Binary: ``classes_[1]`` first as ``+``, then ``classes_[0]`` as ``-``.  More classes (the
     transformer alone supports them): ``classes_`` in order, written ``[label]``.
 
+    Parameters
+    ----------
+    classes : array-like of shape (n_classes,)
+        The fitted ``classes_``.
+
     Returns
     -------
     order : list of int
     symbols : list of str
+
+    Examples
+    --------
+    >>> from slb.density.features import class_order
+    >>> class_order(["no", "yes"])
+    ([1, 0], ['+', '-'])
+    >>> class_order(["a", "b", "c"])
+    ([0, 1, 2], ['[a]', '[b]', '[c]'])
     """
     if len(classes) == 2:
         return [1, 0], ["+", "-"]
@@ -214,6 +259,13 @@ def term_names(names, pairs, symbols=("+", "-")):
     names : list of str
         ``log p+(a)`` for every feature, ``log p-(a)`` for every feature, then
         ``log p+(a, b)`` and ``log p-(a, b)`` for every pair.
+
+    Examples
+    --------
+    >>> from slb.density.features import term_names
+    >>> term_names(["x", "y"], [(0, 1)])  # doctest: +NORMALIZE_WHITESPACE
+    ['log p+(x)', 'log p+(y)', 'log p-(x)', 'log p-(y)',
+     'log p+(x, y)', 'log p-(x, y)']
     """
     out = []
     for s in symbols:
@@ -253,6 +305,25 @@ class LogDensityTransformer(TransformerMixin, FeatureMapParams):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features,)
         Only when ``X`` has string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.density.features import LogDensityTransformer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3))
+    >>> y = np.repeat(["a", "b"], 30)
+    >>> X[y == "b"] += 1.0
+    >>> transformer = LogDensityTransformer(pairs=[(0, 1)], random_state=0)
+    >>> T = transformer.fit_transform(X, y)  # cross-fitted features of the training rows
+    >>> T.shape  # 2 classes x (3 features + 1 pair)
+    (60, 8)
+    >>> transformer.get_feature_names_out()[[0, 3, 6]].tolist()
+    ['log p+(x0)', 'log p-(x0)', 'log p+(x0, x1)']
+    >>> bool(T[y == "b", 0].mean() > T[y == "a", 0].mean())  # class b ("+") is denser there
+    True
+    >>> transformer.transform(X[:5]).shape
+    (5, 8)
     """
 
     pairs: object = "all"
