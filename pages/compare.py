@@ -394,7 +394,7 @@ def tan_section(v: View) -> None:
     neg, pos = ds.class_names
     tan = compute.fit_tan(ds.key, ds, v.dens)
     tree_pos = compute.tan_tree_positions(ds.key, ds, v.dens)
-    t1, t2 = st.columns(2)
+    t1 = t2 = st.container()  # one under the other: each >= 260 px wide at 1024 px (issue 28)
     for col, label, sym, cname in ((t1, 1, "+", pos), (t2, 0, "-", neg)):
         with col:
             st.plotly_chart(

@@ -147,18 +147,7 @@ def open_expanders(page, opens) -> None:
         ("/dependencies", ".st-key-dep_pair_graph .js-plotly-plot", "dependencies", [], None),
         ("/densities", ".st-key-dens_figure .js-plotly-plot", "densities", [], None),
         ("/compare", ".st-key-cmp_coef .js-plotly-plot", "compare", EVALUATION, None),
-        pytest.param(
-            "/compare",
-            ".st-key-cmp_coef .js-plotly-plot",
-            "compare-tan",
-            TAN_TREES,
-            {"tree"},
-            marks=pytest.mark.xfail(
-                reason="pages/compare.py (not this figure's builder) draws TAN's two trees in "
-                "two columns: 237-267 px wide at 1024 px; one under the other would fix it",
-                strict=False,
-            ),
-        ),
+        ("/compare", ".st-key-cmp_coef .js-plotly-plot", "compare-tan", TAN_TREES, {"tree"}),
     ],
 )
 def test_figures_readable_at_1024x768_with_the_sidebar_open(
