@@ -502,6 +502,18 @@ def load_model(file, *, max_seconds=None, max_density_work=None):
     -------
     model : estimator
 
+    Raises
+    ------
+    ValueError
+        The file is not a model file of this library, is damaged, altered, too large or too
+        slow to load.  Every failure is a ``ValueError``.
+
+    Warns
+    -----
+    ModelVersionWarning
+        The file was written by other versions of slb, scikit-learn or numpy, or before
+        versions were recorded.
+
     Examples
     --------
     >>> import io
@@ -520,18 +532,6 @@ def load_model(file, *, max_seconds=None, max_density_work=None):
     Traceback (most recent call last):
     ...
     ValueError: This is not an SLB Explorer model file ...
-
-    Raises
-    ------
-    ValueError
-        The file is not a model file of this library, is damaged, altered, too large or too
-        slow to load.  Every failure is a ``ValueError``.
-
-    Warns
-    -----
-    ModelVersionWarning
-        The file was written by other versions of slb, scikit-learn or numpy, or before
-        versions were recorded.
     """
     ctx = _Load(max_seconds)
     limit = _valid.density_work_limit.set(
