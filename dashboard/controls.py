@@ -212,27 +212,26 @@ def draw_live_lambda() -> None:
 def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool = True) -> None:
     """Bandwidth rule, global multiplier and (for ``features``) per-feature overrides."""
     c = state.cfg()
-    col1, col2 = st.columns([1, 2])
-    with col1:
-        state.bound(
-            st.selectbox,
-            "Bandwidth rule",
-            "bw_rule",
-            key=f"{prefix}_bw_rule",
-            options=list(BANDWIDTH_RULES),
-            format_func=BW_RULES.get,
-        )
-    with col2:
-        state.bound(
-            st.slider,
-            "Bandwidth multiplier (all features)",
-            "bw_mult",
-            key=f"{prefix}_bw_mult",
-            min_value=0.2,
-            max_value=3.0,
-            step=0.05,
-            help="Multiplies every KDE bandwidth of every model (SLB, TAN, NB, LU, SLB-).",
-        )
+    # One above the other: side by side, the rule's box got a third of a half-width column
+    # and showed "Scot" at 1024 x 768 (tests/test_browser_a11y.py checks no box is cut).
+    state.bound(
+        st.selectbox,
+        "Bandwidth rule",
+        "bw_rule",
+        key=f"{prefix}_bw_rule",
+        options=list(BANDWIDTH_RULES),
+        format_func=BW_RULES.get,
+    )
+    state.bound(
+        st.slider,
+        "Bandwidth multiplier (all features)",
+        "bw_mult",
+        key=f"{prefix}_bw_mult",
+        min_value=0.2,
+        max_value=3.0,
+        step=0.05,
+        help="Multiplies every KDE bandwidth of every model (SLB, TAN, NB, LU, SLB-).",
+    )
     if not overrides or not features:
         return
     ds = state.dataset()
@@ -259,6 +258,10 @@ def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool
                 get=lambda f=f: f in ov,
                 put=put_on,
             )
+            if not on:
+                # Drawn only while its toggle is on: a disabled slider's greyed label fails
+                # WCAG contrast on a projector and says nothing the toggle does not.
+                continue
             state.bound_to(
                 st.slider,
                 f"Multiplier for {escape_markdown(f)}",
@@ -268,7 +271,6 @@ def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool
                 min_value=0.2,
                 max_value=3.0,
                 step=0.05,
-                disabled=not on,
             )
     if ov:
         shown = ", ".join(f"{escape_markdown(k)} × {v:g}" for k, v in ov.items())

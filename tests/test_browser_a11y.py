@@ -38,21 +38,10 @@ QUERY = "?source=bundled&dataset=sonar&repeats=1"
 
 #: axe findings of Streamlit's own widgets that this app cannot change: (rule id, a pattern of
 #: the offending element's selector or HTML, why).  Only these are tolerated.
-KNOWN = [
-    (
-        "color-contrast",
-        r"<p>Multiplier for ",
-        "Densities' per-feature multiplier slider is disabled until its toggle is on, and "
-        "Streamlit greys a disabled widget's label (#999, 2.8:1); WCAG 1.4.3 exempts inactive "
-        "controls, but Streamlit's label markup does not tell axe the control is disabled",
-    ),
-]
+KNOWN: list = []  # none tolerated since the per-feature slider is drawn only when on
 
 #: Select boxes allowed to show a cut value, with the reason (none is in this test's files).
-KNOWN_CUT = {
-    "Bandwidth rule": "dashboard/controls.py draws it in a 1/3 column of a half-width column "
-    '("Scot" at 1024 px); that module belongs to the controls work of issue 28',
-}
+KNOWN_CUT: dict = {}
 
 # The contrast of every caption: its colour with the opacity of its ancestors composited over
 # the first opaque background behind it (WCAG 2 relative luminance).
