@@ -124,6 +124,7 @@ class StructureFit:
     oracle_coef: pd.Series | None
     recovery: dict  # slb.data.synthetic.edge_recovery
     positions: np.ndarray  # (d, 2) shared node positions
+    ratio: pd.DataFrame | None = None  # clf.ratio_coefficients(): the identifiable weights
 
 
 @st.cache_data(show_spinner="Fitting SLB on the first replicate…", max_entries=16, ttl=_TTL)
@@ -155,6 +156,7 @@ def structure_fit(design_args: tuple, n_train: int, seed: int, dens: tuple) -> S
         oracle_coef=None if ds.oracle_coef is None else ds.oracle_coef.copy(),
         recovery=rec,
         positions=positions,
+        ratio=clf.ratio_coefficients(),
     )
 
 

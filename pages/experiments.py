@@ -258,6 +258,19 @@ else:
             f"Learned weights multiplied by the least-squares factor "
             f"{coef_fig.layout.meta['scale']:.3g} to compare with them."
         )
+        if fit.ratio is not None:  # the same weights, identifiable (issue 26 item 8)
+            ratio_fig = figures.ratio_figure(
+                fit.ratio, oracle=figures.ratio_form(fit.oracle_coef, names), max_bars=30
+            )
+            st.plotly_chart(ratio_fig, key="exp_ratio", config=CHART)
+            st.caption(
+                "The same weights per term as the weight of its log-density ratio "
+                "(log p+ − log p−, dark) and of its common part (log p+ + log p−, grey): a "
+                "feature's two weights can cancel in the bars above, not here. Lemma 1 in this "
+                "form (diamonds): ratio 1 − (deg+ + deg−)/2 for a feature, 1 for an edge of both "
+                "classes, ½ for an edge of one. Learned weights × "
+                f"{ratio_fig.layout.meta['scale']:.3g}. Right: feature_importances_."
+            )
     else:
         st.info(
             "The oracle weights of Lemma 1 exist for forest designs only; choose "

@@ -106,6 +106,9 @@ def test_experiments_page_runs_and_shows_results():
     # oracle coefficients (forest design)
     coef = chart(at, "exp_coef")
     assert coef["layout"]["meta"]["kind"] == "coefficients"
+    ratio = chart(at, "exp_ratio")["layout"]["meta"]  # the same weights, identifiable
+    assert ratio["kind"] == "ratio_coefficients"
+    assert ratio["n_terms"] == len(clf.ratio_coefficients())
 
     # learning curve: one line per classifier, the chosen grid, a Bayes line
     curve = chart(at, "exp_curve")
