@@ -267,6 +267,21 @@ class KDENaiveBayes(_DensityBayes):
     %(proba)s
     n_features_in_ : int
     feature_names_in_ : ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.naive_bayes import KDENaiveBayes
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat(["neg", "pos"], 50)
+    >>> X = rng.normal(size=(100, 3)) + 2.0 * (y == "pos")[:, None]
+    >>> clf = KDENaiveBayes().fit(X, y)
+    >>> clf.predict([[0.0, 0.0, 0.0], [2.0, 2.0, 2.0]]).tolist()
+    ['neg', 'pos']
+    >>> clf.predict_proba(X[:4]).shape, clf.joint_log_likelihood(X[:4]).shape
+    ((4, 2), (4, 2))
+    >>> bool(clf.score(X, y) > 0.85)
+    True
     """)
 
     def fit(self, X, y):
