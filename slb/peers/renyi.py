@@ -126,6 +126,15 @@ def quantile_bin_edges(x, n_bins):
         distinct values around them and duplicates are dropped, so ties never create empty
         bins (a heavily tied feature gets fewer levels).  Values outside the training range
         fall in the first or last bin.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.renyi import quantile_bin_edges
+    >>> quantile_bin_edges(np.arange(10.0), 3).tolist()  # three levels of 3-4 values
+    [3.5, 6.5]
+    >>> quantile_bin_edges(np.array([1.0, 1.0, 2.0, 3.0]), 5).tolist()  # one per value
+    [1.5, 2.5]
     """
     v = np.unique(x)
     if v.size <= 1:
@@ -159,6 +168,25 @@ def indicator_matrix(block_codes, block_sizes):
     """Sparse one-hot indicator matrix ``W`` (CSR, shape (n_samples, sum(block_sizes))).
 
     Column ``offset[g] + k`` is the indicator of block ``g`` taking level ``k``.
+
+    Parameters
+    ----------
+    block_codes : ndarray of int, shape (n_samples, n_blocks)
+        Level of every block (feature or pair) for every sample.
+    block_sizes : ndarray of int, shape (n_blocks,)
+        Number of levels of every block.
+
+    Returns
+    -------
+    W : scipy.sparse.csr_matrix of shape (n_samples, sum(block_sizes))
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.renyi import indicator_matrix
+    >>> W = indicator_matrix(np.array([[0, 1], [1, 0], [0, 0]]), np.array([2, 2]))
+    >>> W.toarray().astype(int).tolist()  # one 1 per block in every row
+    [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 1, 0]]
     """
     n, n_blocks = block_codes.shape
     if n_blocks == 0:
@@ -189,6 +217,19 @@ def ridge_indicator_solution(W, c, alpha):
     Returns
     -------
     z : ndarray of shape (q,)
+
+    Examples
+    --------
+    The label follows the first feature's level; the second is noise:
+
+    >>> import numpy as np
+    >>> from slb.peers.renyi import indicator_matrix, ridge_indicator_solution
+    >>> W = indicator_matrix(np.array([[0, 0], [1, 0], [0, 1], [1, 1]]), np.array([2, 2]))
+    >>> c = np.array([1.0, -1.0, 1.0, -1.0])
+    >>> (ridge_indicator_solution(W, c, 0.0).round(3) + 0.0).tolist()  # fits c exactly
+    [1.0, -1.0, 0.0, 0.0]
+    >>> (ridge_indicator_solution(W, c, 0.1).round(3) + 0.0).tolist()  # shrunk
+    [0.833, -0.833, 0.0, 0.0]
     """
     n, q = W.shape
     if q == 0:
@@ -296,6 +337,15 @@ def group_lasso_indicator(
     z : ndarray of shape (sum(block_sizes),)
         Block by block; exact zeros on the removed blocks.
     n_iter : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.renyi import group_lasso_indicator
+    >>> codes = np.array([[0, 0], [1, 0], [0, 1], [1, 1]])  # the label follows block 0
+    >>> z, n_iter = group_lasso_indicator(codes, np.array([2, 2]), np.array([1.0, -1, 1, -1]), 0.1)
+    >>> (z.round(3) + 0.0).tolist()  # block 1 is removed
+    [0.95, -0.95, 0.0, 0.0]
     """
     n, n_blocks = block_codes.shape
     sizes = np.asarray(block_sizes, dtype=np.int64)
@@ -347,7 +397,31 @@ def _level_labels(edges):
 
 def indicator_names(blocks, bin_edges, names):
     """One name per indicator column, block by block: ``glucose (99.5, 117]`` or, for a pair
-    block, ``glucose <= 99.5 & bmi > 30.1`` (levels in the order of :func:`_block_codes`)."""
+    block, ``glucose <= 99.5 & bmi > 30.1`` (levels in the order of :func:`_block_codes`).
+
+    Parameters
+    ----------
+    blocks : sequence of tuple of int
+        The feature (or the two features) of every block.
+    bin_edges : list of ndarray
+        Cut points of every feature.
+    names : list of str
+        Feature names.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.renyi import indicator_names
+    >>> indicator_names([(0,), (0, 1)], [np.array([99.5]), np.array([30.1])], ["glucose", "bmi"])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['glucose <= 99.5', 'glucose > 99.5',
+     'glucose <= 99.5 & bmi <= 30.1', 'glucose <= 99.5 & bmi > 30.1',
+     'glucose > 99.5 & bmi <= 30.1', 'glucose > 99.5 & bmi > 30.1']
+    """
     labels = [
         [f"{n} {lab}" for lab in _level_labels(e)] for n, e in zip(names, bin_edges, strict=True)
     ]
@@ -447,6 +521,19 @@ class RenyiClassifier(
     posterior ``P~(Y | x)`` for both decision rules, clipped to ``[1e-6, 1 - 1e-6]``.  With
     ``decision="randomized"`` ``predict`` does not always follow the sign of
     ``decision_function`` (that is the point of the randomised rule).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.renyi import RenyiClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 50)
+    >>> X = rng.normal(size=(100, 3)) + 2.0 * np.outer(y, [1, 0, 0])  # only x0 is informative
+    >>> clf = RenyiClassifier().fit(X, y)
+    >>> clf.coef_.shape, clf.terms_[0]  # 3 features x 5 bins
+    ((1, 15), 'x0 <= -0.5646')
+    >>> RenyiClassifier(group_lasso=0.2).fit(X, y).selected_features_.tolist()
+    [0]
     """
 
     student_summary = _STUDENT_SUMMARY  # a class attribute, not a parameter
