@@ -127,6 +127,14 @@ def weight_grid(n_values):
     grid : ndarray of shape (B,)
         ``{-m, ..., -1, 0, 1, ..., m} / m`` with ``m = B // 2``, increasing; for even ``B`` the
         value ``+1`` is left out so that 0 stays in.
+
+    Examples
+    --------
+    >>> from slb.peers.discrete_map import weight_grid
+    >>> weight_grid(5).tolist()
+    [-1.0, -0.5, 0.0, 0.5, 1.0]
+    >>> weight_grid(4).tolist()  # even: +1 is dropped, 0 stays
+    [-1.0, -0.5, 0.0, 0.5]
     """
     m = n_values // 2
     grid = np.arange(-m, m + 1) / m
@@ -150,6 +158,18 @@ def clique_loss_table(Xc, y_pm, grid):
     table : ndarray of shape (B,) * k
         ``table[a_1, ..., a_k] = sum_n (1 - y_n sign(sum_j grid[a_j] Xc[n, j])) / 2``
         (eq. 5 summed over the samples; ``sign(0) = 0`` costs 1/2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.discrete_map import clique_loss_table, weight_grid
+    >>> Xc = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    >>> y_pm = np.array([1, -1, -1])
+    >>> table = clique_loss_table(Xc, y_pm, weight_grid(3))  # weights in {-1, 0, 1}
+    >>> table.tolist()
+    [[2.0, 2.5, 3.0], [1.0, 1.5, 2.0], [0.0, 0.5, 1.0]]
+    >>> float(table[2, 0])  # theta = (1, -1): no mistakes
+    0.0
     """
     N, k = Xc.shape
     B = grid.size
@@ -200,6 +220,22 @@ def chain_map(tables, unary, secondary=None, rtol=1e-9):
         Indices of the minimising values.
     energy : float
         The minimum energy.
+
+    Examples
+    --------
+    The dynamic program finds the minimum of a brute-force search:
+
+    >>> import itertools
+    >>> import numpy as np
+    >>> from slb.peers.discrete_map import chain_energy, chain_map
+    >>> rng = np.random.default_rng(0)
+    >>> tables = [rng.integers(0, 5, size=(3, 3)).astype(float) for _ in range(2)]
+    >>> unary = np.zeros((3, 3))
+    >>> labels, energy = chain_map(tables, unary)
+    >>> labels.tolist(), energy
+    ([2, 1, 0], 2.0)
+    >>> min(chain_energy(c, tables, unary) for c in itertools.product(range(3), repeat=3))
+    2.0
     """
     k = tables[0].ndim
     D, B = unary.shape
@@ -242,7 +278,28 @@ def chain_map(tables, unary, secondary=None, rtol=1e-9):
 
 
 def chain_energy(theta_idx, tables, unary):
-    """Energy of one configuration (variables in chain order), for checks."""
+    """Energy of one configuration (variables in chain order), for checks.
+
+    Parameters
+    ----------
+    theta_idx : sequence of int of length D
+        Index of every variable's value.
+    tables : list of ndarray, each of shape (B,) * k
+    unary : ndarray of shape (D, B)
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.discrete_map import chain_energy
+    >>> tables = [np.array([[0.0, 1.0], [2.0, 3.0]])]  # one clique of two binary variables
+    >>> unary = np.array([[0.0, 0.5], [0.0, 0.25]])
+    >>> chain_energy([1, 1], tables, unary)  # 3 + 0.5 + 0.25
+    3.75
+    """
     k = tables[0].ndim
     e = float(sum(unary[i, a] for i, a in enumerate(theta_idx)))
     for t, T in enumerate(tables):
@@ -256,6 +313,23 @@ def tie_break_potentials(grid, n_weights):
     ``(n_weights + 1) * 1[theta != 0] - |theta|``: one more non-zero weight always costs more
     than any gain in total magnitude (which is at most ``n_weights``), so minimising the sum
     is the lexicographic order (number of non-zeros, then ``-sum |theta_i|``).
+
+    Parameters
+    ----------
+    grid : ndarray of shape (B,)
+        Allowed weight values.
+    n_weights : int
+
+    Returns
+    -------
+    ndarray of shape (n_weights, B)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.discrete_map import tie_break_potentials
+    >>> tie_break_potentials(np.array([-1.0, -0.5, 0.0, 0.5, 1.0]), 2)[0].tolist()
+    [2.0, 2.5, 0.0, 2.5, 2.0]
     """
     return np.tile((n_weights + 1.0) * (grid != 0) - np.abs(grid), (n_weights, 1))
 
@@ -328,6 +402,19 @@ class DiscreteMAPClassifier(
     Time: O(N D B^(k+1)) for the potentials plus O(B D B^k) for the dynamic programs with
     ``offset="shared"`` (O(N D B^k) and O(D B^k) with ``offset="node"``), ``k = 2`` for the
     chain and 3 for the 2-chain, per chain; see the module docstring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.peers.discrete_map import DiscreteMAPClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 50)
+    >>> X = rng.normal(size=(100, 3)) + 3.0 * np.outer(y, [1, 0, 0])  # x0 separates the classes
+    >>> clf = DiscreteMAPClassifier(random_state=0).fit(X, y)
+    >>> bool(np.isin(clf.theta_, clf.weight_grid_).all()), clf.coef_.shape  # discrete weights
+    (True, (1, 3))
+    >>> clf.predict([[-3.0, 0.0, 0.0], [6.0, 0.0, 0.0]]).tolist(), bool(clf.score(X, y) > 0.8)
+    ([0, 1], True)
     """
 
     student_summary = _STUDENT_SUMMARY  # a class attribute, not a parameter
