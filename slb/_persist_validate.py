@@ -325,6 +325,39 @@ def _platt(est):
     if not ok:
         want = "(2,)" if K == 2 else f"({K}, {K + 1})"
         _fail(est, "platt_", f"has shape {p.shape}, not {want} for {K} classes")
+    prevalence, prior = _probability_convention(est, K)
+    if p is None or prevalence is None or prior is None:
+        return
+    # The convention pins the map: one positive factor, offsets from the two vectors.
+    offsets = np.log(prevalence) - np.log(prior)
+    offsets -= offsets.mean()
+    if K == 2:
+        ok = p[0] < 0 and abs(p[1] + (offsets[1] - offsets[0])) <= 1e-9 * max(1.0, abs(p[1]))
+    else:
+        A, b = p[:, :K], p[:, K]
+        scale = A[0, 0]
+        ok = scale > 0 and np.allclose(A, scale * np.eye(K), rtol=0, atol=1e-12)
+        ok = ok and np.allclose(b, offsets, rtol=0, atol=1e-9)
+    if not ok:
+        _fail(est, "platt_", "does not follow from training_prevalence_ and decision_prior_")
+
+
+def _probability_convention(est, K, log_prior=None):
+    """``docs/probabilities.md``'s attributes: two probability vectors (NB's and TAN's decision
+    prior is ``exp(class_log_prior_)``), a positive factor; absent from older files."""
+    vecs = dict.fromkeys(("training_prevalence_", "decision_prior_"))
+    for attr in vecs:  # absent from older files; present, each must be valid (None is not)
+        if attr in vars(est):
+            vecs[attr] = v = _array(est, attr, shape=(K,), gt=0.0, le=1.0)
+            if abs(float(v.sum()) - 1.0) > 1e-9:
+                _fail(est, attr, "does not sum to 1")
+    prior = vecs["decision_prior_"]
+    if prior is not None and log_prior is not None:
+        if not np.allclose(prior, np.exp(log_prior), rtol=0, atol=1e-9):
+            _fail(est, "decision_prior_", "is not exp(class_log_prior_)")
+    if "logit_scale_" in vars(est):
+        _number(est, "logit_scale_", gt=0.0)
+    return vecs["training_prevalence_"], prior
 
 
 def _log_priors(est, K):
@@ -502,6 +535,7 @@ def _check_derived_linear(est):
 def _check_nb(est):
     K, d, tr = _check_density_parent(est)
     _log_priors(est, K)
+    _probability_convention(est, K, est.class_log_prior_)
     n_terms = _terms(est, K * (d + tr.pairs_.shape[0]))
     _linear(est, n_terms, K)
 
@@ -509,6 +543,7 @@ def _check_nb(est):
 def _check_tan(est):
     K, d, tr = _check_density_parent(est)
     _log_priors(est, K)
+    _probability_convention(est, K, est.class_log_prior_)
     mi = _array(est, "mutual_info_", shape=(K, d, d))
     del mi
     P = tr.pairs_.shape[0]

@@ -243,8 +243,10 @@ def _state_scalars(doc):
 SCALARS = (-1, 0, 10**12, {"__float__": "nan"}, {"__float__": "inf"}, "x", None, 2.5, True)
 #: Fitted numbers any positive finite value of which is a valid model (like a coefficient):
 #: an SVM's kernel width under gamma="scale" depends on the training rows' variance, which the
-#: file does not keep.  They get only invalid replacements.
-FREE = {"_gamma"}
+#: file does not keep; naive Bayes's and TAN's calibration factor ``logit_scale_`` was fitted on
+#: cross-fitted log-likelihoods the file does not keep either.  They get only invalid
+#: replacements.
+FREE = {"_gamma", "logit_scale_"}
 INVALID = (-1, 0, {"__float__": "nan"}, {"__float__": "inf"}, "x", None)
 
 
