@@ -322,13 +322,18 @@ def test_nested_kernel_cv_equals_one_svm_per_threshold(monkeypatch):
     X[y == 1, 3] *= 1.5
     fast = SLBClassifier(random_state=0).fit(X, y)
 
-    def one_fit_per_mask(T_train, y_train, T_test, masks, Cs, class_weight, n_classes=2):
+    def one_fit_per_mask(T_train, y_train, T_test, masks, Cs, class_weight, n_classes=2, **options):
         out = []
         for C in Cs:
             row = []
             for m in masks:
                 coef, b = path_module.fit_linear_model(
-                    T_train[:, m], y_train, C=C, class_weight=class_weight, n_classes=n_classes
+                    T_train[:, m],
+                    y_train,
+                    C=C,
+                    class_weight=class_weight,
+                    n_classes=n_classes,
+                    **options,
                 )
                 dec = path_module.linear_decision(T_test[:, m], coef, b)
                 row.append((dec > 0).astype(int) if dec.ndim == 1 else dec.argmax(axis=1))
