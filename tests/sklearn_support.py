@@ -3,23 +3,18 @@
 ``check_classifiers_train`` asserts, as its last step, that ``predict`` equals
 ``argmax(predict_proba)``.  Under the library's convention (``docs/probabilities.md``) the
 SVM family's ``predict`` is the balanced-error rule ``argmax(predict_proba /
-training_prevalence_)``, which equals ``argmax(predict_proba)`` only when the classes are
-balanced (as in scikit-learn's check data, where the check now passes: XPASS).  The check stays
-an expected (non-strict) failure for them, and :func:`without_proba` runs all of it but that
-step.  (Before issue 26 item 2 the probabilities' Platt intercept was free, so the two could
-disagree even on balanced classes; DISCRETE's offset is now pinned at 0, so its ``predict``
-is ``argmax(predict_proba)`` and the check passes for it too.)
+training_prevalence_)``, which equals ``argmax(predict_proba)`` when the classes are balanced,
+as in scikit-learn's check data: the check passes, so no failure is expected (an expected
+failure that passes would be a test that cannot fail).  The rule on unbalanced classes is
+tested in ``tests/test_probability_convention.py``; :func:`without_proba` still runs the check
+on the estimator without ``predict_proba``.  (Before issue 26 item 2 the Platt intercept was
+free, so the two could disagree even on balanced classes.)
 """
 
 from sklearn.utils.metaestimators import available_if
 
-PROBA_REASON = (
-    "predict is the balanced-error rule argmax(predict_proba / training_prevalence_) "
-    "(docs/probabilities.md), which differs from argmax(predict_proba) when the classes are "
-    "unbalanced; the rest of the check runs without predict_proba"
-)
-
-CALIBRATED_CHECKS = ("check_classifiers_train",)
+#: Checks a calibrated classifier is expected to fail: none (see the module docstring).
+CALIBRATED_CHECKS = ()
 
 
 def without_proba(estimator):
@@ -42,4 +37,4 @@ def without_proba(estimator):
 
 def expected_calibration_failures(estimator):
     """``{check name: reason}`` for the checks a calibrated classifier is expected to fail."""
-    return {name: PROBA_REASON for name in CALIBRATED_CHECKS}
+    return dict.fromkeys(CALIBRATED_CHECKS, "")
