@@ -106,7 +106,7 @@ def design(name, n, d, seed):
         # small integer lab-like values: skewed, tied, weakly informative (the liver shape)
         z = rng.normal(size=(m, d))
         z[:, 1] += 0.6 * z[:, 0]
-        y = (0.6 * z[:, 0] - 0.5 * z[:, 2] + 0.4 * z[:, 3] * z[:, 4] + rng.logistic(size=m) > 0)
+        y = 0.6 * z[:, 0] - 0.5 * z[:, 2] + 0.4 * z[:, 3] * z[:, 4] + rng.logistic(size=m) > 0
         X = np.floor(np.exp(0.5 * z) * 4)
         return _split(X, y.astype(int), n)
     raise ValueError(name)
