@@ -35,6 +35,13 @@ def cluster_order(matrix) -> np.ndarray:
     -------
     order : ndarray of shape (d,)
         A permutation of ``range(d)`` (the leaves of the dendrogram, optimally ordered).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.array([[np.nan, 0.9, 0.1], [0.9, np.nan, 0.2], [0.1, 0.2, np.nan]])
+    >>> cluster_order(S).tolist()  # features 0 and 1 (strongly dependent) are neighbours
+    [2, 1, 0]
     """
     from scipy.cluster.hierarchy import leaves_list, linkage
     from scipy.spatial.distance import squareform
@@ -61,7 +68,13 @@ MAX_LABELLED = 30
 
 def heatmap_cell_px(d: int) -> int:
     """Side of one heatmap cell in pixels, so that the matrix is about 300-380 px wide (half a
-    1440 px screen beside its labels and colour bar); at least 6 px, at most 28 px."""
+    1440 px screen beside its labels and colour bar); at least 6 px, at most 28 px.
+
+    Examples
+    --------
+    >>> heatmap_cell_px(10), heatmap_cell_px(100)
+    (28, 6)
+    """
     room = 300 if d <= MAX_LABELLED else 380
     return int(min(28, max(6, room // max(int(d), 1))))
 
@@ -112,6 +125,17 @@ def kept_outline(kept, order, d: int) -> tuple[dict | None, int]:
     shape : dict or None
         One ``path`` shape around each kept pair's cell above the diagonal (display order).
     n_outlined : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> kept = np.zeros((3, 3), dtype=bool)
+    >>> kept[0, 2] = kept[2, 0] = True
+    >>> shape, n = kept_outline(kept, [0, 1, 2], 3)
+    >>> shape["path"], n
+    ('M1.5,-0.5 H2.5 V0.5 H1.5 Z', 1)
+    >>> kept_outline(None, [0, 1, 2], 3)
+    (None, 0)
     """
     if kept is None:
         return None, 0
@@ -146,6 +170,17 @@ def pair_graph_layout(n_features: int, pairs, weights, *, seed: int = 0) -> np.n
     Returns
     -------
     pos : ndarray of shape (n_features, 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    >>> pos = pair_graph_layout(3, pairs, np.array([0.9, 0.1, 0.2]), seed=0)
+    >>> pos.shape
+    (3, 2)
+    >>> dist = lambda i, j: float(np.linalg.norm(pos[i] - pos[j]))
+    >>> dist(0, 1) < dist(0, 2)  # the strongest pair is drawn closest
+    True
     """
     g = nx.Graph()
     g.add_nodes_from(range(n_features))
@@ -312,6 +347,14 @@ def tree_layout(n_features: int, edges, *, seed: int = 0) -> np.ndarray:
     -------
     pos : ndarray of shape (n_features, 2)
         ``pos[:, 1]`` is minus the depth: a child is exactly one row below its parent.
+
+    Examples
+    --------
+    >>> pos = tree_layout(4, [(0, 1), (1, 2), (1, 3)])
+    >>> (-pos[:, 1]).tolist()  # depths: node 1 (the centre) is the root
+    [1.0, 0.0, 1.0, 1.0]
+    >>> pos[:, 0].tolist()  # the root sits centred over its children 0, 2 and 3
+    [0.0, 1.0, 1.0, 2.0]
     """
     g = nx.Graph()
     g.add_nodes_from(range(n_features))
