@@ -30,6 +30,16 @@ def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.
         The bar trace (named ``"mean BER"``) has one bar per classifier, in the columns' order
         with SLB first (:func:`slb.viz.style.classifier_order`: never re-sorted by value, so a
         bar stays in its place when λ or the data change); values in percent.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> per_fold = pd.DataFrame({"SLB": [0.10, 0.14, 0.12], "NB": [0.20, 0.22, 0.18]})
+    >>> fig = ber_bars(per_fold)
+    >>> [trace.type for trace in fig.data]
+    ['bar', 'scatter']
+    >>> [round(v, 1) for v in fig.data[0].y]  # mean BER in percent
+    [12.0, 20.0]
     """
     mean = per_fold.mean(axis=0) * 100
     sd = (per_fold.std(axis=0, ddof=1) if len(per_fold) > 1 else per_fold.std(axis=0, ddof=0)) * 100
@@ -111,6 +121,24 @@ def ber_curve(
         ``range``, ``computed_from``, ``uncomputed`` (the grey intervals), ``current``
         (``threshold``, ``curve_ber``: the step holding λ, None where nothing is computed;
         ``marker_ber``) and ``nested_ber``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> steps = pd.DataFrame(
+    ...     {
+    ...         "threshold": [0.1, 0.2, 0.3],
+    ...         "lower": [0.0, 0.1, 0.2],
+    ...         "mean_ber": [0.3, 0.2, 0.25],
+    ...         "sd_ber": [0.02, 0.03, 0.02],
+    ...         "mean_pairs": [3.0, 2.0, 1.0],
+    ...     }
+    ... )
+    >>> fig = ber_curve(steps, 0.15, ber_at_threshold=0.2)
+    >>> fig.layout.meta["current"]  # λ = 0.15 lies in the step (0.1, 0.2]
+    {'threshold': 0.15, 'curve_ber': 0.2, 'marker_ber': 0.2}
+    >>> fig.layout.meta["range"]
+    [0.1, 0.3]
     """
     t = steps["threshold"].to_numpy(dtype=float)
     m = steps["mean_ber"].to_numpy(dtype=float) * 100

@@ -27,6 +27,14 @@ def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "
     Figure
         Two bar traces (``+`` first) whose ``x`` are the shares in %; ``layout.meta``:
         ``kind``, ``n_pos``, ``n_neg``.
+
+    Examples
+    --------
+    >>> fig = class_balance(30, 10)
+    >>> [trace.x for trace in fig.data]  # shares in %, class + first
+    [(75.0,), (25.0,)]
+    >>> fig.layout.meta["n_pos"], fig.layout.meta["n_neg"]
+    (30, 10)
     """
     total = max(int(n_pos) + int(n_neg), 1)
     bars = [
@@ -137,6 +145,18 @@ def density_1d(
     Figure
         The KDE curves are the traces named ``"KDE +"`` and ``"KDE −"``; ``layout.meta`` holds
         the bandwidths.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.r_[rng.normal(0, 1, 20), rng.normal(2, 1, 20)]
+    >>> y01 = np.r_[np.zeros(20), np.ones(20)]
+    >>> fig = density_1d(x, y01, [0.5, 0.5], feature="x1")
+    >>> [trace.type for trace in fig.data]
+    ['histogram', 'scatter', 'scatter', 'histogram', 'scatter', 'scatter']
+    >>> fig.data[1].name
+    'KDE +'
     """
     x = np.asarray(x, dtype=float)
     y01 = np.asarray(y01).astype(int)
@@ -232,6 +252,18 @@ def density_2d(
     -------
     Figure
         Contour traces named ``"KDE +"`` and ``"KDE −"`` (``z`` the density on the grid).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.r_[rng.normal(0, 1, 20), rng.normal(2, 1, 20)]
+    >>> y01 = np.r_[np.zeros(20), np.ones(20)]
+    >>> fig = density_2d(x, x[::-1], y01, [0.5, 0.5], [0.5, 0.5], feature_a="a", feature_b="b")
+    >>> [trace.type for trace in fig.data]
+    ['contour', 'scatter', 'contour', 'scatter']
+    >>> fig.data[0].name
+    'KDE +'
     """
     xa = np.asarray(xa, dtype=float)
     xb = np.asarray(xb, dtype=float)
