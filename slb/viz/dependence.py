@@ -114,6 +114,17 @@ def dependence_heatmap(
         ``layout.meta``: ``n_features``, ``n_labels`` (names on each axis), ``n_outlined``,
         ``order`` (the display order; :func:`slb.viz.selection.clickable_pairs` reads the
         clicked cell's pair from it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.array([[np.nan, 0.9, 0.1], [0.9, np.nan, 0.2], [0.1, 0.2, np.nan]])
+    >>> P = np.array([[np.nan, 0.01, 0.5], [0.01, np.nan, 0.3], [0.5, 0.3, np.nan]])
+    >>> fig = dependence_heatmap(S, P, ["a", "b", "c"], kept=S > 0.5)
+    >>> [trace.type for trace in fig.data]
+    ['heatmap', 'scatter']
+    >>> fig.layout.meta["n_outlined"], fig.layout.meta["order"]
+    (1, [0, 1, 2])
     """
     S = np.asarray(statistic, dtype=float)
     P = np.asarray(pvalue, dtype=float)
@@ -222,6 +233,14 @@ def dependence_histogram(
     Returns
     -------
     Figure
+
+    Examples
+    --------
+    >>> fig = dependence_histogram([0.9, 0.2, 0.1], [0.3, 0.05, 0.02], threshold=0.25)
+    >>> [trace.type for trace in fig.data]
+    ['histogram', 'histogram']
+    >>> fig.layout.shapes[0].x0, fig.layout.annotations[0].text
+    (0.25, 'λ = 0.25')
     """
     label = _measure_label(measure)
     pos = np.asarray(pos_values, dtype=float)
@@ -255,6 +274,15 @@ def threshold_line(fig: go.Figure, threshold: float) -> go.Figure:
     """Draw :func:`dependence_histogram`'s dashed line at λ = ``threshold`` (if finite), labelled.
 
     Returns ``fig``.  (The dashboard adds it to a cached histogram when λ moves.)
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> fig = threshold_line(go.Figure(), 0.5)
+    >>> fig.layout.shapes[0].x0, fig.layout.annotations[0].text
+    (0.5, 'λ = 0.5')
+    >>> len(threshold_line(go.Figure(), float("nan")).layout.shapes)  # no line where λ is undefined
+    0
     """
     if np.isfinite(threshold):
         fig.add_vline(
