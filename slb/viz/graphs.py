@@ -200,6 +200,16 @@ def pair_graph(
         and ``pairs`` (the kept pairs, as given); the trace named ``"pair hover"`` has one
         point per edge (hover, click) with the pair's feature indices as ``customdata``
         (:func:`slb.viz.selection.clickable_pairs` reads them from ``meta``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pos = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, 1.0]])
+    >>> strength = np.array([[0.2], [0.8]])  # pair (0, 1): weak in class -, strong in class +
+    >>> dependent = np.array([[False], [True]])
+    >>> fig = pair_graph(["a", "b", "c"], np.array([[0, 1]]), strength, dependent, pos)
+    >>> [fig.layout.meta[k] for k in ("n_edges", "n_nodes", "n_labels")]
+    [1, 3, 3]
     """
     labels = _names(names)
     pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
@@ -354,6 +364,12 @@ def tree_graph(
         ``layout.meta``: ``n_edges`` (``len(edges)``) and ``n_labels`` (nodes with their name
         written: as many as fit without overlapping, best connected first; the rest on
         hover), ``depth``.
+
+    Examples
+    --------
+    >>> fig = tree_graph(["a", "b", "c", "d"], [(0, 1), (1, 2), (1, 3)])
+    >>> fig.layout.meta["n_edges"], fig.layout.meta["depth"]  # rooted at b, one level below it
+    (3, 1)
     """
     labels = _names(names)
     d = len(labels)
