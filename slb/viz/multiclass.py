@@ -46,7 +46,15 @@ _SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "cross", "star", 
 
 
 def class_color(k: int) -> str:
-    """The colour of class ``k`` (0-based) in every K-class figure."""
+    """The colour of class ``k`` (0-based) in every K-class figure.
+
+    Examples
+    --------
+    >>> class_color(0), class_color(1)
+    ('#0072B2', '#D55E00')
+    >>> class_color(len(CLASS_COLORS)) == class_color(0)  # the palette cycles
+    True
+    """
     return CLASS_COLORS[int(k) % len(CLASS_COLORS)]
 
 
@@ -66,6 +74,14 @@ def class_balance_k(counts: dict) -> go.Figure:
     -------
     Figure
         One bar trace per class; ``layout.meta``: ``kind="class_balance"``, ``counts``.
+
+    Examples
+    --------
+    >>> fig = class_balance_k({"a": 2, "b": 6, "c": 2})
+    >>> [trace.x for trace in fig.data]  # shares in %
+    [(20.0,), (60.0,), (20.0,)]
+    >>> fig.layout.meta["counts"]
+    [2, 6, 2]
     """
     items = [(str(k), int(v)) for k, v in counts.items()]
     total = max(sum(v for _, v in items), 1)
@@ -119,6 +135,18 @@ def density_1d_k(
     Figure
         The curves are the traces named ``"KDE <class>"``; ``layout.meta``: ``kind``,
         ``n_classes``, ``bandwidths``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.r_[rng.normal(0, 1, 10), rng.normal(2, 1, 10), rng.normal(4, 1, 10)]
+    >>> y = np.repeat([0, 1, 2], 10)
+    >>> fig = density_1d_k(x, y, [0.5, 0.5, 0.5], ["a", "b", "c"], feature="x1")
+    >>> [trace.name for trace in fig.data if trace.name.startswith("KDE")]
+    ['KDE a', 'KDE b', 'KDE c']
+    >>> fig.layout.meta["n_classes"]
+    3
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y).astype(int)
@@ -191,6 +219,16 @@ def density_2d_k(
     -------
     Figure
         Contour traces named ``"KDE <class>"``; ``layout.meta``: ``kind``, ``n_classes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.r_[rng.normal(0, 1, 10), rng.normal(2, 1, 10), rng.normal(4, 1, 10)]
+    >>> y = np.repeat([0, 1, 2], 10)
+    >>> fig = density_2d_k(x, x[::-1], y, [[0.5, 0.5]] * 3, ["a", "b", "c"])
+    >>> [trace.name for trace in fig.data if trace.type == "contour"]
+    ['KDE a', 'KDE b', 'KDE c']
     """
     xa = np.asarray(xa, dtype=float)
     xb = np.asarray(xb, dtype=float)
@@ -277,6 +315,19 @@ def pair_graph_k(
         One edge trace per class drawn, named ``"edges <class>"`` (``meta`` of the layout:
         ``kind="pair_graph_k"``, ``n_edges`` per class drawn, keyed by the escaped class
         name), and the nodes (``"features"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pos = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, 1.0]])
+    >>> pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    >>> stat = np.array([[0.9, 0.1, 0.1], [0.1, 0.8, 0.1]])  # class a: pair (0, 1); b: (0, 2)
+    >>> fig = pair_graph_k(["u", "v", "w"], pairs, stat, stat > 0.5, pos, ["a", "b"])
+    >>> fig.layout.meta["n_edges"]
+    {'a': 1, 'b': 1}
+    >>> fig = pair_graph_k(["u", "v", "w"], pairs, stat, stat > 0.5, pos, ["a", "b"], show=1)
+    >>> fig.layout.meta["n_edges"]  # class b's edges only
+    {'b': 1}
     """
     P = np.asarray(positions, dtype=float)
     pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
@@ -363,6 +414,16 @@ def confusion_figure_k(
     Figure
         ``layout.meta``: ``kind="confusion"``, ``counts`` (K x K, true rows), ``total``,
         ``classes`` (escaped names).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> counts = pd.DataFrame([[8, 2], [1, 9]], index=["a", "b"], columns=["a", "b"])
+    >>> fig = confusion_figure_k(counts)
+    >>> fig.data[0].text  # counts and the share of the true class (row)
+    (['8<br>80.0%', '2<br>20.0%'], ['1<br>10.0%', '9<br>90.0%'])
+    >>> fig.layout.meta["total"]
+    20
     """
     c = np.asarray(counts, dtype=int)
     K = c.shape[0]
@@ -394,6 +455,14 @@ def class_scores_figure(scores, class_names: Sequence[str], *, title: str | None
     Figure
         One horizontal bar per class; ``layout.meta``: ``kind="class_scores"``, ``winner``
         (index), ``margin`` (winner minus runner-up).
+
+    Examples
+    --------
+    >>> fig = class_scores_figure([0.2, -0.5, 0.7], ["a", "b", "c"])
+    >>> fig.data[0].y  # the winner is starred
+    ('a', 'b', '★ c')
+    >>> fig.layout.meta["winner"], round(fig.layout.meta["margin"], 3)
+    (2, 0.5)
     """
     s = np.asarray(scores, dtype=float)
     order = np.argsort(-s, kind="stable")
