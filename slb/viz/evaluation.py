@@ -24,7 +24,15 @@ _DASHES = ("solid", "dash", "dot", "dashdot")
 
 
 def classifier_style(index: int) -> dict:
-    """Line colour and dash of the ``index``-th classifier (colours first, then dashes)."""
+    """Line colour and dash of the ``index``-th classifier (colours first, then dashes).
+
+    Examples
+    --------
+    >>> classifier_style(0)
+    {'color': '#000000', 'dash': 'solid'}
+    >>> classifier_style(len(CLASSIFIER_COLORS) + 1)  # colours run out: the next dash
+    {'color': '#E69F00', 'dash': 'dash'}
+    """
     n = len(CLASSIFIER_COLORS)
     return {"color": CLASSIFIER_COLORS[index % n], "dash": _DASHES[(index // n) % len(_DASHES)]}
 
@@ -83,6 +91,19 @@ def roc_figure(curves: dict, auc: pd.Series, *, height: int = 420) -> go.Figure:
     -------
     Figure
         ``layout.meta``: ``kind="roc"``, ``classifiers``, ``AUC`` (name -> area).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> curves = {
+    ...     "SLB": pd.DataFrame({"fpr": [0.0, 0.2, 1.0], "tpr": [0.0, 0.8, 1.0]}),
+    ...     "NB": pd.DataFrame({"fpr": [0.0, 1.0], "tpr": [0.0, 1.0]}),
+    ... }
+    >>> fig = roc_figure(curves, pd.Series({"SLB": 0.8, "NB": 0.5}))
+    >>> [trace.name for trace in fig.data]
+    ['chance', 'SLB (AUC 0.800)', 'NB (AUC 0.500)']
+    >>> fig.layout.meta["AUC"]
+    {'SLB': 0.8, 'NB': 0.5}
     """
     fig = _curve_figure(
         curves,
@@ -119,6 +140,16 @@ def pr_figure(
     -------
     Figure
         ``layout.meta``: ``kind="pr"``, ``classifiers``, ``AP`` (name -> average precision).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> curves = {"SLB": pd.DataFrame({"recall": [0.0, 0.5, 1.0], "precision": [1.0, 0.8, 0.5]})}
+    >>> fig = pr_figure(curves, pd.Series({"SLB": 0.8}), prevalence=0.5)
+    >>> [trace.name for trace in fig.data]
+    ['chance', 'SLB (AP 0.800)']
+    >>> fig.data[0].y  # a random ranking's precision: the prevalence
+    (0.5, 0.5)
     """
     fig = _curve_figure(
         curves,
@@ -157,6 +188,16 @@ def confusion_heatmap(pct, ticks, text, hover_text) -> go.Figure:
     Returns
     -------
     Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pct = np.array([[80.0, 20.0], [10.0, 90.0]])
+    >>> fig = confusion_heatmap(pct, ["a", "b"], [["8", "2"], ["1", "9"]], "%{text}")
+    >>> fig.data[0].type, fig.data[0].z.tolist()
+    ('heatmap', [[80.0, 20.0], [10.0, 90.0]])
+    >>> fig.layout.yaxis.autorange  # the first true class on top
+    'reversed'
     """
     fig = go.Figure(
         go.Heatmap(
@@ -199,6 +240,16 @@ def confusion_figure(
     Figure
         Rows drawn positive first; ``layout.meta``: ``kind="confusion"``, ``counts``
         (``[[TP, FN], [FP, TN]]``, as drawn), ``total``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> counts = pd.DataFrame([[9, 1], [2, 8]], index=["-", "+"], columns=["-", "+"])
+    >>> fig = confusion_figure(counts, pos_name="sick", neg_name="healthy")
+    >>> fig.layout.meta["counts"]  # [[TP, FN], [FP, TN]]
+    [[8, 2], [1, 9]]
+    >>> fig.data[0].text
+    (['8<br>80.0%', '2<br>20.0%'], ['1<br>10.0%', '9<br>90.0%'])
     """
     c = np.asarray(counts, dtype=int)[::-1, ::-1]  # positive class first
     totals = c.sum(axis=1, keepdims=True)
