@@ -35,6 +35,13 @@ def term_kind(term: str, feature_names: Sequence[str] | None = None) -> tuple[st
     -------
     sign : {"+", "-", "?"}
     kind : {"univariate", "bivariate"}
+
+    Examples
+    --------
+    >>> term_kind("log p+(a)"), term_kind("log p-(a, b)")
+    (('+', 'univariate'), ('-', 'bivariate'))
+    >>> term_kind("log p+(a, b)", feature_names=["a, b", "c"])  # a feature named "a, b"
+    ('+', 'univariate')
     """
     t = str(term)
     sign = "+" if t.startswith("log p+(") else "-" if t.startswith("log p-(") else "?"
@@ -55,6 +62,15 @@ def oracle_scale(coef: pd.Series, oracle: pd.Series) -> float:
     """Least-squares factor ``s`` minimising ``||s * coef - oracle||²`` over the union of terms.
 
     Terms missing on one side count as 0.  Returns 1.0 when ``coef`` is all zero.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> coef = pd.Series({"log p+(a)": 1.0, "log p-(a)": -1.0})
+    >>> oracle_scale(coef, pd.Series({"log p+(a)": 2.0, "log p-(a)": -2.0, "log p+(b)": 0.0}))
+    2.0
+    >>> oracle_scale(0 * coef, coef)
+    1.0
     """
     idx = coef.index.union(oracle.index, sort=False)
     c = coef.reindex(idx).fillna(0.0).to_numpy(dtype=float)
@@ -146,6 +162,17 @@ def coefficient_figure(
     Figure
         The four bar traces together have one bar per drawn term of ``coef`` (``layout.meta``:
         ``n_terms`` of ``coef``, ``n_drawn`` terms drawn, ``scale``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> coef = pd.Series({"log p+(a)": 1.0, "log p-(a)": -1.0, "log p+(a, b)": 0.5})
+    >>> oracle = 2 * coef
+    >>> fig = coefficient_figure(coef, feature_names=["a", "b"], oracle=oracle)
+    >>> [trace.type for trace in fig.data]  # bars of the learned weights, diamonds of the oracle
+    ['bar', 'bar', 'bar', 'scatter']
+    >>> [fig.layout.meta[k] for k in ("n_terms", "n_drawn", "scale")]
+    [3, 3, 2.0]
     """
     coef = pd.Series(coef, dtype=float)
     scale = oracle_scale(coef, oracle) if oracle is not None else 1.0
@@ -429,6 +456,16 @@ def contributions_figure(
         Colours are the class colours of every page: a step toward ``+`` is drawn in the
         positive class's colour (:data:`COLORS` ``"+"``), a step toward ``−`` in the negative
         class's; the legend says so in words.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> c = pd.Series({"log p+(a)": 0.6, "log p-(a)": -0.2, "log p+(b)": 0.1})
+    >>> fig = contributions_figure(c, baseline=0.5, top=2)
+    >>> fig.data[0].y
+    ('baseline (training means)', 'log p+(a)', 'log p-(a)', '1 other terms', 'decision value')
+    >>> fig.data[0].x  # the decision value is the baseline plus every step
+    (0.5, 0.6, -0.2, 0.1, 1.0)
     """
     c = pd.Series(contributions, dtype=float)
     labels, values, measure, hover = _waterfall_steps(c, baseline, top, feature_names)
