@@ -86,6 +86,25 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
     -------
     plotly.graph_objects.Figure
         ``layout.meta``: ``{"kind": "learning_curve", "classifiers": [...], "n": [...]}``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> long = pd.DataFrame(
+    ...     {
+    ...         "n": [50, 50, 100, 100] * 2,
+    ...         "replicate": [0, 1, 0, 1] * 2,
+    ...         "classifier": ["SLB"] * 4 + ["NB"] * 4,
+    ...         "ber": [0.30, 0.26, 0.20, 0.22, 0.35, 0.33, 0.30, 0.28],
+    ...     }
+    ... )
+    >>> fig = learning_curve_figure(long, bayes=0.1)
+    >>> [trace.name for trace in fig.data]
+    ['SLB', 'NB']
+    >>> fig.data[0].y.tolist()  # SLB's mean BER (%) at n = 50 and n = 100
+    [28.0, 21.0]
+    >>> fig.layout.meta["n"]
+    [50, 100]
     """
     if not isinstance(long, pd.DataFrame) and hasattr(long, "long") and hasattr(long, "figure"):
         return long.figure(paper=paper is not False, title=title)
@@ -154,6 +173,25 @@ def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
     -------
     plotly.graph_objects.Figure
         ``layout.meta``: ``{"kind": "label_noise", "metric": ..., "classifiers": [...]}``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> summary = pd.DataFrame(
+    ...     {
+    ...         "classifier": ["SLB", "SLB", "NB", "NB"],
+    ...         "p": [0.0, 0.2, 0.0, 0.2],
+    ...         "accuracy": [0.9, 0.8, 0.85, 0.7],
+    ...         "accuracy_se": [0.01, 0.02, 0.01, 0.03],
+    ...     }
+    ... )
+    >>> fig = noise_figure(summary)
+    >>> [trace.name for trace in fig.data], fig.data[1].y.tolist()  # NB's accuracy (%)
+    (['SLB', 'NB'], [85.0, 70.0])
+    >>> noise_figure(summary, metric="auc")
+    Traceback (most recent call last):
+    ...
+    ValueError: metric must be 'accuracy' or 'ber'
     """
     if metric not in ("accuracy", "ber"):
         raise ValueError("metric must be 'accuracy' or 'ber'")
@@ -238,6 +276,14 @@ def network_graph(
     -------
     Figure
         ``layout.meta``: ``{"kind": "network", "n_edges": ..., "n_nodes": ...}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pos = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, 1.0]])
+    >>> fig = network_graph(["a", "b", "c"], [(0, 1), (1, 2)], pos)
+    >>> fig.layout.meta["n_edges"], fig.layout.meta["n_nodes"]
+    (2, 3)
     """
     labels = _names(names)
     P = np.asarray(positions, dtype=float)
@@ -300,6 +346,14 @@ def recovery_graph(
         ``layout.meta``: ``{"kind": "recovery", "n_kept", "n_true", "n_true_positive",
         "n_false_positive", "n_missed"}``; traces named ``"kept, true edge"``,
         ``"kept, not an edge"`` and ``"missed true edge"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pos = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, 1.0]])
+    >>> fig = recovery_graph(["a", "b", "c"], [(0, 1), (0, 2)], [(1, 0), (1, 2)], pos)
+    >>> [fig.layout.meta[k] for k in ("n_true_positive", "n_false_positive", "n_missed")]
+    [1, 1, 1]
     """
     labels = _names(names)
     P = np.asarray(positions, dtype=float)
