@@ -101,7 +101,7 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
     >>> fig = learning_curve_figure(long, bayes=0.1)
     >>> [trace.name for trace in fig.data]
     ['SLB', 'NB']
-    >>> fig.data[0].y.tolist()  # SLB's mean BER (%) at n = 50 and n = 100
+    >>> fig.data[0].y.round(6).tolist()  # SLB's mean BER (%) at n = 50 and n = 100
     [28.0, 21.0]
     >>> fig.layout.meta["n"]
     [50, 100]
