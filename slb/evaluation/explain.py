@@ -89,6 +89,16 @@ class GroupedExplanation:
     share : float
         The share of ``total`` that the shown groups account for, ``1 − |other| / |total|``
         (1.0 when every group is shown; at most 1).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> g = pd.Series({"a": 3.0, "b": -2.0, "c": 0.5, "d": 0.25, "e": -0.5})
+    >>> e = explained_groups(g, share=0.8)
+    >>> isinstance(e, GroupedExplanation), e.shown.to_dict()
+    (True, {'a': 3.0, 'b': -2.0})
+    >>> e.other, e.n_other, e.total, e.share  # 1 - |0.25| / |1.25| = 0.8
+    (0.25, 3, 1.25, 0.8)
     """
 
     shown: pd.Series

@@ -43,6 +43,18 @@ class SurfaceGrid:
     frame : pandas.DataFrame
         The ``ny * nx`` full feature vectors, row ``i * nx + j`` at ``(x[j], y[i])``, with the
         columns of the data.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], "b": [0.0, 2.0, 4.0, 6.0], "c": [1.0, 1.0, 3.0, 5.0]})
+    >>> grid = surface_grid(X, ["a", "b"], resolution=3, margin=0.0)
+    >>> grid.features, grid.x.tolist(), grid.y.tolist(), grid.shape
+    (('a', 'b'), [0.0, 1.5, 3.0], [0.0, 3.0, 6.0], (3, 3))
+    >>> grid.held_from, float(grid.held["c"])  # c held at its median
+    ('median', 2.0)
+    >>> grid.frame.iloc[3].tolist()  # row i * nx + j = 1 * 3 + 0: (x[0], y[1])
+    [0.0, 3.0, 2.0]
     """
 
     features: tuple
@@ -72,6 +84,21 @@ class DecisionSurface:
         is ``predict`` of ``grid.frame``'s row ``i * nx + j``).
     codes : dict
         Classifier name -> ``(ny, nx)`` int array: the index of each prediction in ``classes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], "b": [0.0, 2.0, 4.0, 6.0]})
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, np.array([0, 0, 1, 1]))
+    >>> s = decision_surface({"tree": tree}, X, ["a", "b"], resolution=3, margin=0.0)
+    >>> isinstance(s, DecisionSurface), s.classes.tolist()
+    (True, [0, 1])
+    >>> s.codes["tree"].tolist()  # rows: b = 0, 3, 6
+    [[0, 0, 0], [0, 0, 0], [1, 1, 1]]
+    >>> s.shares().round(3).to_dict("index")
+    {'tree': {0: 0.667, 1: 0.333}}
     """
 
     grid: SurfaceGrid
