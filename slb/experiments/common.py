@@ -37,7 +37,14 @@ ProgressFn = Callable[[int, int, str], None]
 # classifiers, seeds, progress
 # ----------------------------------------------------------------------------------------------
 def classifier_names() -> list:
-    """Every classifier name the experiments accept: the keys of :data:`slb.evaluation.registry.CLASSIFIERS`."""
+    """Every classifier name the experiments accept: the keys of :data:`slb.evaluation.registry.CLASSIFIERS`.
+
+    Examples
+    --------
+    >>> names = classifier_names()
+    >>> names[0], "NB" in names
+    ('SLB', True)
+    """
     return list(CLASSIFIERS)
 
 
@@ -55,6 +62,11 @@ def make_estimator(name, random_state=None, density_params=None):
     Returns
     -------
     estimator
+
+    Examples
+    --------
+    >>> type(make_estimator("NB", random_state=0)).__name__
+    'KDENaiveBayes'
     """
     return make_classifier(name, random_state=random_state, **dict(density_params or {}))
 
@@ -110,6 +122,15 @@ class TerminalProgress:
     stream : file-like, default sys.stderr
     log_interval : float, default 30
         Seconds between two redraws when the stream is not a terminal.
+
+    Examples
+    --------
+    >>> import io
+    >>> progress = TerminalProgress(stream=io.StringIO())
+    >>> progress(1, 2, "first")
+    >>> progress(2, 2, "second")
+    >>> progress.bar.n, progress.bar.total
+    (2, 2)
     """
 
     def __init__(self, stream=None, log_interval=30.0):
@@ -163,7 +184,17 @@ def _paper_cell(mean, sd):
 
 
 def markdown_table(frame: pd.DataFrame, index=True) -> str:
-    """A plain GitHub-flavoured Markdown table of a DataFrame (no extra dependency)."""
+    """A plain GitHub-flavoured Markdown table of a DataFrame (no extra dependency).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"error": [0.1, 0.2]}, index=pd.Index(["SLB", "NB"], name="clf"))
+    >>> print(markdown_table(frame))
+    | clf | error |
+    |---|---|
+    | SLB | 0.1 |
+    | NB | 0.2 |
+    """
     cols = ([frame.index.name or ""] if index else []) + [str(c) for c in frame.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for idx, row in frame.iterrows():
