@@ -119,6 +119,11 @@ def term_name(label: int, *columns: str) -> str:
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> term_name(1, "x3"), term_name(-1, "x1", "x3")
+    ('log p+(x3)', 'log p-(x1, x3)')
     """
     sign = "+" if int(label) > 0 else "-"
     return f"log p{sign}({', '.join(columns)})"
@@ -495,6 +500,12 @@ def sample(dataset: SyntheticDataset, n_pos: int, n_neg: int, random_state=None,
     -------
     X : DataFrame of shape (n_pos + n_neg, d)
     y : ndarray of int, values in {-1, +1}
+
+    Examples
+    --------
+    >>> X, y = sample(make_forest_bn(20, 10, d=4, random_state=0), 3, 2, random_state=1)
+    >>> X.shape, sorted(y.tolist())
+    ((5, 4), [-1, -1, 1, 1, 1])
     """
     rng = _as_generator(random_state)
     return _draw(
@@ -737,6 +748,12 @@ def log_likelihood_ratio(dataset: SyntheticDataset, X) -> np.ndarray:
     Returns
     -------
     ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> ds = make_forest_bn(n_train=20, n_test=10, d=4, random_state=0)
+    >>> log_likelihood_ratio(ds, ds.X_test).shape
+    (10,)
     """
     return dataset.models[1].logpdf(X) - dataset.models[-1].logpdf(X)
 
@@ -774,6 +791,13 @@ def oracle_coefficients(graphs: dict, columns) -> pd.Series:
         for the + edges and ``log p-(xi, xj)`` for the - edges.  Values: ``1 - deg+(i)``,
         ``-(1 - deg-(i))``, ``+1`` and ``-1``.  Pairs not listed have weight 0; the intercept
         is 0 for the log-likelihood ratio itself.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> graphs = {1: nx.DiGraph([("x1", "x2")]), -1: nx.DiGraph([("x2", "x3")])}
+    >>> oracle_coefficients(graphs, ["x1", "x2", "x3"]).tolist()
+    [0.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, -1.0]
     """
     columns = list(columns)
     pos = {c: k for k, c in enumerate(columns)}
@@ -910,6 +934,14 @@ def edge_recovery(kept_pairs, graphs: dict, columns) -> dict:
         (``n_true_positive / n_true``; NaN when there is no true edge), ``f1`` (NaN when
         either is NaN or both are 0), and ``true_edges``, ``kept`` (sorted lists of index
         pairs ``(i, j)`` with ``i < j``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> graphs = {1: nx.DiGraph([("x1", "x2")]), -1: nx.DiGraph([("x2", "x3")])}
+    >>> r = edge_recovery([(0, 1), (0, 2)], graphs, ["x1", "x2", "x3"])
+    >>> r["precision"], r["recall"]
+    (0.5, 0.5)
     """
     columns = list(columns)
     pos = {c: k for k, c in enumerate(columns)}
