@@ -601,6 +601,12 @@ def make_forest_bn(
     -------
     SyntheticDataset
         With ``oracle_coef`` set (Lemma 1's weights).
+
+    Examples
+    --------
+    >>> ds = make_forest_bn(n_train=20, n_test=10, d=4, random_state=0)
+    >>> ds.X_train.shape, ds.graphs[1].number_of_edges()
+    ((20, 4), 3)
     """
     columns = _columns(d)
     cpd = _check_cpd(cpd)
@@ -677,6 +683,12 @@ def make_general_bn(
     -------
     SyntheticDataset
         ``design["shared_nodes"]`` lists the shared nodes; ``oracle_coef`` is None.
+
+    Examples
+    --------
+    >>> ds = make_general_bn(n_train=20, n_test=10, d=5, random_state=0)
+    >>> ds.X_test.shape, ds.graphs[1].number_of_edges()
+    ((10, 5), 6)
     """
     columns = _columns(d)
     cpd = _check_cpd(cpd)
