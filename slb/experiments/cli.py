@@ -348,6 +348,14 @@ def main(argv=None):
     ----------
     argv : list of str or None
         Arguments without the program name (default ``sys.argv[1:]``).
+
+    Examples
+    --------
+    >>> try:
+    ...     main(["real", "--classifiers", "XYZ"])
+    ... except SystemExit as exc:
+    ...     print(exc)
+    Unknown classifier(s) 'XYZ'; choose from SLB, ...
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)

@@ -109,6 +109,12 @@ class Design:
         Forests with complex CPDs: the mixture means are ``coef * z +/- spacing``.
     variant : {"uncalibrated", "calibrated"}
         A label: which values the three choices above have (see :meth:`with_variant`).
+
+    Examples
+    --------
+    >>> design = Design("bn", "complex", "imbalanced")
+    >>> design.family, design.balance, design.d
+    ('bn', 0.75, 20)
     """
 
     family: str = "forest"
