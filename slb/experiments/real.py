@@ -53,6 +53,19 @@ def load_csv(path, label, positive=None, n_splits=5, random_state=0):
     y : ndarray
     notes : list of str
         What was read and changed, in plain language.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> labels = ["no", "yes"] * 5
+    >>> rows = [f"{i * 0.7 % 3:.2f},{i * 1.3 % 2:.2f},{c}" for i, c in enumerate(labels)]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "toy.csv"
+    ...     _ = path.write_text("a,b,cls\\n" + "\\n".join(rows))
+    ...     X, y, notes = load_csv(path, "cls", positive="yes", n_splits=2)
+    >>> X.shape, sorted(set(y.tolist())), notes
+    ((10, 2), ['no', 'yes'], [])
     """
     from ..tables.cleaner import prepare_table
     from ..tables.read import read_table
@@ -125,6 +138,14 @@ class RealResults:
     settings : dict
         ``n_splits``, ``n_repeats``, ``random_state``, ``alpha``, ``classifiers``, ``datasets``
         (name -> rows, features, class counts).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2))
+    >>> results = run_real((X, np.where(X[:, 0] > 0, 1, -1)), ["Gaussian NB"], n_splits=2)
+    >>> results.per_fold.shape, results.settings["n_splits"]
+    ((2, 5), 2)
     """
 
     per_fold: pd.DataFrame
@@ -247,6 +268,14 @@ def run_real(
     Returns
     -------
     RealResults
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2))
+    >>> results = run_real((X, np.where(X[:, 0] > 0, 1, -1)), ["Gaussian NB"], n_splits=2)
+    >>> results.summary[["dataset", "classifier", "best"]].to_dict("records")
+    [{'dataset': 'data', 'classifier': 'Gaussian NB', 'best': True}]
     """
     names = _check_classifiers(classifiers)
     data = _as_datasets(datasets_or_frames)
