@@ -48,6 +48,15 @@ class NoiseResults:
         One row per ``p`` and classifier: ``accuracy``, ``accuracy_se``, ``ber``, ``ber_se``
         (mean and standard error over replicates), ``flipped`` (mean share flipped).
     settings : dict
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2))
+    >>> data = (X, np.where(X[:, 0] > 0, 1, -1))
+    >>> results = run_label_noise(data, ["Gaussian NB"], (0.0, 0.2), n_replicates=1)
+    >>> results.long.shape, results.summary.shape
+    ((2, 8), (2, 7))
     """
 
     long: pd.DataFrame
@@ -162,6 +171,15 @@ def run_label_noise(
     Returns
     -------
     NoiseResults
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2))
+    >>> data = (X, np.where(X[:, 0] > 0, 1, -1))
+    >>> results = run_label_noise(data, ["Gaussian NB"], (0.0, 0.2), n_replicates=1)
+    >>> results.summary[["p", "flipped"]].round(2).values.tolist()
+    [[0.0, 0.0], [0.2, 0.24]]
     """
     names = _check_classifiers(classifiers)
     probs = [float(p) for p in flip_probs]
