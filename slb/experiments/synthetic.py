@@ -72,6 +72,14 @@ class SyntheticResults:
         ``replicate``, ``seed``, ``bayes_error`` (Monte Carlo Bayes BER of the replicate's
         networks); empty when ``bayes_mc=0``.
     settings : dict
+
+    Examples
+    --------
+    >>> results = run_synthetic(
+    ...     n_grid=(20, 40), n_replicates=2, classifiers=["Gaussian NB"], d=4, n_test=50
+    ... )
+    >>> results.design.d, results.long.shape, results.bayes.empty
+    (4, (4, 7), True)
     """
 
     design: Design
@@ -205,6 +213,14 @@ def run_synthetic(
     Returns
     -------
     SyntheticResults
+
+    Examples
+    --------
+    >>> results = run_synthetic(
+    ...     n_grid=(20, 40), n_replicates=2, classifiers=["Gaussian NB"], d=4, n_test=50
+    ... )
+    >>> results.summary[["n", "classifier"]].to_dict("records")
+    [{'n': 20, 'classifier': 'Gaussian NB'}, {'n': 40, 'classifier': 'Gaussian NB'}]
     """
     if isinstance(design, Design):
         spec = design
