@@ -164,6 +164,14 @@ class CalibrationResult:
         The paper's values that were used (:func:`calibration_targets`).
     settings : dict
         ``n``, ``n_replicates``, ``random_state``, ``classifiers``, ``grid``, ``seconds``.
+
+    Examples
+    --------
+    >>> res = calibrate_design(
+    ...     "forest-normal-balanced", {"coef": [1.0]}, n=200, n_replicates=1, classifiers=["NB"]
+    ... )
+    >>> res.parameters, res.grid.columns.tolist(), res.to_entry()["n"]
+    ({'coef': 1.0}, ['coef', 'NB', 'loss'], 200)
     """
 
     design: Design
