@@ -165,21 +165,24 @@ def model_outputs(model, X_test, scores=True):
 
 
 def _proba_from_score(model):
-    """The model offers ``predict_proba`` (e.g. not ``SLBClassifier(probability=False)``) and
-    computes it from its decision values by ``_proba_from_decision`` (slb's models)."""
+    """The model's ``predict_proba`` exists and comes from ``_proba_from_decision`` (slb's)."""
     return hasattr(model, "_proba_from_decision") and hasattr(model, "predict_proba")
 
 
 def _predicts_by_sign(model):
-    """The model's ``predict`` is :class:`slb._utils.DecisionPredictMixin`'s (also through
-    ``SignPredictMixin``: the sign, or the largest column, of ``decision_function``), not
-    overridden."""
+    """The model's ``predict`` is :class:`slb._utils.DecisionPredictMixin`'s, not overridden
+    (also via ``SignPredictMixin``: sign, or largest column, of ``decision_function``)."""
     return getattr(type(model), "predict", None) is DecisionPredictMixin.predict
 
 
 def class_column(kind, label):
-    """The prediction table's column of class ``label``'s probability (``kind="proba"``) or
-    decision score (``kind="score"``) when there are more than two classes."""
+    """Prediction-table column of class ``label``'s ``kind`` ("proba" or "score"), > 2 classes.
+
+    Examples
+    --------
+    >>> class_column("proba", 2), class_column("score", "b")
+    ('proba[2]', 'score[b]')
+    """
     return f"{kind}[{label}]"
 
 
