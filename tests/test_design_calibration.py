@@ -46,7 +46,9 @@ def test_uncalibrated_variant_reproduces_the_old_designs_exactly(family, cpd):
     ds = spec.make(60, 3)
     digest, llr_sum = OLD[(family, cpd)]
     assert _digest(ds) == digest
-    assert float(ds.log_likelihood_ratio(ds.X_test).sum()) == llr_sum
+    # The data bit for bit (the digest); their exact log-density ratio to 1e-12: its last bits
+    # differ between numpy/scipy releases (the CI step at the minimum versions: 7e-15).
+    assert float(ds.log_likelihood_ratio(ds.X_test).sum()) == pytest.approx(llr_sum, rel=1e-12)
 
 
 def test_calibrated_variant_reads_the_committed_parameters():

@@ -101,7 +101,7 @@ def _feature_node_trace(labels, pos, nodes, degree, places, highlight) -> go.Sca
         text=[_node_text(labels, i, places, highlight) for i in nodes],
         hovertext=[labels[i] for i in nodes],
         textposition=[places.get(int(i), "top center") for i in nodes],
-        textfont={"size": FONT_PX, "color": "#111827", "shadow": "auto"},
+        textfont={"size": FONT_PX, "color": "#111827"},
         marker={
             "size": _node_px(degree)[nodes],
             "color": np.where(degree[nodes] > 0, "#374151", "#D1D5DB").tolist(),
@@ -394,7 +394,7 @@ def tree_graph(
                 text=[_node_text(labels, i, places, highlight) for i in range(d)],
                 hovertext=labels,
                 textposition=[places.get(i, "bottom center") for i in range(d)],
-                textfont={"size": FONT_PX, "color": "#111827", "shadow": "auto"},
+                textfont={"size": FONT_PX, "color": "#111827"},
                 marker={"size": 9, "color": "#374151", "line": {"color": "white", "width": 1}},
                 hovertemplate="%{hovertext}<extra></extra>",
                 showlegend=False,
