@@ -1,62 +1,13 @@
 """Synthetic Bayesian-network designs of the SLB paper (Tenzer et al., JMLR 2020, section 5.1).
 
-Each class ``y in {-1, +1}`` is a Bayesian network over ``d`` continuous variables named
-``x1 .. xd``; the two classes have their own, separately drawn, directed acyclic graphs (DAGs).
-Every root variable is standard normal, ``N(0, 1)``.  Two families of graphs and two kinds of
-conditional probability distributions (CPDs) give the paper's designs:
-
-**Forest BNs** (:func:`make_forest_bn`, paper 5.1.1).  Each class's graph is a random *forest*:
-a uniformly random labelled spanning tree on the ``d`` nodes (a uniformly random Prüfer
-sequence), from which ``n_trees - 1`` uniformly chosen edges are deleted, leaving exactly
-``n_trees`` trees (default ``round(d / 5)``, i.e. 4 trees for ``d = 20``).  Each tree gets a
-uniformly chosen root and its edges point away from it.  The paper does not say how it drew its
-forests; this recipe is ours.  A child ``X`` with parent value ``z`` follows
-
-* ``cpd="normal"``:  ``X | z ~ N(z, 1)``;
-* ``cpd="complex"``: ``X | z ~ t_5 + z`` with probability 1/2, else the mixture
-  ``1/2 N(z + 1, 1) + 1/2 N(z - 1, 1)``.
-
-**General BNs** (:func:`make_general_bn`, paper 5.1.2).  Every non-root node has exactly
-``n_parents = 3`` parents.  A DAG is drawn as a uniformly random topological order of the nodes;
-the first three nodes of that order are the roots (they cannot have three predecessors) and every
-later node draws three distinct parents uniformly among the nodes before it, in random order
-``(z1, z2, z3)``; the order matters for the complex CPD:
-
-* ``cpd="normal"``:  ``X | z ~ N(z1 + z2 + z3, 1)``;
-* ``cpd="complex"``: ``X | z ~ t_5 + z1 + z2 + z3`` w.p. 1/2, else
-  ``1/2 N(z1 + z2, 1) + 1/2 N(z2 + z3, 1)``.
-
-With ``shared=False`` the two classes' networks are independent draws.  With ``shared=True``
-``round(d / 3)`` non-root nodes of the + network (7 of 20) keep the same ordered parent set, hence
-the same CPD, in the - network: the - network's topological order is a random order compatible
-with those parent sets, and its other nodes draw parents as above.  Sums of three parents make
-the variances grow quickly along the order (standard deviations of tens, up to about 100): that
-is the paper's design as written, kept as is.
-
-Unstated choices.  The paper does not give the number of trees, a coefficient on the parents nor
-the mixture spacing; they are parameters here: ``n_trees``, ``coef`` (a child's location is
-``coef * sum z``; the mixture means are ``coef * (...)``) and ``spacing`` (forests: the mixture
-means are ``coef * z +/- spacing``).  The defaults (``round(d / 5)`` trees, 1, 1) are the
-"uncalibrated" designs; ``slb.experiments.calibration`` fits them to the paper's Table 1 with
-classifiers the paper is not about.  With the defaults and 20 seeds (d = 20) the Monte Carlo Bayes
-balanced error rates are about 0.8 % (forest, normal), 0.9 % (forest, complex), < 0.01 %
-(general BN, normal) and 0.03 % (general BN, complex), far below the paper's levels.
-
-Samples.  Training sets have ``round(n_train * balance)`` positives (``balance`` 0.5 "balanced"
-or 0.75 "imbalanced", the paper's 75/25), test sets have half of ``n_test`` per class (the paper
-uses 1000).  Rows are shuffled.  The graphs depend on the seed only (not on ``n_train`` or
-``n_test``), so a learning curve over ``n_train`` with one seed uses one pair of networks.
-
-Exact densities.  The joint density of a class is the product of its CPDs along its DAG, so
-:func:`log_likelihood_ratio` sums explicit log-conditionals (normal, Student t and Gaussian
-mixture densities); normal-CPD designs are linear-Gaussian, each class a zero-mean multivariate
-normal whose covariance :func:`gaussian_parameters` computes exactly.  :func:`bayes_error`
-estimates the Bayes balanced error rate by Monte Carlo with these exact densities.
-
-Oracle coefficients (paper, Lemma 1).  For forest-structured classes,
-``log p+(x) - log p-(x) = sum_{(i,j) in E+} log p+(xi, xj) + sum_i (1 - deg+(i)) log p+(xi)
-- sum_{(i,j) in E-} log p-(xi, xj) - sum_i (1 - deg-(i)) log p-(xi)``: a linear function of the
-SLB feature map with integer weights, given by :func:`oracle_coefficients`.
+Each class is a Bayesian network over ``d`` continuous variables ``x1 .. xd``: random forests
+(:func:`make_forest_bn`, paper 5.1.1) or networks whose non-root nodes have three parents
+(:func:`make_general_bn`, 5.1.2), with normal or complex (t_5 / Gaussian-mixture) conditionals.
+The choices the paper leaves unstated (``n_trees``, ``coef``, ``spacing``) are parameters; the
+defaults are the "uncalibrated" designs (``slb.experiments.calibration`` fits them).  Exact class
+densities give :func:`log_likelihood_ratio`, :func:`bayes_error` (Monte Carlo) and Lemma 1's
+:func:`oracle_coefficients`.  The full description (graphs, conditionals, sampling, exact
+densities, oracle): ``docs/synthetic-designs.md``.
 """
 
 from __future__ import annotations
@@ -218,6 +169,13 @@ class BayesNet:
         ``c (z2 + .. + zk)`` for ``k >= 2`` parents ("complex"), ``c = coef``.
     coef : float, default 1.0
     spacing : float, default 1.0
+
+    Examples
+    --------
+    >>> from slb.data.synthetic import BayesNet
+    >>> net = BayesNet(("x1", "x2"), {"x1": (), "x2": ("x1",)}, ("x1", "x2"), "normal")
+    >>> net.order, net.parents["x2"]
+    (('x1', 'x2'), ('x1',))
     """
 
     columns: tuple
@@ -440,6 +398,13 @@ class SyntheticDataset:
     oracle_coef : Series or None
         Forest designs only: Lemma 1's integer weights on the SLB log-density terms
         (see :func:`oracle_coefficients`).
+
+    Examples
+    --------
+    >>> from slb.data.synthetic import make_forest_bn
+    >>> ds = make_forest_bn(20, 10, d=4, random_state=0)
+    >>> ds.X_train.shape, ds.X_test.shape
+    ((20, 4), (10, 4))
     """
 
     X_train: pd.DataFrame
@@ -742,6 +707,13 @@ def class_log_density(dataset: SyntheticDataset, X, label: int) -> np.ndarray:
     Returns
     -------
     ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> from slb.data.synthetic import class_log_density, make_forest_bn
+    >>> ds = make_forest_bn(20, 10, d=4, random_state=0)
+    >>> class_log_density(ds, ds.X_test, 1).shape
+    (10,)
     """
     return dataset.models[1 if int(label) > 0 else -1].logpdf(X)
 
@@ -782,6 +754,13 @@ def gaussian_parameters(dataset: SyntheticDataset, label: int):
     -------
     mean : ndarray of shape (d,)
     cov : ndarray of shape (d, d)
+
+    Examples
+    --------
+    >>> from slb.data.synthetic import gaussian_parameters, make_forest_bn
+    >>> mean, cov = gaussian_parameters(make_forest_bn(20, 10, d=3, random_state=0), 1)
+    >>> mean.shape, cov.shape
+    ((3,), (3, 3))
     """
     return dataset.models[1 if int(label) > 0 else -1].gaussian_parameters()
 
@@ -844,6 +823,13 @@ def true_log_density_terms(dataset: SyntheticDataset, X, pairs=None) -> pd.DataF
     DataFrame of shape (m, 2 d + 2 len(pairs))
         Columns ``log p+(xi)``, ``log p-(xi)`` for all i, then ``log p+(xi, xj)`` and
         ``log p-(xi, xj)`` per pair (names as in :func:`oracle_coefficients`).
+
+    Examples
+    --------
+    >>> from slb.data.synthetic import make_forest_bn, true_log_density_terms
+    >>> ds = make_forest_bn(20, 10, d=3, random_state=0)
+    >>> true_log_density_terms(ds, ds.X_test).shape[0]
+    10
     """
     columns = dataset.columns
     pos = {c: k for k, c in enumerate(columns)}
@@ -898,6 +884,12 @@ def bayes_error(
     ber : float
     se : float
         Only when ``return_se``.
+
+    Examples
+    --------
+    >>> from slb.data.synthetic import bayes_error, make_forest_bn
+    >>> 0.0 <= bayes_error(make_forest_bn(20, 10, d=4, random_state=0), n_mc=1000) <= 0.5
+    True
     """
     n_mc = _check_count("n_mc", n_mc)
     if n_mc < 2:

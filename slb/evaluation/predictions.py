@@ -1,26 +1,19 @@
 """Out-of-fold predictions and what is computed from them: metrics, ROC/PR curves, confusions.
 
-Every classifier of a comparison is cross-validated on the same folds
-(:func:`slb.evaluation.compare_estimators` with ``record_predictions=True``, or
-:func:`path_predictions` for SLB's threshold path); each fold's model predicts its test rows
-once, and everything here is computed from those predictions without fitting again:
+Every classifier of a comparison is cross-validated on the same folds (:func:`compare_estimators
+<slb.evaluation.compare_estimators>` with ``record_predictions=True``, or :func:`path_predictions`);
+each fold's model predicts its test rows once, and everything here comes from those predictions:
 
-* :func:`evaluate_predictions` -> per-fold accuracy, BER, AUC, F1, precision, recall and
-  log-loss (``sklearn.metrics``), their mean and sd over the folds;
-* :func:`pooled_roc`, :func:`pooled_pr` -> one ROC / precision-recall curve per classifier from
-  the out-of-fold scores pooled over all folds and repeats;
-* :func:`confusion_matrices` -> counts pooled over all folds and repeats (they sum to
-  ``n_samples x n_repeats``).
+:func:`evaluate_predictions` (per-fold metrics, ``sklearn.metrics``, with mean and sd),
+:func:`pooled_roc` / :func:`pooled_pr` (curves from the scores pooled over folds and repeats)
+and :func:`confusion_matrices` (counts pooled likewise: they sum to ``n_samples x n_repeats``).
 
 The prediction table has one row per (classifier, fold, test sample): ``classifier``, ``row``
-(position in ``X``), ``fold``, ``repeat``, ``y_true``, ``y_pred``, ``proba`` (probability of the
-positive class; NaN when the classifier has no ``predict_proba``) and ``score``
-(``decision_function``; NaN when it has none).  With more than two classes ``proba`` and
-``score`` are NaN and each class ``c`` has its own columns ``proba[c]`` and ``score[c]``
-(:func:`class_column`); the metrics are then macro-averaged over the classes (BER = 1 -
-balanced accuracy, one-vs-rest AUC, F1, precision and recall averaged over the classes, the
-multinomial log-loss), and the ROC / PR curves are one class against the rest
-(``pos_label``: the class picker).
+(position in ``X``), ``fold``, ``repeat``, ``y_true``, ``y_pred``, ``proba`` (P(positive); NaN
+without ``predict_proba``) and ``score`` (``decision_function``; NaN without one).  With K > 2
+classes those two are NaN and each class has ``proba[c]`` and ``score[c]`` (:func:`class_column`);
+the metrics are macro averages (BER = 1 - balanced accuracy, one-vs-rest AUC, F1, precision,
+recall, the multinomial log-loss) and the curves one class against the rest (``pos_label``).
 """
 
 from __future__ import annotations
@@ -433,6 +426,13 @@ class Evaluation:
         folds and ``"<metric> sd"`` (ddof=1); ``"ranked by"`` says which score the AUC used.
     pos_label : object
         The positive class (None with more than two classes: the metrics are macro averages).
+
+    Examples
+    --------
+    >>> from slb.evaluation.predictions import evaluate_predictions, fold_prediction_frame
+    >>> ev = evaluate_predictions(fold_prediction_frame("m", 0, range(4), [0, 0, 1, 1], [0, 1, 1, 0]))
+    >>> int(ev.pos_label), ev.per_fold.shape[0]  # positive class, one row per fold
+    (1, 1)
     """
 
     per_fold: pd.DataFrame
