@@ -59,6 +59,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from .._parallel import one_blas_thread
 from .._sklearn_compat import libsvm_fit
 from .kernel import IncrementalKernel
+from .primal import SquaredHingePath, fit_squared_hinge
 
 #: Up to this many rows the SVM is solved on the full precomputed kernel.
 GRAM_MAX_SAMPLES = 3000
@@ -172,24 +173,10 @@ def _fold_anchor(coef, intercept, n_anchor, n_features, n_classes):
 
 
 def _fit_primal(Z, y, C, weights):
-    """Squared-hinge linear SVM on standardised ``Z`` by liblinear: in the primal (Newton) when
-    there are more rows than columns, else in the dual (coordinate descent), as
-    ``LinearSVC(dual="auto")`` chooses: measured 1-5 ms against 15-220 ms for the primal at
-    80 x 420 and 240 x 1000, while at 800 x 40 and 1600 x 110 the primal takes 1-5 ms against
-    30-170 ms.  The problem is strictly convex: both reach its one solution (to ``tol``)."""
-    svm = LinearSVC(
-        C=C,
-        loss="squared_hinge",
-        dual=bool(Z.shape[0] < Z.shape[1]),
-        class_weight={0: weights[0], 1: weights[1]},
-        intercept_scaling=PRIMAL_INTERCEPT_SCALING,
-        tol=1e-4,
-        max_iter=1000,
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        svm.fit(Z, y)
-    return svm.coef_.ravel(), float(svm.intercept_[0])
+    """Squared-hinge linear SVM on standardised ``Z``: liblinear's ``LinearSVC(dual=False)``
+    problem, solved exactly by the finite Newton method of :mod:`slb.model.primal` (the same
+    solver as the grid path, so a cell of the selection equals this from-scratch fit)."""
+    return fit_squared_hinge(Z, y, C, weights, PRIMAL_INTERCEPT_SCALING)
 
 
 def index_class_weight(class_weight, classes):
@@ -846,6 +833,8 @@ def grid_mask_predictions(
         center, scale = column_scaling(T_train)
         if anchor is not None:
             center[-1], scale[-1] = mu[0], sd[0]
+        if loss == "squared_hinge":
+            return _grid_mask_primal(T_train, y_train, T_test, masks, Cs, weights, center, scale)
         preds = [[None] * len(masks) for _ in Cs]
         for g, m in enumerate(masks):
             for j, C in enumerate(Cs):
@@ -878,6 +867,36 @@ def grid_mask_predictions(
                     T_train[:, m], y_train, C=C, class_weight=class_weight, n_classes=n_classes
                 )
             preds[j][g] = np.argmax(linear_decision(T_test[:, m], coef, b), axis=1)
+    return preds
+
+
+def _grid_mask_primal(T_train, y_train, T_test, masks, Cs, weights, center, scale):
+    """:func:`grid_mask_predictions` for the squared hinge: one warm-started Newton path
+    (:class:`slb.model.primal.SquaredHingePath`) over the masks in order of size and the costs
+    in a snake order (increasing on one mask, decreasing on the next), so each fit starts at
+    the previous solution.  Every fit is exact (finite Newton), so each cell equals a
+    from-scratch :func:`fit_linear_svm` to rounding."""
+    preds = [[None] * len(masks) for _ in Cs]
+    empty = np.zeros(T_test.shape[0], dtype=int)  # no column: the first class
+    order = np.argsort([int(m.sum()) for m in masks], kind="stable")
+    with one_blas_thread():
+        Z = (T_train - center) / scale
+        path = SquaredHingePath(Z, y_train, weights, PRIMAL_INTERCEPT_SCALING)
+        del Z
+        forward = True
+        for g in order:
+            m = masks[g]
+            if not m.any():
+                for j in range(len(Cs)):
+                    preds[j][g] = empty
+                continue
+            cols = np.flatnonzero(m)
+            Zte = (T_test[:, cols] - center[cols]) / scale[cols]
+            js = range(len(Cs)) if forward else range(len(Cs) - 1, -1, -1)
+            for j in js:
+                w, b = path.fit(cols, Cs[j])
+                preds[j][g] = ((Zte @ w + b) > 0).astype(int)
+            forward = not forward
     return preds
 
 
