@@ -112,9 +112,53 @@ def build_report(*, title: str, subtitle: str, sections: Sequence[Section], sett
     return "\n".join(parts)
 
 
-def comparison_report(v, res, clf, settings: dict, *, query: dict | None = None) -> str:
+def curves_section(evals: dict, cv_text: str, seed: int, pos: str, neg: str) -> Section:
+    """The ROC, precision-recall and confusion figures of the out-of-fold predictions
+    (``evals``: classifier name -> ``dashboard.evaluation.FoldEval``, Compare's own), each
+    with how it was obtained: the same figures as the page, from the same predictions."""
+    from . import evaluation
+
+    n_rows = {n: int(ev.confusion.to_numpy().sum()) for n, ev in evals.items()}
+    oof = (
+        f"out-of-fold predictions of {cv_text}, seed {seed}: each fold's model scored only its "
+        "own test rows, and the rows of every fold and repeat are pooled"
+    )
+    figs = [
+        (
+            evaluation.roc_chart(evals),
+            f"ROC curves from the {oof}. Each point is a cut-off on the pooled scores (the "
+            "probability of + where the classifier gives one, else its decision score); up and "
+            "left is better, the dotted diagonal is guessing; AUC: area under the pooled curve.",
+        ),
+        (
+            evaluation.pr_chart(evals),
+            f"Precision-recall curves from the {oof}; the dotted line is the share of + rows "
+            "(the precision of a random ranking); AP: average precision of the pooled scores.",
+        ),
+    ]
+    figs += [
+        (
+            evaluation.confusion_chart(ev, name, pos, neg),
+            f"Confusion matrix of {name} from the {oof} ({n_rows[name]} predictions: every row "
+            "once per repeat), at the classifier's own decision rule (predict); percentages "
+            "are of the true class.",
+        )
+        for name, ev in evals.items()
+    ]
+    return Section(
+        "Out-of-fold curves and confusion matrices",
+        [f"Positive class (+): {pos}; negative (−): {neg}."],
+        figures=figs,
+    )
+
+
+def comparison_report(
+    v, res, clf, settings: dict, *, query: dict | None = None, evals: dict | None = None
+) -> str:
     """The Compare page's comparison (``View``, ``Results``, the full-data SLB and the settings
-    record of pages/compare.py) as one HTML document."""
+    record of pages/compare.py) as one HTML document; ``evals`` (the page's out-of-fold
+    evaluations, ``pages/compare.py::fold_evaluations``) adds the ROC, precision-recall and
+    confusion figures (:func:`curves_section`)."""
     from slb.viz import figures  # the page's own figures, built again from the same results
 
     from . import compute, controls
@@ -177,6 +221,8 @@ def comparison_report(v, res, clf, settings: dict, *, query: dict | None = None)
         + ([f"Data seed {ds.data_seed}."] if ds.data_seed is not None else []),
     )
     sections = [data, results, how]
+    if evals:
+        sections.insert(2, curves_section(evals, v.cv_text, v.seed, pos, neg))
     if query:
         link = "?" + urlencode(query, doseq=True)
         sections.append(

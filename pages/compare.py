@@ -494,7 +494,9 @@ def downloads_section(v: View, res: Results, clf) -> None:
     )
     st.download_button(  # one HTML file: figures, numbers, settings, how each was obtained
         "Report of this comparison (HTML, opens offline)",
-        lambda: report.comparison_report(v, res, clf, settings, query=urlstate.wanted(v.c)),
+        lambda: report.comparison_report(
+            v, res, clf, settings, query=urlstate.wanted(v.c), evals=fold_evaluations(v, res.runs)
+        ),
         file_name="slb_report.html",
         mime="text/html",
         key="dl_report",

@@ -134,3 +134,62 @@ def test_the_comparison_report_of_an_upload_with_hostile_names():
         assert col in text
     # the numbers are the results' numbers
     assert f"{table.loc['SLB', 'mean BER (%)']:.4g}" in text
+
+
+def _evals(names=("SLB", HOSTILE), n=120, seed=0):
+    """Out-of-fold evaluations of ``names`` on 3 folds: a noisy score per classifier."""
+    from dashboard.evaluation import fold_eval
+
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    fold = np.arange(n) % 3
+    out = {}
+    for i, name in enumerate(names):
+        proba = np.clip(0.5 + (y - 0.5) * (0.6 - 0.2 * i) + rng.normal(0, 0.25, n), 0.01, 0.99)
+        pred = pd.DataFrame(
+            {
+                "classifier": name,
+                "row": np.arange(n),
+                "fold": fold,
+                "repeat": 0,
+                "y_true": y,
+                "y_pred": (proba >= 0.5).astype(int),
+                "proba": proba,
+                "score": np.nan,
+            }
+        )
+        out[name] = fold_eval(pred)
+    return out
+
+
+def test_the_curves_section_holds_roc_pr_and_every_confusion_matrix_with_how():
+    evals = _evals()
+    sec = report.curves_section(evals, "stratified 3-fold CV", 7, IMG, "neg")
+    kinds = []
+    for fig, cap in sec.figures:
+        assert "out-of-fold" in cap and "stratified 3-fold CV" in cap and "seed 7" in cap
+        kinds.append(fig.layout.title.text)
+    assert len(sec.figures) == 2 + len(evals)  # ROC, PR, one confusion matrix per classifier
+    roc, pr = sec.figures[0][0], sec.figures[1][0]
+    # the ROC figure draws each classifier's pooled curve (its fpr / tpr), and the PR figure
+    # its precision / recall: the same numbers as the page's
+    for name, ev in evals.items():
+        safe = report._e(name)
+        trace = next(t for t in roc.data if t.name and t.name.startswith(safe))
+        np.testing.assert_allclose(trace.x, ev.roc["fpr"])
+        np.testing.assert_allclose(trace.y, ev.roc["tpr"])
+        trace = next(t for t in pr.data if t.name and t.name.startswith(safe))
+        np.testing.assert_allclose(trace.x, ev.pr["recall"])
+    # the confusion figures' cells are the pooled counts (every row once)
+    for (fig, _), ev in zip(sec.figures[2:], evals.values(), strict=True):
+        assert ev.confusion.to_numpy().sum() == 120
+        c = ev.confusion.to_numpy()  # rows true [0, 1], columns predicted [0, 1]
+        assert fig.layout.meta["counts"] == [[c[1, 1], c[1, 0]], [c[0, 1], c[0, 0]]]
+    doc = report.build_report(title="t", subtitle="s", sections=[sec], settings={})
+    _check_safe(doc, n_figures=len(sec.figures))
+    # self-contained: no address the page's own markup would fetch (plotly.js's code holds
+    # addresses it never fetches for these figures: tests/test_browser_report.py opens the
+    # file offline and records every request)
+    outside = re.sub(r"<script[^>]*>.*?</script>", "", doc, flags=re.DOTALL)
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", outside, flags=re.I)
+    assert "@import" not in outside and "url(" not in outside
