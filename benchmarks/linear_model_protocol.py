@@ -125,7 +125,7 @@ DESIGNS = (
 )
 
 
-def run(out, seeds, settings, designs):
+def run(out, seeds, settings, designs, candidates=None):
     done = set()
     rows = []
     if os.path.exists(out):
@@ -134,7 +134,7 @@ def run(out, seeds, settings, designs):
         done = set(zip(prev.design, prev.n, prev.d, prev.seed, prev.candidate, strict=True))
     for (n, d), seed, name in itertools.product(settings, range(seeds), designs):
         data = None
-        for cand in list(CANDIDATES) + list(REFERENCES):
+        for cand in candidates or list(CANDIDATES) + list(REFERENCES):
             if (name, n, d, seed, cand) in done:
                 continue
             if data is None:
@@ -227,11 +227,17 @@ def main():
     p.add_argument("--out", default="linear_model_runs.csv")
     p.add_argument("--seeds", type=int, default=2)
     p.add_argument("--analyse", default=None)
+    p.add_argument(
+        "--candidates",
+        nargs="+",
+        default=None,
+        help="run only these candidates (e.g. to re-measure one after a solver change)",
+    )
     a = p.parse_args()
     if a.analyse:
         analyse(a.analyse)
         return
-    run(a.out, a.seeds, SETTINGS, DESIGNS)
+    run(a.out, a.seeds, SETTINGS, DESIGNS, a.candidates)
 
 
 if __name__ == "__main__":
