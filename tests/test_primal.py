@@ -89,3 +89,19 @@ def test_an_empty_margin_set_and_a_single_class_weight_are_handled():
     w, b = fit_squared_hinge(Z, y, 1e4, weights)
     assert np.mean(((Z @ w + b) > 0) == y) == 1.0
     assert np.abs(_gradient(Z, y, 1e4, weights, w, b)).max() < 1e-6 * 1e4
+
+
+def test_a_path_across_the_primal_and_kernel_modes_equals_cold_fits():
+    # 60 rows: masks of up to 60 columns are solved in the primal, wider ones in the kernel
+    # form; a narrower mask after a wide one goes back to the primal from the kernel's
+    # solution, with its columns listed in another order.
+    Z, y, weights = _problem(60, 150, seed=11, shift=0.6)
+    masks = [np.arange(10), np.arange(40), np.arange(100), np.arange(150), np.arange(30)[::-1]]
+    masks += [np.r_[np.arange(30), np.arange(100, 150)][::-1]]
+    path = SquaredHingePath(Z, y, weights)
+    for cols in masks:
+        for C in (0.01, 1.0, 100.0):
+            w, b = path.fit(cols, C)
+            w0, b0 = fit_squared_hinge(Z[:, cols], y, C, weights)
+            np.testing.assert_allclose(np.r_[w, b], np.r_[w0, b0], atol=1e-7)
+            assert np.abs(_gradient(Z[:, cols], y, C, weights, w, b)).max() < 1e-7 * max(1, C)

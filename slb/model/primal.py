@@ -44,14 +44,14 @@ MAX_NEWTON_STEPS = 200
 _REBUILD_FRACTION = 0.5
 
 
-def _line_search(v, d, o, delta, s, cost, C):
+def _line_search(vd, dd, o, delta, s, cost, C):
     """The exact minimiser ``t >= 0`` of ``phi(t) = |v + t d|^2 / 2 + C sum c_i
-    max(0, 1 - s_i (o_i + t delta_i))^2`` (convex, piecewise quadratic in ``t``).
+    max(0, 1 - s_i (o_i + t delta_i))^2`` (convex, piecewise quadratic in ``t``), given
+    ``vd = v . d`` and ``dd = d . d``.
 
     ``phi'`` is piecewise linear and increasing: Newton on one piece jumps to that piece's
     root; when the root lies in the same piece (the same rows inside the margin) it is the
     minimiser.  A bracket guards against cycling between pieces."""
-    vd, dd = float(v @ d), float(d @ d)
     sd = s * delta
     lo, hi = 0.0, np.inf
     t = 1.0
@@ -109,50 +109,82 @@ class SquaredHingePath:
 
     def __init__(self, Z, y, weights, intercept_scaling=10.0):
         self.Z = np.asarray(Z, dtype=float)
-        n = self.Z.shape[0]
+        n, P = self.Z.shape
         self.s = np.where(np.asarray(y) == 1, 1.0, -1.0)
         self.cost = np.where(np.asarray(y) == 1, float(weights[1]), float(weights[0]))
         self.a = float(intercept_scaling)
         self.cols = np.zeros(0, dtype=int)  # the current columns of Z, in the order added
-        self.v = np.zeros(1)  # [intercept column, the columns in self.cols]
+        self.slot = np.full(P, -1)  # position of each column of Z in self.cols (-1: absent)
+        self.kernel = False  # the mode: primal (p <= n) or kernel (p > n)
+        self.v = np.zeros(1)  # primal: [intercept column, the columns in self.cols]
+        self.beta = np.zeros(n)  # kernel mode: v = X^T beta
+        self.K = None  # kernel mode: X X^T on [intercept, cols]
         self.o = np.zeros(n)  # X v
-        self.A = None  # X_S^T diag(c) X_S on [intercept, cols], or None (stale)
+        self.A = None  # primal: X_S^T diag(c) X_S on [intercept, cols], or None (stale)
         self.S = None  # the rows A is built on
         self.n_steps = 0
 
-    def _X(self, rows=None):
+    def _X(self, rows=None, cols=None):
         """The design on ``[intercept, cols]`` (a new array), for ``rows`` (all when None)."""
+        cols = self.cols if cols is None else cols
         Z = self.Z if rows is None else self.Z[rows]
-        return np.hstack([np.full((Z.shape[0], 1), self.a), Z[:, self.cols]])
+        return np.hstack([np.full((Z.shape[0], 1), self.a), Z[:, cols]])
 
     def _set_columns(self, cols):
-        """Make ``cols`` the current columns, keeping the solution on the columns kept (warm
-        start) and growing ``A`` by bordering when the new set contains the old one."""
-        cols = np.asarray(cols, dtype=int)
-        old = self.cols
-        if np.array_equal(cols, old):
-            return
-        position = {int(c): k for k, c in enumerate(old)}
-        if set(old.tolist()) <= set(cols.tolist()):
-            new = np.array([c for c in cols if int(c) not in position], dtype=int)
-            self.cols = np.concatenate([old, new])
+        """Make ``cols`` the current columns and choose the mode; keep the solution as the
+        warm start, growing ``A`` (primal) or ``K`` (kernel) when the new set contains the old
+        one."""
+        n = self.Z.shape[0]
+        kernel = cols.size + 1 > n
+        nested = bool(np.all(self.slot[self.cols] >= 0)) and bool(
+            np.isin(self.cols, cols, assume_unique=True).all()
+        )
+        new = cols[self.slot[cols] < 0]
+        order = cols  # the new position of the columns (kept: the old ones first)
+        if kernel and self.kernel and nested:
+            if new.size:
+                Zn = self.Z[:, new]
+                self.K += Zn @ Zn.T
+                self.o = self.K @ self.beta
+        elif kernel:
+            if not self.kernel:  # from the primal: a cold start (any start is exact)
+                self.beta = np.zeros(n)
+            self.kernel = True
+            X = self._X(cols=cols)
+            self.K = X @ X.T
+            self.o = self.K @ self.beta
+            self.A = self.S = None
+        elif self.kernel:  # kernel -> primal: v = X^T beta on the new columns
+            self.kernel, self.K = False, None
+            self.v = self._X(cols=cols).T @ self.beta
+            self.o = self._X(cols=cols) @ self.v
+            self.A = self.S = None
+        elif nested:
+            order = np.concatenate([self.cols, new])
             self.v = np.concatenate([self.v, np.zeros(new.size)])
             if self.A is not None and new.size:
                 S = self.S
-                XS_old = self._X(S)[:, : 1 + old.size]
+                XS_old = self._X(S)
                 ZS_new = self.Z[np.ix_(S, new)]
                 cZ = ZS_new * self.cost[S, None]
                 B = XS_old.T @ cZ
-                E = ZS_new.T @ cZ
-                self.A = np.block([[self.A, B], [B.T, E]])
-            return
-        # Not nested: keep the weights of the shared columns, rebuild A lazily.
-        keep = np.array([position.get(int(c), -1) for c in cols])
-        v = np.zeros(1 + cols.size)
-        v[0] = self.v[0]
-        v[1:][keep >= 0] = self.v[1:][keep[keep >= 0]]
-        self.cols, self.v, self.A, self.S = cols, v, None, None
-        self.o = self._X() @ self.v
+                A = np.empty((self.A.shape[0] + new.size,) * 2)
+                m = self.A.shape[0]
+                A[:m, :m] = self.A
+                A[:m, m:] = B
+                A[m:, :m] = B.T
+                A[m:, m:] = ZS_new.T @ cZ
+                self.A = A
+        else:  # not nested: keep the weights of the shared columns, rebuild A lazily
+            v = np.zeros(1 + cols.size)
+            v[0] = self.v[0]
+            keep = self.slot[cols]
+            v[1:][keep >= 0] = self.v[1:][keep[keep >= 0]]
+            self.v, self.A, self.S = v, None, None
+            self.o = self._X(cols=cols) @ v
+        self.slot[self.cols] = -1
+        self.cols = order
+        self.slot[order] = np.arange(order.size)
 
     def _gram(self, S):
         """``A`` for the row set ``S`` (bool), updated from the previous set when cheaper."""
@@ -174,28 +206,33 @@ class SquaredHingePath:
         self.S = S.copy()
         return self.A
 
-    def _newton_target(self, S, C):
-        """The minimiser of the objective with the rows ``S`` inside the margin (ridge)."""
+    def _primal_step(self, S, C, X_all):
+        """Newton target of the primal (the ridge solution on ``S``), the step and its
+        products."""
         p = 1 + self.cols.size
-        n_S = int(S.sum())
-        if n_S == 0:
-            return np.zeros(p)
-        if p <= self.Z.shape[0]:
-            A = self._gram(S)
-            H = 2.0 * C * A
+        if S.any():
+            H = 2.0 * C * self._gram(S)
             H[np.diag_indices(p)] += 1.0
-            X = self._X(S)
-            rhs = 2.0 * C * (X.T @ (self.cost[S] * self.s[S]))
+            rhs = 2.0 * C * (self._X(S).T @ (self.cost[S] * self.s[S]))
             try:
-                return cho_solve(cho_factor(H, check_finite=False), rhs, check_finite=False)
+                target = cho_solve(cho_factor(H, check_finite=False), rhs, check_finite=False)
             except LinAlgError:  # pragma: no cover - H >= I is positive definite
-                return np.linalg.solve(H, rhs)
-        # Dual form: v = X_S^T beta, ((2 C c)^-1 + X_S X_S^T) beta = s_S.
-        X = self._X(S)
-        K = X @ X.T
-        K[np.diag_indices(n_S)] += 1.0 / (2.0 * C * self.cost[S])
-        beta = cho_solve(cho_factor(K, check_finite=False), self.s[S], check_finite=False)
-        return X.T @ beta
+                target = np.linalg.solve(H, rhs)
+        else:
+            target = np.zeros(p)
+        d = target - self.v
+        return d, X_all @ d, float(self.v @ d), float(d @ d)
+
+    def _kernel_step(self, S, C):
+        """The same in the kernel form: ``v = X^T beta``, ``beta`` zero outside ``S``."""
+        target = np.zeros_like(self.beta)
+        if S.any():
+            M = self.K[np.ix_(S, S)]
+            M[np.diag_indices(M.shape[0])] += 1.0 / (2.0 * C * self.cost[S])
+            target[S] = cho_solve(cho_factor(M, check_finite=False), self.s[S], check_finite=False)
+        d = target - self.beta
+        delta = self.K @ d
+        return d, delta, float(self.beta @ delta), float(d @ delta)
 
     def fit(self, cols, C):
         """Solve at cost ``C`` on the columns ``cols`` (indices of ``Z``), starting from the
@@ -203,25 +240,27 @@ class SquaredHingePath:
         the intercept, in the standardised units of ``Z``."""
         cols = np.asarray(cols, dtype=int)
         self._set_columns(cols)
-        X_all = None
+        X_all = None if self.kernel else self._X()
         for _ in range(MAX_NEWTON_STEPS):
             S = self.s * self.o < 1.0
-            target = self._newton_target(S, C)
-            d = target - self.v
-            if X_all is None:
-                X_all = self._X()
-            delta = X_all @ d
-            t = _line_search(self.v, d, self.o, delta, self.s, self.cost, C)
-            self.v = self.v + t * d
+            if self.kernel:
+                d, delta, vd, dd = self._kernel_step(S, C)
+            else:
+                d, delta, vd, dd = self._primal_step(S, C, X_all)
+            t = _line_search(vd, dd, self.o, delta, self.s, self.cost, C)
+            if self.kernel:
+                self.beta = self.beta + t * d
+            else:
+                self.v = self.v + t * d
             self.o = self.o + t * delta
             self.n_steps += 1
             # The rows inside the margin did not change: v minimises the ridge problem of its
             # own set, which is the objective near v, so it is the exact solution.
             if np.array_equal(self.s * self.o < 1.0, S):
                 break
-        order = {int(c): k for k, c in enumerate(self.cols)}
-        w = self.v[1:][[order[int(c)] for c in cols]]
-        return w, self.a * float(self.v[0])
+        if self.kernel:
+            return self.Z[:, cols].T @ self.beta, self.a * self.a * float(self.beta.sum())
+        return self.v[1:][self.slot[cols]], self.a * float(self.v[0])
 
 
 def fit_squared_hinge(Z, y, C, weights, intercept_scaling=10.0):
