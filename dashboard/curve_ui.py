@@ -13,9 +13,11 @@ import streamlit as st
 from slb.model.steps import chunk_bounds, join_steps, step_at
 from slb.viz import figures
 from slb.viz.calibration import operating_point, operating_point_figure, reliability_figure
+from slb.viz.classwise import classwise_reliability_figure, classwise_reliability_table
 from slb.viz.evaluation import confusion_figure
 
 from . import compute
+from .safety import escape_markdown as esc
 
 NESTED = "SLB (nested λ, C)"
 #: Breakpoints (all folds together) per cached piece of the steps, and the SVM fits drawn
@@ -176,6 +178,35 @@ def reliability_section(evals: dict) -> None:
         "balanced-error rule P(+)/share of + > P(−)/share of − for SLB, SLB-, LU, NB and TAN, "
         "the larger probability for the literature's classifiers (docs/probabilities.md)."
     )
+
+
+def classwise_reliability_section(pred: pd.DataFrame, classes: list, k: int) -> None:
+    """More than two classes: the reliability diagram of class ``classes[k]`` against the rest
+    for every classifier with probabilities (``slb.probabilities.one_vs_rest_reliability``)."""
+    cls = classes[k]
+    table = classwise_reliability_table(pred, classes)
+    without = [n for n in dict.fromkeys(pred["classifier"]) if n not in set(table["classifier"])]
+    if table.empty:
+        st.info("None of these classifiers gives probabilities: no reliability diagram.")
+        return
+    st.plotly_chart(
+        classwise_reliability_figure(pred, classes, cls),
+        key="cmp_reliability_k",
+        config={"displaylogo": False},
+    )
+    text = (
+        f"What it shows: every classifier's out-of-fold probability of class {esc(cls)} (the "
+        "class of the one-vs-rest curves above), cut into ten bins; each marker is a bin's "
+        "mean predicted probability (across) against the share of its rows that are of class "
+        f"{esc(cls)} (up), the number beside it its rows. On the dotted diagonal a probability "
+        "of 0.8 comes true 80 % of the time. One class against the rest rather than only the "
+        "largest probability of each row (the top-label diagram): the balanced-error rule "
+        "reads every class's probability, not only the largest, so each must be honest "
+        "(docs/probabilities.md)."
+    )
+    if without:
+        text += f" Without probabilities (not drawn): {esc(', '.join(map(str, without)))}."
+    st.caption(text)
 
 
 # --- the operating point (issue 28) ---------------------------------------------------------

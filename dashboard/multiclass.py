@@ -547,6 +547,7 @@ def compare_page(c: dict, ds) -> None:
             f"Class {esc(cls[k])} against the rest, from every classifier's out-of-fold "
             "scores for that class pooled over the folds."
         )
+    curve_ui.classwise_reliability_section(pred, cls, k)  # K-class reliability (issue 28)
 
     tan_box = st.expander(
         "TAN's trees (the Chow-Liu tree of each class)", key="cmp_tan_open_k", on_change="rerun"

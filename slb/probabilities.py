@@ -16,6 +16,8 @@ The convention (``docs/probabilities.md`` is its full statement):
 and :func:`predict_at_priors` the rule of any other priors (a deployment prevalence).  The
 calibration map the product's classifiers use is :func:`fit_logit_scale`: one positive factor on
 their decision values, with the offset pinned so that it cannot move ``predict``.
+:func:`one_vs_rest_reliability` bins every column of ``predict_proba`` against how often its
+class comes true: the reliability diagram of any number of classes.
 
 A leaf module (numpy and scipy only).
 """
@@ -30,6 +32,7 @@ __all__ = [
     "balanced_predict",
     "decision_offsets",
     "fit_logit_scale",
+    "one_vs_rest_reliability",
     "predict_at_priors",
     "prevalence_predict",
 ]
@@ -257,3 +260,79 @@ def scaled_proba(decision, scale, offsets):
     """
     D, o = _log_scores(decision, offsets)
     return np.exp(log_softmax(float(scale) * D + o, axis=1))
+
+
+def one_vs_rest_reliability(proba, y_index, *, n_bins=10):
+    """One-vs-rest (class-wise) reliability of probabilities of any number of classes.
+
+    For every class ``c`` the column ``proba[:, c]`` is cut into ``n_bins`` equal-width bins
+    of ``[0, 1]`` (a probability on an inner edge goes to the upper bin, 1.0 to the last);
+    each non-empty bin gives the mean predicted probability of ``c`` and the share of its rows
+    whose class is ``c``.  Calibrated probabilities (the convention of
+    ``docs/probabilities.md``) put every bin of every class on the diagonal.
+
+    Why one-vs-rest and not the top-label (confidence) diagram, which bins only the largest
+    probability of each row against how often its class is the true one: the product's
+    ``predict`` is the balanced rule ``argmax_c proba_c / training_prevalence_c``, which reads
+    every column, not only the largest, and log-loss and the Brier score score every column
+    too, so every column must be honest; a top-label diagram can look perfect while the
+    probabilities of the classes that are never the largest (often the rare ones, which the
+    balanced rule picks) are far off.  With two classes, class 1's bins are the two-class
+    diagram's bins (``slb.viz.calibration.reliability_table``) and class 0's its mirror
+    image, so the K-class diagram reads as the two-class one.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples, n_classes)
+        Probabilities (``predict_proba``, out of fold), each row summing to 1.
+    y_index : array-like of shape (n_samples,)
+        True class indices 0 .. n_classes - 1 (the columns of ``proba``).
+    n_bins : int, default=10
+
+    Returns
+    -------
+    bins : dict of ndarray
+        One entry per non-empty (class, bin), ordered by class then bin: ``class_index``,
+        ``bin``, ``lower``, ``upper``, ``mean_predicted``, ``observed`` (share of rows of
+        that class), ``count``.
+
+    Examples
+    --------
+    >>> from slb.probabilities import one_vs_rest_reliability
+    >>> proba = [[0.7, 0.2, 0.1], [0.6, 0.3, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]]
+    >>> r = one_vs_rest_reliability(proba, [0, 1, 1, 2], n_bins=2)
+    >>> r["class_index"].tolist(), r["count"].tolist()
+    ([0, 0, 1, 1, 2, 2], [2, 2, 3, 1, 3, 1])
+    >>> [round(float(v), 3) for v in r["observed"]]  # class 0: 0 of 2 low rows, 1 of 2 high
+    [0.0, 0.5, 0.333, 1.0, 0.0, 1.0]
+    """
+    proba = _as_proba(proba)
+    y = np.asarray(y_index).reshape(-1)
+    n, K = proba.shape
+    if y.size != n:
+        raise ValueError(f"y_index has {y.size} entries for {n} rows of proba.")
+    if n_bins < 1:
+        raise ValueError(f"n_bins must be at least 1, got {n_bins}.")
+    if not np.all(np.isfinite(proba)) or np.any(proba < 0) or np.any(proba > 1):
+        raise ValueError("proba must hold finite probabilities in [0, 1].")
+    if not np.isin(y, np.arange(K)).all():
+        raise ValueError(f"y_index must hold class indices 0 .. {K - 1}.")
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    b = np.clip(np.digitize(proba, edges[1:-1]), 0, n_bins - 1)  # (n, K) bin of each entry
+    hit = y[:, None] == np.arange(K)[None, :]
+    cell = np.arange(K)[None, :] * n_bins + b  # (class, bin) as one index
+    size = K * n_bins
+    count = np.bincount(cell.ravel(), minlength=size)
+    p_sum = np.bincount(cell.ravel(), weights=proba.ravel(), minlength=size)
+    y_sum = np.bincount(cell.ravel(), weights=hit.ravel().astype(float), minlength=size)
+    full = np.flatnonzero(count)
+    k, j = np.divmod(full, n_bins)
+    return {
+        "class_index": k,
+        "bin": j,
+        "lower": edges[j],
+        "upper": edges[j + 1],
+        "mean_predicted": p_sum[full] / count[full],
+        "observed": y_sum[full] / count[full],
+        "count": count[full],
+    }

@@ -1,0 +1,187 @@
+"""The reliability diagram of more than two classes (issue 28): one class against the rest.
+
+:func:`classwise_reliability_figure` draws, for one class ``c`` and every classifier with
+probabilities, the bins of :func:`slb.probabilities.one_vs_rest_reliability` (mean predicted
+probability of ``c`` against the share of rows of class ``c``), in the style of the two-class
+diagram (:func:`slb.viz.calibration.reliability_figure`: rows per bin written beside each
+marker, 14 px text, the diagonal of perfect calibration).  Why one-vs-rest rather than the
+top-label diagram is said in :func:`slb.probabilities.one_vs_rest_reliability`.  Every user
+string is escaped; ``fig.layout.meta`` holds the numbers drawn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ..evaluation.predictions import class_column
+from ..probabilities import one_vs_rest_reliability
+from .evaluation import classifier_style
+from .style import COLORS, FONT_PX, LEGEND_ROW_PX, _base_layout, classifier_order, escape_text
+
+__all__ = ["classwise_reliability_figure", "classwise_reliability_table"]
+
+_COLUMNS = ["classifier", "class", "bin", "lower", "upper", "mean_predicted", "observed", "count"]
+
+
+def classwise_reliability_table(pred: pd.DataFrame, classes, *, n_bins: int = 10) -> pd.DataFrame:
+    """One-vs-rest reliability bins of every classifier with probabilities, every class.
+
+    Parameters
+    ----------
+    pred : DataFrame
+        A K-class prediction table (:mod:`slb.evaluation.predictions`): ``classifier``,
+        ``y_true`` (a label of ``classes``) and one ``proba[c]`` column per class.  A
+        classifier whose probabilities are not all finite (none given) is left out.
+    classes : sequence
+        The class labels, in the order of the probability columns.
+    n_bins : int, default=10
+        Equal-width bins of ``[0, 1]``.
+
+    Returns
+    -------
+    table : DataFrame
+        One row per non-empty (classifier, class, bin): ``classifier``, ``class``, ``bin``,
+        ``lower``, ``upper``, ``mean_predicted``, ``observed``, ``count``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.viz.classwise import classwise_reliability_table
+    >>> pred = pd.DataFrame({"classifier": "A", "y_true": ["a", "b", "c"],
+    ...                      "proba[a]": [0.8, 0.1, 0.1], "proba[b]": [0.1, 0.8, 0.1],
+    ...                      "proba[c]": [0.1, 0.1, 0.8]})
+    >>> t = classwise_reliability_table(pred, ["a", "b", "c"], n_bins=2)
+    >>> t[t["class"] == "a"][["count", "observed"]].values.tolist()
+    [[2.0, 0.0], [1.0, 1.0]]
+    """
+    classes = list(classes)
+    cols = [class_column("proba", c) for c in classes]
+    missing = [c for c in cols if c not in pred.columns]
+    if missing:
+        raise ValueError(f"The prediction table has no column {missing[0]!r}.")
+    index = {str(c): k for k, c in enumerate(classes)}
+    frames = []
+    for name in classifier_order(pred["classifier"].unique()):
+        mine = pred[pred["classifier"] == name]
+        proba = mine[cols].to_numpy(dtype=float)
+        if mine.empty or not np.isfinite(proba).all():
+            continue
+        y = np.array([index.get(str(v), -1) for v in mine["y_true"]])
+        r = one_vs_rest_reliability(proba, y, n_bins=n_bins)
+        frame = pd.DataFrame({k: v for k, v in r.items() if k != "class_index"})
+        frame.insert(0, "class", [classes[k] for k in r["class_index"]])
+        frame.insert(0, "classifier", name)
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[_COLUMNS]
+
+
+def classwise_reliability_figure(
+    pred: pd.DataFrame, classes, class_label, *, n_bins: int = 10, height: int = 420
+) -> go.Figure:
+    """Reliability diagram of one class against the rest, one line per classifier.
+
+    Parameters
+    ----------
+    pred : DataFrame
+        The K-class prediction table (:func:`classwise_reliability_table`).
+    classes : sequence
+        The class labels, in the order of the probability columns.
+    class_label
+        The class drawn (one of ``classes``).
+    n_bins : int, default=10
+    height : int
+        Height without the legend (below the plot: one row per line).
+
+    Returns
+    -------
+    Figure
+        One line per classifier with probabilities (markers sized by the bin's count, the
+        count written beside each marker and in the hover); ``layout.meta``:
+        ``kind="classwise_reliability"``, ``class``, ``classifiers``, ``bins`` (name -> list of
+        ``[mean_predicted, observed, count]``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.viz.classwise import classwise_reliability_figure
+    >>> pred = pd.DataFrame({"classifier": "A", "y_true": ["a", "b", "c"],
+    ...                      "proba[a]": [0.8, 0.1, 0.1], "proba[b]": [0.1, 0.8, 0.1],
+    ...                      "proba[c]": [0.1, 0.1, 0.8]})
+    >>> fig = classwise_reliability_figure(pred, ["a", "b", "c"], "b", n_bins=2)
+    >>> fig.layout.meta["bins"]["A"]
+    [[0.1, 0.0, 2], [0.8, 1.0, 1]]
+    """
+    if str(class_label) not in {str(c) for c in classes}:
+        raise ValueError(f"class_label {class_label!r} is not one of the classes.")
+    table = classwise_reliability_table(pred, classes, n_bins=n_bins)
+    table = table[table["class"].astype(str) == str(class_label)]
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            name="perfectly calibrated",
+            line={"color": COLORS["neutral"], "dash": "dot", "width": 1},
+            hoverinfo="skip",
+        )
+    )
+    names = classifier_order(table["classifier"].unique())
+    order = classifier_order(pred["classifier"].unique())
+    meta_bins = {}
+    for name in names:
+        t = table[table["classifier"] == name]
+        style = classifier_style(order.index(name))
+        safe = escape_text(name)
+        n = t["count"].to_numpy(dtype=int)
+        fig.add_trace(
+            go.Scatter(
+                x=t["mean_predicted"].to_numpy(dtype=float),
+                y=t["observed"].to_numpy(dtype=float),
+                mode="lines+markers+text",
+                name=safe,
+                text=[str(c) for c in n],
+                textposition="top center",
+                textfont={"size": FONT_PX, "color": style["color"]},
+                marker={"size": 6 + 14 * np.sqrt(n / max(1, n.max())), "color": style["color"]},
+                line={**style, "width": 2},
+                customdata=n,
+                hovertemplate=(
+                    f"{safe}<br>mean predicted %{{x:.3f}}<br>observed %{{y:.3f}}"
+                    "<br>%{customdata} rows<extra></extra>"
+                ),
+            )
+        )
+        meta_bins[name] = [
+            [round(float(a), 12), round(float(b), 12), int(c)]
+            for a, b, c in zip(t["mean_predicted"], t["observed"], n, strict=True)
+        ]
+    safe_class = escape_text(class_label)
+    fig.update_xaxes(
+        range=[-0.02, 1.02],
+        constrain="domain",
+        title_text=f"predicted probability of {safe_class} (bin mean)",
+    )
+    fig.update_yaxes(
+        range=[-0.02, 1.08],
+        scaleanchor="x",
+        scaleratio=1,
+        constrain="domain",
+        title_text=f"observed share of {safe_class}",
+    )
+    meta = {
+        "kind": "classwise_reliability",
+        "class": str(class_label),
+        "classifiers": names,
+        "bins": meta_bins,
+    }
+    return _base_layout(
+        fig,
+        title=f"Reliability of class {safe_class} against the rest (numbers: rows per bin)",
+        height=height + LEGEND_ROW_PX * (len(names) + 1),
+        meta=meta,
+    )

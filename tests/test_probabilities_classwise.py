@@ -1,0 +1,161 @@
+"""The K-class reliability diagram (issue 28): one class against the rest.
+
+:func:`slb.probabilities.one_vs_rest_reliability` is checked against bins counted by hand (a
+plain loop over classes, bins and rows), against the two-class diagram and scikit-learn's
+``calibration_curve`` for two classes, and on probabilities calibrated or overconfident by
+construction; its figure writes 14 px text and escapes every user string.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.calibration import calibration_curve
+
+from slb.evaluation.predictions import class_column
+from slb.probabilities import one_vs_rest_reliability
+from slb.viz.calibration import reliability_table
+from slb.viz.classwise import classwise_reliability_figure, classwise_reliability_table
+
+
+def _calibrated(n=6000, K=4, seed=0):
+    """Rows whose class is drawn from their own probability vector: calibrated by design."""
+    rng = np.random.default_rng(seed)
+    proba = rng.dirichlet(np.full(K, 0.6), size=n)
+    y = np.array([rng.choice(K, p=p) for p in proba])
+    return proba, y
+
+
+def _by_hand(proba, y, n_bins):
+    # the bin edges of scikit-learn's calibration_curve and of the two-class diagram (in floats
+    # linspace(0, 1, 11)[7] is 0.7000000000000001: 0.7 is in bin 6, as there)
+    edges = [float(e) for e in np.linspace(0.0, 1.0, n_bins + 1)]
+    rows = []
+    for c in range(proba.shape[1]):
+        for j in range(n_bins):
+            lo, hi = edges[j], edges[j + 1]
+            inside = [
+                i
+                for i in range(len(y))
+                if lo <= proba[i, c] < hi or (j == n_bins - 1 and proba[i, c] == 1.0)
+            ]
+            if inside:
+                rows.append(
+                    (
+                        c,
+                        j,
+                        sum(proba[i, c] for i in inside) / len(inside),
+                        sum(y[i] == c for i in inside) / len(inside),
+                        len(inside),
+                    )
+                )
+    return rows
+
+
+def test_bins_equal_bins_counted_by_hand():
+    proba, y = _calibrated(n=900, K=3, seed=1)
+    proba[:5] = [[1.0, 0.0, 0.0], [0.0, 0.5, 0.5], [0.25, 0.25, 0.5], [0.1, 0.2, 0.7], [0, 1, 0]]
+    for n_bins in (4, 10):
+        r = one_vs_rest_reliability(proba, y, n_bins=n_bins)
+        got = list(
+            zip(
+                r["class_index"],
+                r["bin"],
+                r["mean_predicted"],
+                r["observed"],
+                r["count"],
+                strict=True,
+            )
+        )
+        want = _by_hand(proba, y, n_bins)
+        assert [(c, j, n) for c, j, _, _, n in got] == [(c, j, n) for c, j, _, _, n in want]
+        np.testing.assert_allclose([g[2] for g in got], [w[2] for w in want], rtol=1e-12)
+        np.testing.assert_allclose([g[3] for g in got], [w[3] for w in want], rtol=1e-12)
+        # every row lies in one bin of every class
+        for c in range(3):
+            assert r["count"][r["class_index"] == c].sum() == len(y)
+
+
+def test_two_classes_give_the_two_class_diagram_and_sklearns_curve():
+    rng = np.random.default_rng(2)
+    p1 = rng.uniform(0, 1, 3000)
+    y = (rng.random(3000) < p1**2).astype(int)  # miscalibrated: the truth is p1 squared
+    r = one_vs_rest_reliability(np.column_stack([1 - p1, p1]), y, n_bins=10)
+    one = r["class_index"] == 1
+    observed, predicted = calibration_curve(y, p1, n_bins=10, strategy="uniform")
+    np.testing.assert_allclose(r["observed"][one], observed, rtol=1e-12)
+    np.testing.assert_allclose(r["mean_predicted"][one], predicted, rtol=1e-12)
+    two = reliability_table(pd.DataFrame({"classifier": "A", "y_true": y, "proba": p1}), 1)
+    np.testing.assert_array_equal(r["count"][one], two["count"])
+    np.testing.assert_allclose(r["observed"][one], two["observed"], rtol=1e-12)
+    # and the diagram sees the miscalibration: observed ≈ predicted², far below the diagonal
+    mid = (r["mean_predicted"] > 0.4) & (r["mean_predicted"] < 0.6) & one
+    assert np.all(r["observed"][mid] < r["mean_predicted"][mid] - 0.15)
+
+
+def test_calibrated_probabilities_lie_on_the_diagonal_overconfident_ones_do_not():
+    proba, y = _calibrated()
+    r = one_vs_rest_reliability(proba, y)
+    se = np.sqrt(r["mean_predicted"] * (1 - r["mean_predicted"]) / r["count"])
+    big = r["count"] >= 50
+    assert np.all(np.abs(r["observed"] - r["mean_predicted"])[big] < 4 * se[big] + 0.01)
+    sharp = proba**4 / (proba**4).sum(axis=1, keepdims=True)  # overconfident
+    s = one_vs_rest_reliability(sharp, y)
+    top = (s["bin"] == 9) & (s["count"] >= 50)
+    assert top.any() and np.all(s["observed"][top] < s["mean_predicted"][top] - 0.05)
+
+
+@pytest.mark.parametrize(
+    "proba, y",
+    [
+        ([[0.5, 0.5]], [0, 1]),  # rows disagree
+        ([[0.5, 0.5]], [2]),  # not a class index
+        ([[np.nan, 1.0]], [0]),
+        ([[1.5, -0.5]], [0]),
+        ([0.5, 0.5], [0]),  # not one column per class
+    ],
+)
+def test_bad_input_is_a_clear_value_error(proba, y):
+    with pytest.raises(ValueError):
+        one_vs_rest_reliability(proba, y)
+
+
+def _pred(classes=("a", "<b>x</b>", "c")):
+    proba, y = _calibrated(n=1200, K=len(classes), seed=3)
+    frames = []
+    for name, p in (("NB", proba), ("<i>T</i>", proba**3 / (proba**3).sum(1, keepdims=True))):
+        f = pd.DataFrame({"classifier": name, "y_true": np.asarray(classes, object)[y]})
+        for k, c in enumerate(classes):
+            f[class_column("proba", c)] = p[:, k]
+        frames.append(f)
+    f = frames[0].copy()  # a classifier without probabilities (SLB's decision values only)
+    f["classifier"] = "SLB"
+    for c in classes:
+        f[class_column("proba", c)] = np.nan
+    frames.append(f)
+    return pd.concat(frames, ignore_index=True), proba, y
+
+
+def test_table_and_figure_of_a_prediction_table():
+    classes = ["a", "<b>x</b>", "c"]
+    pred, proba, y = _pred(classes)
+    table = classwise_reliability_table(pred, classes)
+    assert list(dict.fromkeys(table["classifier"])) == ["NB", "<i>T</i>"]  # SLB: no proba
+    nb = table[(table["classifier"] == "NB") & (table["class"] == "<b>x</b>")]
+    r = one_vs_rest_reliability(proba, y)
+    np.testing.assert_allclose(nb["observed"], r["observed"][r["class_index"] == 1])
+    fig = classwise_reliability_figure(pred, classes, "<b>x</b>")
+    meta = fig.layout.meta
+    assert meta["kind"] == "classwise_reliability" and meta["classifiers"] == ["NB", "<i>T</i>"]
+    names = [t.name for t in fig.data]
+    assert "&lt;i&gt;T&lt;/i&gt;" in names and "<i>T</i>" not in names
+    assert "<b>" not in fig.layout.title.text and "<b>" not in fig.layout.xaxis.title.text
+    for trace in fig.data[1:]:
+        assert sum(int(t) for t in trace.text) == len(y)  # every row in one bin
+        assert trace.textfont.size >= 14
+    assert fig.layout.font.size >= 14
+    assert fig.layout.xaxis.tickfont.size >= 14 and fig.layout.yaxis.tickfont.size >= 14
+    assert fig.layout.legend.font.size >= 14
+    with pytest.raises(ValueError, match="not one of the classes"):
+        classwise_reliability_figure(pred, classes, "zzz")
