@@ -11,9 +11,11 @@ Speed.  On one fold the kept sets of consecutive breakpoints are nested (a lower
 same pairs and one more), so :func:`_nested_predictions` grows one training kernel and one
 test-by-training kernel column group by column group (``K += A A^T`` with only the entering
 columns ``A``, :class:`slb.model.kernel.IncrementalKernel`) and hands each kernel straight to
-libsvm.  It is the SVM of :func:`slb.model.svm.fit_linear_svm` (the same standardisation,
-kernel, libsvm call and parameters as scikit-learn's ``SVC(kernel="precomputed")``), without
-the estimator wrapper (:func:`slb._sklearn_compat.libsvm_fit`).
+libsvm (the hinge loss).  It is the SVM of :func:`slb.model.svm.fit_linear_svm` (the same
+standardisation, kernel, libsvm call and parameters as scikit-learn's
+``SVC(kernel="precomputed")``), without the estimator wrapper
+(:func:`slb._sklearn_compat.libsvm_fit`).  With the squared hinge the masks go to
+:func:`slb.model.svm.grid_mask_predictions`, whose Newton path is warm-started mask by mask.
 """
 
 from __future__ import annotations
@@ -53,7 +55,9 @@ def _cut(values, lo, hi, n_folds, max_fits):
     return float(lo) if inside.size <= room else float(inside[room - 1])
 
 
-def _nested_predictions(T_train, y_train, T_test, masks, C, class_weight, n_classes=2):
+def _nested_predictions(
+    T_train, y_train, T_test, masks, C, class_weight, n_classes=2, loss="hinge"
+):
     """Test predictions (class indices) of :func:`~slb.model.svm.fit_linear_model` for each
     column mask.
 
@@ -62,14 +66,16 @@ def _nested_predictions(T_train, y_train, T_test, masks, C, class_weight, n_clas
     the test decisions are ``Kx[:, support] @ dual + b`` (= ``z_test . w + b`` with
     ``w = sum_i dual_i z_i``).  Above :data:`~slb.model.svm.GRAM_MAX_SAMPLES` training rows,
     and for more than two classes (the multinomial model has no kernel),
-    :func:`~slb.model.svm.grid_mask_predictions` fits each mask instead.
+    :func:`~slb.model.svm.grid_mask_predictions` fits each mask instead; so it does for the
+    squared hinge, whose Newton path (:mod:`slb.model.primal`) is warm-started mask by mask.
     """
     y = np.asarray(y_train)
-    if y.size > GRAM_MAX_SAMPLES or n_classes > 2:
-        # the working-set solver, or the K-class multinomial model (no kernel to share)
-        return grid_mask_predictions(T_train, y_train, T_test, masks, [C], class_weight, n_classes)[
-            0
-        ]
+    if y.size > GRAM_MAX_SAMPLES or n_classes > 2 or loss != "hinge":
+        # the working-set solver, the K-class multinomial model (no kernel to share) or the
+        # squared hinge's warm Newton path
+        return grid_mask_predictions(
+            T_train, y_train, T_test, masks, [C], class_weight, n_classes, loss=loss, anchor="none"
+        )[0]
     problems = [(y.astype(np.float64), class_weights(class_weight, y_train))]
     with one_blas_thread():
         # Only the columns some mask keeps are standardised (each column on its own, as
@@ -108,6 +114,7 @@ def _fold_steps(path, fold, values, grid):
         path.C,
         path._class_weight(),
         len(path.classes_),
+        getattr(path, "loss", "hinge"),  # paths pickled before the option: the hinge
     )
     ber = np.array([balanced_error_rate(y[fold.test], p) for p in preds])[which.ravel()]
     pairs = np.array([int(k.any(axis=0).sum()) for k in keeps])

@@ -1,0 +1,109 @@
+"""Issue 27's library rows: the default fit against a fit at fixed (lambda, C), in CPU seconds.
+
+Prints, with the load average, for the current default loss and for the previous one (libsvm's
+hinge, the same-run baseline):
+
+* one default ``SLBClassifier()`` fit on three 1,000 x 20 tables (the shapes of
+  ``benchmarks/linear_model_protocol.py``: ``make_classification``, the integer-tied variant and
+  skewed "lab values"; stand-ins for the issue's 1,000 x 20 credit table, which is not bundled)
+  and on Pima (768 x 8), each beside a fit at the (lambda, C) the default chose (the issue's
+  "fixed"), and the ratio;
+* the nested estimate on Sonar (Compare's button: ``SLBClassifier()`` refitted on each of the
+  5 x 5 folds of the page's default CV);
+* 5-fold CV of the default and of a fixed fit on a 7,400 x 20 Ringnorm-like table.
+
+``python benchmarks/fit_speed.py [--quick] [--losses squared_hinge hinge]``.  CPU time
+(``time.process_time``) of this process, one BLAS thread (the library's own setting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from linear_model_protocol import design  # noqa: E402
+
+import slb  # noqa: E402
+from slb.data.bundled import load_dataset  # noqa: E402
+from slb.evaluation import stratified_folds  # noqa: E402
+
+
+def cpu(f):
+    t = time.process_time()
+    out = f()
+    return out, time.process_time() - t
+
+
+def load():
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def default_vs_fixed(name, X, y, loss):
+    m, t_default = cpu(lambda: slb.SLBClassifier(random_state=0, loss=loss).fit(X, y))
+    fixed = slb.SLBClassifier(random_state=0, loss=loss, threshold=m.threshold_, C=m.C_)
+    _, t_fixed = cpu(lambda: fixed.fit(X, y))
+    print(
+        f"default fit {name:28s} {loss:13s} {t_default:6.2f} s  fixed {t_fixed:5.2f} s  "
+        f"ratio {t_default / t_fixed:5.1f}x  (C={m.C_:.3g}, {len(m.pairs_)} pairs)  {load()}",
+        flush=True,
+    )
+
+
+def ringnorm(n, d=20, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    X = rng.normal(size=(n, d))
+    X[y == 0] *= 2.0
+    X[y == 1] += 1.0 / np.sqrt(d)
+    return X, y
+
+
+def cv_cost(name, X, y, loss, folds, **params):
+    def run():
+        for tr, te in folds:
+            slb.SLBClassifier(random_state=0, loss=loss, **params).fit(X[tr], y[tr]).predict(X[te])
+
+    _, t = cpu(run)
+    what = "default" if not params else "fixed (lambda, C)"
+    print(f"{len(folds)}-fold CV {name:24s} {what:18s} {loss:13s} {t:6.1f} s  {load()}", flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--losses", nargs="+", default=["squared_hinge", "hinge"])
+    p.add_argument("--quick", action="store_true", help="skip the 7,400-row CV and Sonar")
+    a = p.parse_args()
+    print(f"cpus {os.cpu_count()}, {load()}")
+    tables = {
+        f"{name} 1000x20": design(name, 1000, 20, 0)[:2]
+        for name in ("make_classification", "integer-tied", "lab-values")
+    }
+    X, y = load_dataset("pima")
+    tables["pima 768x8"] = (np.asarray(X, dtype=float), np.asarray(y))
+    for loss in a.losses:
+        for name, (X, y) in tables.items():
+            default_vs_fixed(name, np.asarray(X, dtype=float), np.asarray(y), loss)
+    if a.quick:
+        return
+    X, y = load_dataset("sonar")
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    folds = stratified_folds(y, 5, n_repeats=5, random_state=0)
+    for loss in a.losses:
+        cv_cost("nested estimate, sonar", X, y, loss, folds)
+    X, y = ringnorm(7400)
+    folds = stratified_folds(y, 5, random_state=0)
+    for loss in a.losses:
+        cv_cost("ringnorm 7400x20", X, y, loss, folds)
+        cv_cost("ringnorm 7400x20", X, y, loss, folds, threshold=0.0, C=1.0)
+
+
+if __name__ == "__main__":
+    main()
