@@ -221,7 +221,7 @@ def _array(
     return v
 
 
-def _number(est, attr, *, integer=False, gt=None, ge=None, le=None, optional=False):
+def _number(est, attr, *, integer=False, gt=None, ge=None, le=None, optional=False, nan=False):
     v = getattr(est, attr, _MISSING)
     if v is _MISSING or (optional and v is None):
         if optional:
@@ -230,6 +230,8 @@ def _number(est, attr, *, integer=False, gt=None, ge=None, le=None, optional=Fal
     ok_types = (int, np.integer) if integer else (int, float, np.integer, np.floating)
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, ok_types):
         _fail(est, attr, f"is a {type(v).__name__}, not {'an integer' if integer else 'a number'}")
+    if nan and v != v:  # allowed NaN (no such number: SLB's C_ when naive Bayes is selected)
+        return float(v)
     if not math.isfinite(float(v)):
         _fail(est, attr, f"is {v}, not a finite number")
     if (
@@ -496,7 +498,7 @@ def _check_slb(est):
     table = getattr(est, "term_table_", None)
     if table is not None and (not isinstance(table, pd.DataFrame) or len(table) != n_terms):
         _fail(est, "term_table_", f"does not have one row per term ({n_terms})")
-    _number(est, "C_", gt=0.0, optional=True)
+    _number(est, "C_", gt=0.0, optional=True, nan=getattr(est, "selected_model_", "slb") != "slb")
     _number(est, "n_search_rows_", integer=True, ge=1, optional=True)
     _number(est, "n_candidate_pairs_", integer=True, ge=0, optional=True)
     _number(est, "best_index_", integer=True, ge=0, optional=True)

@@ -64,6 +64,8 @@ from ..dependence.screening import (
 from ..probabilities import decision_offsets, fit_logit_scale
 from . import path as _path
 from .path import (
+    LOSSES,
+    NO_ANCHOR,
     ThresholdPath,
     cap_screen,
     column_mask,
@@ -75,7 +77,20 @@ from .path import (
     search_rows,
     threshold_selector,
 )
+from .selection import (
+    GENERATIVE,
+    SELECTION_RULES,
+    _cv_table,
+    _make_generative,
+    _prior_intercept,
+    _select_best,
+    _with_generative_rows,
+    choose,
+    generative_fold_scores,
+    standard_errors,
+)
 from .svm import fit_linear_model, index_class_weight, linear_decision
+from .terms import _feature_importances, _term_table
 
 #: Default grid of SVM costs searched by ``C="cv"``: 0.01 ... 10, log-spaced (7 values).
 DEFAULT_CS = np.logspace(-2, 1, 7)
@@ -101,13 +116,6 @@ def _inner_folds(cv, smallest_class):
     return k
 
 
-def _select_best(mean):
-    """(selector, C) index of the lowest mean BER; ties go to the sparser, then the smaller C."""
-    best = np.nanmin(mean)
-    i, j = np.argwhere(mean <= best + 1e-9)[0]  # row-major: sparsest selector, then smallest C
-    return int(i), int(j)
-
-
 @dataclass(eq=False, repr=False)
 class _LogDensitySVM(
     LinearTermsMixin, PlattProbaMixin, DecisionPredictMixin, ClassifierMixin, FeatureMapParams
@@ -124,6 +132,9 @@ class _LogDensitySVM(
     n_jobs: int | None = None
     max_search_rows: int | None = _path.MAX_SEARCH_ROWS
     probability: bool = True
+    loss: str = "hinge"
+    selection: str = "min"
+    generative_candidates: bool = False
 
     _parameter_constraints = {
         **FEATURE_MAP_CONSTRAINTS,
@@ -135,6 +146,9 @@ class _LogDensitySVM(
         "warm_start": ["boolean"],
         "probability": ["boolean"],
         "max_search_rows": [Interval(Integral, 4, None, closed="left"), None],
+        "loss": [StrOptions(set(LOSSES))],
+        "selection": [StrOptions(set(SELECTION_RULES))],
+        "generative_candidates": ["boolean"],
     }
 
     # -- what the subclasses decide ---------------------------------------------------------------
@@ -207,10 +221,11 @@ class _LogDensitySVM(
 
         for stale in ("cv_results_", "best_index_", "n_search_rows_", "platt_"):
             self.__dict__.pop(stale, None)
-        i, j = 0, 0
-        if len(selectors) > 1 or len(Cs) > 1:
-            i, j = self._inner_cv(X, y_index, dens, selectors, grid_values, Cs, seed, cache)
-        self.C_ = float(Cs[j])
+        i, j, model = 0, 0, "slb"
+        if len(selectors) > 1 or len(Cs) > 1 or self.generative_candidates:
+            i, j, model = self._inner_cv(X, y_index, dens, selectors, grid_values, Cs, seed, cache)
+        self.selected_model_ = model
+        self.C_ = float(Cs[j]) if model == "slb" else float("nan")
         if "screen" not in cache:
             params = {k: v for k, v in self._path_params().items() if k != "pair_rule"}
             cache["screen"] = screen_pairs(X, y_index, n_jobs=self.n_jobs, **params)
@@ -219,6 +234,8 @@ class _LogDensitySVM(
         self.n_candidate_pairs_ = int(screen.pairs.shape[0])
         keep_c = selectors[i](screen)
         self._record_selection(cache["screen"], i, screen)
+        if model != "slb":
+            return self._fit_generative(X, y_index, names, model, seed, dens, cache)
         used = keep_c.any(axis=0)
         pairs = screen.pairs[used]
         transformer, T = self._candidate_features(X, y_index, pairs, dens, cache)
@@ -230,6 +247,8 @@ class _LogDensitySVM(
             C=self.C_,
             class_weight=self._class_weight_index(),
             n_classes=K,
+            loss=self.loss,
+            anchor=NO_ANCHOR,
             n_features=X.shape[1],
         )
         self._set_model(names, pairs, mask, T, coef, intercept, transformer)
@@ -239,6 +258,32 @@ class _LogDensitySVM(
                 cache, selectors[i], T[:, mask], y_index, seed
             )
             self.platt_ = self._pinned_calibration(scores, labels)
+        return self._keep_cache(cache)
+
+    def _fit_generative(self, X, y_index, names, model, seed, dens, cache):
+        """The selected KDE naive Bayes or TAN, fitted on all the rows and written as the
+        linear model on its own log-density map that it is (``coef_``: its fixed weights,
+        ``intercept_``: the log odds of ``decision_prior_``); ``platt_`` from its inner folds'
+        decision values (fitted without the rows they score), by the same convention."""
+        if hasattr(self, "fraction_"):  # SLB: no threshold chose the pairs
+            self.fraction_ = None
+            self.threshold_ = float("inf")  # no pair by screening (TAN's are its trees')
+        gen = _make_generative(model, dens, seed).fit(X, y_index)
+        tf = gen.transformer_
+        tf.classes_ = self.classes_
+        pairs = np.asarray(tf.pairs_, dtype=int).reshape(-1, 2)
+        mask = np.ones(gen.coef_.shape[1], dtype=bool)
+        self._set_priors(y_index)
+        intercept = _prior_intercept(np.log(self.decision_prior_))
+        self._set_model(names, pairs, mask, tf.transform(X), gen.coef_, intercept, tf)
+        if self.probability:
+            folds, scores = cache["generative"][2:]
+            dec = scores[model]["decision"]
+            labels = np.concatenate([y_index[te] for _, te in folds])
+            self.platt_ = self._pinned_calibration(np.concatenate(dec), labels)
+        return self._keep_cache(cache)
+
+    def _keep_cache(self, cache):
         if getattr(self, "warm_start", False):
             self._cache = cache
         elif hasattr(self, "_cache"):
@@ -305,7 +350,14 @@ class _LogDensitySVM(
 
         def fit(T_tr, y_tr):
             return fit_linear_model(
-                T_tr, y_tr, C=self.C_, class_weight=cw, n_classes=K, n_features=self.n_features_in_
+                T_tr,
+                y_tr,
+                C=self.C_,
+                class_weight=cw,
+                n_classes=K,
+                loss=self.loss,
+                anchor=NO_ANCHOR,
+                n_features=self.n_features_in_,
             )
 
         if getattr(self, "cv_results_", None) is not None and path is not None:
@@ -349,7 +401,7 @@ class _LogDensitySVM(
         if k < 2:
             # Too few rows of a class to cross-validate: the sparsest model, the middle C.
             self.cv_results_ = None
-            return 0, len(Cs) // 2
+            return 0, len(Cs) // 2, "slb"
         path_key = ("path", k)
         cache["inner_folds"] = k
         max_pairs = self._search_max_pairs(rows.size, X.shape[1], k)
@@ -361,6 +413,7 @@ class _LogDensitySVM(
             )
             cache[path_key] = ThresholdPath(
                 class_weight=self.class_weight,
+                loss=self.loss,
                 max_pairs=max_pairs,
                 pvalues=search[2],
                 n_jobs=self.n_jobs,
@@ -370,13 +423,41 @@ class _LogDensitySVM(
             folds = [(rows[tr], rows[te]) for tr, te in split]
             cache[path_key].fit(X, self.classes_[y_index], folds)
             cache["search"], cache["max_pairs"] = search, max_pairs
+            cache.pop("generative", None)
         self.n_search_rows_ = int(rows.size)
-        ber, n_pairs = cache[path_key].grid_ber(selectors, Cs)
-        mean = ber.mean(axis=2)
-        i, j = _select_best(mean)
-        self.cv_results_ = _cv_table(grid_values, Cs, ber, n_pairs)
-        self.best_index_ = int(i * len(Cs) + j)
-        return i, j
+        path = cache[path_key]
+        path.loss = self.loss  # a warm path may have scored another loss
+        ber, n_pairs = path.grid_ber(selectors, Cs)
+        table = _cv_table(grid_values, Cs, ber, n_pairs)
+        if self.selection == "min" and not self.generative_candidates:
+            i, j = _select_best(ber.mean(axis=2))  # the grid's row-major tie order
+            best = i * len(Cs) + j
+        else:
+            n_grid = ber.shape[0] * ber.shape[1]
+            mean, se = table["mean_ber"], standard_errors(ber.reshape(n_grid, -1))
+            keys = [(table["mean_n_pairs"][r], 1, r) for r in range(n_grid)]
+            if self.generative_candidates:
+                scores = self._generative_scores(X, y_index, dens, path, seed, cache)
+                table = _with_generative_rows(table, scores)
+                mean = table["mean_ber"]
+                se = np.concatenate([se, [standard_errors(scores[g]["ber"]) for g in GENERATIVE]])
+                keys += [(scores[g]["n_pairs"].mean(), 0, k) for k, g in enumerate(GENERATIVE)]
+            best = choose(mean, se, keys, self.selection)
+            i, j = divmod(best, len(Cs)) if best < n_grid else (0, 0)
+        self.cv_results_ = table
+        self.best_index_ = int(best)
+        n_grid = ber.shape[0] * ber.shape[1]
+        return i, j, ("slb" if best < n_grid else GENERATIVE[best - n_grid])
+
+    def _generative_scores(self, X, y_index, dens, path, seed, cache):
+        """KDE naive Bayes and TAN on the inner folds of ``path`` (cached with them)."""
+        key = (repr(self.class_weight), seed)
+        if cache.get("generative", (None,))[:2] != key:
+            folds = [(f.train, f.test) for f in path.folds_]
+            cw, K = self._class_weight_index(), len(self.classes_)
+            scores = generative_fold_scores(X, y_index, folds, dens, cw, K, seed)
+            cache["generative"] = (*key, folds, scores)
+        return cache["generative"][3]
 
     def _set_model(self, names, pairs, mask, T, coef, intercept, transformer):
         self.transformer_ = transformer
@@ -564,57 +645,6 @@ class _LogDensitySVM(
         return state
 
 
-def _feature_importances(contrib, table, n_features):
-    """Per input feature: the standard deviation over the training rows of the summed
-    contributions ``coef * T`` of the terms that involve it (a pair's terms count for both).
-
-    The spread of what a feature adds to the decision, not the sum of ``|coef|``: the two
-    classes' log-densities of a useless feature are nearly equal, so the SVM may give them
-    large weights of opposite signs that cancel.
-    """
-    i, j = table["i"].to_numpy(), table["j"].to_numpy()
-    return np.array([contrib[:, (i == f) | (j == f)].sum(axis=1).std() for f in range(n_features)])
-
-
-def _term_table(names, pairs, classes):
-    """One row per column of the feature map: class symbol and label, kind, feature indices."""
-    d = len(names)
-    rows = []
-    order, symbols = class_order(classes)
-    symbols = [s.strip("[]") if len(classes) > 2 else s for s in symbols]
-    for kind, items in (("univariate", [(i, -1) for i in range(d)]), ("bivariate", pairs)):
-        for sign, c in zip(symbols, order, strict=True):
-            for i, j in items:
-                rows.append(
-                    {
-                        "class": sign,
-                        "label": classes[c],
-                        "kind": kind,
-                        "i": int(i),
-                        "j": int(j),
-                        "feature_i": names[i],
-                        "feature_j": names[j] if j >= 0 else None,
-                    }
-                )
-    return pd.DataFrame(rows)
-
-
-def _cv_table(grid_values, Cs, ber, n_pairs):
-    """scikit-learn-style ``cv_results_``: one entry per (selector, C) candidate, row-major."""
-    n_sel, n_C, n_folds = ber.shape
-    flat = ber.reshape(n_sel * n_C, n_folds)
-    mean = flat.mean(axis=1)
-    res = {f"param_{k}": np.repeat(np.asarray(v), n_C) for k, v in grid_values.items()}
-    res["param_C"] = np.tile(np.asarray(Cs, dtype=float), n_sel)
-    res["mean_n_pairs"] = np.repeat(n_pairs.mean(axis=1), n_C)
-    res["mean_ber"] = mean
-    res["std_ber"] = flat.std(axis=1, ddof=1) if n_folds > 1 else np.zeros_like(mean)
-    for f in range(n_folds):
-        res[f"split{f}_ber"] = flat[:, f]
-    res["rank_ber"] = pd.Series(mean).rank(method="min").to_numpy(dtype=int)
-    return res
-
-
 _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         SVM cost (larger: less regularised).  ``"cv"``: chosen from ``Cs`` by the nested inner
         cross-validation (jointly with ``lambda`` for SLB).  No fixed default value was found
@@ -648,7 +678,20 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         Rows of the nested selection's inner CV: on larger tables it runs on a stratified
         subsample of this many rows (the final fit always uses every row), which bounds its
         cost whatever the number of rows; None: every row.  What the subsample changes is
-        measured in ``docs/defaults.md``."""
+        measured in ``docs/defaults.md``.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        The two-class SVM's loss, passed to every SVM fit (inner folds, calibration, final
+        model; :func:`slb.model.svm.fit_linear_model`).  K > 2 classes: multinomial either way.
+    selection : {"min", "one_se"}, default="min"
+        How the nested selection picks from ``cv_results_`` (:mod:`slb.model.selection`):
+        the lowest mean BER, or the least complex candidate (fewest pairs, then naive Bayes
+        or TAN before an SVM, then the sparser grid value and the smaller C) whose mean BER is
+        within one standard error (over the inner folds) of that minimum's.
+    generative_candidates : bool, default=False
+        Add KDE naive Bayes and TAN (:mod:`slb.peers`) to the nested selection, fitted inside
+        every inner fold from its training rows only and scored by the same inner BER.  When
+        one is selected (``selected_model_``) the model is that classifier fitted on all the
+        rows, written as the linear model on its own log-density map that it is."""
 
 _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         Sorted labels; ``classes_[1]`` is ``+``.
@@ -668,8 +711,18 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         ``rank_ber``), from the nested inner CV (screening and densities refitted in every
         inner split, so ``mean_ber`` of a fixed candidate is an honest CV estimate; its
         minimum over the grid is optimistic, as any minimum).  None when nothing is selected.
+        With ``generative_candidates=True``: two more rows (naive Bayes, TAN; their grid
+        ``param_*`` values NaN) and ``param_model`` ("slb", "naive_bayes" or "tan").
     best_index_ : int
-        Row of ``cv_results_`` selected (lowest mean BER; ties: sparser, then smaller C).
+        Row of ``cv_results_`` selected by ``selection`` (``"min"``: lowest mean BER; ties:
+        sparser, then smaller C).
+    selected_model_ : {"slb", "naive_bayes", "tan"}
+        The selected model.  For "naive_bayes" or "tan" (``generative_candidates=True``):
+        ``transformer_``, ``pairs_`` (none, or the union of TAN's trees), ``terms_`` and
+        ``coef_`` are that classifier's (its fixed weights: +-1, and TAN's ``1 - degree``),
+        ``intercept_`` the log odds of ``decision_prior_``, ``C_`` NaN, ``threshold_`` +inf
+        (no pair kept by screening), ``fraction_`` None; ``platt_`` is fitted on its inner
+        folds' decision values, by the same convention.
     coef_ : ndarray of shape (1, n_terms)
         SVM weights in log-density units, one per term of ``terms_``:
         ``decision_function(X) = log_density_features(X) @ coef_[0] + intercept_[0]``.

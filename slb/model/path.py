@@ -63,6 +63,15 @@ THREADED_MIN_ROWS = 3000
 
 CANDIDATE_MODES = ("screened", "all", "none")
 
+#: The two-class SVM losses of the SLB family (``loss`` of the estimators and of
+#: :class:`ThresholdPath`), passed explicitly to every :mod:`slb.model.svm` call.
+LOSSES = ("hinge", "squared_hinge")
+#: Default ``loss``: e1071's hinge (Protocol 2 of ``docs/defaults.md``).
+DEFAULT_LOSS = "hinge"
+#: The ``anchor`` every SLB-family call passes to :mod:`slb.model.svm`: none (the penalty is
+#: ``||w||``; Protocol 2 did not adopt the naive-Bayes anchor).
+NO_ANCHOR = "none"
+
 #: Default ``max_search_rows`` of the estimators: rows of the nested selection's inner CV;
 #: above, it runs on a stratified subsample of this many rows (the final fit uses every row).  Its cost is then bounded whatever ``n``.  What
 #: the subsample changes, measured against the selection on every row (``benchmarks/scale.py
@@ -411,7 +420,9 @@ class _Fold:
         return self.screen.score
 
 
-def _grid_fold(fold, y_index, selectors, Cs, class_weight, n_features, n_classes=2):
+def _grid_fold(
+    fold, y_index, selectors, Cs, class_weight, n_features, n_classes=2, loss=DEFAULT_LOSS
+):
     """BERs (n_selectors, n_C) and kept-pair counts (n_selectors,) of one fold."""
     keeps = [sel(fold.screen) for sel in selectors]
     masks = [column_mask(k, n_features) for k in keeps]
@@ -426,6 +437,8 @@ def _grid_fold(fold, y_index, selectors, Cs, class_weight, n_features, n_classes
         Cs,
         class_weight,
         n_classes,
+        loss=loss,
+        anchor=NO_ANCHOR,
         n_features=n_features,
     )
     ber = np.empty((len(selectors), len(Cs)))
@@ -445,6 +458,9 @@ class ThresholdPath:
         What ``lambda`` is compared with (see :mod:`slb.dependence.screening`).
     C : float, default=FIXED_C
         SVM cost of :meth:`fold_ber` and :meth:`curve`.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        The two-class SVM's loss (:func:`slb.model.svm.fit_linear_model`); K > 2 classes use
+        the multinomial model whatever it is.
     class_weight : "balanced", dict or None, default="balanced"
     max_pairs : int or None, default=5000
         Keep at most this many candidate pairs per fold (the most dependent ones), bounding
@@ -489,6 +505,7 @@ class ThresholdPath:
         pair_rule="either",
         screening_score="statistic",
         C=FIXED_C,
+        loss=DEFAULT_LOSS,
         class_weight="balanced",
         max_pairs=5000,
         candidates="screened",
@@ -502,10 +519,13 @@ class ThresholdPath:
         check_screening_score(screening_score)
         if candidates not in CANDIDATE_MODES:
             raise ValueError(f"candidates must be one of {', '.join(CANDIDATE_MODES)}.")
+        if loss not in LOSSES:
+            raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {loss!r}.")
         self.dependence = dependence
         self.pair_rule = pair_rule
         self.screening_score = screening_score
         self.C = C
+        self.loss = loss
         self.class_weight = class_weight
         self.max_pairs = max_pairs
         self.candidates = candidates
@@ -576,6 +596,9 @@ class ThresholdPath:
     def _class_weight(self):
         return index_class_weight(self.class_weight, self.classes_)
 
+    def _loss(self):
+        return getattr(self, "loss", DEFAULT_LOSS)  # paths pickled before the option: hinge
+
     def fold_ber(self, threshold):
         """BER of each fold at ``threshold`` (SVM cost ``C``), and the kept pairs per fold.
 
@@ -620,6 +643,8 @@ class ThresholdPath:
                 C=self.C,
                 class_weight=self._class_weight(),
                 n_classes=K,
+                loss=self._loss(),
+                anchor=NO_ANCHOR,
                 n_features=self.n_features_in_,
             )
             dec = linear_decision(f.T_test[:, m], coef, b)
@@ -651,7 +676,16 @@ class ThresholdPath:
         tasks = [
             (
                 _grid_fold,
-                (f, self._y_index, selectors, Cs, cw, self.n_features_in_, len(self.classes_)),
+                (
+                    f,
+                    self._y_index,
+                    selectors,
+                    Cs,
+                    cw,
+                    self.n_features_in_,
+                    len(self.classes_),
+                    self._loss(),
+                ),
             )
             for f in self.folds_
         ]

@@ -13,7 +13,7 @@ import threading
 import numpy as np
 
 from .kernel import IncrementalKernel
-from .path import column_mask
+from .path import DEFAULT_LOSS, NO_ANCHOR, column_mask
 from .svm import (
     GRAM_MAX_SAMPLES,
     class_weights,
@@ -44,7 +44,8 @@ class WarmFolds:
     ``SVC(kernel="precomputed")`` makes, as the exact BER-vs-λ steps use it), i.e. the
     estimator of ``fit_linear_svm``; the test decisions are ``Kx[:, support] @ dual + b``.
     Folds above :data:`slb.model.svm.GRAM_MAX_SAMPLES` training rows are fitted cold by
-    ``fit_linear_svm`` (its working-set solver; their kernels would not be kept anyway).  ``tests/test_compare_evaluation.py`` checks BERs and
+    ``fit_linear_svm`` (its working-set solver; their kernels would not be kept anyway), and so
+    is every fold of a path whose ``loss`` is the squared hinge.  ``tests/test_compare_evaluation.py`` checks BERs and
     labels bit for bit against one cold ``fit_linear_svm`` per fold and λ.
 
     Hand-written rather than :func:`slb.model.svm.nested_mask_predictions`: that one grows
@@ -80,6 +81,7 @@ class WarmFolds:
         self.y_index = np.searchsorted(path.classes_, np.asarray(y))
         self.n_classes = len(path.classes_)
         self.cw = index_class_weight(path.class_weight, path.classes_)
+        self.loss = getattr(path, "loss", DEFAULT_LOSS)
         self.lock = threading.Lock()
         kernel_bytes = sum(8.0 * f.train.size * (f.train.size + f.test.size) for f in path.folds_)
         self.keep_warm = kernel_bytes <= WARM_KERNEL_MB * 2**20
@@ -119,11 +121,17 @@ class WarmFolds:
             return last[1]
         f = self.path.folds_[k]
         yi = self.y_index[f.train]
-        if f.train.size > GRAM_MAX_SAMPLES or self.n_classes > 2:
-            # the working-set solver, or the K-class multinomial model: cold, as
-            # path_predictions fits them
+        if f.train.size > GRAM_MAX_SAMPLES or self.n_classes > 2 or self.loss != "hinge":
+            # the working-set solver, the K-class multinomial model or the squared hinge (the
+            # kernels below are libsvm's hinge): cold, as path_predictions fits them
             coef, b = fit_linear_model(
-                f.T_train[:, m], yi, C=self.path.C, class_weight=self.cw, n_classes=self.n_classes
+                f.T_train[:, m],
+                yi,
+                C=self.path.C,
+                class_weight=self.cw,
+                n_classes=self.n_classes,
+                loss=self.loss,
+                anchor=NO_ANCHOR,
             )
             d = linear_decision(f.T_test[:, m], coef, b)
         else:

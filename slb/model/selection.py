@@ -1,0 +1,283 @@
+"""How the SLB family picks one candidate from its nested inner-CV table.
+
+Two rules (the estimators' ``selection`` parameter) read the same table:
+
+* ``"min"``: the candidate of lowest mean inner BER (ties: the least complex, below);
+* ``"one_se"``: the one-standard-error rule (Breiman et al. 1984; Hastie, Tibshirani and
+  Friedman, *Elements of Statistical Learning*, 7.10): among the candidates whose mean inner
+  BER is at most ``m + s``, where ``m`` is the mean BER of the ``"min"`` candidate and ``s`` its
+  standard error over the inner folds (sample standard deviation, ``ddof=1``, over
+  ``sqrt(n_folds)``), the least complex.
+
+**Complexity order** (least complex first): fewer pairs (the candidate's mean number of kept
+pairs over the inner folds), then fixed weights before fitted ones (KDE naive Bayes and TAN,
+whose weights are fixed by their densities, count as less complex than any SVM on as many
+pairs), then the grid's own order (the sparser selector, then the smaller ``C``).  For the
+nested pair grids of SLB (top fractions or thresholds, sparsest first) the mean number of
+pairs never decreases along the grid, so this is the grid's row-major order, the tie rule
+``"min"`` had always used.
+
+With ``generative_candidates=True`` KDE naive Bayes and TAN (:mod:`slb.peers`) join the table:
+:func:`generative_fold_scores` fits them inside every inner fold from that fold's training rows
+only (nested, as the SVM candidates' densities), and scores them on the fold's test rows with
+the decision priors the SVMs' class weights stand for.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._metrics import balanced_error_rate
+from ..density.features import BANDWIDTH_CONSTRAINTS
+
+#: Values of the estimators' ``selection`` parameter.
+SELECTION_RULES = ("min", "one_se")
+#: The generative candidates, in the order their rows follow the grid in ``cv_results_``.
+GENERATIVE = ("naive_bayes", "tan")
+#: Tolerance of "equal" mean BERs (the rules' ties), as the grid rule has always used.
+TIE = 1e-9
+
+__all__ = [
+    "GENERATIVE",
+    "SELECTION_RULES",
+    "choose",
+    "decision_prior",
+    "generative_fold_scores",
+    "standard_errors",
+]
+
+
+def _select_best(mean):
+    """(selector, C) index of the lowest mean BER; ties go to the sparser, then the smaller C."""
+    best = np.nanmin(mean)
+    i, j = np.argwhere(mean <= best + TIE)[0]  # row-major: sparsest selector, then smallest C
+    return int(i), int(j)
+
+
+def _cv_table(grid_values, Cs, ber, n_pairs):
+    """scikit-learn-style ``cv_results_``: one entry per (selector, C) candidate, row-major."""
+    n_sel, n_C, n_folds = ber.shape
+    flat = ber.reshape(n_sel * n_C, n_folds)
+    mean = flat.mean(axis=1)
+    res = {f"param_{k}": np.repeat(np.asarray(v), n_C) for k, v in grid_values.items()}
+    res["param_C"] = np.tile(np.asarray(Cs, dtype=float), n_sel)
+    res["mean_n_pairs"] = np.repeat(n_pairs.mean(axis=1), n_C)
+    res["mean_ber"] = mean
+    res["std_ber"] = flat.std(axis=1, ddof=1) if n_folds > 1 else np.zeros_like(mean)
+    for f in range(n_folds):
+        res[f"split{f}_ber"] = flat[:, f]
+    res["rank_ber"] = pd.Series(mean).rank(method="min").to_numpy(dtype=int)
+    return res
+
+
+def choose(mean, se, complexity, rule="min"):
+    """Index of the candidate a selection rule picks.
+
+    Parameters
+    ----------
+    mean : array-like of shape (n_candidates,)
+        Mean inner-CV BER of each candidate.
+    se : array-like of shape (n_candidates,)
+        Its standard error over the inner folds.
+    complexity : list of tuple
+        Sort keys, least complex first (see the module docstring).
+    rule : {"min", "one_se"}
+
+    Returns
+    -------
+    index : int
+
+    Examples
+    --------
+    >>> from slb.model.selection import choose
+    >>> mean, se = [0.30, 0.25, 0.20], [0.02, 0.02, 0.06]
+    >>> keys = [(0,), (1,), (2,)]  # the first is the least complex
+    >>> choose(mean, se, keys, "min"), choose(mean, se, keys, "one_se")  # 0.25 <= 0.20 + 0.06
+    (2, 1)
+    """
+    mean = np.asarray(mean, dtype=float)
+    se = np.asarray(se, dtype=float)
+    if rule not in SELECTION_RULES:
+        raise ValueError(f"selection must be one of {', '.join(SELECTION_RULES)}, got {rule!r}.")
+
+    def least_complex(ok):
+        return min(np.flatnonzero(ok), key=lambda i: (complexity[i], i))
+
+    best = least_complex(mean <= np.nanmin(mean) + TIE)
+    if rule == "min":
+        return int(best)
+    bound = mean[best] + (se[best] if np.isfinite(se[best]) else 0.0)
+    return int(least_complex(mean <= bound + TIE))
+
+
+def standard_errors(ber):
+    """Standard error over the inner folds of each candidate: ``std(ddof=1) / sqrt(k)``.
+
+    Parameters
+    ----------
+    ber : ndarray of shape (..., n_folds)
+
+    Returns
+    -------
+    se : ndarray of shape ber.shape[:-1]
+        Zero with one fold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.selection import standard_errors
+    >>> float(standard_errors(np.array([0.1, 0.3, 0.2, 0.2])).round(4))
+    0.0408
+    """
+    k = ber.shape[-1]
+    if k < 2:
+        return np.zeros(ber.shape[:-1])
+    return ber.std(axis=-1, ddof=1) / np.sqrt(k)
+
+
+def decision_prior(y_index, class_weight, n_classes):
+    """The priors whose Bayes rule a class-weighted linear model approximates: ``class
+    weight x frequency``, normalised (equal priors for "balanced").
+
+    Parameters
+    ----------
+    y_index : ndarray of int
+    class_weight : "balanced", dict keyed by class index, or None
+    n_classes : int
+
+    Returns
+    -------
+    prior : ndarray of shape (n_classes,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.selection import decision_prior
+    >>> y = np.array([0, 0, 0, 1])
+    >>> decision_prior(y, "balanced", 2).tolist(), decision_prior(y, None, 2).tolist()
+    ([0.5, 0.5], [0.75, 0.25])
+    """
+    prevalence = np.bincount(y_index, minlength=n_classes) / y_index.size
+    if isinstance(class_weight, str):
+        weights = 1.0 / np.maximum(prevalence, 1e-300)
+    elif class_weight is None:
+        weights = np.ones(n_classes)
+    else:
+        weights = np.array([float(class_weight.get(k, 1.0)) for k in range(n_classes)])
+    prior = weights * prevalence
+    return prior / prior.sum()
+
+
+def _make_generative(name, bandwidth_settings, seed):
+    """An unfitted KDE naive Bayes or TAN on the SLB model's bandwidth settings (equal priors,
+    no calibration: the SLB estimator calibrates it as it calibrates its SVM)."""
+    from ..peers.naive_bayes import KDENaiveBayes
+    from ..peers.tan import TANClassifier
+
+    cls = {"naive_bayes": KDENaiveBayes, "tan": TANClassifier}[name]
+    params = {k: v for k, v in bandwidth_settings.items() if k in BANDWIDTH_CONSTRAINTS}
+    return cls(priors="balanced", calibrate=False, random_state=seed, **params)
+
+
+def _generative_decision(model, X, log_prior):
+    """Decision values of a fitted generative model at the priors ``exp(log_prior)``: the log
+    posterior odds for two classes, the joint log-likelihoods for more (argmax: prediction)."""
+    ll = model.joint_log_likelihood(X) - model.class_log_prior_ + log_prior
+    return ll[:, 1] - ll[:, 0] if ll.shape[1] == 2 else ll
+
+
+def _prior_intercept(log_prior):
+    """The linear form's intercept for priors ``exp(log_prior)`` (two classes: the log odds)."""
+    log_prior = np.asarray(log_prior, dtype=float)
+    return np.array([log_prior[1] - log_prior[0]]) if log_prior.size == 2 else log_prior.copy()
+
+
+def _predict(dec):
+    return (dec > 0).astype(int) if dec.ndim == 1 else dec.argmax(axis=1)
+
+
+def generative_fold_scores(X, y_index, folds, bandwidth_settings, class_weight, n_classes, seed):
+    """KDE naive Bayes and TAN fitted on every inner fold's training rows, scored on its test rows.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y_index : ndarray of shape (n_samples,)
+        Class indices.
+    folds : list of (train_index, test_index)
+    bandwidth_settings : dict
+        The SLB model's density settings (index-keyed overrides); only the bandwidth ones are used.
+    class_weight : "balanced", dict keyed by class index, or None
+        As the SVMs': the decision priors of each fold's model (:func:`decision_prior`).
+    n_classes : int
+    seed : int
+
+    Returns
+    -------
+    scores : dict
+        ``{name: {"ber": (n_folds,), "n_pairs": (n_folds,), "decision": [per fold]}}`` for
+        ``name`` in :data:`GENERATIVE`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.selection import generative_fold_scores
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 30)
+    >>> X = rng.normal(size=(60, 3)) + y[:, None]
+    >>> tests = [np.arange(k, 60, 3) for k in range(3)]
+    >>> folds = [(np.setdiff1d(np.arange(60), te), te) for te in tests]
+    >>> out = generative_fold_scores(X, y, folds, {}, "balanced", 2, seed=0)
+    >>> sorted(out), out["naive_bayes"]["n_pairs"].tolist()  # naive Bayes: no pair
+    (['naive_bayes', 'tan'], [0, 0, 0])
+    >>> bool(out["tan"]["n_pairs"].min() >= 2), bool(out["naive_bayes"]["ber"].mean() < 0.4)
+    (True, True)
+    """
+    out = {g: {"ber": [], "n_pairs": [], "decision": []} for g in GENERATIVE}
+    for tr, te in folds:
+        log_prior = np.log(decision_prior(y_index[tr], class_weight, n_classes))
+        for g in GENERATIVE:
+            model = _make_generative(g, bandwidth_settings, seed).fit(X[tr], y_index[tr])
+            dec = _generative_decision(model, X[te], log_prior)
+            out[g]["decision"].append(dec)
+            out[g]["ber"].append(balanced_error_rate(y_index[te], _predict(dec)))
+            out[g]["n_pairs"].append(int(model.transformer_.pairs_.shape[0]))
+    for g in GENERATIVE:
+        out[g]["ber"] = np.array(out[g]["ber"], dtype=float)
+        out[g]["n_pairs"] = np.array(out[g]["n_pairs"], dtype=int)
+    return out
+
+
+def _with_generative_rows(table, scores):
+    """``cv_results_`` of the grid with one row per generative candidate appended.
+
+    The grid's ``param_*`` values are NaN on the new rows, ``param_model`` names every row's
+    model ("slb" on the grid's), and ``rank_ber`` ranks all rows together.
+    """
+    n_grid = len(table["mean_ber"])
+    extra = [scores[g] for g in GENERATIVE]
+    out = {}
+    for key, col in table.items():
+        col = np.asarray(col)
+        if key.startswith("param_"):
+            out[key] = np.concatenate([col.astype(float), np.full(len(extra), np.nan)])
+        elif key == "mean_n_pairs":
+            out[key] = np.concatenate([col, [s["n_pairs"].mean() for s in extra]])
+        elif key == "mean_ber":
+            out[key] = np.concatenate([col, [s["ber"].mean() for s in extra]])
+        elif key == "std_ber":
+            k = extra[0]["ber"].size
+            out[key] = np.concatenate(
+                [col, [s["ber"].std(ddof=1) if k > 1 else 0.0 for s in extra]]
+            )
+        elif key.startswith("split") and key.endswith("_ber"):
+            f = int(key[len("split") : -len("_ber")])
+            out[key] = np.concatenate([col, [s["ber"][f] for s in extra]])
+        elif key != "rank_ber":
+            raise ValueError(f"unexpected cv_results_ key {key!r}")
+    out["param_model"] = np.array(["slb"] * n_grid + list(GENERATIVE), dtype=object)
+    mean = out["mean_ber"]
+    # ties share the lowest rank, as the grid table's (pandas' "min" method)
+    out["rank_ber"] = np.array([1 + int(np.sum(mean < m)) for m in mean], dtype=int)
+    return out

@@ -1,0 +1,220 @@
+"""The SLB family's selection options (issue 26 items 6-7, Protocol 3 of docs/defaults.md):
+``loss`` passed to every SVM fit, the ``selection`` rule ("min" / "one_se") read from the
+same inner table, and KDE naive Bayes and TAN as nested ``generative_candidates``.
+The defaults keep the previous behaviour (hinge, "min", no generative candidate)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+
+from slb import (
+    ForestDensityClassifier,
+    KDENaiveBayes,
+    LUClassifier,
+    SLBClassifier,
+    TANClassifier,
+)
+from slb.density.features import LogDensityTransformer
+from slb.evaluation import balanced_error_rate
+from slb.model import svm
+from slb.model.cv import SLBClassifierCV
+from slb.model.selection import choose
+from slb.model.svm import fit_linear_model
+
+
+def _xor(n=150, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (rng.random(n) < 0.05)).astype(int)
+    return X, y
+
+
+def _weak(n=60, d=4, seed=1):
+    # one weakly informative feature, the rest noise: naive Bayes' kind of table
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+# -- loss -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", [SLBClassifier, LUClassifier, ForestDensityClassifier])
+def test_new_parameters_round_trip_through_get_params_and_clone(cls):
+    est = cls(loss="squared_hinge", selection="one_se", generative_candidates=True)
+    params = clone(est).get_params()
+    assert (params["loss"], params["selection"], params["generative_candidates"]) == (
+        "squared_hinge",
+        "one_se",
+        True,
+    )
+    defaults = cls().get_params()
+    assert (defaults["loss"], defaults["selection"], defaults["generative_candidates"]) == (
+        "hinge",
+        "min",
+        False,
+    )
+    assert clone(cls().set_params(loss="squared_hinge")).loss == "squared_hinge"
+
+
+@pytest.mark.parametrize("bad", [{"loss": "log"}, {"selection": "two_se"}])
+def test_bad_options_are_refused(bad):
+    X, y = _weak()
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        SLBClassifier(**bad).fit(X, y)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_fixed_fit_equals_the_svm_function_called_with_that_loss(loss):
+    # Independent reference: the cross-fitted map of the kept pairs, then fit_linear_model
+    # with the loss named explicitly.
+    X, y = _xor()
+    clf = SLBClassifier(threshold=0.01, C=0.5, loss=loss, probability=False, random_state=0)
+    clf.fit(X, y)
+    assert clf.pairs_.shape[0] > 0
+    dens = clf._density_settings(X.shape[1], random_state=0)
+    T = LogDensityTransformer(pairs=clf.pairs_, **dens).fit_transform(X, y)
+    coef, b = fit_linear_model(
+        T, y, C=0.5, loss=loss, anchor="none", n_features=X.shape[1], class_weight="balanced"
+    )
+    np.testing.assert_allclose(clf.coef_, coef, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(clf.intercept_, b, rtol=1e-7, atol=1e-9)
+    other = "hinge" if loss == "squared_hinge" else "squared_hinge"
+    coef_other, _ = fit_linear_model(T, y, C=0.5, loss=other, anchor="none")
+    assert not np.allclose(clf.coef_, coef_other, rtol=1e-3)  # the loss matters here
+
+
+def test_the_loss_reaches_the_inner_cv_and_not_the_module_switch(monkeypatch):
+    X, y = _xor()
+    hinge = SLBClassifier(random_state=0).fit(X, y)
+    sq = SLBClassifier(loss="squared_hinge", random_state=0).fit(X, y)
+    assert not np.array_equal(hinge.cv_results_["mean_ber"], sq.cv_results_["mean_ber"])
+    if hasattr(svm, "LINEAR_MODEL"):  # the module-level switch, while it exists, is ignored
+        monkeypatch.setitem(svm.LINEAR_MODEL, "loss", "squared_hinge")
+        again = SLBClassifier(random_state=0).fit(X, y)
+        np.testing.assert_array_equal(again.cv_results_["mean_ber"], hinge.cv_results_["mean_ber"])
+        np.testing.assert_array_equal(again.coef_, hinge.coef_)
+
+
+# -- selection rule ---------------------------------------------------------------------------
+def _by_hand_one_se(res):
+    """The one-standard-error rule computed from cv_results_ alone."""
+    mean = np.asarray(res["mean_ber"])
+    splits = np.column_stack([res[k] for k in sorted(res) if k.startswith("split")])
+    se = splits.std(axis=1, ddof=1) / np.sqrt(splits.shape[1])
+    m = int(np.flatnonzero(mean <= mean.min() + 1e-9)[0])  # row-major: the "min" cell
+    ok = np.flatnonzero(mean <= mean[m] + se[m] + 1e-9)
+    return min(ok, key=lambda r: (res["mean_n_pairs"][r], r))  # fewest pairs, then smaller C
+
+
+def test_one_se_picks_the_cell_computed_by_hand_from_the_same_table():
+    X, y = _xor()
+    lo = SLBClassifier(random_state=0).fit(X, y)
+    se = SLBClassifier(selection="one_se", random_state=0).fit(X, y)
+    # the same inner table, every cell reported
+    assert len(se.cv_results_["mean_ber"]) == 70
+    for k in lo.cv_results_:
+        np.testing.assert_array_equal(se.cv_results_[k], lo.cv_results_[k])
+    want = _by_hand_one_se(se.cv_results_)
+    assert se.best_index_ == want
+    assert want != lo.best_index_  # the rules differ on this table: the test can fail
+    assert se.C_ == se.cv_results_["param_C"][want]
+    assert se.fraction_ == se.cv_results_["param_fraction"][want]
+    assert se.cv_results_["mean_n_pairs"][want] <= lo.cv_results_["mean_n_pairs"][lo.best_index_]
+    cv = SLBClassifierCV(selection="one_se", random_state=0).fit(X, y)
+    assert cv.best_params_ == {"fraction": se.fraction_, "C": se.C_}
+
+
+def test_choose_orders_fewest_pairs_then_fixed_weights_then_grid_order():
+    mean = [0.30, 0.21, 0.20, 0.22]
+    se = [0.01, 0.01, 0.03, 0.01]
+    keys = [(0.0, 1, 0), (2.0, 1, 1), (3.0, 1, 2), (2.0, 0, 0)]  # row 3: TAN on 2 pairs
+    assert choose(mean, se, keys, "min") == 2
+    assert choose(mean, se, keys, "one_se") == 3  # within 0.20 + 0.03, 2 pairs, fixed weights
+    assert choose([0.2, 0.2], [0, 0], [(1.0, 1, 0), (0.0, 1, 1)], "min") == 1  # tie: sparser
+
+
+# -- generative candidates -------------------------------------------------------------------
+def test_generative_rows_are_fitted_on_the_inner_training_rows_only():
+    X, y = _weak()
+    clf = SLBClassifier(generative_candidates=True, warm_start=True, random_state=0).fit(X, y)
+    res = clf.cv_results_
+    assert len(res["mean_ber"]) == 72
+    assert res["param_model"].tolist() == ["slb"] * 70 + ["naive_bayes", "tan"]
+    assert np.isnan(res["param_C"][70:]).all() and np.isnan(res["param_fraction"][70:]).all()
+    path = next(v for k, v in clf._cache.items() if isinstance(k, tuple) and k[0] == "path")
+    for row, cls in ((70, KDENaiveBayes), (71, TANClassifier)):
+        for f, fold in enumerate(path.folds_):
+            ref = cls(calibrate=False).fit(X[fold.train], y[fold.train])
+            ber = balanced_error_rate(y[fold.test], ref.predict(X[fold.test]))
+            assert res[f"split{f}_ber"][row] == pytest.approx(ber)
+    ranks = res["rank_ber"]
+    assert ranks.min() == 1 and ranks[int(np.argmin(res["mean_ber"]))] == 1
+
+
+def test_a_selected_naive_bayes_predicts_as_naive_bayes_with_calibrated_probabilities():
+    X, y = _weak()
+    clf = SLBClassifier(generative_candidates=True, selection="one_se", random_state=0)
+    clf.fit(X, y)
+    assert clf.selected_model_ == "naive_bayes"
+    assert clf.best_index_ == 70 and np.isnan(clf.C_) and clf.fraction_ is None
+    nb = KDENaiveBayes(calibrate=False).fit(X, y)
+    np.testing.assert_allclose(clf.decision_function(X), nb.decision_function(X), atol=1e-10)
+    np.testing.assert_array_equal(clf.predict(X), nb.predict(X))
+    np.testing.assert_allclose(np.abs(clf.coef_), 1.0)  # naive Bayes' fixed +-1 weights
+    # one convention (docs/probabilities.md): predict = argmax(proba * prior / prevalence)
+    p = clf.predict_proba(X)
+    rule = p * clf.decision_prior_ / clf.training_prevalence_
+    np.testing.assert_array_equal(clf.classes_[rule.argmax(axis=1)], clf.predict(X))
+    assert clf.platt_[0] < 0  # a positive factor on the decision values
+
+
+def test_a_selected_tan_predicts_as_tan():
+    rng = np.random.default_rng(0)
+    n = 160
+    a = rng.normal(size=n)
+    y = (rng.random(n) < 0.5).astype(int)
+    X = np.column_stack([a, a * (2 * y - 1) + 0.3 * rng.normal(size=n), rng.normal(size=n)])
+    clf = SLBClassifier(generative_candidates=True, Cs=[0.01], thresholds=[np.inf])
+    clf.set_params(random_state=0).fit(X, y)  # only LU at a tiny C against NB and TAN
+    assert clf.selected_model_ == "tan", clf.cv_results_["mean_ber"]
+    tan = TANClassifier(calibrate=False).fit(X, y)
+    np.testing.assert_allclose(clf.decision_function(X), tan.decision_function(X), atol=1e-10)
+    assert {tuple(p) for p in clf.pairs_} == {tuple(p) for p in tan.transformer_.pairs_}
+
+
+def test_without_the_options_cv_results_keep_their_keys():
+    X, y = _weak()
+    res = SLBClassifier(random_state=0).fit(X, y).cv_results_
+    assert "param_model" not in res and len(res["mean_ber"]) == 70
+
+
+def _permuted_tied(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 8))
+    Z[:, 1] += 0.8 * Z[:, 0]
+    X = np.round(Z * 1.2)  # integer lab-like values: heavy ties, where leaks showed before
+    y = rng.permutation(np.r_[np.zeros(n * 2 // 5, int), np.ones(n - n * 2 // 5, int)])
+    return X, y
+
+
+@pytest.mark.slow
+def test_permuted_labels_nested_estimate_with_generative_candidates_near_chance():
+    # Outer 5-fold CV of the whole estimator (NB and TAN refitted inside every inner fold) on
+    # labels independent of X: true BER 50 %.  The outer BER over 300 rows has a standard
+    # error of about 3 points (sqrt(0.25 (1/120 + 1/180)) / 2 = 0.0295), so the bound 0.42
+    # (2.7 SE below chance: false alarm ~0.4 %) detects with 80 % power a leak that lowers
+    # the BER to 39.5 % or less (10.5 points).  Control: naive Bayes scored on rows it was
+    # fitted on (the leak nesting prevents) falls below the bound on the same data.
+    X, y = _permuted_tied()
+    outer = []
+    for tr, te in StratifiedKFold(5, shuffle=True, random_state=1).split(X, y):
+        clf = SLBClassifier(generative_candidates=True, random_state=0).fit(X[tr], y[tr])
+        outer.append(balanced_error_rate(y[te], clf.predict(X[te])))
+        assert clf.cv_results_["mean_ber"][70:].min() >= 0.38
+    assert np.mean(outer) >= 0.42, outer
+    assert np.mean(outer) <= 0.58, outer
+    nb = KDENaiveBayes(calibrate=False).fit(X, y)
+    assert balanced_error_rate(y, nb.predict(X)) < 0.42
