@@ -218,3 +218,21 @@ def test_permuted_labels_nested_estimate_with_generative_candidates_near_chance(
     assert np.mean(outer) <= 0.58, outer
     nb = KDENaiveBayes(calibrate=False).fit(X, y)
     assert balanced_error_rate(y, nb.predict(X)) < 0.42
+
+
+def test_a_warm_refit_over_the_four_protocol_candidates_equals_cold_fits():
+    # benchmarks/selection_protocol.py runs one inner CV per dataset and switches `selection`
+    # and `generative_candidates` on a warm estimator: each must equal its own cold fit.
+    X, y = _weak()
+    warm = SLBClassifier(warm_start=True, random_state=0)
+    for selection in ("min", "one_se"):
+        for generative in (False, True):
+            opts = {"selection": selection, "generative_candidates": generative}
+            warm.set_params(**opts).fit(X, y)
+            cold = SLBClassifier(random_state=0, **opts).fit(X, y)
+            assert warm.best_index_ == cold.best_index_, opts
+            assert warm.selected_model_ == cold.selected_model_
+            for k in cold.cv_results_:
+                np.testing.assert_array_equal(warm.cv_results_[k], cold.cv_results_[k])
+            np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X))
+            np.testing.assert_allclose(warm.predict_proba(X), cold.predict_proba(X))

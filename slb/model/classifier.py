@@ -424,10 +424,14 @@ class _LogDensitySVM(
             cache[path_key].fit(X, self.classes_[y_index], folds)
             cache["search"], cache["max_pairs"] = search, max_pairs
             cache.pop("generative", None)
+            cache.pop("grid", None)
         self.n_search_rows_ = int(rows.size)
         path = cache[path_key]
-        path.loss = self.loss  # a warm path may have scored another loss
-        ber, n_pairs = path.grid_ber(selectors, Cs)
+        path.loss, path.class_weight = self.loss, self.class_weight  # a warm path's may differ
+        grid_key = (k, self.loss, repr(self.class_weight), repr(list(Cs)), self._selector_key())
+        if cache.get("grid", (None,))[0] != grid_key:
+            cache["grid"] = (grid_key, *path.grid_ber(selectors, Cs))
+        ber, n_pairs = cache["grid"][1:]
         table = _cv_table(grid_values, Cs, ber, n_pairs)
         if self.selection == "min" and not self.generative_candidates:
             i, j = _select_best(ber.mean(axis=2))  # the grid's row-major tie order
@@ -448,6 +452,10 @@ class _LogDensitySVM(
         self.best_index_ = int(best)
         n_grid = ber.shape[0] * ber.shape[1]
         return i, j, ("slb" if best < n_grid else GENERATIVE[best - n_grid])
+
+    def _selector_key(self):  # the settings that define the inner table's pair selectors
+        keys = ("threshold", "thresholds", "alpha", "pair_rule")
+        return repr([(k, np.asarray(getattr(self, k, None)).tolist()) for k in keys])
 
     def _generative_scores(self, X, y_index, dens, path, seed, cache):
         """KDE naive Bayes and TAN on the inner folds of ``path`` (cached with them)."""
@@ -661,7 +669,8 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
     warm_start : bool, default=False
         Reuse the previous fit's inner-fold densities, dependence and feature map when the data
         and density settings are unchanged, so that changing ``threshold``, ``C`` or the grids
-        refits only SVMs.
+        refits only SVMs (and changing only ``selection`` or ``generative_candidates`` only
+        the final model).
     n_jobs : int or None, default=None
         Threads for the dependence matrices, the binned densities and big inner folds.
         None: one, as in scikit-learn (:func:`slb._parallel.resolve_n_jobs`); -1: all CPUs.

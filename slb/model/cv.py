@@ -96,9 +96,11 @@ class SLBClassifierCV(SLBClassifier):
         ``split{k}_test_score`` and ``rank_test_score`` (balanced accuracy ``1 - BER``).
         None when a class has too few rows to cross-validate (the sparsest model is used).
     best_index_ : int
-        Row of ``cv_results_`` chosen (lowest mean BER; ties: sparser, then smaller C).
+        Row of ``cv_results_`` chosen by ``selection`` (``"min"``: lowest mean BER; ties:
+        sparser, then smaller C; ``"one_se"``: see :mod:`slb.model.selection`).
     best_params_ : dict
-        ``cv_results_["params"][best_index_]``.
+        ``cv_results_["params"][best_index_]`` (with ``generative_candidates=True`` it also
+        names the ``model``; a selected naive Bayes or TAN has NaN grid values).
     best_score_ : float
         ``cv_results_["mean_test_score"][best_index_]`` (NaN without ``cv_results_``).
     threshold_, fraction_, C_ : float
