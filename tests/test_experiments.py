@@ -367,7 +367,7 @@ def test_synthetic_command_writes_files(tmp_path):
         ]
     )
     assert res.long.shape == (2, 7)
-    stem = tmp_path / "synthetic_forest-normal-balanced"
+    stem = tmp_path / "synthetic_forest-normal-balanced-calibrated"  # the default variant
     assert (tmp_path / f"{stem.name}.md").exists()
     assert (tmp_path / f"{stem.name}_curve.html").exists()
     assert not (tmp_path / f"{stem.name}_bayes.csv").exists()
