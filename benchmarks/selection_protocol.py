@@ -1,0 +1,223 @@
+"""Issue 26 items 6-7: Protocol 3, the selection rule and SLB's own special cases as candidates.
+
+Written (with its rule, ``docs/defaults.md`` "Protocol 3") before it was run.  Candidates, all
+with lambda and C chosen by the nested inner 5-fold CV of ``SLBClassifier`` and one ``--loss``:
+
+* ``min``: the cell of lowest mean inner BER (today's rule);
+* ``one_se``: the least complex cell within one standard error of that minimum;
+* ``min + generative`` and ``one_se + generative``: the same with KDE naive Bayes and TAN as two
+  more nested candidates (``generative_candidates=True``).
+
+One inner CV per dataset: one warm-started estimator is refitted with the four settings, so the
+inner folds' densities, SVM grid and generative fits are computed once (each refit equals its
+cold fit: ``tests/test_selection_options.py``).  The designs, settings and test size are
+Protocol 2's (``benchmarks/linear_model_protocol.py``); KDE naive Bayes and TAN are fitted on the
+same rows for item 7's safety table.  Units: the design families.
+
+Usage::
+
+    python benchmarks/selection_protocol.py --loss squared_hinge --out docs/defaults/selection_runs.csv
+    python benchmarks/selection_protocol.py --analyse docs/defaults/selection_runs.csv
+    # a smoke run: two tiny datasets
+    python benchmarks/selection_protocol.py --settings 100x5 --designs lab-values,bn-normal \\
+        --seeds 1 --out /tmp/smoke.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from linear_model_protocol import DESIGNS, SETTINGS, design, holm  # noqa: E402
+
+import slb  # noqa: E402
+from slb.evaluation import balanced_error_rate  # noqa: E402
+from slb.evaluation.registry import make_classifier  # noqa: E402
+
+#: The four candidates, in the order the warm estimator fits them (the first fit runs the
+#: inner CV; the "+ generative" ones add the naive Bayes and TAN inner fits once).
+CANDIDATES = {
+    "min": {"selection": "min", "generative_candidates": False},
+    "one_se": {"selection": "one_se", "generative_candidates": False},
+    "min + generative": {"selection": "min", "generative_candidates": True},
+    "one_se + generative": {"selection": "one_se", "generative_candidates": True},
+}
+REFERENCES = ("NB", "TAN")
+#: Item 7's target: at most this many points above the better of naive Bayes and TAN.
+SAFETY_POINTS = 1.0
+#: The last tie-break of the rule: today's estimator.
+TODAY = "min"
+
+
+def run(out, seeds, settings, designs, loss):
+    done, rows = set(), []
+    if os.path.exists(out):
+        prev = pd.read_csv(out)
+        rows = prev.to_dict("records")
+        done = set(
+            zip(prev.design, prev.n, prev.d, prev.seed, prev.candidate, prev.loss, strict=True)
+        )
+    for (n, d), seed, name in itertools.product(settings, seeds, designs):
+        cands = list(CANDIDATES) + list(REFERENCES)
+        todo = [c for c in cands if (name, n, d, seed, c, loss) not in done]
+        if not todo:
+            continue
+        Xtr, ytr, Xte, yte = design(name, n, d, seed)
+        est = slb.SLBClassifier(loss=loss, warm_start=True, random_state=seed, probability=False)
+        for cand in todo:
+            t = time.process_time()
+            if cand in CANDIDATES:
+                m = est.set_params(**CANDIDATES[cand]).fit(Xtr, ytr)
+                res = m.cv_results_
+                extra = {
+                    "selected_model": m.selected_model_,
+                    "C_": m.C_,
+                    "n_pairs": len(m.pairs_),
+                    "inner_ber": float(res["mean_ber"][m.best_index_]),
+                    "inner_min": float(np.min(res["mean_ber"])),
+                }
+            else:
+                m = make_classifier(cand, random_state=seed).fit(Xtr, ytr)
+                extra = {"selected_model": cand, "C_": np.nan, "n_pairs": np.nan}
+            ber = balanced_error_rate(yte, m.predict(Xte))
+            rows.append(
+                {
+                    "design": name,
+                    "n": n,
+                    "d": d,  # the setting's nominal d (the one-hot mix has more columns)
+                    "seed": seed,
+                    "loss": loss,
+                    "candidate": cand,
+                    "ber": ber,
+                    "cpu_seconds": time.process_time() - t,
+                    **extra,
+                }
+            )
+            print(
+                f"n={n:4d} d={d:3d} seed={seed} {name:20s} {cand:20s} BER {100 * ber:5.1f} "
+                f"{extra['selected_model']:12s} C={extra['C_']:.3g} "
+                f"{rows[-1]['cpu_seconds']:.1f}s load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+            pd.DataFrame(rows).to_csv(out, index=False)
+
+
+def decide(unit, safety, pvals):
+    """The rule of docs/defaults.md, Protocol 3, on per-family BERs (points).
+
+    ``unit``: families x candidates; ``safety``: the same minus the better reference;
+    ``pvals``: {(a, b): Holm-adjusted p}.  Returns (chosen, explanation)."""
+    names = list(CANDIDATES)
+    mean = unit[names].mean()
+
+    def sig_better(a, b):  # a significantly better than b
+        p = pvals.get((a, b), pvals.get((b, a)))
+        return p < 0.05 and mean[a] < mean[b]
+
+    for a in names:
+        if all(sig_better(a, b) for b in names if b != a):
+            return a, f"{a} is significantly better than every other candidate"
+    best = mean.idxmin()
+    tied = [a for a in names if a == best or not sig_better(best, a)]
+    worst = safety[tied].max()
+    safe = [a for a in tied if worst[a] <= SAFETY_POINTS]
+    pool = safe if safe else [min(tied, key=lambda a: worst[a])]
+    why = f"tied set {tied}; meeting item 7's target: {safe or 'none'}"
+    if not safe:
+        why += f"; the smallest worst-family excess: {pool[0]} ({worst[pool[0]]:+.2f})"
+    cheap = [a for a in pool if not CANDIDATES[a]["generative_candidates"]] or pool
+    if len(cheap) < len(pool):
+        why += "; cost: without generative candidates first"
+    cheap = sorted(cheap, key=lambda a: (round(mean[a], 10), a != TODAY))
+    return cheap[0], why + f"; then the lowest mean BER: {cheap[0]}"
+
+
+def analyse(path):
+    df = pd.read_csv(path)
+    key = ["design", "n", "d", "seed"]
+    wanted = set(CANDIDATES) | set(REFERENCES)
+    full = df.groupby(key).candidate.apply(lambda s: wanted <= set(s))
+    df = df.set_index(key).loc[full[full].index].reset_index()
+    losses = sorted(df["loss"].dropna().unique()) if "loss" in df else []
+    unit = df.groupby(["design", "candidate"]).ber.mean().unstack() * 100
+    print(f"loss {losses}; {len(full[full])} complete datasets; units = {unit.shape[0]} families\n")
+    print("mean BER per design family (%):\n" + unit.round(2).to_string() + "\n")
+    print("mean over families:\n" + unit.mean().sort_values().round(2).to_string() + "\n")
+    cost = df.groupby("candidate").cpu_seconds.median()
+    print("median CPU seconds per fit (the first candidate's fit holds the inner CV):")
+    print(cost.round(2).to_string() + "\n")
+    pairs = list(itertools.combinations(CANDIDATES, 2))
+    raw = []
+    for a, b in pairs:
+        diff = unit[a] - unit[b]
+        raw.append(stats.wilcoxon(diff).pvalue if np.any(diff != 0) else 1.0)
+    adj = holm(raw)
+    print("paired over families (a - b, points), Wilcoxon signed-rank, Holm over the six:")
+    for (a, b), p, q in zip(pairs, raw, adj, strict=True):
+        diff = unit[a] - unit[b]
+        print(
+            f"  {a:20s} - {b:20s} mean {diff.mean():+.2f}  worst {diff.max():+.2f}  "
+            f"best {diff.min():+.2f}  p {p:.4f}  Holm {q:.4f}"
+        )
+    better = unit[list(REFERENCES)].min(axis=1)
+    safety = unit[list(CANDIDATES)].sub(better, axis=0)
+    print("\nitem 7: candidate - better of NB and TAN, per family (points):")
+    print(safety.round(2).to_string())
+    print("worst family: " + "; ".join(f"{k} {v:+.2f}" for k, v in safety.max().items()))
+    gen = df[df.candidate.isin(list(CANDIDATES))]
+    share = (
+        gen.assign(generative=gen.selected_model != "slb")
+        .groupby(["design", "candidate"])
+        .generative.mean()
+        .unstack()[list(CANDIDATES)[2:]]
+    )
+    print(
+        "\nshare of datasets where naive Bayes or TAN was selected:\n" + share.round(2).to_string()
+    )
+    by_n = df.groupby(["n", "candidate"]).ber.mean().unstack() * 100
+    print("\nmean BER by n (descriptive, %):\n" + by_n.round(2).to_string())
+    chosen, why = decide(unit, safety, dict(zip(pairs, adj, strict=True)))
+    print(f"\nBy the rule: {chosen} ({why}).")
+    return chosen
+
+
+def _settings(text):
+    out = []
+    for item in text.split(","):
+        n, d = item.lower().split("x")
+        out.append((int(n), int(d)))
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", default="selection_runs.csv")
+    p.add_argument("--loss", default="hinge", choices=("hinge", "squared_hinge"))
+    p.add_argument("--seeds", type=int, default=2, help="seeds 0 .. N-1")
+    p.add_argument("--settings", default=None, help="e.g. 100x5,300x20 (default: Protocol 2's)")
+    p.add_argument("--designs", default=None, help="comma-separated families (default: all 9)")
+    p.add_argument("--analyse", default=None)
+    a = p.parse_args()
+    if a.analyse:
+        analyse(a.analyse)
+        return
+    settings = SETTINGS if a.settings is None else _settings(a.settings)
+    designs = DESIGNS if a.designs is None else tuple(a.designs.split(","))
+    unknown = set(designs) - set(DESIGNS)
+    if unknown:
+        p.error(f"unknown designs {sorted(unknown)}; choose from {', '.join(DESIGNS)}")
+    run(a.out, range(a.seeds), settings, designs, a.loss)
+
+
+if __name__ == "__main__":
+    main()
