@@ -13,6 +13,7 @@ import streamlit as st
 from slb.model.steps import chunk_bounds, join_steps, step_at
 from slb.viz import figures
 from slb.viz.calibration import operating_point, operating_point_figure, reliability_figure
+from slb.viz.cells import clickable_cells, clicked_cell
 from slb.viz.classwise import classwise_reliability_figure, classwise_reliability_table
 from slb.viz.evaluation import confusion_figure
 
@@ -216,6 +217,22 @@ CELLS = {
     "true − predicted + (FP)": (False, True),
     "true − predicted − (TN)": (False, False),
 }
+CELL_CHART, CELL_PICK = "cmp_op_confusion", "cmp_op_cell"
+
+
+def cell_name(row: int, col: int) -> str:
+    """The :data:`CELLS` name of a cell of the drawn matrix (+ first: row 0 is true +,
+    column 0 predicted +; ``slb.viz.evaluation.confusion_figure``)."""
+    wanted = (row == 0, col == 0)
+    return next(name for name, cell in CELLS.items() if cell == wanted)
+
+
+def pick_cell(fig) -> None:
+    """on_select callback of the matrix: the clicked cell becomes the listed one (the
+    selectbox below, the keyboard's way to the same choice, shows it)."""
+    cell = clicked_cell(st.session_state.get(CELL_CHART), fig)
+    if cell is not None:
+        st.session_state[CELL_PICK] = cell_name(*cell)
 
 
 def _threshold(pred: pd.DataFrame, chosen: str) -> tuple[float, str]:
@@ -271,12 +288,17 @@ def operating_point_section(ds, evals: dict, chosen: str) -> None:
         )
     with cm_col:
         counts = pd.DataFrame([[point["tn"], point["fp"]], [point["fn"], point["tp"]]])
-        st.plotly_chart(
+        cm_fig = clickable_cells(
             confusion_figure(
                 counts, pos_name=pos, neg_name=neg, title=f"At threshold {threshold:.3g}"
-            ),
-            key="cmp_op_confusion",
+            )
+        )
+        st.plotly_chart(  # a click on a cell lists its rows below (the selectbox follows it)
+            cm_fig,
+            key=CELL_CHART,
             config={"displaylogo": False},
+            on_select=lambda: pick_cell(cm_fig),
+            selection_mode="points",
         )
         rates = pd.DataFrame(
             {
@@ -299,7 +321,12 @@ def operating_point_section(ds, evals: dict, chosen: str) -> None:
         "of − rows predicted +; precision: share of predicted + that are +; BER: the mean of "
         "the two error rates (1 − TPR and FPR)."
     )
-    cell = st.selectbox("List the rows of a cell", list(CELLS), key="cmp_op_cell")
+    cell = st.selectbox(
+        "List the rows of a cell (or click a cell of the matrix)",
+        list(CELLS),
+        key=CELL_PICK,
+        help="A click on a cell of the confusion matrix above chooses it here too.",
+    )
     truth, said = CELLS[cell]
     hit = point["predicted_positive"]
     pick = ((pred["y_true"] == 1).to_numpy() == truth) & (hit == said)
@@ -314,5 +341,7 @@ def operating_point_section(ds, evals: dict, chosen: str) -> None:
         ],
         axis=1,
     )
-    st.caption(f"{len(listing)} predictions in this cell (row = position in the prepared data).")
+    st.caption(
+        f"{len(listing)} predictions in the cell {cell} (row = position in the prepared data)."
+    )
     st.dataframe(listing, hide_index=True, width="stretch", key="cmp_op_rows")
