@@ -125,6 +125,15 @@ def test_the_comparison_report_of_an_upload_with_hostile_names():
     query = urlstate.wanted({**state.DEFAULTS, "bundled_name": "pima"})
     doc = report.comparison_report(v, res, clf, settings, query=query)
     p = _check_safe(doc, n_figures=2)
+    # with the page's out-of-fold evaluations: ROC, precision-recall and each confusion matrix
+    with_curves = report.comparison_report(
+        v, res, clf, settings, query=query, evals=_evals(("SLB", "TAN", "NB"))
+    )
+    q = _check_safe(with_curves, n_figures=2 + 2 + 3)
+    curves_text = "".join(q.text)
+    assert "Out-of-fold curves and confusion matrices" in curves_text
+    assert "ROC curves from the out-of-fold predictions of stratified 3-fold CV" in curves_text
+    assert "Confusion matrix of NB from the out-of-fold predictions" in curves_text
     text = "".join(p.text)
     assert f"comparison on {HOSTILE}.csv" in text  # the file name, as text
     assert "<b>pos</b>" in text and "neg & co" in text  # class labels, as text
