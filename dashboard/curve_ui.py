@@ -1,8 +1,9 @@
 """The curves of the Compare page, kept here so that the page itself stays a few lines: the
 BER-vs-λ figure (exact steps, the current λ on them, the nested estimate beside them), the
 reliability diagram of the out-of-fold probabilities with their log-loss and Brier score
-(issue 26 item 2, ``docs/probabilities.md``), and the operating point (issue 28): a threshold on
-one classifier's ROC curve with its confusion matrix and rates, and the rows of any cell."""
+(issue 26 item 2, ``docs/probabilities.md``; one class against the rest for more than two
+classes), and the operating point (issue 28): a threshold on one classifier's ROC curve with its
+confusion matrix and rates, and the rows of the cell clicked (or chosen in the selectbox)."""
 
 from __future__ import annotations
 
