@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from slb import (
     ForestDensityClassifier,
@@ -220,6 +221,7 @@ def test_permuted_labels_nested_estimate_with_generative_candidates_near_chance(
     assert balanced_error_rate(y, nb.predict(X)) < 0.42
 
 
+@pytest.mark.slow
 def test_a_warm_refit_over_the_four_protocol_candidates_equals_cold_fits():
     # benchmarks/selection_protocol.py runs one inner CV per dataset and switches `selection`
     # and `generative_candidates` on a warm estimator: each must equal its own cold fit.
@@ -236,3 +238,67 @@ def test_a_warm_refit_over_the_four_protocol_candidates_equals_cold_fits():
                 np.testing.assert_array_equal(warm.cv_results_[k], cold.cv_results_[k])
             np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X))
             np.testing.assert_allclose(warm.predict_proba(X), cold.predict_proba(X))
+
+
+@pytest.mark.slow
+@parametrize_with_checks(
+    [
+        SLBClassifier(
+            loss="squared_hinge", selection="one_se", generative_candidates=True, random_state=0
+        ),
+        LUClassifier(generative_candidates=True, C=1.0, random_state=0),
+    ],
+)
+def test_sklearn_checks_with_the_options_on(estimator, check):
+    # scikit-learn's conformance checks (odd shapes, few rows, many classes, pickling...)
+    # with naive Bayes and TAN in the selection and the one-SE rule
+    check(estimator)
+
+
+def _protocol():
+    import importlib
+    import sys
+    from pathlib import Path
+
+    bench = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    return importlib.import_module("selection_protocol")
+
+
+def _decide(protocol, unit, refs):
+    import itertools
+
+    from scipy import stats
+
+    names = list(protocol.CANDIDATES)
+    pairs = list(itertools.combinations(names, 2))
+    raw = [
+        stats.wilcoxon(unit[a] - unit[b]).pvalue if np.any(unit[a] != unit[b]) else 1.0
+        for a, b in pairs
+    ]
+    safety = unit[names].sub(refs, axis=0)
+    return protocol.decide(unit, safety, dict(zip(pairs, protocol.holm(raw), strict=True)))
+
+
+def test_protocol_3_rule_is_symmetric_and_breaks_ties_by_safety_then_cost():
+    import pandas as pd
+
+    protocol = _protocol()
+    names = list(protocol.CANDIDATES)
+    rng = np.random.default_rng(0)
+    base = 20 + rng.normal(size=9)
+    refs = pd.Series(base - 0.5)
+    # one candidate better in every family by 1-2 points: significant against all three
+    for winner in names:
+        unit = pd.DataFrame({c: base + 0.01 * k for k, c in enumerate(names)})
+        unit[winner] = base - 1 - rng.random(9)
+        assert _decide(protocol, unit, refs)[0] == winner
+    # no difference anywhere but noise: the safety target decides...
+    unit = pd.DataFrame({c: base + 0.2 * rng.normal(size=9) for c in names})
+    unit["one_se + generative"] = refs + 0.5 + 0.2 * rng.normal(size=9)
+    unit.loc[0, [c for c in names if c != "one_se + generative"]] = refs[0] + 3.0
+    assert _decide(protocol, unit, refs)[0] == "one_se + generative"
+    # ... and when all meet it, cost: a candidate without generative fits
+    unit = pd.DataFrame({c: refs + 0.2 + 0.1 * rng.normal(size=9) for c in names})
+    assert not protocol.CANDIDATES[_decide(protocol, unit, refs)[0]]["generative_candidates"]
