@@ -32,6 +32,7 @@ Command line (``python -m slb.experiments --help``)::
     python -m slb.experiments real --datasets pima sonar --repeats 5 --out experiment-output
     python -m slb.experiments real --csv my.csv --label outcome --positive yes
     python -m slb.experiments synthetic --design forest --cpd normal complex --replicates 20
+    python -m slb.experiments synthetic --design bn --variant uncalibrated   # default: calibrated
     python -m slb.experiments noise --dataset pima --classifiers SLB NB "SVM(linear)" DISCRETE
 
 The paper's numbers (:data:`PAPER_TABLE1` .. :data:`PAPER_TABLE4`) are in :mod:`slb.experiments.paper`.
