@@ -1,42 +1,43 @@
-"""Rerun a tab left open while the server restarted: a Streamlit Components v2 component.
+"""Rerun a tab left open while the server restarted, with Streamlit's own reconnection.
 
-After a restart of the server, Streamlit's frontend reconnects but keeps showing the old page
-(an upload that is gone, figures of the old process) until the user touches a widget, minutes
-later or never.  :func:`watch` mounts an invisible component whose JavaScript
-(``watch.js``) polls the app's own health endpoint every second; once it has seen the server down
-and up again it reports a value, the frontend reruns the page in the new server's session, and
-that run restores the settings from the address and shows the restart notice
-(:mod:`dashboard.urlstate`).  Nothing is drawn without a browser (AppTest has none) or when
-``st.components.v2`` is missing.
+After a restart of the server, Streamlit's frontend reconnects its websocket to the new server
+but, by default, keeps showing the old page (an upload that is gone, figures of the old
+process) until the user touches a widget: it requests a run on reconnecting only when the
+disconnection interrupted one, or when the page holds fragments, auto-rerunning ones included
+(streamlit/streamlit#11890, in every version this app supports: the floor is 1.56), because the
+new session must register them again.
+
+:func:`watch` therefore draws an empty fragment with ``run_every`` (the documented
+``st.fragment`` parameter).  Its only effect, besides a no-op rerun every
+:data:`TICK` seconds, is that the frontend reruns the whole page in the new server's session
+as soon as its websocket is back: that run restores the settings from the address and shows
+the restart notice (:mod:`dashboard.urlstate`).
+
+Why not a watch of our own: an earlier version polled the health endpoint from a Components v2
+module every second and asked for a rerun once it had seen the server down and up again.  The
+new server binds its port about a second after the old one exits (measured: healthy 1.1 s after
+the stop on a loaded machine), so the 1 s sampling could miss the outage altogether, and when it
+saw it, its rerun requests, repeated every second until a run redrew the module, restarted the
+new session's first run again and again on a busy machine.  The frontend, by contrast, always
+sees its websocket close, and asks for exactly one run once it is connected again.
+
+Nothing is drawn without a browser (AppTest has no websocket to lose).
 """
 
 from __future__ import annotations
 
-import uuid
-from pathlib import Path
+from datetime import timedelta
 
 import streamlit as st
 
-NAME = "slb_restart_watch"
-KEY = "restart_watch"
-_HERE = Path(__file__).resolve().parent
-_renderer = None
-_failed = False
+#: How often the empty fragment reruns (a no-op on the server): what matters is only that the
+#: page holds an auto-rerunning fragment when the websocket reconnects.
+TICK = timedelta(minutes=10)
 
 
-def component():
-    """The v2 mounting command (registered once per process), or None when unavailable."""
-    global _renderer, _failed
-    if _renderer is None and not _failed:
-        try:
-            _renderer = st.components.v2.component(
-                NAME,
-                html=(_HERE / "watch.html").read_text(encoding="utf-8"),
-                js=(_HERE / "watch.js").read_text(encoding="utf-8"),
-            )
-        except Exception:  # pragma: no cover - depends on the installed streamlit
-            _failed = True
-    return _renderer
+@st.fragment(run_every=TICK)
+def _reconnect_marker() -> None:
+    """Draws nothing: its ``run_every`` makes the frontend rerun the page after a reconnection."""
 
 
 def _browser() -> bool:
@@ -47,9 +48,6 @@ def _browser() -> bool:
 
 
 def watch() -> None:
-    """Mount the watch (in the current container); a fresh ``run`` id on every run tells the
-    JavaScript that a run has redrawn the page."""
-    render = component()
-    if render is None or not _browser():
-        return
-    render(key=KEY, data={"run": uuid.uuid4().hex[:12]}, on_ping_change=lambda: None)
+    """Mount the marker fragment (in the current container) when a browser is connected."""
+    if _browser():
+        _reconnect_marker()
