@@ -77,32 +77,51 @@ def run(args) -> None:
     print(f"{tag}: {seconds:.0f} s")
 
 
-def summarise(args) -> None:
-    spec = Design.from_name(args.design)
-    names = _check_classifiers(args.classifiers)
-    longs = [pd.read_csv(p) for p in sorted(args.chunks.glob(f"{spec.name}_r*_long.csv"))]
+def combine(spec: Design, names, chunks: Path):
+    """The saved slices of one design as one ``long`` table (sorted as the command's) and
+    its Bayes errors; a SystemExit when the cells hold different numbers of replicates."""
+    longs = [pd.read_csv(p) for p in sorted(chunks.glob(f"{spec.name}_r*_long.csv"))]
     if not longs:
-        raise SystemExit(f"no slices of {spec.name} in {args.chunks}")
+        raise SystemExit(f"no slices of {spec.name} in {chunks}")
     long = pd.concat(longs, ignore_index=True)
     long = long[long["classifier"].isin(names)].drop_duplicates(
         ["n", "replicate", "classifier"], keep="last"
     )
     counts = long.groupby(["n", "classifier"])["replicate"].nunique()
-    if counts.nunique() != 1:
+    if counts.nunique() != 1 or counts.size != long["n"].nunique() * len(names):
         raise SystemExit(f"uneven replicates per cell:\n{counts.to_string()}")
-    bayes_files = sorted(args.chunks.glob(f"{spec.name}_r*_bayes.csv"))
+    order = {c: k for k, c in enumerate(names)}
+    long = long.sort_values(
+        ["replicate", "n", "classifier"],
+        key=lambda col: col.map(order) if col.name == "classifier" else col,
+    ).reset_index(drop=True)
+    bayes_files = sorted(chunks.glob(f"{spec.name}_r*_bayes.csv"))
     bayes = (
         pd.concat([pd.read_csv(p) for p in bayes_files]).drop_duplicates("replicate")
         if bayes_files
         else pd.DataFrame(columns=["replicate", "seed", "bayes_error"])
     )
+    return long, bayes.sort_values("replicate").reset_index(drop=True)
+
+
+def summarise(args) -> None:
+    spec = Design.from_name(args.design)
+    names = _check_classifiers(args.classifiers)
+    long, bayes = combine(spec, names, args.chunks)
+    counts = long.groupby(["n", "classifier"])["replicate"].nunique()
     summary = _synthetic_summary(long, names, spec, 0.05)
     res = SyntheticResults(
         design=spec,
         long=long,
         summary=summary,
-        bayes=bayes.sort_values("replicate").reset_index(drop=True),
-        settings={"design": spec.name, "classifiers": names, "n_replicates": int(counts.iloc[0])},
+        bayes=bayes,
+        settings={
+            "design": spec.name,
+            "classifiers": names,
+            "n_replicates": int(counts.iloc[0]),
+            "random_state": args.seed,
+            "bayes_mc": args.bayes_mc,
+        },
     )
     diff = compare_with_paper(summary)
     cells = diff.assign(
@@ -152,11 +171,11 @@ def main(argv=None):
         p.add_argument("--classifiers", nargs="+", required=True)
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--chunks", type=Path, default=CHUNKS)
+        p.add_argument("--bayes-mc", type=int, default=100_000, help="Monte Carlo rows (run)")
         if name == "run":
             p.add_argument("--first", type=int, default=0, help="first replicate (0-based)")
             p.add_argument("--last", type=int, required=True, help="last replicate, included")
             p.add_argument("--n", nargs="+", type=int, default=[200, 400, 600, 800, 1000])
-            p.add_argument("--bayes-mc", type=int, default=100_000)
         else:
             p.add_argument("--out", type=Path, default=ROOT / "docs" / "results")
     args = ap.parse_args(argv)
