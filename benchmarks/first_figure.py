@@ -1,0 +1,332 @@
+"""First paint in a real browser: the app's first figure as a ratio to a trivial page (issue 27).
+
+One run starts two Streamlit servers from the repository root (so both use its
+``.streamlit/config.toml``) on free ports:
+
+* a **trivial page** (a temporary file) showing one small plotly figure: the framework's and
+  the browser's own cost, the floor no change to the app can beat;
+* the **app** (``streamlit run app.py``, headless, warm-up on as in production).
+
+Each measure opens a fresh browser context (no HTTP cache, no session) in Debian's headless
+Chromium (``/usr/bin/chromium``, never a downloaded browser) and records, in the page itself,
+the time from navigation start until the first plotly figure's SVG is in the page's main area
+(``performance.now()`` when a ``.js-plotly-plot .main-svg`` appears under ``stMain``):
+
+* ``trivial``: the trivial page (its server warm: one visit before the first measure);
+* ``fresh home``: the app's home page as the first visitor of a freshly started server;
+* ``warm home``: the home page for a new visitor after the server's warm-up has finished
+  (its server process CPU quiet) and ``--idle`` seconds of idleness (default 120);
+* ``warm Compare``: Compare's first figure for a new visitor, loaded by its address;
+* ``upload -> Compare``: a new visitor uploads a 208 x 60 CSV of new random values on the
+  home page, then clicks Compare in the sidebar: seconds from the click until the BER bars
+  are drawn and the "mean BER" numbers shown (issue 14 row 1, target <= 2 s).
+
+Every round starts a new app server (the fresh measure needs one).  Medians over ``--rounds``
+rounds are printed, each as a ratio to the trivial page's median in the same run, with the
+load average.  Issue 27's targets: warm home <= 1.1x, warm Compare <= 1.25x, fresh home
+<= 1.3x, upload -> Compare numbers <= 2 s.
+
+``--baseline REV`` also measures the app of git revision ``REV`` (``git archive`` to a
+temporary directory; the working tree is not touched) in the same run, the two alternating
+round by round, each with its own fresh server.
+
+Usage::
+
+    nice python benchmarks/first_figure.py                  # 3 rounds, 120 s idle
+    nice python benchmarks/first_figure.py --rounds 1 --idle 10   # a quick look
+    nice python benchmarks/first_figure.py --baseline HEAD~1 --idle 30   # before / after
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
+
+from browser_support import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    StreamlitServer,
+    synthetic_csv,
+)
+
+TIMEOUT_MS = 300_000
+
+TRIVIAL_PAGE = """\
+import plotly.graph_objects as go
+import streamlit as st
+
+st.title("One figure")
+st.plotly_chart(go.Figure(go.Bar(x=["a", "b", "c"], y=[3, 1, 2])), key="only")
+"""
+
+#: Records, in the page, when the first plotly figure's SVG appears in the main area
+#: (milliseconds since navigation start).
+FIRST_FIGURE_JS = """
+(() => {
+  const sel = '[data-testid="stMain"] .js-plotly-plot .main-svg';
+  const check = () => {
+    if (window.__firstFigure === undefined && document.querySelector(sel)) {
+      window.__firstFigure = performance.now();
+      obs.disconnect();
+    }
+  };
+  const obs = new MutationObserver(check);
+  const start = () => obs.observe(document, {childList: true, subtree: true});
+  start();
+})();
+"""
+
+
+class Server(StreamlitServer):
+    """``streamlit run <script>`` with ``cwd`` as the working directory (its
+    ``.streamlit/config.toml`` applies), on a free port, output to ``log_name``."""
+
+    def __init__(self, script: str, cwd: Path, log_name: str):
+        super().__init__(log_name)
+        self.script, self.cwd = script, cwd
+
+    def start(self):
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 (closed in stop)
+        cmd = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(self.script),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ]
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=self.cwd,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**env, "PYTHONUNBUFFERED": "1"},
+            start_new_session=True,  # its own process group: stop() ends its workers too
+        )
+        self.wait_healthy()
+        return self
+
+
+def export(rev: str, into: Path) -> Path:
+    """The files of git revision ``rev`` in ``into`` (``git archive``; the tree is untouched)."""
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", rev], cwd=ROOT, check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    # compiled now, as the working tree's modules are: not by its first fresh server
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(into)], check=False)
+    return into
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of a process and its descendants (reaped children included)."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0.0
+    for q in procs:
+        try:
+            t = q.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def wait_quiet(pid: int, *, window: float = 3.0, below: float = 0.15, max_s: float = 900.0):
+    """Wait until the server's process tree used < ``below`` s of CPU in two windows in a row
+    (the warm-up has finished); returns the seconds waited."""
+    t0 = time.monotonic()
+    quiet = 0
+    while time.monotonic() - t0 < max_s and quiet < 2:
+        a = tree_cpu(pid)
+        time.sleep(window)
+        quiet = quiet + 1 if tree_cpu(pid) - a < below else 0
+    return time.monotonic() - t0
+
+
+def first_figure(browser, url: str) -> float:
+    """Seconds from navigation start to the first plotly SVG in the main area (new context)."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.set_default_timeout(TIMEOUT_MS)
+    ctx.add_init_script(FIRST_FIGURE_JS)
+    try:
+        page = ctx.new_page()
+        page.goto(url)
+        page.wait_for_function("window.__firstFigure !== undefined", timeout=TIMEOUT_MS)
+        return page.evaluate("window.__firstFigure") / 1000.0
+    finally:
+        ctx.close()
+
+
+def upload_to_compare(browser, url: str, csv: Path) -> float:
+    """Seconds from the click on Compare (after uploading ``csv``) to its BER bars and numbers."""
+    from playwright.sync_api import expect
+
+    from dashboard.data import SOURCES
+
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = ctx.new_page()
+        page.goto(url)
+        main = page.get_by_test_id("stMain")
+        expect(page.get_by_test_id("stSidebar")).to_contain_text("n = 208", timeout=TIMEOUT_MS)
+        page.locator(".st-key-data_source").get_by_text(SOURCES["upload"]).click()
+        file_input = page.locator('.st-key-upload_file input[type="file"]')
+        file_input.wait_for(state="attached")
+        file_input.set_input_files(str(csv))
+        expect(main).to_contain_text(csv.name, timeout=TIMEOUT_MS)
+        expect(main).to_contain_text("208 rows × 61 columns", timeout=TIMEOUT_MS)
+        page.wait_for_timeout(500)  # let the page settle
+        t0 = time.monotonic()
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Compare").click()
+        page.locator(".st-key-cmp_ber_bars .js-plotly-plot .main-svg").first.wait_for(
+            timeout=TIMEOUT_MS
+        )
+        expect(main).to_contain_text("mean BER", timeout=TIMEOUT_MS)
+        return time.monotonic() - t0
+    finally:
+        ctx.close()
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+MEASURES = ("fresh home", "warm home", "warm Compare", "upload -> Compare")
+TARGETS = {"warm home": 1.1, "warm Compare": 1.25, "fresh home": 1.3}
+
+
+def app_round(browser, trivial_url, tree: Path, label: str, r: int, idle: float, csv, fresh_only):
+    """One fresh app server: its measures (and the trivial page's, after the idle time)."""
+    out = {}
+    with Server("app.py", tree, f"first-figure-{label}-{r}.log") as app:
+        out["fresh home"] = first_figure(browser, app.url)
+        if fresh_only:  # the trivial page is measured at the start of each round
+            out["load"] = load()
+            return out
+        out["warm-up until quiet"] = wait_quiet(app.proc.pid)
+        time.sleep(idle)
+        out["trivial"] = first_figure(browser, trivial_url)
+        out["warm home"] = first_figure(browser, app.url)
+        out["warm Compare"] = first_figure(browser, app.url + "/compare")
+        if csv is not None:
+            out["upload -> Compare"] = upload_to_compare(browser, app.url, csv)
+    out["load"] = load()
+    return out
+
+
+def report(label: str, res: dict, base: float) -> dict:
+    print(f"## {label}")
+    medians = {}
+    for k in ("trivial", *MEASURES):
+        v = res.get(k) or []
+        if not v:
+            continue
+        m = medians[k] = statistics.median(v)
+        cells = ", ".join(f"{x:.2f}" for x in v)
+        if k == "upload -> Compare":
+            print(f"{k:18s} median {m:6.2f} s [{cells}]  target <= 2 s (not a ratio)")
+            continue
+        tgt = f"  target <= {TARGETS[k]}x" if k in TARGETS else ""
+        print(f"{k:18s} median {m:6.2f} s  {m / base:5.2f}x [{cells}]{tgt}")
+    return medians
+
+
+def main(rounds: int, idle: float, upload: bool, baseline: str | None, fresh_only: bool) -> None:
+    from playwright.sync_api import sync_playwright
+
+    tmp = Path(tempfile.mkdtemp(prefix="first_figure_"))
+    trees = {"working tree": ROOT}
+    if baseline:
+        trees[f"baseline {baseline}"] = export(baseline, tmp / "baseline")
+    res = {label: {} for label in trees}
+    trivial: list[float] = []
+    loads = [load()]
+    script = tmp / "trivial.py"
+    script.write_text(TRIVIAL_PAGE, encoding="utf-8")
+    seed0 = int(time.time()) % 100_000
+    with Server(script, ROOT, "first-figure-trivial.log") as triv, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        first_figure(browser, triv.url)  # its server's imports, not counted
+        for r in range(rounds):
+            trivial.append(first_figure(browser, triv.url))
+            # the trees alternate, the baseline first in every other round
+            order = list(trees) if r % 2 == 0 else list(trees)[::-1]
+            for k, label in enumerate(order):
+                seed = seed0 + 10 * r + k  # new values: nothing cached from before
+                csv = None
+                if upload and not fresh_only:
+                    csv = synthetic_csv(tmp / f"upload_{seed}.csv", 208, 60, seed)
+                tag = "base" if label != "working tree" else "now"
+                got = app_round(browser, triv.url, trees[label], tag, r, idle, csv, fresh_only)
+                if "trivial" in got:
+                    trivial.append(got.pop("trivial"))
+                loads.append(got["load"])
+                for key, v in got.items():
+                    res[label].setdefault(key, []).append(v)
+                print(
+                    f"round {r + 1}, {label}: "
+                    + ", ".join(f"{key} {v:.2f}" for key, v in got.items())
+                    + f"; trivial (last) {trivial[-1]:.2f} s",
+                    flush=True,
+                )
+        browser.close()
+    base = statistics.median(trivial)
+    print(f"# first figure in Chromium ({time.strftime('%Y-%m-%d %H:%M')}), {rounds} rounds")
+    print(
+        f"load average (1 min) {min(loads):.1f}-{max(loads):.1f}; {os.cpu_count()} CPUs; "
+        f"idle before the warm measures {idle:.0f} s"
+    )
+    cells = ", ".join(f"{x:.2f}" for x in trivial)
+    print(f"{'trivial page':18s} median {base:6.2f} s  1.00x [{cells}]")
+    for label in trees:
+        q = res[label].get("warm-up until quiet", [])
+        print(f"(warm-up until the server was quiet: {', '.join(f'{x:.0f} s' for x in q)})")
+        report(label, res[label], base)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=3, help="fresh app servers, one per round")
+    ap.add_argument(
+        "--idle", type=float, default=120.0, help="seconds idle after the warm-up (default 120)"
+    )
+    ap.add_argument("--no-upload", action="store_true", help="skip the upload -> Compare measure")
+    ap.add_argument(
+        "--baseline", metavar="REV", help="also measure git revision REV, alternating with it"
+    )
+    ap.add_argument(
+        "--fresh-only", action="store_true", help="only the fresh server's first figure per round"
+    )
+    a = ap.parse_args()
+    main(a.rounds, a.idle, not a.no_upload, a.baseline, a.fresh_only)
