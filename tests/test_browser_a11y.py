@@ -87,6 +87,21 @@ TRUNCATED_JS = """
               shown: i.clientWidth, needed: i.scrollWidth}))
 """
 
+# Text of the sidebar drawn cut (issue 28 item 1: "Scot", "Sonar: 60 sonar-return er"): any
+# element of the sidebar that clips or ellipsizes its text, or an input whose value is wider
+# than its box.
+SIDEBAR_CUT_JS = """
+() => [...document.querySelectorAll('[data-testid="stSidebar"] *')].filter(el => {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height || el.scrollWidth <= el.clientWidth + 1) return false;
+    const s = getComputedStyle(el);
+    const text = el.tagName === 'INPUT' ? el.value : el.innerText;
+    return (el.tagName === 'INPUT' || ['hidden', 'clip'].includes(s.overflowX)
+            || s.textOverflow === 'ellipsis') && text && text.trim().length > 0;
+  }).map(el => ({text: (el.tagName === 'INPUT' ? el.value : el.innerText).slice(0, 60),
+                 shown: el.clientWidth, needed: el.scrollWidth}))
+"""
+
 
 @pytest.fixture(scope="module")
 def server():
@@ -131,6 +146,19 @@ def serious(results: dict) -> list[str]:
     return out
 
 
+def assert_sidebar_check_can_fail(page) -> None:
+    """:data:`SIDEBAR_CUT_JS` reports a text cut in the sidebar (a probe, removed after)."""
+    page.evaluate(
+        """() => { const d = document.createElement('div'); d.id = 'slb-cut-probe';
+        d.style.cssText = 'width: 40px; overflow: hidden; white-space: nowrap';
+        d.textContent = 'a text far wider than forty pixels';
+        document.querySelector('[data-testid="stSidebar"]').appendChild(d); }"""
+    )
+    seen = page.evaluate(SIDEBAR_CUT_JS)
+    page.evaluate("() => document.getElementById('slb-cut-probe').remove()")
+    assert [c["text"] for c in seen] == ["a text far wider than forty pixels"], seen
+
+
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_every_page_passes_axe_and_has_readable_captions(server, width, height):
     from axe_playwright_python.sync_playwright import Axe
@@ -142,6 +170,7 @@ def test_every_page_passes_axe_and_has_readable_captions(server, width, height):
         page = browser.new_page(viewport={"width": width, "height": height})
         page.goto(server.url + "/" + QUERY)
         expect(page.get_by_test_id("stSidebarNav")).to_be_visible(timeout=LONG)
+        assert_sidebar_check_can_fail(page)
         for title, selector in PAGES.items():
             if title != "Data":
                 goto_page(page, title)
@@ -157,6 +186,7 @@ def test_every_page_passes_axe_and_has_readable_captions(server, width, height):
             found = serious(results)
             low = [c for c in page.evaluate(CONTRAST_JS) if c["ratio"] < 4.5]
             cut = [c for c in page.evaluate(TRUNCATED_JS) if c["label"] not in KNOWN_CUT]
+            side_cut = page.evaluate(SIDEBAR_CUT_JS)
             plots = [
                 b["width"]
                 for b in (p.bounding_box() for p in page.locator(".js-plotly-plot").all())
@@ -164,11 +194,12 @@ def test_every_page_passes_axe_and_has_readable_captions(server, width, height):
             ]
             narrow = [w for w in plots if w < 260]
             page.screenshot(path=str(artifacts_dir() / f"a11y-{tag}.png"), full_page=True)
-            if found or low or cut or narrow:
+            if found or low or cut or side_cut or narrow:
                 problems[title] = {
                     "axe": found,
                     "captions below 4.5:1": low,
                     "cut select boxes": cut,
+                    "cut sidebar texts": side_cut,
                     "plots narrower than 260 px": narrow,
                 }
     assert not problems, json.dumps(problems, indent=1, ensure_ascii=False)
