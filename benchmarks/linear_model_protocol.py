@@ -38,7 +38,6 @@ from sklearn.datasets import make_classification
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import slb  # noqa: E402
-import slb.model.svm as svm  # noqa: E402
 from slb.evaluation import balanced_error_rate  # noqa: E402
 from slb.evaluation.registry import make_classifier  # noqa: E402
 
@@ -143,12 +142,16 @@ def run(out, seeds, settings, designs, candidates=None):
             t = time.process_time()
             if cand in CANDIDATES:
                 opts, Cs = CANDIDATES[cand]
-                svm.LINEAR_MODEL.update(opts)
-                try:
-                    m = slb.SLBClassifier(random_state=seed, Cs=Cs, probability=False)
-                    m.fit(Xtr, ytr)
-                finally:
-                    svm.LINEAR_MODEL.update({"loss": "hinge", "anchor": None})
+                if opts["anchor"] is not None:
+                    raise SystemExit(
+                        f"{cand!r}: the naive-Bayes anchor is not an estimator option (Protocol 2 "
+                        "did not adopt it); its runs were made at commit fb241aa, where "
+                        "slb.model.svm.LINEAR_MODEL switched it on."
+                    )
+                m = slb.SLBClassifier(
+                    random_state=seed, Cs=Cs, probability=False, loss=opts["loss"]
+                )
+                m.fit(Xtr, ytr)
                 extra = {"C_": m.C_, "n_pairs": len(m.pairs_)}
             else:
                 m = make_classifier(cand, random_state=seed).fit(Xtr, ytr)

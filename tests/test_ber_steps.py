@@ -11,7 +11,8 @@ from slb.model.steps import _nested_predictions, ber_steps
 from slb.model.svm import fit_linear_svm
 
 
-def test_nested_predictions_match_fit_linear_svm_on_every_mask():
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_nested_predictions_match_fit_linear_svm_on_every_mask(loss):
     rng = np.random.default_rng(5)
     T = rng.normal(size=(90, 12)) * rng.uniform(0.5, 3, size=12) + rng.normal(size=12)
     y = (T[:, 0] - T[:, 3] + rng.normal(size=90) > 0).astype(int)
@@ -19,12 +20,12 @@ def test_nested_predictions_match_fit_linear_svm_on_every_mask():
     order = rng.permutation(12)
     nested = [np.isin(np.arange(12), order[:k]) for k in range(0, 13, 2)]
     masks = [*nested, np.isin(np.arange(12), [1, 7])]  # the last one is not nested: a restart
-    preds = _nested_predictions(T[tr], y[tr], T[te], masks, 0.7, "balanced")
+    preds = _nested_predictions(T[tr], y[tr], T[te], masks, 0.7, "balanced", loss=loss)
     for m, p in zip(masks, preds, strict=True):
         if not m.any():
             assert not p.any()  # no feature: the first class
             continue
-        coef, b = fit_linear_svm(T[tr][:, m], y[tr], C=0.7, class_weight="balanced")
+        coef, b = fit_linear_svm(T[tr][:, m], y[tr], C=0.7, class_weight="balanced", loss=loss)
         assert np.array_equal(p, (T[te][:, m] @ coef + b > 0).astype(int))
 
 

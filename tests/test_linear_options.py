@@ -1,5 +1,5 @@
 """The linear-model options of slb.model.svm that Protocol 2 compares (docs/defaults.md):
-the squared hinge and the naive-Bayes anchor. Defaults unchanged (hinge, no anchor)."""
+the squared hinge (the default since the Newton path) and the naive-Bayes anchor (not used)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,18 @@ def _map(n=120, d=4, P=3, K=2, seed=0):
     return T, y, d
 
 
-def test_defaults_are_the_hinge_without_anchor():
-    assert svm.LINEAR_MODEL == {"loss": "hinge", "anchor": None}
+def test_the_default_is_the_squared_hinge_without_anchor_everywhere():
+    # Protocol 2 of docs/defaults.md: one source of truth, followed by the estimators.
+    from slb import ForestDensityClassifier, LUClassifier, SLBClassifier, ThresholdPath
+
+    assert svm.DEFAULT_LOSS == "squared_hinge"
+    assert not hasattr(svm, "LINEAR_MODEL")  # no module-level switch
+    for est in (SLBClassifier(), LUClassifier(), ForestDensityClassifier(), ThresholdPath()):
+        assert est.loss == "squared_hinge"
+    T, y, _ = _map()
+    np.testing.assert_array_equal(
+        fit_linear_model(T, y, C=0.5)[0], fit_linear_model(T, y, C=0.5, loss="squared_hinge")[0]
+    )
 
 
 def test_squared_hinge_is_liblinears_solution_in_the_maps_units():

@@ -37,7 +37,7 @@ def test_all_rows_support_vectors_keep_their_dual_order():
     """At C = 0.001 every row is a support vector: the weights must be SVC's."""
     X, y = _example(7)
     Z = StandardScaler().fit_transform(X)
-    w, b = fit_linear_svm(X, y, C=0.001, class_weight="balanced")
+    w, b = fit_linear_svm(X, y, C=0.001, class_weight="balanced", loss="hinge")
     cw = class_weights("balanced", y)
     svc = SVC(kernel="linear", C=0.001, class_weight={0: cw[0], 1: cw[1]}).fit(Z, y)
     assert svc.support_.size == len(y)  # the case of the defect

@@ -20,7 +20,6 @@ from slb import (
 )
 from slb.density.features import LogDensityTransformer
 from slb.evaluation import balanced_error_rate
-from slb.model import svm
 from slb.model.cv import SLBClassifierCV
 from slb.model.selection import choose
 from slb.model.svm import fit_linear_model
@@ -44,20 +43,20 @@ def _weak(n=60, d=4, seed=1):
 # -- loss -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("cls", [SLBClassifier, LUClassifier, ForestDensityClassifier])
 def test_new_parameters_round_trip_through_get_params_and_clone(cls):
-    est = cls(loss="squared_hinge", selection="one_se", generative_candidates=True)
+    est = cls(loss="hinge", selection="one_se", generative_candidates=True)
     params = clone(est).get_params()
     assert (params["loss"], params["selection"], params["generative_candidates"]) == (
-        "squared_hinge",
+        "hinge",
         "one_se",
         True,
     )
     defaults = cls().get_params()
     assert (defaults["loss"], defaults["selection"], defaults["generative_candidates"]) == (
-        "hinge",
+        "squared_hinge",
         "min",
         False,
     )
-    assert clone(cls().set_params(loss="squared_hinge")).loss == "squared_hinge"
+    assert clone(cls().set_params(loss="hinge")).loss == "hinge"
 
 
 @pytest.mark.parametrize("bad", [{"loss": "log"}, {"selection": "two_se"}])
@@ -87,16 +86,14 @@ def test_fixed_fit_equals_the_svm_function_called_with_that_loss(loss):
     assert not np.allclose(clf.coef_, coef_other, rtol=1e-3)  # the loss matters here
 
 
-def test_the_loss_reaches_the_inner_cv_and_not_the_module_switch(monkeypatch):
+def test_the_loss_reaches_the_inner_cv():
     X, y = _xor()
-    hinge = SLBClassifier(random_state=0).fit(X, y)
-    sq = SLBClassifier(loss="squared_hinge", random_state=0).fit(X, y)
+    hinge = SLBClassifier(loss="hinge", random_state=0).fit(X, y)
+    sq = SLBClassifier(random_state=0).fit(X, y)  # the default: the squared hinge
     assert not np.array_equal(hinge.cv_results_["mean_ber"], sq.cv_results_["mean_ber"])
-    if hasattr(svm, "LINEAR_MODEL"):  # the module-level switch, while it exists, is ignored
-        monkeypatch.setitem(svm.LINEAR_MODEL, "loss", "squared_hinge")
-        again = SLBClassifier(random_state=0).fit(X, y)
-        np.testing.assert_array_equal(again.cv_results_["mean_ber"], hinge.cv_results_["mean_ber"])
-        np.testing.assert_array_equal(again.coef_, hinge.coef_)
+    again = SLBClassifier(loss="squared_hinge", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(again.cv_results_["mean_ber"], sq.cv_results_["mean_ber"])
+    np.testing.assert_array_equal(again.coef_, sq.coef_)
 
 
 # -- selection rule ---------------------------------------------------------------------------

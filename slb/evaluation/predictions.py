@@ -808,8 +808,7 @@ def path_predictions(
     * ``"other_folds"``: on the out-of-fold decision values of the other folds of the same
       repeat (no extra fit; the sigmoid never sees the rows it scores);
     * ``"inner"``: on inner out-of-fold decision values of the fold's training rows, as
-      ``CalibratedClassifierCV`` would (``inner_folds`` extra SVM fits per fold, about
-      ``inner_folds + 2`` times the cost);
+      ``CalibratedClassifierCV`` would (``inner_folds`` extra SVM fits per fold);
     * None: no probabilities (NaN).
 
     Parameters
@@ -844,7 +843,7 @@ def path_predictions(
     >>> pred, n_pairs = path_predictions(path, y, threshold_selector(0.0, "either"))
     >>> ber = evaluate_predictions(pred).summary.loc["SLB", "BER"]
     >>> pred.shape, n_pairs.tolist(), round(float(ber), 3)
-    ((80, 8), [1, 1, 1], 0.162)
+    ((80, 8), [1, 1, 1], 0.124)
     """
     # Imported here: slb.model.path imports slb.evaluation.metrics (a cycle at import time).
     from ..model.path import column_mask
@@ -858,7 +857,8 @@ def path_predictions(
     cw = index_class_weight(path.class_weight, path.classes_)
 
     def fit(T, yi):
-        return fit_linear_model(T, yi, C=path.C, class_weight=cw, n_classes=K)
+        loss = getattr(path, "loss", "hinge")  # paths pickled before the option: the hinge
+        return fit_linear_model(T, yi, C=path.C, class_weight=cw, n_classes=K, loss=loss)
 
     folds = [(f.train, f.test) for f in path.folds_]
     decisions, inner, n_pairs = [], [], []

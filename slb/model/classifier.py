@@ -10,8 +10,8 @@ only in which pairs enter it:
 * :class:`LUClassifier` keeps none (Fan et al. 2016, with an SVM).
 
 The SVM sees standardised log-densities, class weights "balanced" by default because the metric
-is the balanced error rate; it is e1071's hinge-loss SVM with an unpenalised intercept at every
-sample size (:mod:`slb.model.svm`).  Its cost ``C`` (and SLB's ``lambda``) are selected by nested
+is the balanced error rate; the squared-hinge SVM by default (``loss="hinge"``: e1071's, the
+paper's), see :mod:`slb.model.svm`.  Its cost ``C`` (and SLB's ``lambda``) are selected by nested
 inner cross-validation by default (see :class:`SLBClassifier`).  ``coef_`` is reported in
 the units of the log-densities themselves, so ``decision_function(X) = T(X) @ coef_ +
 intercept_``, and on forest-structured data it can be compared with the integer oracle weights
@@ -64,6 +64,7 @@ from ..dependence.screening import (
 from ..probabilities import decision_offsets, fit_logit_scale
 from . import path as _path
 from .path import (
+    DEFAULT_LOSS,
     LOSSES,
     NO_ANCHOR,
     ThresholdPath,
@@ -94,7 +95,6 @@ from .terms import _feature_importances, _term_table
 
 #: Default grid of SVM costs searched by ``C="cv"``: 0.01 ... 10, log-spaced (7 values).
 DEFAULT_CS = np.logspace(-2, 1, 7)
-
 #: Default grid of ``threshold="cv"``: the fraction of all pairs kept, sparsest first (0: LU).
 DEFAULT_FRACTIONS = np.array([0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0])
 
@@ -109,8 +109,7 @@ def _data_key(X, y_index, params):
 
 
 def _inner_folds(cv, smallest_class):
-    """Inner folds: at most ``cv``, leaving every inner training set 2 rows of each class."""
-    k = int(min(cv, smallest_class))
+    k = int(min(cv, smallest_class))  # at most cv, 2 rows of each class in every inner train
     while k >= 2 and smallest_class - -(-smallest_class // k) < 2:
         k -= 1
     return k
@@ -132,7 +131,7 @@ class _LogDensitySVM(
     n_jobs: int | None = None
     max_search_rows: int | None = _path.MAX_SEARCH_ROWS
     probability: bool = True
-    loss: str = "hinge"
+    loss: str = DEFAULT_LOSS
     selection: str = "min"
     generative_candidates: bool = False
 
@@ -688,9 +687,10 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         subsample of this many rows (the final fit always uses every row), which bounds its
         cost whatever the number of rows; None: every row.  What the subsample changes is
         measured in ``docs/defaults.md``.
-    loss : {"hinge", "squared_hinge"}, default="hinge"
+    loss : {"hinge", "squared_hinge"}, default="squared_hinge"
         The two-class SVM's loss, passed to every SVM fit (inner folds, calibration, final
-        model; :func:`slb.model.svm.fit_linear_model`).  K > 2 classes: multinomial either way.
+        model); K > 2 classes: multinomial either way.  ``"hinge"``: e1071's (the paper's).
+        The squared hinge is the default by Protocol 2 of ``docs/defaults.md`` (same BER, cheaper).
     selection : {"min", "one_se"}, default="min"
         How the nested selection picks from ``cv_results_`` (:mod:`slb.model.selection`):
         the lowest mean BER, or the least complex candidate (fewest pairs, then naive Bayes
@@ -800,7 +800,7 @@ class LUClassifier(_LogDensitySVM):
     >>> X_new["z"] = np.random.RandomState(1).normal(size=200)
     >>> clf = LUClassifier(random_state=0).fit(X, y)
     >>> clf.pairs_.tolist(), round(clf.score(X_new, y_new), 2)  # no pair: blind to XOR
-    ([], 0.52)
+    ([], 0.51)
     """)
 
 
@@ -908,7 +908,7 @@ class SLBClassifier(_LogDensitySVM):
     >>> X_new["z"] = np.random.RandomState(1).normal(size=200)
     >>> clf = SLBClassifier(random_state=0).fit(X, y)  # lambda and C by nested CV
     >>> clf.pairs_.tolist(), round(clf.score(X_new, y_new), 2)  # the dependent pair only
-    ([[0, 1]], 0.94)
+    ([[0, 1]], 0.93)
     >>> clf.predict_proba(X_new).shape
     (200, 2)
     """)

@@ -49,7 +49,13 @@ from ..dependence.screening import (
     screening_statistic,
     top_fraction_threshold,
 )
-from .svm import fit_linear_model, grid_mask_predictions, index_class_weight, linear_decision
+from .svm import (
+    DEFAULT_LOSS,
+    fit_linear_model,
+    grid_mask_predictions,
+    index_class_weight,
+    linear_decision,
+)
 
 #: Fixed SVM cost used where no inner CV selects it (the dashboard's hand-set lambda, and
 #: ``ThresholdPath``).  e1071's default, the paper's; see ``docs/defaults.md`` for the protocol
@@ -66,8 +72,6 @@ CANDIDATE_MODES = ("screened", "all", "none")
 #: The two-class SVM losses of the SLB family (``loss`` of the estimators and of
 #: :class:`ThresholdPath`), passed explicitly to every :mod:`slb.model.svm` call.
 LOSSES = ("hinge", "squared_hinge")
-#: Default ``loss``: e1071's hinge (Protocol 2 of ``docs/defaults.md``).
-DEFAULT_LOSS = "hinge"
 #: The ``anchor`` every SLB-family call passes to :mod:`slb.model.svm`: none (the penalty is
 #: ``||w||``; Protocol 2 did not adopt the naive-Bayes anchor).
 NO_ANCHOR = "none"
@@ -492,10 +496,10 @@ class ThresholdPath:
     >>> path = ThresholdPath(random_state=0).fit(X, y, stratified_folds(y, 3))
     >>> ber, n_pairs = path.fold_ber(0.0)  # the pair (x1, x2) kept in every fold
     >>> round(float(ber.mean()), 3), n_pairs.tolist()
-    (0.067, [1, 1, 1])
+    (0.058, [1, 1, 1])
     >>> ber, n_pairs = path.fold_ber(1e9)  # no pair: LU, near chance on XOR
     >>> round(float(ber.mean()), 3), n_pairs.tolist()
-    (0.483, [0, 0, 0])
+    (0.5, [0, 0, 0])
     """
 
     def __init__(
@@ -597,7 +601,7 @@ class ThresholdPath:
         return index_class_weight(self.class_weight, self.classes_)
 
     def _loss(self):
-        return getattr(self, "loss", DEFAULT_LOSS)  # paths pickled before the option: hinge
+        return getattr(self, "loss", "hinge")  # paths pickled before the option: hinge
 
     def fold_ber(self, threshold):
         """BER of each fold at ``threshold`` (SVM cost ``C``), and the kept pairs per fold.

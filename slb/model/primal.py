@@ -24,7 +24,8 @@ section "squared-hinge path").  Here one fold's whole grid is one path:
   every fit starts at the previous solution and the set ``S`` changes by a few rows;
 * the Gram matrix ``X_S^T diag(c) X_S`` of the rows in the set does not depend on ``C``, so it
   is kept and updated by the rows that enter or leave the set (rank-``k`` updates) instead of
-  being rebuilt, and grown by bordering when the next (nested) mask adds columns;
+  being rebuilt, and grown by bordering when the next mask adds columns (a column that leaves
+  takes its row and column with it), so a lambda slider moving both ways stays warm too;
 * each Newton step is one Cholesky solve of ``I + 2 C A``.
 
 When there are more columns than rows the step is solved in its dual form (an ``|S| x |S|``
@@ -42,6 +43,9 @@ MAX_NEWTON_STEPS = 200
 #: Rows entering or leaving the set above this fraction of the set rebuild the Gram matrix
 #: instead of updating it.
 _REBUILD_FRACTION = 0.5
+#: Column updates of the kernel before it is rebuilt from scratch (bounds the rounding of
+#: repeated additions and subtractions).
+_MAX_KERNEL_UPDATES = 25
 
 
 def _line_search(vd, dd, o, delta, s, cost, C):
@@ -82,13 +86,16 @@ class SquaredHingePath:
     Parameters
     ----------
     Z : ndarray of shape (n_samples, n_columns)
-        Standardised features (the intercept column is added here).
+        Features (the intercept column is added here), standardised by ``center`` and
+        ``scale`` block by block as they are read (never copied whole).
     y : ndarray of shape (n_samples,)
         Class indices 0 / 1.
     weights : sequence of two floats
         Cost weight of class 0 and class 1.
     intercept_scaling : float, default=10.0
         Value of the intercept column.
+    center, scale : ndarray of shape (n_columns,) or None
+        The columns are ``(Z - center) / scale``; None: 0 and 1 (``Z`` already standardised).
 
     Examples
     --------
@@ -107,81 +114,101 @@ class SquaredHingePath:
     True
     """
 
-    def __init__(self, Z, y, weights, intercept_scaling=10.0):
-        self.Z = np.asarray(Z, dtype=float)
-        n, P = self.Z.shape
+    def __init__(self, Z, y, weights, intercept_scaling=10.0, *, center=None, scale=None):
+        self.T = np.asarray(Z, dtype=float)
+        n, P = self.T.shape
+        # Standardised on the fly, block by block (a fold's map is never copied whole).
+        self.center = np.zeros(P) if center is None else np.asarray(center, dtype=float)
+        self.scale = np.ones(P) if scale is None else np.asarray(scale, dtype=float)
         self.s = np.where(np.asarray(y) == 1, 1.0, -1.0)
         self.cost = np.where(np.asarray(y) == 1, float(weights[1]), float(weights[0]))
         self.a = float(intercept_scaling)
-        self.cols = np.zeros(0, dtype=int)  # the current columns of Z, in the order added
+        self.cols = np.zeros(0, dtype=int)  # the current columns of Z, in their internal order
         self.slot = np.full(P, -1)  # position of each column of Z in self.cols (-1: absent)
         self.kernel = False  # the mode: primal (p <= n) or kernel (p > n)
         self.v = np.zeros(1)  # primal: [intercept column, the columns in self.cols]
         self.beta = np.zeros(n)  # kernel mode: v = X^T beta
         self.K = None  # kernel mode: X X^T on [intercept, cols]
+        self.k_updates = 0  # column updates of K since it was built (bounds rounding)
         self.o = np.zeros(n)  # X v
         self.A = None  # primal: X_S^T diag(c) X_S on [intercept, cols], or None (stale)
         self.S = None  # the rows A is built on
         self.n_steps = 0
+        self.n_fits = 0
+
+    def _Z(self, rows, cols):
+        """Standardised block ``Z[rows][:, cols]`` (a new array; ``rows`` None: all)."""
+        block = self.T[:, cols] if rows is None else self.T[np.ix_(np.asarray(rows), cols)]
+        block -= self.center[cols]
+        block /= self.scale[cols]
+        return block
 
     def _X(self, rows=None, cols=None):
         """The design on ``[intercept, cols]`` (a new array), for ``rows`` (all when None)."""
         cols = self.cols if cols is None else cols
-        Z = self.Z if rows is None else self.Z[rows]
-        return np.hstack([np.full((Z.shape[0], 1), self.a), Z[:, cols]])
+        Z = self._Z(rows, cols)
+        return np.hstack([np.full((Z.shape[0], 1), self.a), Z])
 
     def _set_columns(self, cols):
-        """Make ``cols`` the current columns and choose the mode; keep the solution as the
-        warm start, growing ``A`` (primal) or ``K`` (kernel) when the new set contains the old
-        one."""
-        n = self.Z.shape[0]
+        """Make ``cols`` the current columns and choose the mode, keeping the solution as the
+        warm start: ``K`` (kernel mode) gains the entering columns' products and loses the
+        leaving ones'; ``A`` (primal) keeps the shared columns' block and is bordered by the
+        entering ones."""
+        n = self.T.shape[0]
         kernel = cols.size + 1 > n
-        nested = bool(np.all(self.slot[self.cols] >= 0)) and bool(
-            np.isin(self.cols, cols, assume_unique=True).all()
-        )
-        new = cols[self.slot[cols] < 0]
-        order = cols  # the new position of the columns (kept: the old ones first)
-        if kernel and self.kernel and nested:
-            if new.size:
-                Zn = self.Z[:, new]
-                self.K += Zn @ Zn.T
-                self.o = self.K @ self.beta
+        pos = self.slot[cols]
+        new = cols[pos < 0]
+        shared = cols[pos >= 0]
+        gone = self.cols[~np.isin(self.cols, cols, assume_unique=True)]
+        if not new.size and not gone.size and self.kernel == kernel:
+            return  # the same columns (perhaps listed in another order)
+        order = cols
+        if (
+            kernel
+            and self.kernel
+            and new.size + gone.size <= max(cols.size // 2, 1)
+            and (self.k_updates < _MAX_KERNEL_UPDATES)
+        ):
+            for c, sign in ((new, 1.0), (gone, -1.0)):
+                if c.size:
+                    Zc = self._Z(None, c)
+                    self.K += sign * (Zc @ Zc.T)
+            self.k_updates += 1
+            self.o = self.K @ self.beta
         elif kernel:
             if not self.kernel:  # from the primal: a cold start (any start is exact)
                 self.beta = np.zeros(n)
-            self.kernel = True
+            self.kernel, self.A, self.S = True, None, None
             X = self._X(cols=cols)
-            self.K = X @ X.T
+            self.K, self.k_updates = X @ X.T, 0
             self.o = self.K @ self.beta
-            self.A = self.S = None
         elif self.kernel:  # kernel -> primal: v = X^T beta on the new columns
             self.kernel, self.K = False, None
-            self.v = self._X(cols=cols).T @ self.beta
-            self.o = self._X(cols=cols) @ self.v
-            self.A = self.S = None
-        elif nested:
-            order = np.concatenate([self.cols, new])
-            self.v = np.concatenate([self.v, np.zeros(new.size)])
-            if self.A is not None and new.size:
-                S = self.S
-                XS_old = self._X(S)
-                ZS_new = self.Z[np.ix_(S, new)]
-                cZ = ZS_new * self.cost[S, None]
-                B = XS_old.T @ cZ
-                A = np.empty((self.A.shape[0] + new.size,) * 2)
-                m = self.A.shape[0]
-                A[:m, :m] = self.A
-                A[:m, m:] = B
-                A[m:, :m] = B.T
-                A[m:, m:] = ZS_new.T @ cZ
+            X = self._X(cols=cols)
+            self.v = X.T @ self.beta
+            self.o = X @ self.v
+        else:  # primal -> primal: the shared columns keep their weights and their block of A
+            keep = np.r_[0, 1 + self.slot[shared]]
+            order = np.concatenate([shared, new])
+            self.v = np.concatenate([self.v[keep], np.zeros(new.size)])
+            if gone.size:
+                self.o = self._X(cols=order) @ self.v
+            if self.A is not None:
+                same = keep.size == self.A.shape[0] and np.array_equal(keep, np.arange(keep.size))
+                A = self.A if same else self.A[np.ix_(keep, keep)]
+                if new.size:
+                    S = self.S
+                    ZS_new = self._Z(S, new)
+                    cZ = ZS_new * self.cost[S, None]
+                    B = self._X(S, shared).T @ cZ
+                    m = A.shape[0]
+                    grown = np.empty((m + new.size,) * 2)
+                    grown[:m, :m] = A
+                    grown[:m, m:] = B
+                    grown[m:, :m] = B.T
+                    grown[m:, m:] = ZS_new.T @ cZ
+                    A = grown
                 self.A = A
-        else:  # not nested: keep the weights of the shared columns, rebuild A lazily
-            v = np.zeros(1 + cols.size)
-            v[0] = self.v[0]
-            keep = self.slot[cols]
-            v[1:][keep >= 0] = self.v[1:][keep[keep >= 0]]
-            self.v, self.A, self.S = v, None, None
-            self.o = self._X(cols=cols) @ v
         self.slot[self.cols] = -1
         self.cols = order
         self.slot[order] = np.arange(order.size)
@@ -258,8 +285,9 @@ class SquaredHingePath:
             # own set, which is the objective near v, so it is the exact solution.
             if np.array_equal(self.s * self.o < 1.0, S):
                 break
+        self.n_fits += 1
         if self.kernel:
-            return self.Z[:, cols].T @ self.beta, self.a * self.a * float(self.beta.sum())
+            return self._Z(None, cols).T @ self.beta, self.a * self.a * float(self.beta.sum())
         return self.v[1:][self.slot[cols]], self.a * float(self.v[0])
 
 

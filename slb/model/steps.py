@@ -211,7 +211,7 @@ def step_at(steps: pd.DataFrame, threshold: float) -> pd.Series | None:
     >>> steps = ber_steps(path)
     >>> row = step_at(steps, 0.5)
     >>> round(float(row["mean_ber"]), 3), float(row["mean_pairs"])
-    (0.283, 1.0)
+    (0.233, 1.0)
     >>> step_at(steps, 5.0) is None  # above every score
     True
     """

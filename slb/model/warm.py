@@ -3,7 +3,8 @@
 A slider moves λ both ways by a few pairs at a time: each fold's linear kernel follows the kept
 columns (the entering columns' products added, the leaving ones' subtracted) instead of being
 rebuilt, and a fold whose kept set did not change keeps its decision values.  The fits are
-those of :func:`slb.model.svm.fit_linear_svm` (libsvm's C-SVC on the kernel).
+those of :func:`slb.model.svm.fit_linear_svm` (libsvm's C-SVC on the kernel for the hinge; a
+warm exact Newton path per fold for the squared hinge).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import threading
 import numpy as np
 
 from .kernel import IncrementalKernel
-from .path import DEFAULT_LOSS, NO_ANCHOR, column_mask
+from .path import NO_ANCHOR, column_mask
+from .primal import SquaredHingePath
 from .svm import (
     GRAM_MAX_SAMPLES,
+    PRIMAL_INTERCEPT_SCALING,
     class_weights,
     column_scaling,
     fit_linear_model,
@@ -44,8 +47,10 @@ class WarmFolds:
     ``SVC(kernel="precomputed")`` makes, as the exact BER-vs-λ steps use it), i.e. the
     estimator of ``fit_linear_svm``; the test decisions are ``Kx[:, support] @ dual + b``.
     Folds above :data:`slb.model.svm.GRAM_MAX_SAMPLES` training rows are fitted cold by
-    ``fit_linear_svm`` (its working-set solver; their kernels would not be kept anyway), and so
-    is every fold of a path whose ``loss`` is the squared hinge.  ``tests/test_compare_evaluation.py`` checks BERs and
+    ``fit_linear_svm`` (its working-set solver; their kernels would not be kept anyway).  With
+    the squared hinge (the default ``loss``) each fold keeps its exact Newton path instead
+    (:class:`slb.model.primal.SquaredHingePath`: columns bordered in and dropped as λ moves,
+    warm-started at the last solution).  ``tests/test_compare_evaluation.py`` checks BERs and
     labels bit for bit against one cold ``fit_linear_svm`` per fold and λ.
 
     Hand-written rather than :func:`slb.model.svm.nested_mask_predictions`: that one grows
@@ -81,12 +86,13 @@ class WarmFolds:
         self.y_index = np.searchsorted(path.classes_, np.asarray(y))
         self.n_classes = len(path.classes_)
         self.cw = index_class_weight(path.class_weight, path.classes_)
-        self.loss = getattr(path, "loss", DEFAULT_LOSS)
+        self.loss = getattr(path, "loss", "hinge")  # paths pickled before the option
         self.lock = threading.Lock()
         kernel_bytes = sum(8.0 * f.train.size * (f.train.size + f.test.size) for f in path.folds_)
         self.keep_warm = kernel_bytes <= WARM_KERNEL_MB * 2**20
         self._scaling: dict = {}
         self._kernels: dict = {}
+        self._paths: dict = {}  # the squared hinge's per-fold Newton paths
         self._last: dict = {}
 
     def _problems(self, k: int) -> list:
@@ -121,9 +127,11 @@ class WarmFolds:
             return last[1]
         f = self.path.folds_[k]
         yi = self.y_index[f.train]
-        if f.train.size > GRAM_MAX_SAMPLES or self.n_classes > 2 or self.loss != "hinge":
-            # the working-set solver, the K-class multinomial model or the squared hinge (the
-            # kernels below are libsvm's hinge): cold, as path_predictions fits them
+        if self.n_classes == 2 and self.loss == "squared_hinge":
+            d = self._squared_hinge_decision(k, m)
+        elif f.train.size > GRAM_MAX_SAMPLES or self.n_classes > 2:
+            # the working-set solver or the K-class multinomial model: cold, as
+            # path_predictions fits them
             coef, b = fit_linear_model(
                 f.T_train[:, m],
                 yi,
@@ -141,6 +149,30 @@ class WarmFolds:
         if self.keep_warm:
             self._last[k] = (m, d)
         return d
+
+    def _squared_hinge_decision(self, k: int, m) -> np.ndarray:
+        """Fold ``k``'s squared-hinge SVM on the columns ``m``: its Newton path
+        (:class:`slb.model.primal.SquaredHingePath`) moved from the last kept set (entering
+        columns bordered in, leaving ones dropped) and warm-started at the last solution; the
+        solution is exact, so it equals the cold ``fit_linear_model``."""
+        f = self.path.folds_[k]
+        cols = np.flatnonzero(m)
+        if not cols.size:
+            return np.zeros(f.test.size)  # no column: a zero decision (the first class)
+        path = self._paths.get(k)
+        center, scale = self._scale(k)
+        if path is None:
+            ((yk, w),) = self._problems(k)
+            path = SquaredHingePath(
+                f.T_train, yk, w, PRIMAL_INTERCEPT_SCALING, center=center, scale=scale
+            )
+        w, b = path.fit(cols, self.path.C)
+        if self.keep_warm:
+            self._paths[k] = path
+        Zte = f.T_test[:, cols]
+        Zte -= center[cols]
+        Zte /= scale[cols]
+        return Zte @ w + b
 
     def decisions(self, selector) -> tuple[list, np.ndarray]:
         """Each fold's test decision values with the terms ``selector`` keeps (shape (n_test,)
