@@ -51,14 +51,22 @@ def _to_lowest(page, key: str) -> None:
 
 
 def _remove(page, key: str, *items: str) -> None:
-    """Remove ``items`` from a multiselect (the cross on each chosen item)."""
+    """Remove ``items`` from a multiselect (the cross on each chosen item; the list is closed
+    and the focus moved away after each, else the next cross only closes the list)."""
+    from playwright.sync_api import expect
+
     for item in items:
         page.locator(f".st-key-{key} button[aria-label='Remove {item}']").first.click()
+        page.keyboard.press("Escape")
+        page.locator("h1").first.click()
         wait_idle(page, quiet_s=1.0)
+        expect(page.locator(f".st-key-{key} [data-tag][aria-label='{item}']")).to_have_count(0)
 
 
 def run_small_experiments(page) -> None:
     """Small settings through the widgets, then both Run buttons, waiting for the figures."""
+    from playwright.sync_api import expect
+
     for key in ("exp_d", "exp_n", "exp_test"):
         _to_lowest(page, key)
     _remove(page, "exp_grid", "600")  # 200, 400
@@ -66,12 +74,13 @@ def run_small_experiments(page) -> None:
     page.locator(".st-key-exp_run button").click()
     page.locator(".st-key-exp_curve .js-plotly-plot").wait_for(timeout=LONG)
     wait_idle(page, timeout_s=LONG / 1000)
-    page.locator(".st-key-noise_source label").nth(1).click()  # the synthetic design
-    wait_idle(page, quiet_s=1.0)
+    page.locator(".st-key-noise_source [data-testid='stRadioOption']").nth(1).click()
+    wait_idle(page, quiet_s=1.0)  # the synthetic design above, not Sonar
     _remove(page, "noise_models", "DISCRETE", "SVM(linear)")  # SLB, NB
     _remove(page, "noise_probs", "0.4", "0.3", "0.2")  # 0.0, 0.1
     page.locator(".st-key-noise_run button").click()
     page.locator(".st-key-noise_fig .js-plotly-plot").wait_for(timeout=LONG)
+    expect(page.locator(".st-key-noise_fig")).to_contain_text("forest-")  # the design's name
     wait_idle(page, timeout_s=LONG / 1000)
     page.wait_for_timeout(1000)  # plotly's last relayout
 

@@ -14,12 +14,13 @@ as soon as its websocket is back: that run restores the settings from the addres
 the restart notice (:mod:`dashboard.urlstate`).
 
 Why not a watch of our own: an earlier version polled the health endpoint from a Components v2
-module every second and asked for a rerun once it had seen the server down and up again.  The
-new server binds its port about a second after the old one exits (measured: healthy 1.1 s after
-the stop on a loaded machine), so the 1 s sampling could miss the outage altogether, and when it
-saw it, its rerun requests, repeated every second until a run redrew the module, restarted the
-new session's first run again and again on a busy machine.  The frontend, by contrast, always
-sees its websocket close, and asks for exactly one run once it is connected again.
+module every second and asked for a rerun once it had seen the server down and up again.  It
+depended on sampling a short outage (1.4-2.8 s measured between the old server's stop and the
+new one's health, on a loaded machine), on its own state surviving the disconnection, and it
+repeated its rerun request every second until a run redrew it, each request stopping the new
+session's run in progress; once, in a fresh-clone CI run, no rerun came within 300 s (it was
+not reproduced here).  The frontend, by contrast, always sees its websocket close, and asks
+for exactly one run once it is connected again.
 
 Nothing is drawn without a browser (AppTest has no websocket to lose).
 """
