@@ -20,7 +20,6 @@ of the paper's Lemma 1 (up to a positive factor).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import KW_ONLY, dataclass
 from numbers import Integral, Real
 
@@ -82,6 +81,8 @@ from .selection import (
     GENERATIVE,
     SELECTION_RULES,
     _cv_table,
+    _data_key,
+    _inner_folds,
     _make_generative,
     _prior_intercept,
     _select_best,
@@ -97,22 +98,6 @@ from .terms import _feature_importances, _term_table
 DEFAULT_CS = np.logspace(-2, 1, 7)
 #: Default grid of ``threshold="cv"``: the fraction of all pairs kept, sparsest first (0: LU).
 DEFAULT_FRACTIONS = np.array([0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0])
-
-
-def _data_key(X, y_index, params):
-    h = hashlib.blake2b(digest_size=16)
-    h.update(np.ascontiguousarray(X).tobytes())
-    h.update(np.ascontiguousarray(y_index).tobytes())
-    h.update(repr(X.shape).encode())
-    h.update(repr(params).encode())
-    return h.hexdigest()
-
-
-def _inner_folds(cv, smallest_class):
-    k = int(min(cv, smallest_class))  # at most cv, 2 rows of each class in every inner train
-    while k >= 2 and smallest_class - -(-smallest_class // k) < 2:
-        k -= 1
-    return k
 
 
 @dataclass(eq=False, repr=False)
@@ -151,6 +136,9 @@ class _LogDensitySVM(
     }
 
     # -- what the subclasses decide ---------------------------------------------------------------
+    def _generative(self):
+        return self.generative_candidates
+
     def _path_params(self):
         """Screening settings of the inner folds and the final fit (LU, SLB-: no screening)."""
         return {"candidates": "none"}
@@ -221,7 +209,7 @@ class _LogDensitySVM(
         for stale in ("cv_results_", "best_index_", "n_search_rows_", "platt_"):
             self.__dict__.pop(stale, None)
         i, j, model = 0, 0, "slb"
-        if len(selectors) > 1 or len(Cs) > 1 or self.generative_candidates:
+        if len(selectors) > 1 or len(Cs) > 1 or self._generative():
             i, j, model = self._inner_cv(X, y_index, dens, selectors, grid_values, Cs, seed, cache)
         self.selected_model_ = model
         self.C_ = float(Cs[j]) if model == "slb" else float("nan")
@@ -432,14 +420,14 @@ class _LogDensitySVM(
             cache["grid"] = (grid_key, *path.grid_ber(selectors, Cs))
         ber, n_pairs = cache["grid"][1:]
         table = _cv_table(grid_values, Cs, ber, n_pairs)
-        if self.selection == "min" and not self.generative_candidates:
+        if self.selection == "min" and not self._generative():
             i, j = _select_best(ber.mean(axis=2))  # the grid's row-major tie order
             best = i * len(Cs) + j
         else:
             n_grid = ber.shape[0] * ber.shape[1]
             mean, se = table["mean_ber"], standard_errors(ber.reshape(n_grid, -1))
             keys = [(table["mean_n_pairs"][r], 1, r) for r in range(n_grid)]
-            if self.generative_candidates:
+            if self._generative():
                 scores = self._generative_scores(X, y_index, dens, path, seed, cache)
                 table = _with_generative_rows(table, scores)
                 mean = table["mean_ber"]
@@ -696,11 +684,12 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         the lowest mean BER, or the least complex candidate (fewest pairs, then naive Bayes
         or TAN before an SVM, then the sparser grid value and the smaller C) whose mean BER is
         within one standard error (over the inner folds) of that minimum's.
-    generative_candidates : bool, default=False
+    generative_candidates : bool, default=True for SLB, False for SLB- and LU
         Add KDE naive Bayes and TAN (:mod:`slb.peers`) to the nested selection, fitted inside
         every inner fold from its training rows only and scored by the same inner BER.  When
-        one is selected (``selected_model_``) the model is that classifier fitted on all the
-        rows, written as the linear model on its own log-density map that it is."""
+        one is selected (``selected_model_``) the model is that classifier fitted on all rows,
+        as the linear model on its own log-density map.  SLB's default (Protocol 3); SLB
+        uses them only with ``threshold="cv"`` (a hand-set lambda asks for SLB at it)."""
 
 _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         Sorted labels; ``classes_[1]`` is ``+``.
@@ -921,6 +910,7 @@ class SLBClassifier(_LogDensitySVM):
     alpha: float = 0.05
     thresholds: object = None
     search_memory_mb: float | None = _path.SEARCH_MEMORY_MB
+    generative_candidates: bool = True  # Protocol 3 of docs/defaults.md (SLB only)
 
     _parameter_constraints = {
         **_LogDensitySVM._parameter_constraints,
@@ -937,13 +927,16 @@ class SLBClassifier(_LogDensitySVM):
     def _check_grids(self):
         self._threshold_grid()
 
+    def _generative(self):  # a hand-set lambda asks for SLB at that lambda
+        return (
+            self.generative_candidates
+            and isinstance(self.threshold, str)
+            and self.threshold == "cv"
+        )
+
     def _path_params(self):
-        return {
-            "candidates": "screened",
-            "dependence": self.dependence,
-            "pair_rule": self.pair_rule,
-            "screening_score": self.screening_score,
-        }
+        keys = ("dependence", "pair_rule", "screening_score")
+        return {"candidates": "screened", **{k: getattr(self, k) for k in keys}}
 
     def _threshold_grid(self):
         if self.thresholds is None:

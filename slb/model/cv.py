@@ -112,8 +112,8 @@ class SLBClassifierCV(SLBClassifier):
     >>> from slb.model.cv import SLBClassifierCV
     >>> X, y = load_dataset("pima")
     >>> clf = SLBClassifierCV(Cs=[0.1, 1.0], random_state=0).fit(X[:200], y[:200])
-    >>> sorted(clf.best_params_)
-    ['C', 'fraction']
+    >>> sorted(clf.best_params_)  # the model: SLB, or naive Bayes or TAN (Protocol 3)
+    ['C', 'fraction', 'model']
     >>> bool(clf.best_score_ == clf.cv_results_["mean_test_score"][clf.best_index_])
     True
     >>> int(clf.cv_results_["rank_test_score"][clf.best_index_])

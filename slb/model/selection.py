@@ -25,6 +25,8 @@ the decision priors the SVMs' class weights stand for.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 
@@ -281,3 +283,21 @@ def _with_generative_rows(table, scores):
     # ties share the lowest rank, as the grid table's (pandas' "min" method)
     out["rank_ber"] = np.array([1 + int(np.sum(mean < m)) for m in mean], dtype=int)
     return out
+
+
+def _data_key(X, y_index, params):
+    """Digest of the data and settings a warm refit may reuse its inner table for."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(np.ascontiguousarray(X).tobytes())
+    h.update(np.ascontiguousarray(y_index).tobytes())
+    h.update(repr(X.shape).encode())
+    h.update(repr(params).encode())
+    return h.hexdigest()
+
+
+def _inner_folds(cv, smallest_class):
+    """Number of inner folds: at most ``cv``, 2 rows of each class in every inner train."""
+    k = int(min(cv, smallest_class))  # at most cv, 2 rows of each class in every inner train
+    while k >= 2 and smallest_class - -(-smallest_class // k) < 2:
+        k -= 1
+    return k
