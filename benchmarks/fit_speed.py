@@ -48,11 +48,15 @@ def load():
 
 def default_vs_fixed(name, X, y, loss):
     m, t_default = cpu(lambda: slb.SLBClassifier(random_state=0, loss=loss).fit(X, y))
-    fixed = slb.SLBClassifier(random_state=0, loss=loss, threshold=m.threshold_, C=m.C_)
+    # "fixed": SLB at the chosen (lambda, C); when naive Bayes or TAN was selected (C_ NaN),
+    # SLB at the chosen lambda (+inf: no pair) and C = 1.
+    C = m.C_ if np.isfinite(m.C_) else 1.0
+    fixed = slb.SLBClassifier(random_state=0, loss=loss, threshold=m.threshold_, C=C)
     _, t_fixed = cpu(lambda: fixed.fit(X, y))
     print(
         f"default fit {name:28s} {loss:13s} {t_default:6.2f} s  fixed {t_fixed:5.2f} s  "
-        f"ratio {t_default / t_fixed:5.1f}x  (C={m.C_:.3g}, {len(m.pairs_)} pairs)  {load()}",
+        f"ratio {t_default / t_fixed:5.1f}x  ({m.selected_model_}, C={m.C_:.3g}, "
+        f"{len(m.pairs_)} pairs)  {load()}",
         flush=True,
     )
 

@@ -135,6 +135,7 @@ class SquaredHingePath:
         self.S = None  # the rows A is built on
         self.n_steps = 0
         self.n_fits = 0
+        self._design = None  # primal mode: the design on [intercept, cols], all rows (cached)
 
     def _Z(self, rows, cols):
         """Standardised block ``Z[rows][:, cols]`` (a new array; ``rows`` None: all)."""
@@ -212,6 +213,7 @@ class SquaredHingePath:
         self.slot[self.cols] = -1
         self.cols = order
         self.slot[order] = np.arange(order.size)
+        self._design = None
 
     def _gram(self, S):
         """``A`` for the row set ``S`` (bool), updated from the previous set when cheaper."""
@@ -224,14 +226,20 @@ class SquaredHingePath:
             if k <= _REBUILD_FRACTION * max(int(S.sum()), 1):
                 for rows, sign in ((enter, 1.0), (leave, -1.0)):
                     if rows.any():
-                        Xr = self._X(rows)
+                        Xr = self._full()[rows]
                         self.A += sign * (Xr.T @ (Xr * self.cost[rows, None]))
                 self.S = S.copy()
                 return self.A
-        X = self._X(S)
+        X = self._full()[S]
         self.A = X.T @ (X * self.cost[S, None])
         self.S = S.copy()
         return self.A
+
+    def _full(self):
+        """The design on ``[intercept, cols]`` for every row, built once per column set."""
+        if self._design is None:
+            self._design = self._X()
+        return self._design
 
     def _primal_step(self, S, C, X_all):
         """Newton target of the primal (the ridge solution on ``S``), the step and its
@@ -240,7 +248,7 @@ class SquaredHingePath:
         if S.any():
             H = 2.0 * C * self._gram(S)
             H[np.diag_indices(p)] += 1.0
-            rhs = 2.0 * C * (self._X(S).T @ (self.cost[S] * self.s[S]))
+            rhs = 2.0 * C * (X_all.T @ np.where(S, self.cost * self.s, 0.0))
             try:
                 target = cho_solve(cho_factor(H, check_finite=False), rhs, check_finite=False)
             except LinAlgError:  # pragma: no cover - H >= I is positive definite
@@ -267,7 +275,7 @@ class SquaredHingePath:
         the intercept, in the standardised units of ``Z``."""
         cols = np.asarray(cols, dtype=int)
         self._set_columns(cols)
-        X_all = None if self.kernel else self._X()
+        X_all = None if self.kernel else self._full()
         for _ in range(MAX_NEWTON_STEPS):
             S = self.s * self.o < 1.0
             if self.kernel:
