@@ -54,8 +54,9 @@ def test_permuted_labels_inner_and_outer_cv_near_chance(shape):
     X, y = _permuted(shape)
     clf = SLBClassifier(random_state=0).fit(X, y)
     inner = np.asarray(clf.cv_results_["mean_ber"])
-    assert inner.size == len(DEFAULT_FRACTIONS) * len(DEFAULT_CS)
-    # the minimum over 70 candidates of 5-fold BERs at n = 300: within sampling noise of 50 %
+    # 70 SLB cells, then naive Bayes and TAN (the generative candidates of the default)
+    assert inner.size == len(DEFAULT_FRACTIONS) * len(DEFAULT_CS) + 2
+    # the minimum over 72 candidates of 5-fold BERs at n = 300: within sampling noise of 50 %
     assert inner.min() >= 0.40, inner.min()
     assert np.median(inner) >= 0.45
     outer = [
@@ -105,7 +106,15 @@ def test_joint_selection_equals_grid_search_reference():
     X = rng.normal(size=(120, 5))
     y = (X[:, 0] * X[:, 1] + 0.5 * X[:, 2] + 0.7 * rng.normal(size=120) > 0).astype(int)
     grid, Cs, seed, k = [0.002, 0.01, 0.04, 1e9], [0.05, 0.5, 5.0], 11, 3
-    clf = SLBClassifier(threshold="cv", thresholds=grid, C="cv", Cs=Cs, cv=k, random_state=seed)
+    clf = SLBClassifier(
+        threshold="cv",
+        thresholds=grid,
+        C="cv",
+        Cs=Cs,
+        cv=k,
+        random_state=seed,
+        generative_candidates=False,  # SLB's own grid (NB and TAN: test_selection_options.py)
+    )
     clf.fit(X, y)
     ref = _reference_grid_search(X, y, grid, Cs, seed, k)
     res = clf.cv_results_
@@ -131,7 +140,7 @@ def test_default_grid_keeps_the_top_fraction_in_every_split():
     X = rng.normal(size=(150, 7))
     X[:, 1] += X[:, 0]
     y = (X[:, 2] + rng.normal(size=150) > 0).astype(int)
-    clf = SLBClassifier(random_state=0, Cs=[0.1]).fit(X, y)
+    clf = SLBClassifier(random_state=0, Cs=[0.1], generative_candidates=False).fit(X, y)
     n_all = 21
     expected = [min(int(np.ceil(q * n_all - 1e-9)), n_all) for q in DEFAULT_FRACTIONS]
     # continuous data: no tied scores, so each split keeps exactly the top ceil(q * 21) pairs

@@ -54,7 +54,7 @@ def test_new_parameters_round_trip_through_get_params_and_clone(cls):
     assert (defaults["loss"], defaults["selection"], defaults["generative_candidates"]) == (
         "squared_hinge",
         "min",
-        False,
+        cls is SLBClassifier,  # Protocol 3 made them SLB's default, not SLB-'s or LU's
     )
     assert clone(cls().set_params(loss="hinge")).loss == "hinge"
 
@@ -109,8 +109,8 @@ def _by_hand_one_se(res):
 
 def test_one_se_picks_the_cell_computed_by_hand_from_the_same_table():
     X, y = _xor()
-    lo = SLBClassifier(random_state=0).fit(X, y)
-    se = SLBClassifier(selection="one_se", random_state=0).fit(X, y)
+    lo = SLBClassifier(random_state=0, generative_candidates=False).fit(X, y)
+    se = SLBClassifier(selection="one_se", random_state=0, generative_candidates=False).fit(X, y)
     # the same inner table, every cell reported
     assert len(se.cv_results_["mean_ber"]) == 70
     for k in lo.cv_results_:
@@ -121,7 +121,8 @@ def test_one_se_picks_the_cell_computed_by_hand_from_the_same_table():
     assert se.C_ == se.cv_results_["param_C"][want]
     assert se.fraction_ == se.cv_results_["param_fraction"][want]
     assert se.cv_results_["mean_n_pairs"][want] <= lo.cv_results_["mean_n_pairs"][lo.best_index_]
-    cv = SLBClassifierCV(selection="one_se", random_state=0).fit(X, y)
+    cv = SLBClassifierCV(selection="one_se", random_state=0, generative_candidates=False)
+    cv.fit(X, y)
     assert cv.best_params_ == {"fraction": se.fraction_, "C": se.C_}
 
 
@@ -185,8 +186,10 @@ def test_a_selected_tan_predicts_as_tan():
 
 def test_without_the_options_cv_results_keep_their_keys():
     X, y = _weak()
-    res = SLBClassifier(random_state=0).fit(X, y).cv_results_
+    res = SLBClassifier(random_state=0, generative_candidates=False).fit(X, y).cv_results_
     assert "param_model" not in res and len(res["mean_ber"]) == 70
+    hand_set = SLBClassifier(threshold=0.01, random_state=0).fit(X, y)  # a hand-set lambda
+    assert "param_model" not in hand_set.cv_results_ and hand_set.selected_model_ == "slb"
 
 
 def _permuted_tied(n=300, seed=0):
