@@ -77,7 +77,11 @@ def test_pair_cap_keeps_the_top_pairs_within_the_budget():
     budget = (2 * K + 2 * d) * 8.0 * n * k / 2**20  # MB for K pairs over 5 folds of 120 rows
     assert pairs_for_budget(budget, n, d, k) == K
     clf = SLBClassifier(
-        random_state=0, warm_start=True, Cs=[0.1, 1.0], search_memory_mb=budget
+        random_state=0,
+        warm_start=True,
+        Cs=[0.1, 1.0],
+        search_memory_mb=budget,
+        generative_candidates=False,  # the SLB grid's pair budget is under test
     ).fit(X, y)
     assert clf.search_memory_mb == budget  # stored unchanged
     assert clf.n_candidate_pairs_ == K
@@ -98,7 +102,13 @@ def test_pair_cap_keeps_the_top_pairs_within_the_budget():
 def test_row_subsample_of_the_selection():
     X, y = _wide(n=400, d=8, seed=2)
     y[:40] = 0  # 220 / 180: the subsample must keep the class shares
-    clf = SLBClassifier(random_state=5, warm_start=True, Cs=[0.1, 1.0], max_search_rows=200)
+    clf = SLBClassifier(
+        random_state=5,
+        warm_start=True,
+        Cs=[0.1, 1.0],
+        max_search_rows=200,
+        generative_candidates=False,  # the final model is SLB at the chosen (lambda, C)
+    )
     clf.fit(X, y)
     assert clf.n_search_rows_ == 200
     folds = clf._cache[("path", 5)].folds_

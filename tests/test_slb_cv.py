@@ -50,8 +50,14 @@ def test_grid_search_cv_names(fitted):
     assert names <= set(res), names - set(res)
     assert {"param_C", "param_fraction"} <= set(res)
     n = len(res["mean_ber"])
-    assert n == 20 and len(res["params"]) == n  # 10 fractions x 2 costs
-    assert res["params"][0] == {"fraction": float(res["param_fraction"][0]), "C": 0.1}
+    # 10 fractions x 2 costs, then naive Bayes and TAN (SLB's generative candidates)
+    assert n == 22 and len(res["params"]) == n
+    assert res["params"][0] == {
+        "fraction": float(res["param_fraction"][0]),
+        "C": 0.1,
+        "model": "slb",
+    }
+    assert [p["model"] for p in res["params"][20:]] == ["naive_bayes", "tan"]
     np.testing.assert_allclose(res["mean_test_score"], 1 - res["mean_ber"])
     splits = [res[f"split{k}_test_score"] for k in range(5)]
     np.testing.assert_allclose(np.mean(splits, axis=0), res["mean_test_score"])
