@@ -11,6 +11,10 @@ prevalence, NB and TAN by cross-fitting.  Their recorded ``proba`` encoded the o
 meaning (SLB: free Platt intercept; NB/TAN: the uncalibrated posterior at balanced priors), so
 for them the test checks the labels and decision values as recorded and the probabilities
 against the convention (``predict`` is the stated rule of ``predict_proba``).
+
+The SLB family's defaults changed on purpose on 2026-11-27 (the squared hinge, and naive Bayes
+and TAN among SLB's candidates: ``docs/defaults.md``); ``make_fixtures.build`` pins the
+settings the outputs were recorded with (``loss="hinge"``, ``generative_candidates=False``).
 """
 
 from __future__ import annotations
