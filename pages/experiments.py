@@ -139,6 +139,12 @@ if spec.variant == "calibrated":
         "n = 600, weighting the squared errors by the paper's standard errors; SLB, TAN and LU "
         "never entered the fit, so their agreement with the paper is an out-of-sample test. "
         f"Here: {trees}coefficient {spec.coef:g} on the parents{spacing}."
+        + (
+            " For the general networks the fit is poor (one free choice cannot match both NB "
+            "and RF: docs/results.md), so agreement with the paper there is weak evidence."
+            if family != "forest"
+            else ""
+        )
     )
 else:
     st.caption(
