@@ -116,6 +116,39 @@ def reliability_figure(
     2
     """
     table = reliability_table(pred, pos_label, n_bins)
+    return _reliability_diagram(
+        table,
+        classifier_order(pred["classifier"].unique()),
+        title="Reliability (out-of-fold probabilities; numbers: rows per bin)",
+        x_title="predicted probability (bin mean)",
+        y_title="observed share of the positive class",
+        height=height,
+        meta={"kind": "reliability"},
+    )
+
+
+def _reliability_diagram(
+    table: pd.DataFrame,
+    order: list,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    height: int,
+    meta: dict,
+    digits: int | None = None,
+) -> go.Figure:
+    """The reliability diagram of a table of bins (the two-class one and one class's).
+
+    ``table`` has the columns ``classifier``, ``mean_predicted``, ``observed`` and ``count``
+    (one row per non-empty bin); ``order`` lists every classifier of the prediction table (it
+    fixes each one's colour and dash).  Draws the diagonal of perfect calibration and one line
+    per classifier of ``table`` (markers sized by the bin's count, the count written beside
+    each marker and in the hover); ``title``, ``x_title`` and ``y_title`` must be escaped
+    already.  ``layout.meta`` is ``meta`` followed by ``classifiers`` and ``bins`` (name ->
+    list of ``[mean_predicted, observed, count]``, the two shares rounded to ``digits``
+    decimals when given).  The figure is ``height`` plus one legend row per line and one more.
+    """
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
@@ -128,25 +161,23 @@ def reliability_figure(
         )
     )
     names = classifier_order(table["classifier"].unique())
-    order = classifier_order(pred["classifier"].unique())
     meta_bins = {}
     for name in names:
         t = table[table["classifier"] == name]
-        i = order.index(name)
+        style = classifier_style(order.index(name))
         safe = escape_text(name)
-        n = t["count"].to_numpy()
-        size = 6 + 14 * np.sqrt(n / max(1, n.max()))
+        n = t["count"].to_numpy(dtype=int)
         fig.add_trace(
             go.Scatter(
-                x=t["mean_predicted"].to_numpy(),
-                y=t["observed"].to_numpy(),
+                x=t["mean_predicted"].to_numpy(dtype=float),
+                y=t["observed"].to_numpy(dtype=float),
                 mode="lines+markers+text",
                 name=safe,
-                text=[str(int(c)) for c in n],
+                text=[str(c) for c in n],
                 textposition="top center",
-                textfont={"size": FONT_PX, "color": classifier_style(i)["color"]},
-                marker={"size": size, "color": classifier_style(i)["color"]},
-                line={**classifier_style(i), "width": 2},
+                textfont={"size": FONT_PX, "color": style["color"]},
+                marker={"size": 6 + 14 * np.sqrt(n / max(1, n.max())), "color": style["color"]},
+                line={**style, "width": 2},
                 customdata=n,
                 hovertemplate=(
                     f"{safe}<br>mean predicted %{{x:.3f}}<br>observed %{{y:.3f}}"
@@ -154,27 +185,26 @@ def reliability_figure(
                 ),
             )
         )
-        meta_bins[name] = [
-            [float(a), float(b), int(c)]
-            for a, b, c in zip(t["mean_predicted"], t["observed"], n, strict=True)
-        ]
-    fig.update_xaxes(
-        range=[-0.02, 1.02], constrain="domain", title_text="predicted probability (bin mean)"
-    )
+        shares = zip(t["mean_predicted"], t["observed"], n, strict=True)
+        if digits is None:
+            meta_bins[name] = [[float(a), float(b), int(c)] for a, b, c in shares]
+        else:
+            meta_bins[name] = [
+                [round(float(a), digits), round(float(b), digits), int(c)] for a, b, c in shares
+            ]
+    fig.update_xaxes(range=[-0.02, 1.02], constrain="domain", title_text=x_title)
     fig.update_yaxes(
         range=[-0.02, 1.08],
         scaleanchor="x",
         scaleratio=1,
         constrain="domain",
-        title_text="observed share of the positive class",
+        title_text=y_title,
     )
-    meta = {"kind": "reliability", "classifiers": names, "bins": meta_bins}
-    height = height + LEGEND_ROW_PX * (len(names) + 1)
     return _base_layout(
         fig,
-        title="Reliability (out-of-fold probabilities; numbers: rows per bin)",
-        height=height,
-        meta=meta,
+        title=title,
+        height=height + LEGEND_ROW_PX * (len(names) + 1),
+        meta={**meta, "classifiers": names, "bins": meta_bins},
     )
 
 

@@ -17,8 +17,8 @@ import plotly.graph_objects as go
 
 from ..evaluation.predictions import class_column
 from ..probabilities import one_vs_rest_reliability
-from .evaluation import classifier_style
-from .style import COLORS, FONT_PX, LEGEND_ROW_PX, _base_layout, classifier_order, escape_text
+from .calibration import _reliability_diagram
+from .style import classifier_order, escape_text
 
 __all__ = ["classwise_reliability_figure", "classwise_reliability_table"]
 
@@ -93,16 +93,16 @@ def classwise_reliability_figure(
     class_label
         The class drawn (one of ``classes``).
     n_bins : int, default=10
+        Equal-width bins of ``[0, 1]``.
     height : int
-        Height without the legend (below the plot: one row per line).
+        Height without the legend (one legend row per line is added below the plot).
 
     Returns
     -------
     Figure
-        One line per classifier with probabilities (markers sized by the bin's count, the
-        count written beside each marker and in the hover); ``layout.meta``:
-        ``kind="classwise_reliability"``, ``class``, ``classifiers``, ``bins`` (name -> list of
-        ``[mean_predicted, observed, count]``).
+        The diagram of :func:`slb.viz.calibration.reliability_figure` drawn for the class
+        ``class_label`` against the rest; ``layout.meta``: ``kind="classwise_reliability"``,
+        ``class``, and as there ``classifiers`` and ``bins`` (shares rounded to 12 decimals).
 
     Examples
     --------
@@ -119,69 +119,14 @@ def classwise_reliability_figure(
         raise ValueError(f"class_label {class_label!r} is not one of the classes.")
     table = classwise_reliability_table(pred, classes, n_bins=n_bins)
     table = table[table["class"].astype(str) == str(class_label)]
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=[0, 1],
-            y=[0, 1],
-            mode="lines",
-            name="perfectly calibrated",
-            line={"color": COLORS["neutral"], "dash": "dot", "width": 1},
-            hoverinfo="skip",
-        )
-    )
-    names = classifier_order(table["classifier"].unique())
-    order = classifier_order(pred["classifier"].unique())
-    meta_bins = {}
-    for name in names:
-        t = table[table["classifier"] == name]
-        style = classifier_style(order.index(name))
-        safe = escape_text(name)
-        n = t["count"].to_numpy(dtype=int)
-        fig.add_trace(
-            go.Scatter(
-                x=t["mean_predicted"].to_numpy(dtype=float),
-                y=t["observed"].to_numpy(dtype=float),
-                mode="lines+markers+text",
-                name=safe,
-                text=[str(c) for c in n],
-                textposition="top center",
-                textfont={"size": FONT_PX, "color": style["color"]},
-                marker={"size": 6 + 14 * np.sqrt(n / max(1, n.max())), "color": style["color"]},
-                line={**style, "width": 2},
-                customdata=n,
-                hovertemplate=(
-                    f"{safe}<br>mean predicted %{{x:.3f}}<br>observed %{{y:.3f}}"
-                    "<br>%{customdata} rows<extra></extra>"
-                ),
-            )
-        )
-        meta_bins[name] = [
-            [round(float(a), 12), round(float(b), 12), int(c)]
-            for a, b, c in zip(t["mean_predicted"], t["observed"], n, strict=True)
-        ]
     safe_class = escape_text(class_label)
-    fig.update_xaxes(
-        range=[-0.02, 1.02],
-        constrain="domain",
-        title_text=f"predicted probability of {safe_class} (bin mean)",
-    )
-    fig.update_yaxes(
-        range=[-0.02, 1.08],
-        scaleanchor="x",
-        scaleratio=1,
-        constrain="domain",
-        title_text=f"observed share of {safe_class}",
-    )
-    meta = {
-        "kind": "classwise_reliability",
-        "class": str(class_label),
-        "classifiers": names,
-        "bins": meta_bins,
-    }
-    return _base_layout(
-        fig,
+    return _reliability_diagram(
+        table,
+        classifier_order(pred["classifier"].unique()),
         title=f"Reliability of class {safe_class} against the rest (numbers: rows per bin)",
-        height=height + LEGEND_ROW_PX * (len(names) + 1),
-        meta=meta,
+        x_title=f"predicted probability of {safe_class} (bin mean)",
+        y_title=f"observed share of {safe_class}",
+        height=height,
+        meta={"kind": "classwise_reliability", "class": str(class_label)},
+        digits=12,
     )
