@@ -1,7 +1,7 @@
 """Helpers for the real-browser tests: a ``streamlit run app.py`` server on a free port,
 Debian's headless Chromium (never a downloaded browser) and small uploadable tables.
 
-Used by ``tests/test_browser.py`` (issue 3) and ``tests/test_concurrency.py`` (issue 7).
+Used by the ``tests/test_browser*.py`` files (issues 3, 28) and ``tests/test_concurrency.py`` (issue 7).
 Artefacts (screenshots, the server's log) go to ``test-artifacts/`` at the repository root.
 """
 
@@ -204,3 +204,53 @@ def chromium():
 def launch_chromium(playwright):
     """Debian's Chromium through a (sync or async) Playwright instance."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+# --------------------------------------------------------------------------------------------
+# Shared fixtures and page waits
+# --------------------------------------------------------------------------------------------
+def server_fixture(log_name: str, *, env: dict | None = None):
+    """A module-scoped pytest fixture ``server``: a :class:`StreamlitServer` logging to
+    ``test-artifacts/<log_name>``, stopped after the module's last test.
+
+    Use as ``server = server_fixture("browser-x-server.log", env={"SLB_WARMUP": "0"})``.
+    """
+
+    @pytest.fixture(scope="module", name="server")
+    def _server():
+        with StreamlitServer(log_name, env=env) as srv:
+            yield srv
+
+    return _server
+
+
+def browser_fixture():
+    """A module-scoped pytest fixture ``browser``: one headless Chromium (:func:`chromium`)."""
+
+    @pytest.fixture(scope="module", name="browser")
+    def _browser():
+        with chromium() as b:
+            yield b
+
+    return _browser
+
+
+def wait_idle(page, timeout_s: float = 300.0, quiet_s: float = 1.5, poll_ms: int = 200) -> None:
+    """Wait until Streamlit's "running" indicator has been gone for ``quiet_s`` seconds.
+
+    Polls the page's state every ``poll_ms`` ms (never a fixed wait); an AssertionError after
+    ``timeout_s`` seconds of a running app.  Each test file fixes its own defaults with
+    ``functools.partial``.
+    """
+    status = page.get_by_test_id("stStatusWidget")
+    deadline = time.monotonic() + timeout_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        if status.count() == 0 or not status.first.is_visible():
+            quiet_since = quiet_since or time.monotonic()
+            if time.monotonic() - quiet_since >= quiet_s:
+                return
+        else:
+            quiet_since = None
+        page.wait_for_timeout(poll_ms)
+    raise AssertionError(f"the app kept running for more than {timeout_s} s")

@@ -18,13 +18,15 @@ from __future__ import annotations
 import re
 import time
 from contextlib import contextmanager
+from functools import partial
 
+import browser_support
 import pytest
 from browser_support import (
-    StreamlitServer,
     artifacts_dir,
-    chromium,
+    browser_fixture,
     needs_browser,
+    server_fixture,
     synthetic_csv,
 )
 
@@ -37,20 +39,7 @@ N, D = 240, 6  # the uploaded table (Sonar, the default, has n = 208, d = 60)
 NAME = "clinic_browser_test.csv"
 
 
-def wait_idle(page, timeout_s: float = 240.0, quiet_s: float = 1.0) -> None:
-    """Wait until Streamlit's "running" indicator has been gone for ``quiet_s`` seconds."""
-    status = page.get_by_test_id("stStatusWidget")
-    deadline = time.monotonic() + timeout_s
-    quiet_since = None
-    while time.monotonic() < deadline:
-        if status.count() == 0 or not status.first.is_visible():
-            quiet_since = quiet_since or time.monotonic()
-            if time.monotonic() - quiet_since >= quiet_s:
-                return
-        else:
-            quiet_since = None
-        page.wait_for_timeout(200)
-    raise AssertionError(f"the app kept running for more than {timeout_s} s")
+wait_idle = partial(browser_support.wait_idle, timeout_s=240.0, quiet_s=1.0)
 
 
 def assert_no_exception(page, where: str) -> None:
@@ -93,16 +82,10 @@ def shot_on_failure(ctx, page, name: str):
         ctx.close()
 
 
-@pytest.fixture(scope="module")
-def server():
-    with StreamlitServer("browser-server.log") as srv:
-        yield srv
+server = server_fixture("browser-server.log")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+browser = browser_fixture()
 
 
 def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):

@@ -14,9 +14,11 @@ from __future__ import annotations
 import json
 import re
 import time
+from functools import partial
 
+import browser_support
 import pytest
-from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser, server_fixture
 
 from dashboard import urlstate
 
@@ -103,25 +105,10 @@ SIDEBAR_CUT_JS = """
 """
 
 
-@pytest.fixture(scope="module")
-def server():
-    with StreamlitServer("a11y-server.log", env={"SLB_WARMUP": "0"}) as srv:
-        yield srv
+server = server_fixture("a11y-server.log", env={"SLB_WARMUP": "0"})
 
 
-def wait_idle(page, timeout_s: float = 300.0, quiet_s: float = 1.5) -> None:
-    status = page.get_by_test_id("stStatusWidget")
-    deadline = time.monotonic() + timeout_s
-    quiet_since = None
-    while time.monotonic() < deadline:
-        if status.count() == 0 or not status.first.is_visible():
-            quiet_since = quiet_since or time.monotonic()
-            if time.monotonic() - quiet_since >= quiet_s:
-                return
-        else:
-            quiet_since = None
-        page.wait_for_timeout(250)
-    raise AssertionError(f"the app kept running for more than {timeout_s} s")
+wait_idle = partial(browser_support.wait_idle, timeout_s=300.0, quiet_s=1.5, poll_ms=250)
 
 
 def goto_page(page, title: str) -> None:

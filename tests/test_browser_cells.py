@@ -8,10 +8,11 @@ goes to ``test-artifacts/browser-compare-cell-click.png``.
 
 from __future__ import annotations
 
-import time
+from functools import partial
 
+import browser_support
 import pytest
-from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+from browser_support import artifacts_dir, chromium, needs_browser, server_fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
 
@@ -29,26 +30,10 @@ CELL = """([sel, row, col]) => {
 }"""
 
 
-def wait_idle(page, timeout_s: float = 300.0, quiet_s: float = 1.5) -> None:
-    """Wait until Streamlit's "running" indicator has been gone for ``quiet_s`` seconds."""
-    status = page.get_by_test_id("stStatusWidget")
-    deadline = time.monotonic() + timeout_s
-    quiet_since = None
-    while time.monotonic() < deadline:
-        if status.count() == 0 or not status.first.is_visible():
-            quiet_since = quiet_since or time.monotonic()
-            if time.monotonic() - quiet_since >= quiet_s:
-                return
-        else:
-            quiet_since = None
-        page.wait_for_timeout(200)
-    raise AssertionError(f"the app kept running for more than {timeout_s} s")
+wait_idle = partial(browser_support.wait_idle, timeout_s=300.0, quiet_s=1.5)
 
 
-@pytest.fixture(scope="module")
-def server():
-    with StreamlitServer("browser-cells-server.log", env={"SLB_WARMUP": "0"}) as srv:
-        yield srv
+server = server_fixture("browser-cells-server.log", env={"SLB_WARMUP": "0"})
 
 
 def test_clicking_a_confusion_cell_lists_its_rows(server):

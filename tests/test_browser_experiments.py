@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+from browser_support import artifacts_dir, chromium, needs_browser, server_fixture
 from test_browser_a11y import CONTRAST_JS, TRUNCATED_JS, serious
 from test_browser_readability import MEASURE_JS, problems, wait_idle
 
@@ -37,10 +37,7 @@ EXPECTED_KEYS = {
 }
 
 
-@pytest.fixture(scope="module")
-def server():
-    with StreamlitServer("browser-experiments-server.log", env={"SLB_WARMUP": "0"}) as srv:
-        yield srv
+server = server_fixture("browser-experiments-server.log", env={"SLB_WARMUP": "0"})
 
 
 def _to_lowest(page, key: str) -> None:

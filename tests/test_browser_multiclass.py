@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+from browser_support import artifacts_dir, chromium, needs_browser, server_fixture
 
 from dashboard.data import SOURCES
 
@@ -69,10 +69,7 @@ def meta(page, key: str) -> dict:
     return page.evaluate("sel => document.querySelector(sel).layout.meta || {}", sel)
 
 
-@pytest.fixture(scope="module")
-def server():
-    with StreamlitServer("browser-multiclass-server.log") as srv:
-        yield srv
+server = server_fixture("browser-multiclass-server.log")
 
 
 def test_three_class_upload_through_every_page(server, tmp_path):

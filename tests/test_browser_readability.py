@@ -11,10 +11,11 @@ domain), the text size each ``<text>``'s computed ``font-size``.
 from __future__ import annotations
 
 import json
-import time
+from functools import partial
 
+import browser_support
 import pytest
-from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+from browser_support import artifacts_dir, browser_fixture, needs_browser, server_fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
 
@@ -60,20 +61,7 @@ MEASURE_JS = """
 """
 
 
-def wait_idle(page, timeout_s: float = 300.0, quiet_s: float = 2.0) -> None:
-    """Wait until Streamlit's "running" indicator has been gone for ``quiet_s`` seconds."""
-    status = page.get_by_test_id("stStatusWidget")
-    deadline = time.monotonic() + timeout_s
-    quiet_since = None
-    while time.monotonic() < deadline:
-        if status.count() == 0 or not status.first.is_visible():
-            quiet_since = quiet_since or time.monotonic()
-            if time.monotonic() - quiet_since >= quiet_s:
-                return
-        else:
-            quiet_since = None
-        page.wait_for_timeout(250)
-    raise AssertionError(f"the app kept running for more than {timeout_s} s")
+wait_idle = partial(browser_support.wait_idle, timeout_s=300.0, quiet_s=2.0, poll_ms=250)
 
 
 def measure(page, name: str) -> list[dict]:
@@ -115,16 +103,10 @@ def open_page(browser, server, path: str, ready: str, viewport=VIEWPORT):
     return ctx, page
 
 
-@pytest.fixture(scope="module")
-def server():
-    with StreamlitServer("browser-readability-server.log") as srv:
-        yield srv
+server = server_fixture("browser-readability-server.log")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+browser = browser_fixture()
 
 
 #: Compare's expanders whose figures are measured too: (expander key, a figure drawn in it).

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+from browser_support import artifacts_dir, browser_fixture, needs_browser, server_fixture
 from test_browser import LONG, assert_no_exception, goto_page, wait_idle
 
 from dashboard.data import SOURCES
@@ -30,16 +30,10 @@ IMG_SHOWN = re.compile(r"\+ !\[p\]\(http:\u200b?//127\.0\.0\.1:9/x\.png\)")
 LINK_SHOWN = re.compile(r"− \[neg\]\(http:\u200b?//127\.0\.0\.1:9/\)")
 
 
-@pytest.fixture(scope="module")
-def server():
-    with StreamlitServer("browser-safety-server.log") as srv:
-        yield srv
+server = server_fixture("browser-safety-server.log")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+browser = browser_fixture()
 
 
 def assert_no_live_markup(page, where: str) -> None:

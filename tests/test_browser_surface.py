@@ -7,10 +7,11 @@ Screenshots go to ``test-artifacts/surface-<data>-<width>x<height>.png``.
 
 from __future__ import annotations
 
-import time
+from functools import partial
 
+import browser_support
 import pytest
-from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+from browser_support import artifacts_dir, browser_fixture, needs_browser, server_fixture
 
 from dashboard.data import SOURCES
 
@@ -28,32 +29,13 @@ MEASURE = """() => [...document.querySelectorAll('.js-plotly-plot')].map(p => ({
 }))"""
 
 
-def wait_idle(page, timeout_s: float = 240.0, quiet_s: float = 1.5) -> None:
-    """Wait until Streamlit's "running" indicator has been gone for ``quiet_s`` seconds."""
-    status = page.get_by_test_id("stStatusWidget")
-    deadline = time.monotonic() + timeout_s
-    quiet_since = None
-    while time.monotonic() < deadline:
-        if status.count() == 0 or not status.first.is_visible():
-            quiet_since = quiet_since or time.monotonic()
-            if time.monotonic() - quiet_since >= quiet_s:
-                return
-        else:
-            quiet_since = None
-        page.wait_for_timeout(200)
-    raise AssertionError(f"the app kept running for more than {timeout_s} s")
+wait_idle = partial(browser_support.wait_idle, timeout_s=240.0, quiet_s=1.5)
 
 
-@pytest.fixture(scope="module")
-def server():
-    with StreamlitServer("browser-surface-server.log", env={"SLB_WARMUP": "0"}) as srv:
-        yield srv
+server = server_fixture("browser-surface-server.log", env={"SLB_WARMUP": "0"})
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+browser = browser_fixture()
 
 
 @pytest.mark.parametrize("width, height", SIZES)
