@@ -254,3 +254,11 @@ def wait_idle(page, timeout_s: float = 300.0, quiet_s: float = 1.5, poll_ms: int
             quiet_since = None
         page.wait_for_timeout(poll_ms)
     raise AssertionError(f"the app kept running for more than {timeout_s} s")
+
+
+def new_page(browser, viewport: dict, timeout_ms: float):
+    """A new browser context of size ``viewport`` whose actions wait up to ``timeout_ms`` ms,
+    and a page in it: ``(context, page)``."""
+    ctx = browser.new_context(viewport=viewport)
+    ctx.set_default_timeout(timeout_ms)
+    return ctx, ctx.new_page()

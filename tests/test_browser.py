@@ -26,6 +26,7 @@ from browser_support import (
     artifacts_dir,
     browser_fixture,
     needs_browser,
+    new_page,
     server_fixture,
     synthetic_csv,
 )
@@ -97,9 +98,7 @@ def test_upload_lambda_and_compare_in_chromium(server, browser, tmp_path):
     bad = tmp_path / "picture.csv"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(300))
 
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.set_default_timeout(LONG)
-    page = ctx.new_page()
+    ctx, page = new_page(browser, {"width": 1400, "height": 1000}, LONG)
     with shot_on_failure(ctx, page, "browser-failure.png"):
         page.goto(server.url)
         sidebar = page.get_by_test_id("stSidebar")
@@ -264,9 +263,7 @@ def inside_viewport(page, key: str) -> bool:
 def open_dependencies(browser, server, width: int, height: int):
     """A new visitor's Dependencies page at ``width`` x ``height``, drawn and idle:
     (context, page, live λ slider)."""
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    ctx.set_default_timeout(LONG)
-    page = ctx.new_page()
+    ctx, page = new_page(browser, {"width": width, "height": height}, LONG)
     page.goto(server.url + "/dependencies")
     slider = live_lambda(page)
     slider.wait_for(state="attached")
@@ -410,9 +407,7 @@ def test_dependencies_heatmap_cell_hover_and_click(server, browser):
 def open_compare(browser, server):
     """A new visitor's Compare page at 1440x900, its charts drawn and the app idle:
     (context, page)."""
-    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-    ctx.set_default_timeout(LONG)
-    page = ctx.new_page()
+    ctx, page = new_page(browser, {"width": 1440, "height": 900}, LONG)
     page.goto(server.url + "/compare")
     page.locator(".st-key-cmp_ber_bars .js-plotly-plot").wait_for()
     page.locator(".st-key-cmp_coef .js-plotly-plot").wait_for()

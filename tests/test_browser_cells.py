@@ -12,7 +12,7 @@ from functools import partial
 
 import browser_support
 import pytest
-from browser_support import artifacts_dir, chromium, needs_browser, server_fixture
+from browser_support import artifacts_dir, chromium, needs_browser, new_page, server_fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
 
@@ -40,9 +40,7 @@ def test_clicking_a_confusion_cell_lists_its_rows(server):
     from playwright.sync_api import expect
 
     with chromium() as browser:
-        ctx = browser.new_context(viewport={"width": 1440, "height": 900})
-        ctx.set_default_timeout(LONG)
-        page = ctx.new_page()
+        ctx, page = new_page(browser, {"width": 1440, "height": 900}, LONG)
         try:
             page.goto(server.url + "/compare" + QUERY)
             page.locator(".st-key-cmp_ber_bars .js-plotly-plot").wait_for(timeout=LONG)

@@ -7,7 +7,7 @@ Screenshot: ``test-artifacts/browser-compare-reliability-k-1024x768.png``.
 from __future__ import annotations
 
 import pytest
-from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser
+from browser_support import StreamlitServer, artifacts_dir, chromium, needs_browser, new_page
 from test_browser_cells import wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
@@ -33,9 +33,7 @@ def test_k_class_reliability_is_readable_at_1024():
         StreamlitServer("browser-classwise-server.log", env={"SLB_WARMUP": "0"}) as server,
         chromium() as browser,
     ):
-        ctx = browser.new_context(viewport={"width": 1024, "height": 768})
-        ctx.set_default_timeout(LONG)
-        page = ctx.new_page()
+        ctx, page = new_page(browser, {"width": 1024, "height": 768}, LONG)
         try:
             page.goto(server.url + "/compare?source=bundled&dataset=penguins&repeats=1")
             page.locator(CHART).wait_for(timeout=LONG)

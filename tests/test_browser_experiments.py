@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_support import artifacts_dir, chromium, needs_browser, server_fixture
+from browser_support import artifacts_dir, chromium, needs_browser, new_page, server_fixture
 from test_browser_a11y import CONTRAST_JS, TRUNCATED_JS, serious
 from test_browser_readability import MEASURE_JS, problems, wait_idle
 
@@ -89,9 +89,7 @@ def test_the_experiments_page_is_readable_and_accessible(server, width, height):
 
     tag = f"experiments-{width}x{height}"
     with chromium() as browser:
-        ctx = browser.new_context(viewport={"width": width, "height": height})
-        ctx.set_default_timeout(LONG)
-        page = ctx.new_page()
+        ctx, page = new_page(browser, {"width": width, "height": height}, LONG)
         page.goto(server.url + "/experiments?source=bundled&dataset=sonar&repeats=1")
         page.locator(".st-key-exp_run button").wait_for()
         wait_idle(page)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from browser_support import artifacts_dir, chromium, needs_browser, server_fixture
+from browser_support import artifacts_dir, chromium, needs_browser, new_page, server_fixture
 
 from dashboard.data import SOURCES
 
@@ -77,9 +77,7 @@ def test_three_class_upload_through_every_page(server, tmp_path):
 
     csv = three_class_csv(tmp_path / NAME)
     with chromium() as browser:
-        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-        ctx.set_default_timeout(LONG)
-        page = ctx.new_page()
+        ctx, page = new_page(browser, {"width": 1400, "height": 1000}, LONG)
         try:
             page.goto(server.url)
             sidebar = page.get_by_test_id("stSidebar")

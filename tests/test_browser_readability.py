@@ -15,7 +15,7 @@ from functools import partial
 
 import browser_support
 import pytest
-from browser_support import artifacts_dir, browser_fixture, needs_browser, server_fixture
+from browser_support import artifacts_dir, browser_fixture, needs_browser, new_page, server_fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
 
@@ -93,9 +93,7 @@ def problems(figs: list[dict]) -> list[str]:
 
 def open_page(browser, server, path: str, ready: str, viewport=VIEWPORT):
     """A new visitor's page at ``viewport`` (sidebar open), ``ready`` drawn and the app idle."""
-    ctx = browser.new_context(viewport=viewport)
-    ctx.set_default_timeout(LONG)
-    page = ctx.new_page()
+    ctx, page = new_page(browser, viewport, LONG)
     page.goto(server.url + path)
     page.locator(ready).first.wait_for()
     wait_idle(page)

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_support import artifacts_dir, browser_fixture, needs_browser, server_fixture
+from browser_support import artifacts_dir, browser_fixture, needs_browser, new_page, server_fixture
 from test_browser import LONG, assert_no_exception, goto_page, wait_idle
 
 from dashboard.data import SOURCES
@@ -48,9 +48,7 @@ def test_hostile_labels_stay_text_in_chromium_and_a_reload_says_the_upload_is_go
     from playwright.sync_api import expect
 
     assert CSV.is_file(), CSV
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.set_default_timeout(LONG)
-    page = ctx.new_page()
+    ctx, page = new_page(browser, {"width": 1400, "height": 1000}, LONG)
     requested = []
     page.on("request", lambda r: requested.append(r.url) if HOSTILE_HOST in r.url else None)
     try:

@@ -11,7 +11,7 @@ from functools import partial
 
 import browser_support
 import pytest
-from browser_support import artifacts_dir, browser_fixture, needs_browser, server_fixture
+from browser_support import artifacts_dir, browser_fixture, needs_browser, new_page, server_fixture
 
 from dashboard.data import SOURCES
 
@@ -43,9 +43,7 @@ browser = browser_fixture()
 def test_surface_readable(server, browser, data, width, height):
     from playwright.sync_api import expect
 
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    ctx.set_default_timeout(LONG)
-    page = ctx.new_page()
+    ctx, page = new_page(browser, {"width": width, "height": height}, LONG)
     name = f"surface-{data}-{width}x{height}.png"
     try:
         page.goto(server.url)
