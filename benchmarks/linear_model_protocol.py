@@ -189,6 +189,24 @@ def holm(pvalues):
     return adj
 
 
+def paired_tests(unit, pairs, units, holm_label, width):
+    """Two-sided Wilcoxon signed-rank tests over the families (rows of ``unit``) for each pair
+    of candidates, Holm-adjusted together; prints them and returns the adjusted p-values."""
+    raw = []
+    for a, b in pairs:
+        diff = unit[a] - unit[b]
+        raw.append(stats.wilcoxon(diff).pvalue if np.any(diff != 0) else 1.0)
+    adj = holm(raw)
+    print(f"paired over families (a - b, {units}), Wilcoxon signed-rank, {holm_label}:")
+    for (a, b), p, q in zip(pairs, raw, adj, strict=True):
+        diff = unit[a] - unit[b]
+        print(
+            f"  {a:{width}s} - {b:{width}s} mean {diff.mean():+.2f}  worst {diff.max():+.2f}  "
+            f"best {diff.min():+.2f}  p {p:.4f}  Holm {q:.4f}"
+        )
+    return adj
+
+
 def analyse(path):
     df = pd.read_csv(path)
     # complete cells only: every candidate present for (design, n, d, seed)
@@ -206,18 +224,7 @@ def analyse(path):
         ("squared hinge", "squared hinge, wide grid"),
         ("squared hinge + NB anchor", "squared hinge + NB anchor, wide grid"),
     ]
-    raw = []
-    for a, b in pairs:
-        diff = unit[a] - unit[b]
-        raw.append(stats.wilcoxon(diff).pvalue if np.any(diff != 0) else 1.0)
-    adj = holm(raw)
-    print("paired over families (a - b, pp), Wilcoxon signed-rank, Holm over all tests:")
-    for (a, b), p, q in zip(pairs, raw, adj, strict=True):
-        diff = unit[a] - unit[b]
-        print(
-            f"  {a:38s} - {b:38s} mean {diff.mean():+.2f}  worst {diff.max():+.2f}  "
-            f"best {diff.min():+.2f}  p {p:.4f}  Holm {q:.4f}"
-        )
+    paired_tests(unit, pairs, "pp", "Holm over all tests", width=38)
     better = unit[list(REFERENCES)].min(axis=1)
     print("\nitem 7: candidate - better of NB and TAN, per family (pp):")
     print(unit[list(CANDIDATES)].sub(better, axis=0).round(2).to_string())

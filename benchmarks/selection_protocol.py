@@ -33,12 +33,11 @@ import time
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from linear_model_protocol import DESIGNS, SETTINGS, design, holm  # noqa: E402
+from linear_model_protocol import DESIGNS, SETTINGS, design, paired_tests  # noqa: E402
 
 import slb  # noqa: E402
 from slb.evaluation import balanced_error_rate  # noqa: E402
@@ -157,18 +156,7 @@ def analyse(path):
     print("median CPU seconds per fit (the first candidate's fit holds the inner CV):")
     print(cost.round(2).to_string() + "\n")
     pairs = list(itertools.combinations(CANDIDATES, 2))
-    raw = []
-    for a, b in pairs:
-        diff = unit[a] - unit[b]
-        raw.append(stats.wilcoxon(diff).pvalue if np.any(diff != 0) else 1.0)
-    adj = holm(raw)
-    print("paired over families (a - b, points), Wilcoxon signed-rank, Holm over the six:")
-    for (a, b), p, q in zip(pairs, raw, adj, strict=True):
-        diff = unit[a] - unit[b]
-        print(
-            f"  {a:20s} - {b:20s} mean {diff.mean():+.2f}  worst {diff.max():+.2f}  "
-            f"best {diff.min():+.2f}  p {p:.4f}  Holm {q:.4f}"
-        )
+    adj = paired_tests(unit, pairs, "points", "Holm over the six", width=20)
     better = unit[list(REFERENCES)].min(axis=1)
     safety = unit[list(CANDIDATES)].sub(better, axis=0)
     print("\nitem 7: candidate - better of NB and TAN, per family (points):")

@@ -206,28 +206,15 @@ else:
     # one under the other, at the page's width: side by side (three or two columns) each graph
     # had a plot area 157 or about 250 px wide at a projector's 1024 px with the sidebar open,
     # the title of the third was cut (issue 28; tests/test_browser_experiments.py)
-    st.plotly_chart(
-        figures.network_graph(
-            names,
-            fit.graphs[1],
-            fit.positions,
-            title="True network of class +",
-            color=figures.COLORS["+"],
-        ),
-        key="exp_graph_pos",
-        config=CHART,
-    )
-    st.plotly_chart(
-        figures.network_graph(
-            names,
-            fit.graphs[-1],
-            fit.positions,
-            title="True network of class −",
-            color=figures.COLORS["-"],
-        ),
-        key="exp_graph_neg",
-        config=CHART,
-    )
+    for label, sign, key in ((1, "+", "exp_graph_pos"), (-1, "-", "exp_graph_neg")):
+        title = f"True network of class {'+' if label == 1 else '−'}"
+        st.plotly_chart(
+            figures.network_graph(
+                names, fit.graphs[label], fit.positions, title=title, color=figures.COLORS[sign]
+            ),
+            key=key,
+            config=CHART,
+        )
     st.plotly_chart(
         figures.recovery_graph(
             names,

@@ -846,7 +846,7 @@ def path_predictions(
     ((80, 8), [1, 1, 1], 0.124)
     """
     # Imported here: slb.model.path imports slb.evaluation.metrics (a cycle at import time).
-    from ..model.path import column_mask
+    from ..model.path import column_mask, path_loss
     from ..model.svm import fit_linear_model, index_class_weight, linear_decision
 
     if calibration not in CALIBRATIONS:
@@ -857,8 +857,7 @@ def path_predictions(
     cw = index_class_weight(path.class_weight, path.classes_)
 
     def fit(T, yi):
-        loss = getattr(path, "loss", "hinge")  # paths pickled before the option: the hinge
-        return fit_linear_model(T, yi, C=path.C, class_weight=cw, n_classes=K, loss=loss)
+        return fit_linear_model(T, yi, C=path.C, class_weight=cw, n_classes=K, loss=path_loss(path))
 
     folds = [(f.train, f.test) for f in path.folds_]
     decisions, inner, n_pairs = [], [], []

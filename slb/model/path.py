@@ -303,6 +303,20 @@ def screen_pairs(
 
 
 # -- pair selectors: Screen -> (n_classes, P) flags of kept bivariate terms --------------------------------
+def path_loss(path):
+    """The two-class loss of a fitted :class:`ThresholdPath`: its ``loss``, or the hinge for
+    paths pickled before the option existed (they were all fitted with it).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from slb.model.path import ThresholdPath, path_loss
+    >>> path_loss(ThresholdPath()), path_loss(SimpleNamespace())  # an old pickle: no attribute
+    ('squared_hinge', 'hinge')
+    """
+    return getattr(path, "loss", "hinge")
+
+
 def threshold_selector(threshold, pair_rule):
     """Keep the terms whose screening score is at least ``threshold``.
 
@@ -601,7 +615,7 @@ class ThresholdPath:
         return index_class_weight(self.class_weight, self.classes_)
 
     def _loss(self):
-        return getattr(self, "loss", "hinge")  # paths pickled before the option: hinge
+        return path_loss(self)
 
     def fold_ber(self, threshold):
         """BER of each fold at ``threshold`` (SVM cost ``C``), and the kept pairs per fold.

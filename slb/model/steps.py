@@ -27,7 +27,7 @@ from .._metrics import balanced_error_rate
 from .._parallel import one_blas_thread
 from ..dependence.screening import kept_terms, pair_scores
 from .kernel import IncrementalKernel
-from .path import column_mask
+from .path import NO_ANCHOR, column_mask, path_loss
 from .svm import (
     GRAM_MAX_SAMPLES,
     class_weights,
@@ -74,7 +74,15 @@ def _nested_predictions(
         # the working-set solver, the K-class multinomial model (no kernel to share) or the
         # squared hinge's warm Newton path
         return grid_mask_predictions(
-            T_train, y_train, T_test, masks, [C], class_weight, n_classes, loss=loss, anchor="none"
+            T_train,
+            y_train,
+            T_test,
+            masks,
+            [C],
+            class_weight,
+            n_classes,
+            loss=loss,
+            anchor=NO_ANCHOR,
         )[0]
     problems = [(y.astype(np.float64), class_weights(class_weight, y_train))]
     with one_blas_thread():
@@ -114,7 +122,7 @@ def _fold_steps(path, fold, values, grid):
         path.C,
         path._class_weight(),
         len(path.classes_),
-        getattr(path, "loss", "hinge"),  # paths pickled before the option: the hinge
+        path_loss(path),
     )
     ber = np.array([balanced_error_rate(y[fold.test], p) for p in preds])[which.ravel()]
     pairs = np.array([int(k.any(axis=0).sum()) for k in keeps])

@@ -14,7 +14,7 @@ import threading
 import numpy as np
 
 from .kernel import IncrementalKernel
-from .path import NO_ANCHOR, column_mask
+from .path import NO_ANCHOR, column_mask, path_loss
 from .primal import SquaredHingePath
 from .svm import (
     GRAM_MAX_SAMPLES,
@@ -86,7 +86,7 @@ class WarmFolds:
         self.y_index = np.searchsorted(path.classes_, np.asarray(y))
         self.n_classes = len(path.classes_)
         self.cw = index_class_weight(path.class_weight, path.classes_)
-        self.loss = getattr(path, "loss", "hinge")  # paths pickled before the option
+        self.loss = path_loss(path)
         self.lock = threading.Lock()
         kernel_bytes = sum(8.0 * f.train.size * (f.train.size + f.test.size) for f in path.folds_)
         self.keep_warm = kernel_bytes <= WARM_KERNEL_MB * 2**20
