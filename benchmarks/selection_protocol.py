@@ -37,7 +37,7 @@ import pandas as pd
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from linear_model_protocol import DESIGNS, SETTINGS, design, paired_tests  # noqa: E402
+from linear_model_protocol import DESIGNS, SETTINGS, design, holm, paired_tests  # noqa: E402, F401
 
 import slb  # noqa: E402
 from slb.evaluation import balanced_error_rate  # noqa: E402
