@@ -214,11 +214,12 @@ def page() -> None:
     scr = compute.screening(ds.key, ds, c["measure"])
     _defaults(c, ds, scr)
     dens = state.density_key()
-    a, b, h, r = st.columns(4)
+    # three columns (the row's number under its choice): "their medians" is not cut at
+    # 1024 px with the sidebar open (tests/test_browser_a11y.py)
+    a, b, h = st.columns(3)
     _pair_controls(c, ds, (a, b))
     with h:
         _held_controls(c, ds)
-    with r:
         _row_control(c, ds)
     lam_col, bw_col = st.columns(2, gap="medium")
     with lam_col:
