@@ -61,6 +61,28 @@ def default_vs_fixed(name, X, y, loss):
     )
 
 
+def nested_dashboard(processes):
+    """Compare's button as the page runs it (``dashboard.evaluation.slb_nested_eval``, Sonar,
+    the page's 5 x 5 folds), wall seconds with ``processes`` worker processes (the niced pool
+    of a running server, started and warm before the clock starts)."""
+    os.environ["SLB_CV_PROCESSES"] = str(processes)
+    from dashboard import evaluation, warmup, workqueue
+
+    for fut in workqueue.start_workers():
+        fut.result()
+    ds = warmup.default_dataset("sonar")
+    x = warmup.defaults_for(ds)  # the page's settings (measure, rule, bandwidths, folds, seed)
+    args = (f"bench-{processes}-{time.time()}", ds, x.measure, x.rule, x.dens, x.n_folds, x.seed)
+    w, t = time.perf_counter(), time.process_time()
+    ev = evaluation.slb_nested_eval(*args, True, n_repeats=x.reps)
+    wall, own = time.perf_counter() - w, time.process_time() - t
+    print(
+        f"nested estimate, sonar, Compare's way   {processes} process(es) {wall:6.1f} s wall "
+        f"(server CPU {own:4.1f} s; mean BER {100 * ev.ber.mean():.1f} %)  {load()}",
+        flush=True,
+    )
+
+
 def ringnorm(n, d=20, seed=0):
     rng = np.random.default_rng(seed)
     y = np.arange(n) % 2
@@ -102,6 +124,8 @@ def main():
     folds = stratified_folds(y, 5, n_repeats=5, random_state=0)
     for loss in a.losses:
         cv_cost("nested estimate, sonar", X, y, loss, folds)
+    for processes in (1, 2):
+        nested_dashboard(processes)
     X, y = ringnorm(7400)
     folds = stratified_folds(y, 5, random_state=0)
     for loss in a.losses:
