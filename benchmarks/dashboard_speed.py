@@ -150,10 +150,11 @@ print("RESULT " + json.dumps(out))
 # classroom children: sessions that upload their own small table and open Compare (issue 14)
 # --------------------------------------------------------------------------------------------
 SESSIONS = r"""
-import json, os, statistics, sys, threading, time
+import contextlib, cProfile, io, json, os, pstats, statistics, sys, threading, time
 os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 os.environ["SLB_WARMUP"] = "0"  # the sessions' work only (the warm-up is measured above)
 root, mode, n_sessions = sys.argv[1], sys.argv[2], int(sys.argv[3])
+n_profile = int(os.environ.get("SLB_BENCH_PROFILE", "0"))
 sys.path.insert(0, root)
 os.chdir(root)
 import numpy as np, pandas as pd
@@ -161,19 +162,102 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import local_script_runner as lsr
 from dashboard.data import make_upload
 
+# AppTest is made for one app at a time: every run sets process-wide state (the Runtime
+# instance, PagesManager.uses_pages_directory, a patched config.get_option) and resets it at
+# its end, so concurrent sessions in threads saw each other's resets (a session ran the home
+# page instead of Compare, or lost its run's bookkeeping).  The class modes set that state
+# once, as one server process has it, and make AppTest's per-run set/reset touch a copy.
+from unittest.mock import MagicMock
+from streamlit.runtime import Runtime
+from streamlit.runtime.caching.storage.dummy_cache_storage import MemoryCacheStorageManager
+from streamlit.runtime.dataframe_source_manager import DataframeSourceManager
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import app_test as _app_test
+from streamlit.testing.v1.util import patch_config_options
+
+class _SessionRuntime(Runtime):  # AppTest's per-run `Runtime._instance = ...` lands here
+    pass
+
+class _SessionPages(PagesManager):  # and its per-run `uses_pages_directory = None` here
+    pass
+
+_rt = MagicMock(spec=Runtime)
+_rt.media_file_mgr = MediaFileManager(MemoryMediaFileStorage("/mock/media"))
+_rt.dataframe_source_mgr = DataframeSourceManager()
+_rt.cache_storage_manager = MemoryCacheStorageManager()
+Runtime._instance = _rt
+_app_test.Runtime = _SessionRuntime
+_app_test.PagesManager = _SessionPages
+_APP_TEST_CONFIG = patch_config_options({"global.appTest": True})  # kept: the whole process
+_APP_TEST_CONFIG.__enter__()
+_app_test.patch_config_options = lambda overrides: contextlib.nullcontext()
+# AppTest polls for the end of a run every millisecond: 30 waiting sessions would spend the
+# cores on polling; 20 ms adds at most that to a run's wall time and nothing to its CPU
+def _wait_end(runner, timeout=3):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        if runner.script_stopped():
+            return
+        time.sleep(0.02)
+    runner.request_stop()
+    runner.join()
+    raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+lsr.require_widgets_deltas = _wait_end
+
 CPU = {}  # script-thread CPU seconds of every page run, by session name
+HELPERS = {}  # CPU seconds of the threads a session's page runs started (prefetch, notices)
+_LOCK = threading.Lock()
 _orig = lsr.LocalScriptRunner._run_script_thread
 tag = threading.local()
+PROFILE = {"on": False, "stats": []}
+
+def _add(book, name, seconds):
+    with _LOCK:
+        book[name] = book.get(name, 0.0) + seconds
 
 def _timed(self):  # AppTest runs each page run in a thread: its CPU is the server's work
+    tag.script = getattr(self, "_slb_session", "?")
+    prof = cProfile.Profile() if PROFILE["on"] else None
+    if prof:
+        prof.enable()
     t = time.thread_time()
     try:
         _orig(self)
     finally:
-        name = getattr(self, "_slb_session", "?")
-        CPU[name] = CPU.get(name, 0.0) + time.thread_time() - t
+        _add(CPU, tag.script, time.thread_time() - t)
+        if prof:
+            prof.disable()
+            with _LOCK:
+                PROFILE["stats"].append(prof)
 
 lsr.LocalScriptRunner._run_script_thread = _timed
+
+_thread_init, _thread_run = threading.Thread.__init__, threading.Thread.run
+def _helper_init(self, *a, **k):
+    _thread_init(self, *a, **k)
+    self._slb_owner = getattr(tag, "script", None)  # started from a session's page run
+
+def _helper_run(self):
+    owner = getattr(self, "_slb_owner", None)
+    if owner is None:
+        return _thread_run(self)
+    tag.script = owner
+    prof = cProfile.Profile() if PROFILE["on"] else None
+    if prof:
+        prof.enable()
+    t = time.thread_time()
+    try:
+        _thread_run(self)
+    finally:
+        _add(HELPERS, owner, time.thread_time() - t)
+        if prof:
+            prof.disable()
+            with _LOCK:
+                PROFILE["stats"].append(prof)
+
+threading.Thread.__init__, threading.Thread.run = _helper_init, _helper_run
 _init = lsr.LocalScriptRunner.__init__
 def _init_tagged(self, *a, **k):
     _init(self, *a, **k)
@@ -227,6 +311,22 @@ res = {"load_before": os.getloadavg()[0]}
 # one first visit pays the process's imports (a running server has paid them)
 session("first", 90, 4, 999, {})
 CPU.clear()
+HELPERS.clear()
+import psutil
+_me = psutil.Process()
+
+def _children_cpu():  # worker processes (joblib's when cores are idle, the niced pool)
+    total = 0.0
+    for ch in _me.children(recursive=True):
+        try:
+            t = ch.cpu_times()
+            total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
+
+children0 = _children_cpu()
+PROFILE["on"] = n_profile > 0 and mode == "session"  # one session at a time: clean profiles
 cpu0 = time.process_time()
 if mode == "session":  # one after the other: server CPU per session
     walls = {}
@@ -255,7 +355,20 @@ else:  # heavy: light sessions alone, then the same light sessions beside one bi
     res["heavy_wall"] = heavy_out.get("heavy")
     walls = {**alone, **beside}
 res["cpu_process"] = time.process_time() - cpu0
+res["cpu_children"] = _children_cpu() - children0  # those alive at the end
+PROFILE["on"] = False
 res["cpu_script"] = dict(CPU)
+res["cpu_helpers"] = dict(HELPERS)
+if PROFILE["stats"]:
+    buf = io.StringIO()
+    st_ = pstats.Stats(PROFILE["stats"][0], stream=buf)
+    for p in PROFILE["stats"][1:]:
+        st_.add(p)
+    st_.sort_stats("cumulative").print_stats(n_profile)
+    res["profile"] = buf.getvalue()
+    if os.environ.get("SLB_BENCH_PROFILE_OUT"):  # the raw statistics, for pstats
+        st_.dump_stats(os.environ["SLB_BENCH_PROFILE_OUT"])
+    res["profile_sessions"] = n_sessions
 res["walls"] = walls
 res["load_after"] = os.getloadavg()[0]
 from dashboard.workqueue import WAITED
@@ -282,7 +395,9 @@ def _run_fresh(code: str, root: Path, mode: str, arg: int, timeout: int, **env_e
     raise RuntimeError(f"measurement failed in {root} ({mode}):\n{res.stderr[-3000:]}")
 
 
-def run_sessions(root: Path, mode: str, n_sessions: int, heavy_features: int = 20) -> dict:
+def run_sessions(
+    root: Path, mode: str, n_sessions: int, heavy_features: int = 20, n_profile: int = 0
+) -> dict:
     return _run_fresh(
         SESSIONS,
         root,
@@ -290,6 +405,7 @@ def run_sessions(root: Path, mode: str, n_sessions: int, heavy_features: int = 2
         n_sessions,
         timeout=3600,
         SLB_BENCH_HEAVY_FEATURES=str(heavy_features),
+        SLB_BENCH_PROFILE=str(n_profile),
     )
 
 
@@ -297,21 +413,39 @@ def report_sessions(label: str, mode: str, r: dict) -> None:
     import statistics
 
     cpu = {k: v for k, v in r["cpu_script"].items() if k != "heavy"}
+    helpers = r.get("cpu_helpers", {})
+    server = {k: v + helpers.get(k, 0.0) for k, v in cpu.items()}
     for err in r.get("errors", []):
         print(f"session failed: {err}")
     print(f"\n## {label}, {mode} (load average {r['load_before']:.1f} -> {r['load_after']:.1f})")
     if mode in ("session", "class"):
         n = len(r["walls"])
-        print(f"sessions                           {n}")
+        print(f"sessions                           {n} ({len(r.get('errors', []))} failed)")
         print(
             f"server CPU per session (script)    {statistics.median(cpu.values()):7.2f} s "
             f"median, {max(cpu.values()):.2f} s max"
         )
+        print(
+            f"  + threads its runs started       {statistics.median(server.values()):7.2f} s "
+            f"median, {max(server.values()):.2f} s max (the prefetch: target <= 0.7 s)"
+        )
         print(f"server CPU per session (process)   {r['cpu_process'] / n:7.2f} s (all threads)")
+        if "cpu_children" in r:
+            print(
+                f"  + its worker processes           "
+                f"{(r['cpu_process'] + r['cpu_children']) / n:7.2f} s (joblib's when cores are "
+                "idle; the process CPU includes AppTest's own work)"
+            )
         print(
             f"wall time per session              {statistics.median(r['walls'].values()):7.2f} s "
             f"median, {max(r['walls'].values()):.2f} s max"
         )
+        if r.get("profile"):
+            print(
+                f"\ncProfile of {r['profile_sessions']} sessions' page runs and the threads "
+                "they started (cumulative):"
+            )
+            print(r["profile"])
         return
     alone = statistics.median(r["light_alone"].values())
     beside = r["light_beside_heavy"]
@@ -397,7 +531,7 @@ def main() -> None:
     for label, root in trees:
         for mode in args.modes:
             if mode in ("session", "class", "heavy"):
-                r = run_sessions(root, mode, args.sessions, args.heavy_features)
+                r = run_sessions(root, mode, args.sessions, args.heavy_features, args.profile)
                 results[(label, mode)] = r
                 report_sessions(label, mode, r)
                 continue
