@@ -18,6 +18,12 @@ Usage::
 
     python benchmarks/selection_protocol.py --loss squared_hinge --out docs/defaults/selection_runs.csv
     python benchmarks/selection_protocol.py --analyse docs/defaults/selection_runs.csv
+    # the confirmation at the ends of the range (docs/defaults.md), then all runs pooled
+    python benchmarks/selection_protocol.py --loss squared_hinge --seeds 2 \\
+        --settings 2000x100,2000x20,500x100,100x100,2000x5 \\
+        --out docs/defaults/selection_runs_ends.csv
+    python benchmarks/selection_protocol.py --analyse docs/defaults/selection_runs.csv \\
+        docs/defaults/selection_runs_ends.csv
     # a smoke run: two tiny datasets
     python benchmarks/selection_protocol.py --settings 100x5 --designs lab-values,bn-normal \\
         --seeds 1 --out /tmp/smoke.csv
@@ -141,15 +147,46 @@ def decide(unit, safety, pvals):
     return cheap[0], why + f"; then the lowest mean BER: {cheap[0]}"
 
 
-def analyse(path):
-    df = pd.read_csv(path)
+def load_runs(paths):
+    """The raw runs of one or more CSVs, pooled, complete datasets only.
+
+    A dataset (design, n, d, seed) is kept when all four candidates and both references
+    finished on it.  The CSVs must not share a run (the same dataset and candidate twice) and
+    must use one loss: pooling is for adding settings, never for mixing estimators.
+    Returns (runs, number of complete datasets)."""
+    paths = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    df = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
     key = ["design", "n", "d", "seed"]
+    dup = df.duplicated(key + ["candidate"])
+    if dup.any():
+        first = df.loc[dup, key + ["candidate"]].iloc[0].tolist()
+        raise ValueError(f"{int(dup.sum())} runs appear twice in {paths}, e.g. {first}")
+    losses = sorted(df["loss"].dropna().unique()) if "loss" in df else []
+    if len(losses) > 1:
+        raise ValueError(f"the CSVs mix losses {losses}; pool runs of one loss only")
     wanted = set(CANDIDATES) | set(REFERENCES)
     full = df.groupby(key).candidate.apply(lambda s: wanted <= set(s))
     df = df.set_index(key).loc[full[full].index].reset_index()
+    return df, int(full.sum())
+
+
+def family_means(df):
+    """Per-family mean BER (%), families x candidates: the seeds are averaged inside each
+    (n, d) setting first, then the settings with equal weight (on a run where every setting
+    has the same seeds this is the plain mean over the family's datasets)."""
+    per_setting = df.groupby(["design", "n", "d", "candidate"]).ber.mean()
+    return per_setting.groupby(["design", "candidate"]).mean().unstack() * 100
+
+
+def analyse(paths):
+    df, n_complete = load_runs(paths)
     losses = sorted(df["loss"].dropna().unique()) if "loss" in df else []
-    unit = df.groupby(["design", "candidate"]).ber.mean().unstack() * 100
-    print(f"loss {losses}; {len(full[full])} complete datasets; units = {unit.shape[0]} families\n")
+    unit = family_means(df)
+    settings = sorted(set(zip(df.n, df.d, strict=True)))
+    print(
+        f"loss {losses}; {n_complete} complete datasets; settings (n, d) {settings}; "
+        f"seeds {sorted(int(s) for s in df.seed.unique())}; units = {unit.shape[0]} families\n"
+    )
     print("mean BER per design family (%):\n" + unit.round(2).to_string() + "\n")
     print("mean over families:\n" + unit.mean().sort_values().round(2).to_string() + "\n")
     cost = df.groupby("candidate").cpu_seconds.median()
@@ -172,18 +209,24 @@ def analyse(path):
     print(
         "\nshare of datasets where naive Bayes or TAN was selected:\n" + share.round(2).to_string()
     )
-    by_n = df.groupby(["n", "candidate"]).ber.mean().unstack() * 100
-    print("\nmean BER by n (descriptive, %):\n" + by_n.round(2).to_string())
+    by_nd = df.groupby(["n", "d", "candidate"]).ber.mean().unstack() * 100
+    print("\nmean BER by (n, d) (descriptive, %):\n" + by_nd.round(2).to_string())
     chosen, why = decide(unit, safety, dict(zip(pairs, adj, strict=True)))
     print(f"\nBy the rule: {chosen} ({why}).")
     return chosen
 
 
 def _settings(text):
+    """``"2000x100,500x100"`` -> ``[(2000, 100), (500, 100)]``."""
     out = []
     for item in text.split(","):
-        n, d = item.lower().split("x")
-        out.append((int(n), int(d)))
+        try:
+            n, d = (int(v) for v in item.strip().lower().split("x"))
+        except ValueError:
+            raise ValueError(f"setting {item!r} is not NxD, e.g. 2000x100") from None
+        if n < 10 or d < 2:
+            raise ValueError(f"setting {item!r}: need n >= 10 and d >= 2")
+        out.append((n, d))
     return out
 
 
@@ -194,12 +237,21 @@ def main():
     p.add_argument("--seeds", type=int, default=2, help="seeds 0 .. N-1")
     p.add_argument("--settings", default=None, help="e.g. 100x5,300x20 (default: Protocol 2's)")
     p.add_argument("--designs", default=None, help="comma-separated families (default: all 9)")
-    p.add_argument("--analyse", default=None)
+    p.add_argument(
+        "--analyse",
+        nargs="+",
+        default=None,
+        metavar="CSV",
+        help="analyse these raw-run CSVs, pooled (e.g. Protocol 3's and the ends' runs)",
+    )
     a = p.parse_args()
     if a.analyse:
         analyse(a.analyse)
         return
-    settings = SETTINGS if a.settings is None else _settings(a.settings)
+    try:
+        settings = SETTINGS if a.settings is None else _settings(a.settings)
+    except ValueError as e:
+        p.error(str(e))
     designs = DESIGNS if a.designs is None else tuple(a.designs.split(","))
     unknown = set(designs) - set(DESIGNS)
     if unknown:

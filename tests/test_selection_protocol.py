@@ -1,0 +1,88 @@
+"""benchmarks/selection_protocol.py: the ``--settings`` option and the pooled ``--analyse``
+used by Protocol 3's confirmation at the ends of the range (docs/defaults.md)."""
+
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+
+def _protocol():
+    bench = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    return importlib.import_module("selection_protocol")
+
+
+def _runs(protocol, settings, seeds, families, rng, shift=0.0):
+    """Raw-run rows of the script's CSV shape, every candidate and reference present."""
+    rows = []
+    for (n, d), seed, fam in ((s, seed, f) for s in settings for seed in seeds for f in families):
+        for cand in list(protocol.CANDIDATES) + list(protocol.REFERENCES):
+            rows.append(
+                {
+                    "design": fam,
+                    "n": n,
+                    "d": d,
+                    "seed": seed,
+                    "loss": "squared_hinge",
+                    "candidate": cand,
+                    "ber": 0.2 + shift + 0.05 * rng.random(),
+                    "cpu_seconds": 1.0,
+                    "selected_model": "slb" if cand in protocol.CANDIDATES else cand,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_settings_option_parses_and_rejects():
+    protocol = _protocol()
+    assert protocol._settings("2000x100, 500X100") == [(2000, 100), (500, 100)]
+    for bad in ("2000", "2000x", "ax5", "5x1"):
+        with pytest.raises(ValueError, match="setting"):
+            protocol._settings(bad)
+
+
+def test_pooled_analysis_weights_settings_equally_and_keeps_complete_datasets(tmp_path):
+    protocol = _protocol()
+    rng = np.random.default_rng(0)
+    fams = [f"fam{i}" for i in range(9)]
+    old = _runs(protocol, [(100, 5), (300, 20)], [0, 1], fams, rng)
+    new = _runs(protocol, [(2000, 100)], [0], fams, rng, shift=0.1)
+    # an unfinished dataset of the new run (TAN missing) is dropped from the analysis
+    extra = _runs(protocol, [(500, 100)], [0], fams[:1], rng)
+    new = pd.concat([new, extra[extra.candidate != "TAN"]], ignore_index=True)
+    p_old, p_new = tmp_path / "old.csv", tmp_path / "new.csv"
+    old.to_csv(p_old, index=False)
+    new.to_csv(p_new, index=False)
+
+    df, complete = protocol.load_runs([p_old, p_new])
+    assert complete == 9 * 4 + 9
+    assert (500, 100) not in set(zip(df.n, df.d, strict=True))
+    unit = protocol.family_means(df)
+    # independent reference: per family, mean over seeds within a setting, then over settings
+    both = pd.concat([old, new[new.n == 2000]])
+    for fam in fams:
+        for cand in ("min", "TAN"):
+            sub = both[(both.design == fam) & (both.candidate == cand)]
+            per_setting = [g.ber.mean() for _, g in sub.groupby(["n", "d"])]
+            assert unit.loc[fam, cand] == pytest.approx(100 * np.mean(per_setting))
+            # not the plain mean over datasets (the new setting has one seed, the old two)
+            assert unit.loc[fam, cand] != pytest.approx(100 * sub.ber.mean())
+    assert protocol.analyse([str(p_old), str(p_new)]) in protocol.CANDIDATES
+
+
+def test_pooling_refuses_a_run_twice_or_two_losses(tmp_path):
+    protocol = _protocol()
+    rng = np.random.default_rng(1)
+    a = _runs(protocol, [(100, 5)], [0], ["fam0"], rng)
+    a.to_csv(tmp_path / "a.csv", index=False)
+    with pytest.raises(ValueError, match="twice"):
+        protocol.load_runs([tmp_path / "a.csv", tmp_path / "a.csv"])
+    b = _runs(protocol, [(2000, 100)], [0], ["fam0"], rng).assign(loss="hinge")
+    b.to_csv(tmp_path / "b.csv", index=False)
+    with pytest.raises(ValueError, match="mix losses"):
+        protocol.load_runs([tmp_path / "a.csv", tmp_path / "b.csv"])
