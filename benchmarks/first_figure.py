@@ -14,6 +14,9 @@ the time from navigation start until the first plotly figure's SVG is in the pag
 
 * ``trivial``: the trivial page (its server warm: one visit before the first measure);
 * ``fresh home``: the app's home page as the first visitor of a freshly started server;
+* ``fresh home, launcher``: the same when the server was started by the README's first
+  command, ``python -m slb_explorer``, whose pre-run has finished (its own server, started
+  before the plain one in every round; the seconds until the launcher said so are printed);
 * ``warm home``: the home page for a new visitor after the server's warm-up has finished
   (its server process CPU quiet) and ``--idle`` seconds of idleness (default 120);
 * ``warm Compare``: Compare's first figure for a new visitor, loaded by its address;
@@ -129,6 +132,39 @@ class Server(StreamlitServer):
         return self
 
 
+class LauncherServer(Server):
+    """The README's first command, ``python -m slb_explorer`` (the launcher that pre-runs the
+    app once the server answers), from ``cwd``; :meth:`start` returns when the launcher says
+    the pre-run is done (what a teacher starting the server waits for before the class)."""
+
+    def start(self):
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 (closed in stop)
+        cmd = [
+            sys.executable, "-m", "slb_explorer",
+            "--server.headless", "true", "--server.port", str(self.port),
+            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none",
+        ]  # fmt: skip
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=self.cwd,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**env, "PYTHONUNBUFFERED": "1"},
+            start_new_session=True,
+        )
+        self.wait_healthy()
+        while "first run is done" not in self.log_text():
+            if self.proc.poll() is not None or time.monotonic() - t0 > TIMEOUT_MS / 1000:
+                raise RuntimeError(f"the launcher's pre-run did not finish:\n{self.log_text()}")
+            time.sleep(0.1)
+        self.ready_s = time.monotonic() - t0
+        return self
+
+
 def export(rev: str, into: Path) -> Path:
     """The files of git revision ``rev`` in ``into`` (``git archive``; the tree is untouched)."""
     into.mkdir(parents=True, exist_ok=True)
@@ -222,13 +258,19 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-MEASURES = ("fresh home", "warm home", "warm Compare", "upload -> Compare")
-TARGETS = {"warm home": 1.1, "warm Compare": 1.25, "fresh home": 1.3}
+MEASURES = ("fresh home", "fresh home, launcher", "warm home", "warm Compare", "upload -> Compare")
+TARGETS = {"warm home": 1.1, "warm Compare": 1.25, "fresh home": 1.3, "fresh home, launcher": 1.3}
 
 
 def app_round(browser, trivial_url, tree: Path, label: str, r: int, idle: float, csv, fresh_only):
     """One fresh app server: its measures (and the trivial page's, after the idle time)."""
     out = {}
+    if (tree / "slb_explorer").is_dir() and "prewarm" in (
+        tree / "slb_explorer" / "__init__.py"
+    ).read_text(encoding="utf-8"):
+        with LauncherServer("app.py", tree, f"first-figure-{label}-{r}-launcher.log") as app:
+            out["fresh home, launcher"] = first_figure(browser, app.url)
+            out["launcher ready after"] = app.ready_s
     with Server("app.py", tree, f"first-figure-{label}-{r}.log") as app:
         out["fresh home"] = first_figure(browser, app.url)
         if fresh_only:  # the trivial page is measured at the start of each round

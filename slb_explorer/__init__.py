@@ -12,17 +12,34 @@ app.py`` in the app's folder, so that Streamlit reads the app's ``.streamlit/con
 (upload limit, theme, no developer menu) wherever it was started; Streamlit puts that folder
 first on ``sys.path``, which is how ``app.py`` imports ``dashboard`` beside it.  This module
 never imports streamlit: it starts it in a child process.
+
+Then it **pre-runs the app once** (:func:`prewarm`, off with ``--no-prewarm``): as soon as the
+server answers, one request to Streamlit's script health check (the server option
+``server.scriptHealthCheckEnabled``, switched on for this server only) runs ``app.py`` in a
+session of its own.  That first run pays what would otherwise be the first visitor's wait:
+importing the app (numpy, pandas, scikit-learn, plotly, the ``slb`` and ``dashboard``
+modules), the default page's cached computations and the start of the server's warm-up
+(:mod:`dashboard.warmup`).  Measured in Chromium (``benchmarks/first_figure.py``, load 3.5-3.8):
+the first visitor's first figure 4.05-5.16 s after a plain ``streamlit run``, 2.54-3.23 s after
+the pre-run (which itself took 1.8-1.9 s).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import socket
 import subprocess
 import sys
+import threading
+import time
+import urllib.request
 from pathlib import Path
 
-__all__ = ["app_dir", "main", "streamlit_command"]
+__all__ = ["app_dir", "main", "prewarm", "server_url", "streamlit_command"]
+
+#: Streamlit's port when none is given.
+DEFAULT_PORT = 8501
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -88,6 +105,112 @@ def streamlit_command(extra_args=(), package_dir: Path | None = None) -> tuple[l
     return command, folder
 
 
+def _option(args, name: str):
+    """The value of ``--name value`` or ``--name=value`` in ``args`` (the last one), or None."""
+    value = None
+    for k, a in enumerate(args):
+        if a == name and k + 1 < len(args):
+            value = args[k + 1]
+        elif a.startswith(name + "="):
+            value = a.split("=", 1)[1]
+    return value
+
+
+def server_url(extra_args=()) -> str:
+    """The local address the dashboard's server will answer on, from the ``streamlit run``
+    arguments (``--server.port``, ``--server.address``, ``--server.baseUrlPath``).
+
+    Parameters
+    ----------
+    extra_args : sequence of str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from slb_explorer import server_url
+    >>> server_url(["--server.port", "8502"])
+    'http://127.0.0.1:8502'
+    >>> server_url(["--server.port=9000", "--server.baseUrlPath", "/slb/"])
+    'http://127.0.0.1:9000/slb'
+    """
+    port = _option(extra_args, "--server.port") or str(DEFAULT_PORT)
+    address = _option(extra_args, "--server.address") or "127.0.0.1"
+    if address in ("0.0.0.0", "::", ""):  # every interface: this machine answers on loopback
+        address = "127.0.0.1"
+    base = (_option(extra_args, "--server.baseUrlPath") or "").strip("/")
+    return f"http://{address}:{port}" + (f"/{base}" if base else "")
+
+
+def _port_free(url: str) -> bool:
+    """Nothing listens on the port of ``url`` yet (so the server about to start will)."""
+    host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        return s.connect_ex((host, int(port))) != 0
+
+
+def prewarm(url: str, proc=None, *, start_budget: float = 120.0, run_budget: float = 300.0) -> bool:
+    """Wait for the server at ``url`` to answer, then have it run the app once.
+
+    One GET of ``/_stcore/script-health-check`` (the server must run with
+    ``server.scriptHealthCheckEnabled``): Streamlit runs ``app.py`` in a session of its own
+    and answers when the run ends, so the imports, the default page's cached results and the
+    warm-up's start are paid before the first visitor arrives.
+
+    Parameters
+    ----------
+    url : str
+        The server's address (:func:`server_url`).
+    proc : subprocess.Popen or None
+        The server process: stop waiting when it has ended.
+    start_budget, run_budget : float
+        Seconds to wait for the server to answer, and for the run to end.
+
+    Returns
+    -------
+    bool
+        Whether the app ran without error (False also when a budget ran out or the server
+        ended: the pre-run only saves time, the server works without it).
+
+    Examples
+    --------
+    >>> from slb_explorer import prewarm
+    >>> prewarm("http://127.0.0.1:9", start_budget=0.2)  # nothing listens there
+    False
+    """
+    deadline = time.monotonic() + start_budget
+    while True:
+        if proc is not None and proc.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/script-health-check", timeout=run_budget) as r:
+            return r.status == 200
+    except OSError:  # 503 (the script failed: its visitors will see why), timeout
+        return False
+
+
+def _announce_prewarm(url: str, proc) -> None:
+    t0 = time.monotonic()
+    ok = prewarm(url, proc)
+    if ok:
+        print(
+            f"SLB Explorer: the app's first run is done ({time.monotonic() - t0:.1f} s); "
+            f"the first visitor of {url} does not wait for it.",
+            flush=True,
+        )
+
+
 def main(argv=None) -> int:
     """Entry point of ``slb-explorer``: start the dashboard (``--dry-run``: print how).
 
@@ -107,7 +230,7 @@ def main(argv=None) -> int:
     >>> main(["--dry-run"])  # doctest: +ELLIPSIS
     app: .../app.py
     cwd: ...
-    command: ... -m streamlit run .../app.py
+    command: ... -m streamlit run .../app.py --server.scriptHealthCheckEnabled true
     0
     """
     parser = argparse.ArgumentParser(
@@ -118,7 +241,15 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--dry-run", action="store_true", help="print the command and the app folder, start nothing"
     )
+    parser.add_argument(
+        "--no-prewarm",
+        action="store_true",
+        help="do not run the app once at start (the first visitor then waits for its imports)",
+    )
     args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    url = server_url(rest)
+    if not args.no_prewarm:
+        rest = [*rest, "--server.scriptHealthCheckEnabled", "true"]
     try:
         command, cwd = streamlit_command(rest)
     except FileNotFoundError as exc:
@@ -130,4 +261,11 @@ def main(argv=None) -> int:
         return 0
     if importlib.util.find_spec("streamlit") is None:
         parser.exit(2, "slb-explorer: streamlit is missing; pip install 'slb-explorer[app]'\n")
-    return subprocess.call(command, cwd=cwd)
+    warm = not args.no_prewarm and _port_free(url)  # a busy port: not our server to ask
+    proc = subprocess.Popen(command, cwd=cwd)
+    if warm:
+        threading.Thread(target=_announce_prewarm, args=(url, proc), daemon=True).start()
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:  # Ctrl-C reached the server too (same process group)
+        return proc.wait()

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -138,7 +139,9 @@ def test_explorer_dry_run(capsys):
     assert main(["--dry-run", "--server.headless", "true"]) == 0
     out = capsys.readouterr().out
     assert f"app: {ROOT / 'app.py'}" in out
-    assert out.rstrip().endswith("--server.headless true")
+    assert out.rstrip().endswith("--server.headless true --server.scriptHealthCheckEnabled true")
+    assert main(["--dry-run", "--no-prewarm"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("app.py")  # no health-check endpoint
 
 
 # ----------------------------------------------------------------------------------------------
@@ -329,5 +332,33 @@ def test_slb_explorer_examples():
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     tests = [t for t in finder.find(slb_explorer) if t.examples]
-    assert len(tests) == 3
+    assert len(tests) == 5  # app_dir, streamlit_command, main, server_url, prewarm
     assert all(runner.run(t).failed == 0 for t in tests)
+
+
+@pytest.mark.slow
+def test_slb_explorer_runs_the_app_once_before_the_first_visitor(tmp_path):
+    """The launcher's pre-run: once the server answers, one script health check runs app.py
+    without error (a 404 without the option, or a 503 from a failing script, prints nothing)."""
+    from browser_support import free_port
+
+    port = free_port()
+    env = {**os.environ, "SLB_WARMUP": "0", "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
+    log = tmp_path / "launcher.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "slb_explorer", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+            cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 300
+            while "first run is done" not in log.read_text() and time.monotonic() < deadline:
+                assert proc.poll() is None, log.read_text()
+                time.sleep(0.5)
+            assert f"first visitor of http://127.0.0.1:{port} " in log.read_text()
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, 15)
+            proc.wait(timeout=60)

@@ -15,6 +15,9 @@
     - ``streamlit run APP``: the app file exists and compiles, and ``streamlit run --help`` works
       from the same PATH (the command exists, without starting a server; tests/test_app.py runs
       the app itself through AppTest);
+    - ``python -m slb_explorer``: the launcher's ``--dry-run`` (what it would start) succeeds
+      from the checkout and names the checkout's ``app.py`` (the launcher itself, its pre-run
+      included, is run by tests/test_packaging.py);
     - ``bash SCRIPT``: the script exists, ``bash -n`` parses it, and it installs
       requirements-dev.txt and runs pytest.
 * Any other fence language fails the test, and so does an unclosed fence.
@@ -86,7 +89,7 @@ def test_the_readme_has_the_blocks_this_file_knows():
     # the README opens with its two commands: the dashboard on bundled data, the whole suite
     first = BASH[0][1].splitlines()
     assert first[0].split("#")[0].split() == [
-        "pip", "install", "-r", "requirements.txt", "&&", "streamlit", "run", "app.py",
+        "pip", "install", "-r", "requirements.txt", "&&", "python", "-m", "slb_explorer",
     ]  # fmt: skip
     assert first[1].split("#")[0].split() == ["bash", "scripts/run-tests.sh"]
 
@@ -138,7 +141,22 @@ def _check_bash_script(args: list[str]) -> None:
         assert "-r requirements-dev.txt" in text and "python -m pytest" in text
 
 
-CHECKS = {"pip": _check_pip_install, "streamlit": _check_streamlit_run, "bash": _check_bash_script}
+def _check_python_module(args: list[str]) -> None:
+    assert args == ["-m", "slb_explorer"], args
+    res = subprocess.run(
+        [sys.executable, "-m", "slb_explorer", "--dry-run"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert f"app: {ROOT / 'app.py'}" in res.stdout, res.stdout
+
+
+CHECKS = {
+    "pip": _check_pip_install,
+    "streamlit": _check_streamlit_run,
+    "bash": _check_bash_script,
+    "python": _check_python_module,
+}
 
 
 def bash_commands(code: str) -> list[list[str]]:
