@@ -12,6 +12,13 @@ convenience off (the queue's waiting notice, the quiet warm-up logs) instead of 
 down.  ``tests/test_streamlit_compat.py`` fails loudly when one moves, and its source scan
 refuses these imports anywhere else.
 
+One more entry lives outside this module, because its user never imports streamlit: the
+launcher ``slb_explorer`` (the README's first command) starts the server with the hidden option
+``server.scriptHealthCheckEnabled`` and requests ``/_stcore/script-health-check`` once, so that
+the server runs the app before its first visitor (Streamlit calls the option "an experimental
+internal API").  It fails soft (no pre-run, the server works as with ``streamlit run``), and
+``tests/test_streamlit_compat.py`` fails loudly when the option or the endpoint moves.
+
 The live λ slider needs nothing here: it is a Components v2 component
 (``st.components.v2.component``, documented, at the 1.56 floor) and detects AppTest through
 ``st.context.headers`` (:mod:`dashboard.live_slider`).

@@ -52,3 +52,23 @@ def test_no_streamlit_internals_outside_the_compat_module():
             if bad:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {bad}")
     assert offenders == []
+
+
+def test_the_launchers_script_health_check_still_exists():
+    """The launcher (slb_explorer, which never imports streamlit: it starts it in a child) uses
+    one entry beyond ``st.*``, a hidden server option and its endpoint, to run the app once at
+    start (its pre-run).  Both must still be there; tests/test_packaging.py runs the pre-run."""
+    import inspect
+
+    import streamlit.config as config
+    import streamlit.web.server as server
+
+    import slb_explorer
+
+    source = inspect.getsource(slb_explorer)
+    assert "--server.scriptHealthCheckEnabled" in source
+    assert config.get_option("server.scriptHealthCheckEnabled") is False  # exists, off
+    routes = "".join(
+        p.read_text(encoding="utf-8") for p in Path(server.__file__).parent.rglob("*.py")
+    )
+    assert "script-health-check" in routes and "/_stcore/script-health-check" in source
