@@ -8,8 +8,8 @@ classes (``Dataset.multiclass``) draws itself with the functions here instead:
 * Densities: one curve / contour per class;
 * Compare: every K-class classifier cross-validated on the same folds
   (``slb.evaluation.compare_estimators(record_predictions=True)``): macro BER with the
-  corrected t-test against the best, the K x K confusion matrix, one-vs-rest ROC / PR with a
-  class picker, per-class recall, SLB's coefficients per class block; binary-only classifiers
+  corrected t-test against the best, the K x K confusion matrix (click a cell, or choose it
+  in a selectbox, to list its rows), one-vs-rest ROC / PR with a class picker, per-class recall, SLB's coefficients per class block; binary-only classifiers
   are listed with the reason they are not offered;
 * Explain: the decision value of every class for one sample, the winner's margin over the
   runner-up, and the winner's terms.
@@ -47,6 +47,7 @@ from slb.evaluation.registry import CLASSIFIERS as CATALOG
 from slb.model.path import FIXED_C
 from slb.viz import figures
 from slb.viz import multiclass as mfig
+from slb.viz.cells import clickable_cells, clicked_cell
 from slb.viz.evaluation import pr_figure, roc_figure
 
 from . import compute, controls, curve_ui, evaluation, models, state
@@ -525,14 +526,20 @@ def compare_page(c: dict, ds) -> None:
     left, right = st.columns(2, gap="medium")
     with left:
         cm = confusion_matrices(pred, labels=cls)[chosen]
-        st.plotly_chart(
-            mfig.confusion_figure_k(cm, title=f"{chosen}: confusion ({ds.K} × {ds.K})"),
-            key="cmp_confusion_k",
+        cm_fig = clickable_cells(
+            mfig.confusion_figure_k(cm, title=f"{chosen}: confusion ({ds.K} × {ds.K})")
+        )
+        st.plotly_chart(  # a click on a cell lists its rows below (the selectbox follows it)
+            cm_fig,
+            key=CELL_CHART,
             config=CHART,
+            on_select=lambda: pick_cell(cm_fig, ds.K),
+            selection_mode="points",
         )
         st.caption(
             "Rows: the true class; columns: the predicted class; counts pooled over every fold "
-            "and repeat, with the share of the true class (row)."
+            "and repeat, with the share of the true class (row). Click a cell to list its rows "
+            "below."
         )
         recall = per_class_recall(pred)
         st.markdown("**Recall of each class** (1 − mean recall = the pooled macro BER)")
@@ -547,6 +554,7 @@ def compare_page(c: dict, ds) -> None:
             f"Class {esc(cls[k])} against the rest, from every classifier's out-of-fold "
             "scores for that class pooled over the folds."
         )
+    cell_section(ds, pred, chosen, cm)
     curve_ui.classwise_reliability_section(pred, cls, k)  # K-class reliability (issue 28)
 
     tan_box = st.expander(
@@ -579,6 +587,67 @@ def compare_page(c: dict, ds) -> None:
         key="cmp_coef_csv_k",
         on_click="ignore",
     )
+
+
+# --- the rows of a cell of the K x K matrix (issue 28) -----------------------------------------
+CELL_CHART, CELL_PICK = "cmp_confusion_k", "cmp_cell_k"
+
+
+def pick_cell(fig, K: int) -> None:
+    """on_select callback of the K x K matrix: the clicked cell (true i, predicted j) becomes
+    the listed one; the selectbox below, the keyboard's way to the same choice, shows it."""
+    cell = clicked_cell(st.session_state.get(CELL_CHART), fig)
+    if cell is not None:
+        st.session_state[CELL_PICK] = cell[0] * K + cell[1]
+
+
+def cell_rows(pred: pd.DataFrame, chosen: str, truth, said, X: pd.DataFrame) -> pd.DataFrame:
+    """``chosen``'s out-of-fold predictions of class ``truth`` predicted as ``said``, with the
+    rows' values: columns ``row`` (position in ``X``), ``repeat`` and ``fold`` (from 1), the
+    score of every class when the classifier gives one, then ``X``'s columns.
+
+    Every prediction of every repeat is one line, so the count is that of the cell of
+    :func:`slb.evaluation.predictions.confusion_matrices`.
+    """
+    mine = pred[pred["classifier"] == chosen]
+    hit = mine[(mine["y_true"] == truth) & (mine["y_pred"] == said)]
+    scores = [
+        col
+        for col in hit.columns
+        if col.startswith(("proba[", "score[")) and np.isfinite(hit[col].to_numpy(float)).all()
+    ]
+    head = hit[["row", "repeat", "fold", *scores]].reset_index(drop=True)
+    head["repeat"] += 1
+    head["fold"] += 1
+    values = X.iloc[head["row"].to_numpy()].reset_index(drop=True)
+    # a feature named like a column above keeps its values under a name of its own
+    values.columns = [f"{v} (feature)" if v in head.columns else v for v in values.columns]
+    return pd.concat([head, values], axis=1)
+
+
+def cell_section(ds, pred: pd.DataFrame, chosen: str, cm: pd.DataFrame) -> None:
+    """The rows of one cell of ``chosen``'s K x K matrix: the cell clicked or chosen in the
+    selectbox (values only through st.dataframe)."""
+    cls, K = class_names(ds), ds.K
+    counts = cm.to_numpy()
+    if CELL_PICK not in st.session_state or not 0 <= st.session_state[CELL_PICK] < K * K:
+        off = np.where(np.eye(K, dtype=bool), -1, counts)  # the largest confusion first
+        st.session_state[CELL_PICK] = int(np.argmax(off))
+    cell = st.selectbox(
+        "List the rows of a cell (or click a cell of the matrix)",
+        list(range(K * K)),
+        key=CELL_PICK,
+        format_func=lambda q: f"true {cls[q // K]}, predicted {cls[q % K]}",
+        help="A click on a cell of the confusion matrix above chooses it here too.",
+    )
+    i, j = divmod(int(cell), K)
+    listing = cell_rows(pred, chosen, cls[i], cls[j], ds.X)
+    st.caption(
+        f"{len(listing)} predictions of {esc(chosen)} in the cell true {esc(cls[i])}, "
+        f"predicted {esc(cls[j])} (row = position in the prepared data; every repeat counts "
+        "once)."
+    )
+    st.dataframe(listing, hide_index=True, width="stretch", key="cmp_cell_rows_k")
 
 
 def tan_trees(ds, dens: tuple) -> None:

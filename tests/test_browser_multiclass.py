@@ -139,3 +139,61 @@ def test_three_class_upload_through_every_page(server, tmp_path):
             ctx.close()
     problems = server.log_problems()
     assert not problems, "server log:\n" + server.log_text()
+
+
+#: Viewport position of a drawn cell (row, column) of a confusion chart, its count and its
+#: click targets (as in tests/test_browser_cells.py).
+CELL = """([sel, row, col]) => {
+    const el = document.querySelector(sel), xa = el._fullLayout.xaxis,
+        ya = el._fullLayout.yaxis, r = el.getBoundingClientRect();
+    return {x: r.left + xa._offset + xa.c2p(col), y: r.top + ya._offset + ya.c2p(row),
+            count: el.layout.meta.counts[row][col],
+            targets: el._fullData.filter(t => t.name === "cells").length};
+}"""
+
+
+def test_clicking_a_k_class_confusion_cell_lists_its_rows(server):
+    """Issue 28 on penguins (3 species): a click on an off-diagonal cell of Compare's 3 x 3
+    matrix lists that cell's rows, as many as the cell counts; the selectbox follows."""
+    from playwright.sync_api import expect
+
+    chart = ".st-key-cmp_confusion_k .js-plotly-plot"
+    with chromium() as browser:
+        ctx, page = new_page(browser, {"width": 1440, "height": 900}, LONG)
+        try:
+            page.goto(server.url + "/compare?source=bundled&dataset=penguins&repeats=1")
+            page.locator(chart).wait_for()
+            page.get_by_text("predictions of SLB in the cell").wait_for()
+            wait_idle(page)
+            m = meta(page, "cmp_confusion_k")
+            counts, names = np.asarray(m["counts"]), m["classes"]
+            assert counts.shape == (3, 3)
+            # the listed cell at first: the largest confusion; click another off-diagonal one
+            off = np.where(np.eye(3, dtype=bool), -1, counts)
+            first = divmod(int(np.argmax(off)), 3)
+            off[first] = -1
+            row, col = divmod(int(np.argmax(off)), 3)
+            page.locator(chart).scroll_into_view_if_needed()
+            page.wait_for_timeout(500)  # plotly's layout after the scroll
+            cell = page.evaluate(CELL, [chart, row, col])
+            assert cell["targets"] == 1 and cell["count"] == counts[row, col]
+            page.mouse.move(cell["x"], cell["y"])
+            page.mouse.click(cell["x"], cell["y"])
+            said = f"in the cell true {names[row]}, predicted {names[col]}"
+            caption = page.get_by_text(f"{cell['count']} predictions of SLB {said}")
+            expect(caption).to_be_visible()
+            wait_idle(page)
+            box = page.locator(".st-key-cmp_cell_k").get_by_role("combobox")
+            expect(box).to_have_value(f"true {names[row]}, predicted {names[col]}")
+            grid = caption.locator(  # the listing: the data frame right after the caption
+                "xpath=ancestor::div[@data-testid='stElementContainer'][1]"
+                "/following-sibling::div[1]//*[@data-testid='stDataFrame']//table[@role='grid']"
+            )
+            expect(grid).to_have_attribute("aria-rowcount", str(cell["count"] + 1))  # + header
+            assert_no_exception(page, "Compare (penguins)")
+        except BaseException:
+            page.screenshot(path=str(artifacts_dir() / "browser-multiclass-cell-failure.png"))
+            raise
+        finally:
+            page.screenshot(path=str(artifacts_dir() / "browser-multiclass-cell-click.png"))
+            ctx.close()

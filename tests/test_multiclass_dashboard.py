@@ -150,6 +150,20 @@ def test_three_class_upload_every_page_no_merge(three):
     counts = np.asarray(cm["layout"]["meta"]["counts"])
     assert counts.shape == (3, 3)
     assert counts.sum() % 150 == 0  # every row once per repeat
+    # issue 28: the matrix is clickable (a click is a selection event on its cell targets);
+    # the keyboard's selectbox lists a cell's rows, as many as the cell counts
+    el = next(e for e in at.get("plotly_chart") if e.proto.id.endswith("-cmp_confusion_k"))
+    assert list(el.proto.selection_mode)
+    assert [t.get("name") for t in cm["data"]][1] == "cells"
+    assert cm["layout"]["meta"]["cells"][7] == [2, 1]
+    at.selectbox(key="cmp_cell_k").set_value(7).run()  # true class 2, predicted class 1
+    assert_ok(at)
+    classes = at.session_state["dataset"].classes
+    t, p = esc(str(classes[2])), esc(str(classes[1]))
+    shown = f"{counts[2, 1]} predictions of SLB in the cell true {t}, predicted {p}"
+    assert any(shown in c.value for c in at.caption), [
+        c.value for c in at.caption if "predictions of" in c.value
+    ]
     table = next(df for df in at.dataframe if "mean BER (%)" in df.value.columns).value
     assert {"SLB", "TAN", "NB"} <= set(table.index)
     assert table["mean BER (%)"].between(0, 100).all()
