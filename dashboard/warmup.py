@@ -24,6 +24,7 @@ Page modules with their own cached computations add them with :func:`register`:
 
 from __future__ import annotations
 
+import atexit
 import copy
 import logging
 import os
@@ -146,8 +147,27 @@ def _steps(ds, x: Defaults) -> list[tuple[str, Callable]]:
 
 def _wait_until_idle(poll: float = 0.5) -> None:
     """Let every session's computation go first."""
-    while QUEUE.snapshot() != (0, 0):
+    while QUEUE.snapshot() != (0, 0) and not _STOP.is_set():
         time.sleep(poll)
+
+
+#: Set when the server process exits (:func:`stop`): the warm-up ends after its current step.
+_STOP = threading.Event()
+
+
+def stop(timeout: float = 15.0) -> bool:
+    """End the warm-up after its current step and wait up to ``timeout`` seconds for it.
+
+    Registered with :mod:`atexit` when the thread starts: a daemon thread still inside numpy
+    or a worker call while the interpreter shuts down can abort the process (exit -6 seen
+    when a test stopped a server during its warm-up); between two steps it holds nothing.
+    Returns whether no warm-up thread is running any more.
+    """
+    _STOP.set()
+    t = _RUNNING.get("thread")
+    if t is not None and t.is_alive() and t is not threading.current_thread():
+        t.join(timeout)
+    return t is None or not t.is_alive()
 
 
 def build(name: str, *, yield_to_users: bool = True) -> dict[str, float]:
@@ -158,6 +178,8 @@ def build(name: str, *, yield_to_users: bool = True) -> dict[str, float]:
     for what, step in _steps(ds, x):
         if yield_to_users:
             _wait_until_idle()
+        if _STOP.is_set():
+            break
         t0 = time.perf_counter()
         try:
             step()
@@ -176,6 +198,8 @@ def build_all(*, yield_to_users: bool = True) -> dict[str, dict[str, float]]:
         _LOG.exception("Starting the worker processes failed")
     out = {}
     for name in dataset_names():
+        if _STOP.is_set():
+            return out
         t0 = time.perf_counter()
         out[name] = build(name, yield_to_users=yield_to_users)
         _LOG.info("Warm-up of %s done in %.1f s", name, time.perf_counter() - t0)
@@ -188,6 +212,8 @@ STATUS = {"started": False, "done": False}
 
 
 THREAD_NAME = "slb-warmup"
+#: The running warm-up thread (``"thread"``), for :func:`stop`.
+_RUNNING: dict = {}
 
 
 @st.cache_resource(show_spinner=False)
@@ -195,6 +221,8 @@ def _thread() -> threading.Thread:
     quiet_thread_logs(THREAD_NAME)  # it calls the cached functions outside any session
     t = threading.Thread(target=build_all, name=THREAD_NAME, daemon=True)
     STATUS["started"] = True
+    _RUNNING["thread"] = t
+    atexit.register(stop)
     t.start()
     return t
 

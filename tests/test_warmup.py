@@ -67,3 +67,30 @@ def test_warm_up_is_off_in_tests_and_by_switch(monkeypatch):
     assert not warmup.enabled()
     monkeypatch.setenv("SLB_WARMUP_DATASETS", "pima, nonsense ,sonar")
     assert warmup.dataset_names() == ["sonar", "pima"]  # the default dataset first
+
+
+def test_stop_ends_the_warm_up_between_steps(monkeypatch):
+    """At interpreter exit (``atexit``) the warm-up is asked to stop: it finishes the step it
+    is in, runs no other, and the thread ends, so no daemon thread is inside numpy while the
+    interpreter shuts down."""
+    import threading
+    import time
+
+    ran = []
+
+    def slow_steps(ds, x):
+        return [(f"step {k}", lambda k=k: (ran.append(k), time.sleep(0.3))) for k in range(50)]
+
+    monkeypatch.setattr(warmup, "_steps", slow_steps)
+    monkeypatch.setattr(warmup, "default_dataset", lambda name: name)
+    monkeypatch.setattr(warmup, "defaults_for", lambda ds: None)
+    monkeypatch.setattr(warmup.workqueue, "start_workers", lambda: [])
+    monkeypatch.setattr(warmup, "_STOP", threading.Event())  # this test's own flag
+    t = threading.Thread(target=warmup.build_all, kwargs={"yield_to_users": False}, daemon=True)
+    monkeypatch.setitem(warmup._RUNNING, "thread", t)
+    t.start()
+    while not ran:
+        time.sleep(0.01)
+    assert warmup.stop(timeout=30)
+    assert not t.is_alive()
+    assert 1 <= len(ran) <= 3  # the step in progress (and at most one racing the flag), not 50
