@@ -103,3 +103,20 @@ def snap(steps: LambdaSteps, lam: float) -> int:
     if np.isnan(lam):
         return len(steps) - 1
     return int(min(np.searchsorted(steps.values, lam, side="left"), len(steps) - 1))
+
+
+def snapped(steps: LambdaSteps, lam: float) -> float:
+    """The λ the by-value control uses for ``lam``: its position's value (∞ when there is no
+    pair to keep), what :func:`dashboard.controls.sync_lambda_context`'s default becomes on
+    the pages, so the warm-up caches the entries a fresh session asks for.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = lambda_steps(np.array([[0.1, 0.3, 0.3], [0.2, 0.1, 0.05]]), "either")
+    >>> snapped(s, 0.25), snapped(s, 0.31)
+    (0.3, inf)
+    """
+    if len(steps) < 2:
+        return float("inf")
+    return float(steps.values[snap(steps, lam)])
