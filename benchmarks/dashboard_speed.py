@@ -193,6 +193,11 @@ _app_test.PagesManager = _SessionPages
 _APP_TEST_CONFIG = patch_config_options({"global.appTest": True})  # kept: the whole process
 _APP_TEST_CONFIG.__enter__()
 _app_test.patch_config_options = lambda overrides: contextlib.nullcontext()
+# one compiled copy of each page for the process, as a server's Runtime keeps (AppTest compiles
+# every page again in every run: 4 ms per run of app.py and compare.py)
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+_SCRIPT_CACHE = ScriptCache()
+_app_test.ScriptCache = lsr.ScriptCache = lambda: _SCRIPT_CACHE
 # AppTest polls for the end of a run every millisecond: 30 waiting sessions would spend the
 # cores on polling; 20 ms adds at most that to a run's wall time and nothing to its CPU
 def _wait_end(runner, timeout=3):
@@ -219,7 +224,7 @@ def _add(book, name, seconds):
 
 def _timed(self):  # AppTest runs each page run in a thread: its CPU is the server's work
     tag.script = getattr(self, "_slb_session", "?")
-    prof = cProfile.Profile() if PROFILE["on"] else None
+    prof = cProfile.Profile(time.thread_time) if PROFILE["on"] else None  # CPU, not GIL waits
     if prof:
         prof.enable()
     t = time.thread_time()
@@ -244,7 +249,7 @@ def _helper_run(self):
     if owner is None:
         return _thread_run(self)
     tag.script = owner
-    prof = cProfile.Profile() if PROFILE["on"] else None
+    prof = cProfile.Profile(time.thread_time) if PROFILE["on"] else None  # CPU, not GIL waits
     if prof:
         prof.enable()
     t = time.thread_time()
@@ -258,6 +263,27 @@ def _helper_run(self):
                 PROFILE["stats"].append(prof)
 
 threading.Thread.__init__, threading.Thread.run = _helper_init, _helper_run
+
+# the expensive computations a session's Compare pays, counted (a cache entry evicted by other
+# sessions and computed again shows as a count above 1)
+FITS = {}
+from slb.model.path import ThresholdPath
+from slb.model.warm import WarmFolds
+from slb.peers.tan import TANClassifier
+
+def _counted(cls, method, what):
+    orig = getattr(cls, method)
+    def wrapper(self, *a, **k):
+        name = getattr(tag, "script", "?")
+        with _LOCK:
+            book = FITS.setdefault(name, {})
+            book[what] = book.get(what, 0) + 1
+        return orig(self, *a, **k)
+    setattr(cls, method, wrapper)
+
+_counted(ThresholdPath, "fit", "path fits")
+_counted(WarmFolds, "__init__", "warm folds")
+_counted(TANClassifier, "fit", "TAN fits")
 _init = lsr.LocalScriptRunner.__init__
 def _init_tagged(self, *a, **k):
     _init(self, *a, **k)
@@ -312,6 +338,7 @@ res = {"load_before": os.getloadavg()[0]}
 session("first", 90, 4, 999, {})
 CPU.clear()
 HELPERS.clear()
+FITS.clear()
 import psutil
 _me = psutil.Process()
 
@@ -326,7 +353,7 @@ def _children_cpu():  # worker processes (joblib's when cores are idle, the nice
     return total
 
 children0 = _children_cpu()
-PROFILE["on"] = n_profile > 0 and mode == "session"  # one session at a time: clean profiles
+PROFILE["on"] = n_profile > 0 and mode in ("session", "class")  # a profile per thread
 cpu0 = time.process_time()
 if mode == "session":  # one after the other: server CPU per session
     walls = {}
@@ -359,6 +386,7 @@ res["cpu_children"] = _children_cpu() - children0  # those alive at the end
 PROFILE["on"] = False
 res["cpu_script"] = dict(CPU)
 res["cpu_helpers"] = dict(HELPERS)
+res["fits"] = {k: v for k, v in FITS.items() if k != "first"}
 if PROFILE["stats"]:
     buf = io.StringIO()
     st_ = pstats.Stats(PROFILE["stats"][0], stream=buf)
@@ -440,6 +468,18 @@ def report_sessions(label: str, mode: str, r: dict) -> None:
             f"wall time per session              {statistics.median(r['walls'].values()):7.2f} s "
             f"median, {max(r['walls'].values()):.2f} s max"
         )
+        if r.get("fits"):
+            counts = {}
+            for book in r["fits"].values():
+                for what, c in book.items():
+                    counts.setdefault(what, []).append(c)
+            print(
+                "computed per session (median, max): "
+                + ", ".join(
+                    f"{what} {statistics.median(c):g}, {max(c)}"
+                    for what, c in sorted(counts.items())
+                )
+            )
         if r.get("profile"):
             print(
                 f"\ncProfile of {r['profile_sessions']} sessions' page runs and the threads "

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -67,12 +68,22 @@ def limit_native_threads() -> None:
 
     The dashboard's matrix products are small (SLB's SVM kernels are n x n); on a shared or
     busy machine OpenBLAS's worker threads spin and make them 10-30 times slower, and a web
-    server gets its parallelism from serving several sessions anyway.  Cheap and idempotent.
+    server gets its parallelism from serving several sessions anyway.  Idempotent; applied
+    again only when modules were imported since (a new native library may have come with
+    them): threadpoolctl scans the process's libraries on every call, 4-5 ms of every run.
     """
+    n = max(int(os.environ.get("SLB_BLAS_THREADS", "1")), 1)
+    done = (n, len(sys.modules))
+    if _BLAS_LIMITED.get("done") == done:
+        return
     from threadpoolctl import threadpool_limits
 
-    n = int(os.environ.get("SLB_BLAS_THREADS", "1"))
-    threadpool_limits(limits=max(n, 1), user_api="blas")
+    threadpool_limits(limits=n, user_api="blas")
+    _BLAS_LIMITED["done"] = (n, len(sys.modules))  # threadpoolctl's own imports counted
+
+
+#: (threads, modules loaded) when :func:`limit_native_threads` last applied its limit.
+_BLAS_LIMITED: dict = {}
 
 
 LAMBDA_MODES = {
@@ -374,9 +385,30 @@ def folds(key: str, _ds, n_folds: int, seed: int, n_repeats: int = 1) -> list:
         return stratified_folds(_ds.y, n_splits=n_folds, n_repeats=n_repeats, random_state=seed)
 
 
-@st.cache_resource(
-    show_spinner="Estimating SLB's densities on every fold (done once)…", max_entries=4, ttl=_TTL
-)
+#: A path is "small" up to this many bytes (:func:`path_bytes`): a class's own uploads
+#: (60-400 rows x 4-7 features: 0.3-4.7 MB) are; Sonar (155 MB) is not.
+SMALL_PATH_BYTES = 5_000_000
+#: Small paths kept at once: a class of 30 sessions with a table each, and a few settings more
+#: (at most 48 x 5 MB = 240 MB; 30 classroom tables of ~100 x 6 hold about 30 MB).
+SMALL_PATH_ENTRIES = 48
+_PATH_SPINNER = "Estimating SLB's densities on every fold (done once)…"
+
+
+def path_bytes(n: int, d: int, n_folds: int, n_repeats: int, n_classes: int = 2) -> float:
+    """Memory of :func:`threshold_path`'s result, estimated: every fold holds the log-densities
+    of its ``n`` training and test rows, ``d(d+1)/2`` terms per class (measured, two classes,
+    5 x 5 folds: 60 x 4, 0.27 MB against 0.24; 408 x 7, 4.70 against 4.57; Sonar 208 x 60,
+    155 against 152).
+
+    Examples
+    --------
+    >>> from dashboard.compute import path_bytes
+    >>> round(path_bytes(208, 60, 5, 5) / 1e6)
+    152
+    """
+    return float(n) * d * (d + 1) / 2 * n_classes * 8 * n_folds * n_repeats
+
+
 def threshold_path(
     key: str,
     _ds,
@@ -387,7 +419,30 @@ def threshold_path(
     seed: int,
     n_repeats: int = 1,
 ) -> ThresholdPath:
-    """SLB's per-fold densities and dependence, fitted once (read-only afterwards)."""
+    """SLB's per-fold densities and dependence, fitted once (read-only afterwards).
+
+    Cached by size: paths up to :data:`SMALL_PATH_BYTES` in their own cache of
+    :data:`SMALL_PATH_ENTRIES`, big ones (Sonar's 155 MB) in one of 4.  With one cache of 4, a
+    class of 30 sessions evicted every session's path between its SLB pass and its naive
+    Bayes (which reads the same path after waiting in the queue): every path was fitted twice.
+    """
+    args = (key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
+    if path_bytes(_ds.n, _ds.d, n_folds, n_repeats, getattr(_ds, "K", 2)) <= SMALL_PATH_BYTES:
+        return _small_path(*args)
+    return _big_path(*args)
+
+
+@st.cache_resource(show_spinner=_PATH_SPINNER, max_entries=SMALL_PATH_ENTRIES, ttl=_TTL)
+def _small_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats) -> ThresholdPath:
+    return _fit_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
+
+
+@st.cache_resource(show_spinner=_PATH_SPINNER, max_entries=4, ttl=_TTL)
+def _big_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats) -> ThresholdPath:
+    return _fit_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats)
+
+
+def _fit_path(key, _ds, measure, pair_rule, dens, n_folds, seed, n_repeats) -> ThresholdPath:
     f = folds(key, _ds, n_folds, seed, n_repeats)
     params = density_params(dens)
     path = ThresholdPath(dependence=measure, pair_rule=pair_rule, random_state=seed, **params)
