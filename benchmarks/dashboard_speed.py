@@ -216,7 +216,8 @@ HELPERS = {}  # CPU seconds of the threads a session's page runs started (prefet
 _LOCK = threading.Lock()
 _orig = lsr.LocalScriptRunner._run_script_thread
 tag = threading.local()
-PROFILE = {"on": False, "stats": []}
+# sessions one at a time: wall clock (low overhead); at once: each thread's CPU (not GIL waits)
+PROFILE = {"on": False, "stats": [], "timer": () if mode == "session" else (time.thread_time,)}
 
 def _add(book, name, seconds):
     with _LOCK:
@@ -224,7 +225,7 @@ def _add(book, name, seconds):
 
 def _timed(self):  # AppTest runs each page run in a thread: its CPU is the server's work
     tag.script = getattr(self, "_slb_session", "?")
-    prof = cProfile.Profile(time.thread_time) if PROFILE["on"] else None  # CPU, not GIL waits
+    prof = cProfile.Profile(*PROFILE["timer"]) if PROFILE["on"] else None
     if prof:
         prof.enable()
     t = time.thread_time()
@@ -249,7 +250,7 @@ def _helper_run(self):
     if owner is None:
         return _thread_run(self)
     tag.script = owner
-    prof = cProfile.Profile(time.thread_time) if PROFILE["on"] else None  # CPU, not GIL waits
+    prof = cProfile.Profile(*PROFILE["timer"]) if PROFILE["on"] else None
     if prof:
         prof.enable()
     t = time.thread_time()
@@ -353,12 +354,15 @@ def _children_cpu():  # worker processes (joblib's when cores are idle, the nice
     return total
 
 children0 = _children_cpu()
+CHILDREN = {}  # session mode: the worker processes' CPU during each session
 PROFILE["on"] = n_profile > 0 and mode in ("session", "class")  # a profile per thread
 cpu0 = time.process_time()
 if mode == "session":  # one after the other: server CPU per session
     walls = {}
     for i in range(n_sessions):
+        c0 = _children_cpu()
         walls.update(run_all([(f"s{i}", 60 + 12 * i, 4 + i % 4, i)]))
+        CHILDREN[f"s{i}"] = max(0.0, _children_cpu() - c0)  # joblib's workers, when idle cores
 elif mode == "class":  # all at once, like a class opening the page together
     walls = run_all([(f"s{i}", 60 + 12 * i, 4 + i % 4, i) for i in range(n_sessions)])
 else:  # heavy: light sessions alone, then the same light sessions beside one big upload
@@ -386,6 +390,7 @@ res["cpu_children"] = _children_cpu() - children0  # those alive at the end
 PROFILE["on"] = False
 res["cpu_script"] = dict(CPU)
 res["cpu_helpers"] = dict(HELPERS)
+res["cpu_children_by_session"] = CHILDREN
 res["fits"] = {k: v for k, v in FITS.items() if k != "first"}
 if PROFILE["stats"]:
     buf = io.StringIO()
@@ -443,6 +448,7 @@ def report_sessions(label: str, mode: str, r: dict) -> None:
     cpu = {k: v for k, v in r["cpu_script"].items() if k != "heavy"}
     helpers = r.get("cpu_helpers", {})
     server = {k: v + helpers.get(k, 0.0) for k, v in cpu.items()}
+    children = r.get("cpu_children_by_session") or {}
     for err in r.get("errors", []):
         print(f"session failed: {err}")
     print(f"\n## {label}, {mode} (load average {r['load_before']:.1f} -> {r['load_after']:.1f})")
@@ -457,6 +463,12 @@ def report_sessions(label: str, mode: str, r: dict) -> None:
             f"  + threads its runs started       {statistics.median(server.values()):7.2f} s "
             f"median, {max(server.values()):.2f} s max (the prefetch: target <= 0.7 s)"
         )
+        if children:
+            total = {k: v + children.get(k, 0.0) for k, v in server.items()}
+            print(
+                f"  + worker processes meanwhile     {statistics.median(total.values()):7.2f} s "
+                f"median, {max(total.values()):.2f} s max (joblib's folds when a core is idle)"
+            )
         print(f"server CPU per session (process)   {r['cpu_process'] / n:7.2f} s (all threads)")
         if "cpu_children" in r:
             print(
