@@ -5,6 +5,9 @@ One run starts two Streamlit servers from the repository root (so both use its
 
 * a **trivial page** (a temporary file) showing one small plotly figure: the framework's and
   the browser's own cost, the floor no change to the app can beat;
+* a **rich static page** (:data:`RICH_PAGE`): the home page's elements (sidebar navigation and
+  controls, two columns of widgets, metrics, the small chart, a 200 x 60 table) with nothing
+  computed, measured warm like the trivial page: the floor for a page of the home page's size;
 * the **app** (``streamlit run app.py``, headless, warm-up on as in production).
 
 Each measure opens a fresh browser context (no HTTP cache, no session) in Debian's headless
@@ -71,6 +74,61 @@ import streamlit as st
 
 st.title("One figure")
 st.plotly_chart(go.Figure(go.Bar(x=["a", "b", "c"], y=[3, 1, 2])), key="only")
+"""
+
+#: The home page's elements without its computations (``--rich``): a floor for a page of that
+#: size.  Sidebar navigation of seven pages, a sidebar of controls, the title, the two columns
+#: of widgets, four metrics, a small plotly bar chart and a 200 x 60 table, as on Data.
+RICH_PAGE = """\
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+st.set_page_config(page_title="Rich", layout="wide")
+
+
+def home():
+    st.title("A page the size of the home page")
+    st.caption("Nothing is computed: the elements only.")
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        st.radio("Data source", ["bundled", "synthetic", "toy", "upload"], horizontal=True)
+        st.selectbox("Dataset", ["Sonar", "Pima", "WDBC", "Ionosphere"])
+        st.subheader("Table")
+        st.selectbox("Label column", ["label"])
+        st.radio("Non-numeric columns", ["drop", "encode"])
+        st.radio("Missing values", ["drop", "impute"])
+        st.subheader("Evaluation")
+        a, b = st.columns(2)
+        a.number_input("Cross-validation folds", 2, 10, 5)
+        b.number_input("Seed", 0, 2**31 - 1, 0)
+    with right:
+        st.subheader("Sonar")
+        st.caption("208 sonar returns, 60 energies per frequency band.")
+        m = st.columns(4)
+        for col, (k, v) in zip(m, [("rows n", 208), ("features d", 60), ("+ M", 111), ("- R", 97)]):
+            col.metric(k, v)
+        st.plotly_chart(go.Figure(go.Bar(x=["M", "R"], y=[111, 97])), key="only")
+        st.caption("Class shares.")
+        st.markdown("**Preview** (first 200 rows)")
+        X = np.random.default_rng(0).random((200, 60))
+        st.dataframe(pd.DataFrame(X, columns=[f"f{i}" for i in range(60)]), height=320)
+
+
+with st.sidebar:
+    st.markdown("**Sonar**, n = 208, d = 60")
+    st.radio("Dependence measure", ["HSIC", "Pearson", "Spearman"], horizontal=True)
+    st.selectbox("A pair is kept when it is", ["either", "both", "per class"])
+    st.radio("λ chosen by", ["value", "quantile", "FDR", "CV"], horizontal=True)
+    st.select_slider("λ", options=[round(0.001 * k, 3) for k in range(60)], value=0.02)
+    st.selectbox("Bandwidth rule", ["Scott", "Silverman", "plug-in"])
+    st.slider("Bandwidth multiplier", 0.25, 4.0, 1.0)
+pages = [st.Page(home, title="Data", default=True)] + [
+    st.Page(lambda: st.write(name), title=name, url_path=name.lower())
+    for name in ["Dependencies", "Densities", "Compare", "Explain", "Surface", "Experiments"]
+]
+st.navigation(pages).run()
 """
 
 #: Records, in the page, when the first plotly figure's SVG appears in the main area
@@ -317,11 +375,20 @@ def main(rounds: int, idle: float, upload: bool, baseline: str | None, fresh_onl
     script = tmp / "trivial.py"
     script.write_text(TRIVIAL_PAGE, encoding="utf-8")
     seed0 = int(time.time()) % 100_000
-    with Server(script, ROOT, "first-figure-trivial.log") as triv, sync_playwright() as p:
+    rich_script = tmp / "rich.py"
+    rich_script.write_text(RICH_PAGE, encoding="utf-8")
+    rich_res: list[float] = []
+    with (
+        Server(script, ROOT, "first-figure-trivial.log") as triv,
+        Server(rich_script, ROOT, "first-figure-rich.log") as rich,
+        sync_playwright() as p,
+    ):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         first_figure(browser, triv.url)  # its server's imports, not counted
+        first_figure(browser, rich.url)
         for r in range(rounds):
             trivial.append(first_figure(browser, triv.url))
+            rich_res.append(first_figure(browser, rich.url))
             # the trees alternate, the baseline first in every other round
             order = list(trees) if r % 2 == 0 else list(trees)[::-1]
             for k, label in enumerate(order):
@@ -351,6 +418,9 @@ def main(rounds: int, idle: float, upload: bool, baseline: str | None, fresh_onl
     )
     cells = ", ".join(f"{x:.2f}" for x in trivial)
     print(f"{'trivial page':18s} median {base:6.2f} s  1.00x [{cells}]")
+    m = statistics.median(rich_res)
+    cells = ", ".join(f"{x:.2f}" for x in rich_res)
+    print(f"{'rich static page':18s} median {m:6.2f} s  {m / base:5.2f}x [{cells}]  (no computing)")
     for label in trees:
         q = res[label].get("warm-up until quiet", [])
         print(f"(warm-up until the server was quiet: {', '.join(f'{x:.0f} s' for x in q)})")
