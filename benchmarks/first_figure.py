@@ -157,25 +157,17 @@ class Server(StreamlitServer):
         super().__init__(log_name)
         self.script, self.cwd = script, cwd
 
+    #: What follows ``python -m`` (the launcher's subclass starts the README's command).
+    MODULE = ["streamlit", "run", "{script}"]
+
     def start(self):
         self._log = open(self.log_path, "wb")  # noqa: SIM115 (closed in stop)
         cmd = [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(self.script),
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(self.port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ]
+            sys.executable, "-m", *[a.format(script=self.script) for a in self.MODULE],
+            "--server.headless", "true", "--server.port", str(self.port),
+            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none",
+        ]  # fmt: skip
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         self.proc = subprocess.Popen(
             cmd,
@@ -195,26 +187,11 @@ class LauncherServer(Server):
     app once the server answers), from ``cwd``; :meth:`start` returns when the launcher says
     the pre-run is done (what a teacher starting the server waits for before the class)."""
 
+    MODULE = ["slb_explorer"]
+
     def start(self):
-        self._log = open(self.log_path, "wb")  # noqa: SIM115 (closed in stop)
-        cmd = [
-            sys.executable, "-m", "slb_explorer",
-            "--server.headless", "true", "--server.port", str(self.port),
-            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none",
-        ]  # fmt: skip
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         t0 = time.monotonic()
-        self.proc = subprocess.Popen(
-            cmd,
-            cwd=self.cwd,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env={**env, "PYTHONUNBUFFERED": "1"},
-            start_new_session=True,
-        )
-        self.wait_healthy()
+        super().start()
         while "first run is done" not in self.log_text():
             if self.proc.poll() is not None or time.monotonic() - t0 > TIMEOUT_MS / 1000:
                 raise RuntimeError(f"the launcher's pre-run did not finish:\n{self.log_text()}")
