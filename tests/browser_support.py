@@ -262,3 +262,15 @@ def new_page(browser, viewport: dict, timeout_ms: float):
     ctx = browser.new_context(viewport=viewport)
     ctx.set_default_timeout(timeout_ms)
     return ctx, ctx.new_page()
+
+
+#: Viewport position of a drawn cell (row, column) of a confusion chart (``slb.viz.cells``:
+#: its counts in ``layout.meta``, its invisible click targets named "cells"), the cell's count
+#: and the number of target traces; ``page.evaluate(CONFUSION_CELL, [selector, row, col])``.
+CONFUSION_CELL = """([sel, row, col]) => {
+    const el = document.querySelector(sel), xa = el._fullLayout.xaxis,
+        ya = el._fullLayout.yaxis, r = el.getBoundingClientRect();
+    return {x: r.left + xa._offset + xa.c2p(col), y: r.top + ya._offset + ya.c2p(row),
+            count: el.layout.meta.counts[row][col],
+            targets: el._fullData.filter(t => t.name === "cells").length};
+}"""

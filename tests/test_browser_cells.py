@@ -20,14 +20,7 @@ LONG = 300_000  # ms: a busy 2-core machine
 QUERY = "?source=synthetic&n=200&d=6&repeats=1&folds=3"
 CHART = ".st-key-cmp_op_confusion .js-plotly-plot"
 
-#: Viewport position of a drawn cell (row, column) of the chart, its count and its targets.
-CELL = """([sel, row, col]) => {
-    const el = document.querySelector(sel), xa = el._fullLayout.xaxis,
-        ya = el._fullLayout.yaxis, r = el.getBoundingClientRect();
-    return {x: r.left + xa._offset + xa.c2p(col), y: r.top + ya._offset + ya.c2p(row),
-            count: el.layout.meta.counts[row][col],
-            targets: el._fullData.filter(t => t.name === "cells").length};
-}"""
+CELL = browser_support.CONFUSION_CELL
 
 
 wait_idle = partial(browser_support.wait_idle, timeout_s=300.0, quiet_s=1.5)

@@ -14,7 +14,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from browser_support import artifacts_dir, chromium, needs_browser, new_page, server_fixture
+from browser_support import (
+    CONFUSION_CELL,
+    artifacts_dir,
+    chromium,
+    needs_browser,
+    new_page,
+    server_fixture,
+)
 
 from dashboard.data import SOURCES
 
@@ -141,15 +148,7 @@ def test_three_class_upload_through_every_page(server, tmp_path):
     assert not problems, "server log:\n" + server.log_text()
 
 
-#: Viewport position of a drawn cell (row, column) of a confusion chart, its count and its
-#: click targets (as in tests/test_browser_cells.py).
-CELL = """([sel, row, col]) => {
-    const el = document.querySelector(sel), xa = el._fullLayout.xaxis,
-        ya = el._fullLayout.yaxis, r = el.getBoundingClientRect();
-    return {x: r.left + xa._offset + xa.c2p(col), y: r.top + ya._offset + ya.c2p(row),
-            count: el.layout.meta.counts[row][col],
-            targets: el._fullData.filter(t => t.name === "cells").length};
-}"""
+CELL = CONFUSION_CELL
 
 
 def test_clicking_a_k_class_confusion_cell_lists_its_rows(server):
