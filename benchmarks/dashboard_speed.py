@@ -25,7 +25,11 @@ Measures (issue 14):
   process's imports: CPU of the page runs' own threads (the server's work, not AppTest's) and of
   the whole process;
 * ``class``: ``--sessions`` such sessions at once in one process (threads, as a Streamlit
-  server runs them): median wall time and CPU per session, no browsers;
+  server runs them): median wall time and CPU per session, no browsers (AppTest's per-run
+  process-wide state is set once for the process, so concurrent sessions do not reset each
+  other's; ``--session-fifo`` tries the heavy-work line ordered by session, an experiment);
+  both session modes count the CPU of the threads a page run starts, the worker processes'
+  CPU and the path, TAN and warm-fold fits of each session; ``--profile N`` profiles them;
 * ``heavy``: light sessions (96 x 6 upload + Compare) alone, then beside one heavy session
   (a 7,400 x 20 upload + Compare): the slowdown ratio beside / alone (target <= 1.5x).
 
@@ -36,6 +40,8 @@ Usage::
     python benchmarks/dashboard_speed.py --profile 25         # and the cold run's profile
     python benchmarks/dashboard_speed.py --rev HEAD --baseline 8313bc9   # committed code only
     python benchmarks/dashboard_speed.py --modes session class heavy --sessions 8
+    python benchmarks/dashboard_speed.py --modes session class --sessions 30 --baseline c7e9a49
+    python benchmarks/dashboard_speed.py --modes session --sessions 30 --profile 40
 """
 
 from __future__ import annotations
