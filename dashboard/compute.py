@@ -625,10 +625,35 @@ class _WarmSLB:
         self.lock = threading.Lock()
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl=_TTL)
+#: A warm full-data SLB is "small" up to this many bytes of candidate log-densities
+#: (:func:`path_bytes` of one fold of all the rows): a class's uploads (408 x 7: 0.18 MB) are,
+#: Sonar (5.9 MB) is not.  Small ones are kept by SMALL_PATH_ENTRIES (at most 48 MB), big ones 8.
+SMALL_WARM_BYTES = 1_000_000
+
+
 def _warm_slb(key: str, _ds, measure: str, pair_rule: str, dens: tuple, seed: int) -> _WarmSLB:
     """The full-data SLB of one dataset and settings, kept warm across λ (``warm_start=True``
-    keeps its screening and candidate densities; a new λ only refits the SVM)."""
+    keeps its screening and candidate densities; a new λ only refits the SVM).
+
+    Cached by size, as :func:`threshold_path`: with one cache of 8, a class of 30 sessions
+    evicted each other's, and a λ move then paid the screening and the densities again."""
+    args = (key, _ds, measure, pair_rule, dens, seed)
+    if path_bytes(_ds.n, _ds.d, 1, 1, getattr(_ds, "K", 2)) <= SMALL_WARM_BYTES:
+        return _small_warm_slb(*args)
+    return _big_warm_slb(*args)
+
+
+@st.cache_resource(show_spinner=False, max_entries=SMALL_PATH_ENTRIES, ttl=_TTL)
+def _small_warm_slb(key, _ds, measure, pair_rule, dens, seed) -> _WarmSLB:
+    return _new_warm_slb(measure, pair_rule, dens, seed)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=_TTL)
+def _big_warm_slb(key, _ds, measure, pair_rule, dens, seed) -> _WarmSLB:
+    return _new_warm_slb(measure, pair_rule, dens, seed)
+
+
+def _new_warm_slb(measure: str, pair_rule: str, dens: tuple, seed: int) -> _WarmSLB:
     return _WarmSLB(
         SLBClassifier(
             C=FIXED_C,

@@ -115,6 +115,48 @@ def test_small_and_big_caches_give_the_same_path(counted_fits, monkeypatch):
     np.testing.assert_array_equal(small.fold_ber(0.01)[0], big.fold_ber(0.01)[0])
 
 
+def test_warm_full_data_fits_of_a_class_stay_warm(monkeypatch):
+    """Ten sessions' full-data SLBs, then a λ move on the first: still the same warm model
+    (a cache of 8 had evicted it, and the move paid the screening and densities again); the
+    moved fit equals a cold fit at that λ."""
+    from slb import SLBClassifier
+
+    monkeypatch.setattr(workqueue, "NICE_MIN_COST", float("inf"))
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    sets = [_dataset(45 + 3 * i, 3, 40 + i) for i in range(10)]
+    args = [(ds.key, ds, "hsic", "either", DENS, 0) for ds in sets]
+    warm = [compute._warm_slb(*a) for a in args]
+    for ds in sets:
+        compute.fit_slb(ds.key, ds, 0.0, "hsic", "either", DENS, 0)
+    assert all(compute._warm_slb(*a) is w for a, w in zip(args, warm, strict=True))
+    ds = sets[0]
+    moved = compute.fit_slb(ds.key, ds, 0.02, "hsic", "either", DENS, 0)
+    cold = SLBClassifier(
+        threshold=0.02,
+        C=compute.FIXED_C,
+        random_state=0,
+        probability=False,
+        **compute.density_params(DENS),
+    ).fit(ds.X, ds.y)
+    np.testing.assert_allclose(moved.decision_function(ds.X), cold.decision_function(ds.X))
+    assert compute._warm_slb(*args[0]) is warm[0]
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+def test_big_warm_fits_keep_the_cache_of_eight(monkeypatch):
+    monkeypatch.setattr(compute, "SMALL_WARM_BYTES", 0)
+    st.cache_resource.clear()
+    sets = [_dataset(45, 3, 60 + i) for i in range(9)]
+    args = [(ds.key, ds, "hsic", "either", DENS, 0) for ds in sets]
+    first = compute._warm_slb(*args[0])
+    for a in args[1:]:
+        compute._warm_slb(*a)
+    assert compute._warm_slb(*args[0]) is not first  # the ninth evicted the first
+    st.cache_resource.clear()
+
+
 def test_native_thread_limit_is_applied_again_only_after_new_imports(monkeypatch):
     import threadpoolctl
 
