@@ -27,6 +27,17 @@ Usage::
     # a smoke run: two tiny datasets
     python benchmarks/selection_protocol.py --settings 100x5 --designs lab-values,bn-normal \\
         --seeds 1 --out /tmp/smoke.csv
+    # the C grid's ends at d = 100 with today's default estimator (docs/defaults.md, Protocol 2)
+    python benchmarks/selection_protocol.py --grid-ends --seeds 1 \\
+        --settings 2000x100,500x100,100x100 --out docs/defaults/grid_ends_d100_runs.csv
+    python benchmarks/selection_protocol.py --grid-ends --analyse \\
+        docs/defaults/grid_ends_d100_runs.csv
+
+``--grid-ends`` swaps the four selection candidates for two C grids, everything else the
+estimator's defaults: ``default grid`` (``DEFAULT_CS``, 0.01 ... 10, 7 values) and ``wide
+grid`` (Protocol 2's ``WIDE_CS``, 0.001 ... 100, 11 values), fitted in that order by one
+warm-started estimator per dataset (the wide grid's refit reuses the inner folds' densities
+and generative fits, so its CPU is the extra grid only).
 """
 
 from __future__ import annotations
@@ -43,11 +54,20 @@ import pandas as pd
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from linear_model_protocol import DESIGNS, SETTINGS, design, holm, paired_tests  # noqa: E402, F401
+from linear_model_protocol import (  # noqa: E402, F401
+    DESIGNS,
+    SETTINGS,
+    WIDE_CS,
+    design,
+    holm,
+    paired_tests,
+)
 
 import slb  # noqa: E402
 from slb.evaluation import balanced_error_rate  # noqa: E402
 from slb.evaluation.registry import make_classifier  # noqa: E402
+from slb.model import DEFAULT_CS  # noqa: E402
+from slb.model.svm import DEFAULT_LOSS  # noqa: E402
 
 #: The four candidates, in the order the warm estimator fits them (the first fit runs the
 #: inner CV; the "+ generative" ones add the naive Bayes and TAN inner fits once).
@@ -62,9 +82,21 @@ REFERENCES = ("NB", "TAN")
 SAFETY_POINTS = 1.0
 #: The last tie-break of the rule: today's estimator.
 TODAY = "min"
+#: ``--grid-ends``: the C grid's two candidates, everything else the estimator's defaults
+#: (``Cs=None`` is ``DEFAULT_CS``).  The default grid is fitted first (a cold fit).
+GRID_CANDIDATES = {
+    "default grid": {"Cs": None},
+    "wide grid": {"Cs": WIDE_CS},
+}
+GRID_MIN = {"default grid": float(np.min(DEFAULT_CS)), "wide grid": float(np.min(WIDE_CS))}
 
 
-def run(out, seeds, settings, designs, loss):
+def run(out, seeds, settings, designs, loss, candidates=None):
+    """Fit every candidate and reference on every dataset, appending to ``out`` (resumes).
+
+    ``candidates``: {name: parameters set on one warm estimator per dataset}, in fitting
+    order; None: Protocol 3's four."""
+    candidates = CANDIDATES if candidates is None else candidates
     done, rows = set(), []
     if os.path.exists(out):
         prev = pd.read_csv(out)
@@ -73,7 +105,7 @@ def run(out, seeds, settings, designs, loss):
             zip(prev.design, prev.n, prev.d, prev.seed, prev.candidate, prev.loss, strict=True)
         )
     for (n, d), seed, name in itertools.product(settings, seeds, designs):
-        cands = list(CANDIDATES) + list(REFERENCES)
+        cands = list(candidates) + list(REFERENCES)
         todo = [c for c in cands if (name, n, d, seed, c, loss) not in done]
         if not todo:
             continue
@@ -81,8 +113,8 @@ def run(out, seeds, settings, designs, loss):
         est = slb.SLBClassifier(loss=loss, warm_start=True, random_state=seed, probability=False)
         for cand in todo:
             t = time.process_time()
-            if cand in CANDIDATES:
-                m = est.set_params(**CANDIDATES[cand]).fit(Xtr, ytr)
+            if cand in candidates:
+                m = est.set_params(**candidates[cand]).fit(Xtr, ytr)
                 res = m.cv_results_
                 extra = {
                     "selected_model": m.selected_model_,
@@ -90,10 +122,11 @@ def run(out, seeds, settings, designs, loss):
                     "n_pairs": len(m.pairs_),
                     "inner_ber": float(res["mean_ber"][m.best_index_]),
                     "inner_min": float(np.min(res["mean_ber"])),
+                    "C_min": float(np.min(DEFAULT_CS if m.Cs is None else m.Cs)),
                 }
             else:
                 m = make_classifier(cand, random_state=seed).fit(Xtr, ytr)
-                extra = {"selected_model": cand, "C_": np.nan, "n_pairs": np.nan}
+                extra = {"selected_model": cand, "C_": np.nan, "n_pairs": np.nan, "C_min": np.nan}
             ber = balanced_error_rate(yte, m.predict(Xte))
             rows.append(
                 {
@@ -147,11 +180,11 @@ def decide(unit, safety, pvals):
     return cheap[0], why + f"; then the lowest mean BER: {cheap[0]}"
 
 
-def load_runs(paths):
+def load_runs(paths, candidates=None):
     """The raw runs of one or more CSVs, pooled, complete datasets only.
 
-    A dataset (design, n, d, seed) is kept when all four candidates and both references
-    finished on it.  The CSVs must not share a run (the same dataset and candidate twice) and
+    A dataset (design, n, d, seed) is kept when all the candidates (``candidates``; None:
+    Protocol 3's four) and both references finished on it.  The CSVs must not share a run (the same dataset and candidate twice) and
     must use one loss: pooling is for adding settings, never for mixing estimators.
     Returns (runs, number of complete datasets)."""
     paths = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
@@ -164,7 +197,7 @@ def load_runs(paths):
     losses = sorted(df["loss"].dropna().unique()) if "loss" in df else []
     if len(losses) > 1:
         raise ValueError(f"the CSVs mix losses {losses}; pool runs of one loss only")
-    wanted = set(CANDIDATES) | set(REFERENCES)
+    wanted = set(CANDIDATES if candidates is None else candidates) | set(REFERENCES)
     full = df.groupby(key).candidate.apply(lambda s: wanted <= set(s))
     df = df.set_index(key).loc[full[full].index].reset_index()
     return df, int(full.sum())
@@ -216,6 +249,56 @@ def analyse(paths):
     return chosen
 
 
+def analyse_grid_ends(paths):
+    """``--grid-ends``: the rule of docs/defaults.md, Protocol 2, "The grid's ends at d = 100".
+
+    One two-sided Wilcoxon signed-rank test over the families, wide grid against default grid,
+    at 0.05 (one comparison: no correction).  The wide grid replaces the default only if it is
+    significantly better; otherwise the cheaper default grid (7 values) stays.  Returns
+    ``"wide grid"`` or ``"default grid"``."""
+    names = list(GRID_CANDIDATES)
+    df, n_complete = load_runs(paths, GRID_CANDIDATES)
+    unit = family_means(df)
+    settings = sorted(set(zip(df.n, df.d, strict=True)))
+    print(
+        f"loss {sorted(df['loss'].dropna().unique())}; {n_complete} complete datasets; "
+        f"settings (n, d) {settings}; seeds {sorted(int(s) for s in df.seed.unique())}; "
+        f"units = {unit.shape[0]} families\n"
+    )
+    print("mean BER per design family (%):\n" + unit.round(2).to_string() + "\n")
+    print("mean over families:\n" + unit.mean().sort_values().round(2).to_string() + "\n")
+    cost = df.groupby("candidate").cpu_seconds.median()
+    print("median CPU seconds per fit (the wide grid is a warm refit: its extra grid only):")
+    print(cost.round(2).to_string() + "\n")
+    (p,) = paired_tests(unit, [(names[1], names[0])], "points", "one test, no correction", 12)
+    better = unit[list(REFERENCES)].min(axis=1)
+    safety = unit[names].sub(better, axis=0)
+    print("\nitem 7: candidate - better of NB and TAN, per family (points):")
+    print(safety.round(2).to_string())
+    print("worst family: " + "; ".join(f"{k} {v:+.2f}" for k, v in safety.max().items()))
+    fits = df[df.candidate.isin(names)].assign(
+        slb=lambda t: t.selected_model == "slb",
+        lower=lambda t: (t.selected_model == "slb") & np.isclose(t.C_, t.C_min),
+        # the wide grid's choices outside the default grid's range (descriptive)
+        below_default=lambda t: t.C_ < GRID_MIN["default grid"] * (1 - 1e-9),
+        above_default=lambda t: t.C_ > float(np.max(DEFAULT_CS)) * (1 + 1e-9),
+    )
+    cols = ["lower", "slb", "below_default", "above_default"]
+    ends = fits.groupby(["n", "d", "candidate"])[cols].sum().astype(int)
+    ends["datasets"] = fits.groupby(["n", "d", "candidate"]).size()
+    print("\nC at the grid's lower end (SLB fits; the rest chose naive Bayes or TAN):")
+    print(ends.to_string())
+    print("by family (lower end / SLB fits, all settings):")
+    fam = fits.groupby(["design", "candidate"])[["lower", "slb"]].sum().astype(int)
+    print(fam.unstack().to_string())
+    diff = unit[names[1]] - unit[names[0]]
+    wide_better = p < 0.05 and diff.mean() < 0
+    chosen = names[1] if wide_better else names[0]
+    why = "significantly better" if wide_better else "not significantly better (p >= 0.05 or worse)"
+    print(f"\nBy the rule: the wide grid is {why} (p {p:.4f}): {chosen}.")
+    return chosen
+
+
 def _settings(text):
     """``"2000x100,500x100"`` -> ``[(2000, 100), (500, 100)]``."""
     out = []
@@ -244,9 +327,15 @@ def main():
         metavar="CSV",
         help="analyse these raw-run CSVs, pooled (e.g. Protocol 3's and the ends' runs)",
     )
+    p.add_argument(
+        "--grid-ends",
+        action="store_true",
+        help="candidates: the default C grid and Protocol 2's wide grid, with the estimator's "
+        "defaults (docs/defaults.md, Protocol 2, the grid's ends at d = 100); --loss is ignored",
+    )
     a = p.parse_args()
     if a.analyse:
-        analyse(a.analyse)
+        (analyse_grid_ends if a.grid_ends else analyse)(a.analyse)
         return
     try:
         settings = SETTINGS if a.settings is None else _settings(a.settings)
@@ -256,7 +345,10 @@ def main():
     unknown = set(designs) - set(DESIGNS)
     if unknown:
         p.error(f"unknown designs {sorted(unknown)}; choose from {', '.join(DESIGNS)}")
-    run(a.out, range(a.seeds), settings, designs, a.loss)
+    if a.grid_ends:
+        run(a.out, range(a.seeds), settings, designs, DEFAULT_LOSS, GRID_CANDIDATES)
+    else:
+        run(a.out, range(a.seeds), settings, designs, a.loss)
 
 
 if __name__ == "__main__":

@@ -86,3 +86,71 @@ def test_pooling_refuses_a_run_twice_or_two_losses(tmp_path):
     b.to_csv(tmp_path / "b.csv", index=False)
     with pytest.raises(ValueError, match="mix losses"):
         protocol.load_runs([tmp_path / "a.csv", tmp_path / "b.csv"])
+
+
+def _grid_runs(protocol, fams, rng, wide_shift):
+    """Raw-run rows of ``--grid-ends``'s CSV shape: both grids and both references."""
+    rows = []
+    for fam in fams:
+        for cand in list(protocol.GRID_CANDIDATES) + list(protocol.REFERENCES):
+            wide = cand == "wide grid"
+            rows.append(
+                {
+                    "design": fam,
+                    "n": 2000,
+                    "d": 100,
+                    "seed": 0,
+                    "loss": "squared_hinge",
+                    "candidate": cand,
+                    "ber": 0.2 + 0.05 * rng.random() + (wide_shift if wide else 0.0),
+                    "cpu_seconds": 1.0,
+                    "selected_model": "slb" if cand in protocol.GRID_CANDIDATES else cand,
+                    "C_": 0.001 if wide else 0.01,
+                    "C_min": protocol.GRID_MIN.get(cand, np.nan),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_grid_ends_rule_changes_the_grid_only_when_the_wide_one_is_significantly_better(
+    tmp_path, capsys
+):
+    protocol = _protocol()
+    fams = [f"fam{i}" for i in range(9)]
+    rng = np.random.default_rng(2)
+    path = tmp_path / "grid.csv"
+    # better in all nine families: exact two-sided p = 2/512 < 0.05
+    _grid_runs(protocol, fams, rng, wide_shift=-0.1).to_csv(path, index=False)
+    assert protocol.analyse_grid_ends([str(path)]) == "wide grid"
+    out = capsys.readouterr().out
+    assert "p 0.0039" in out
+    # every SLB fit at its grid's lower end, per candidate: 9 of 9
+    ends = [line.split() for line in out.splitlines() if line.startswith("2000")]
+    assert ends and all(row[-5:] == ["9", "9", "0", "0", "9"] for row in ends)
+    # worse everywhere, or the same: the default grid stays
+    _grid_runs(protocol, fams, rng, wide_shift=0.1).to_csv(path, index=False)
+    assert protocol.analyse_grid_ends([str(path)]) == "default grid"
+    _grid_runs(protocol, fams, rng, wide_shift=0.0).to_csv(path, index=False)
+    assert protocol.analyse_grid_ends([str(path)]) == "default grid"
+
+
+def test_grid_ends_run_equals_cold_fits_of_each_grid(tmp_path):
+    """The warm refit with the wide grid equals a cold fit with ``Cs=WIDE_CS``."""
+    import slb
+    from slb.evaluation import balanced_error_rate
+
+    protocol = _protocol()
+    out = tmp_path / "runs.csv"
+    protocol.run(
+        out, [0], [(100, 5)], ("lab-values",), protocol.DEFAULT_LOSS, protocol.GRID_CANDIDATES
+    )
+    runs = pd.read_csv(out).set_index("candidate")
+    assert set(runs.index) == {"default grid", "wide grid", "NB", "TAN"}
+    Xtr, ytr, Xte, yte = protocol.design("lab-values", 100, 5, 0)
+    for cand, Cs, lowest in (("default grid", None, 0.01), ("wide grid", protocol.WIDE_CS, 0.001)):
+        cold = slb.SLBClassifier(Cs=Cs, random_state=0, probability=False).fit(Xtr, ytr)
+        assert runs.loc[cand, "ber"] == pytest.approx(balanced_error_rate(yte, cold.predict(Xte)))
+        assert runs.loc[cand, "selected_model"] == cold.selected_model_
+        assert runs.loc[cand, "C_min"] == pytest.approx(lowest)
+        if cold.selected_model_ == "slb":
+            assert runs.loc[cand, "C_"] == pytest.approx(cold.C_)
