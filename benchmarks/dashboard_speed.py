@@ -27,7 +27,7 @@ Measures (issue 14):
 * ``class``: ``--sessions`` such sessions at once in one process (threads, as a Streamlit
   server runs them): median wall time and CPU per session, no browsers (AppTest's per-run
   process-wide state is set once for the process, so concurrent sessions do not reset each
-  other's; ``--session-fifo`` tries the heavy-work line ordered by session, an experiment);
+  other's, and each session has its own id, which the heavy-work line ranks by);
   both session modes count the CPU of the threads a page run starts, the worker processes'
   CPU and the path, TAN and warm-fold fits of each session; ``--profile N`` profiles them;
 * ``heavy``: light sessions (96 x 6 upload + Compare) alone, then beside one heavy session
@@ -271,73 +271,13 @@ def _helper_run(self):
 
 threading.Thread.__init__, threading.Thread.run = _helper_init, _helper_run
 
-# --session-fifo (an experiment for dashboard/workqueue.py, not the app's behaviour): the line
-# ordered by the time each session first asked for a slot, so a session that has started its
-# computations finishes them before the next session starts its own, instead of every session
-# going to the back of the line for each of its 4-5 queued steps (then all finish together).
-# WorkQueue.slot with one change: the ticket is inserted by that rank instead of appended.
-if os.environ.get("SLB_BENCH_SESSION_FIFO") == "1":
-    from contextlib import contextmanager as _cm
+# AppTest gives every session the same id ("test session id"); a server gives each its own,
+# which the heavy-work line ranks by (dashboard.workqueue.SessionRanks): the sessions here get
+# theirs, the harness's tag (older revisions without the ranks ignore it).
+from dashboard import workqueue as _wq
 
-    from dashboard import workqueue as _wq
-
-    _FIRST = {}
-
-    class _Ticket:
-        def __init__(self, rank):
-            self.rank = rank
-
-    @_cm
-    def _fifo_slot(self, on_wait=None, poll=0.5):
-        if self.holding():
-            self._held.depth += 1
-            try:
-                yield
-            finally:
-                self._held.depth -= 1
-            return
-        name = getattr(tag, "script", None) or threading.current_thread().name
-        with _LOCK:
-            ticket = _Ticket(_FIRST.setdefault(name, time.perf_counter()))
-        shown = None
-        with self._cond:
-            i = len(self._line)
-            while i > 0 and getattr(self._line[i - 1], "rank", float("inf")) > ticket.rank:
-                i -= 1
-            self._line.insert(i, ticket)
-        try:
-            while True:
-                with self._cond:
-                    if self._active < self.slots and self._line[0] is ticket:
-                        self._line.popleft()
-                        self._active += 1
-                        self._cond.notify_all()
-                        break
-                    ahead, running = self._line.index(ticket), self._active
-                    if shown == (ahead, running):
-                        self._cond.wait(timeout=poll)
-                        continue
-                shown = (ahead, running)
-                if on_wait is not None:
-                    on_wait(ahead, running)
-        except BaseException:
-            with self._cond:
-                if ticket in self._line:
-                    self._line.remove(ticket)
-                self._cond.notify_all()
-            raise
-        if shown is not None and on_wait is not None:
-            on_wait(None, None)
-        self._held.depth = 1
-        try:
-            yield
-        finally:
-            self._held.depth = 0
-            with self._cond:
-                self._active -= 1
-                self._cond.notify_all()
-
-    _wq.WorkQueue.slot = _fifo_slot
+if hasattr(_wq, "current_session"):
+    _wq.current_session = lambda: getattr(tag, "script", None)
 
 # the expensive computations a session's Compare pays, counted (a cache entry evicted by other
 # sessions and computed again shows as a count above 1)
@@ -465,7 +405,6 @@ PROFILE["on"] = False
 res["cpu_script"] = dict(CPU)
 res["cpu_helpers"] = dict(HELPERS)
 res["cpu_children_by_session"] = CHILDREN
-res["session_fifo"] = os.environ.get("SLB_BENCH_SESSION_FIFO") == "1"
 res["fits"] = {k: v for k, v in FITS.items() if k != "first"}
 if PROFILE["stats"]:
     buf = io.StringIO()
@@ -509,7 +448,6 @@ def run_sessions(
     n_sessions: int,
     heavy_features: int = 20,
     n_profile: int = 0,
-    session_fifo: bool = False,
 ) -> dict:
     return _run_fresh(
         SESSIONS,
@@ -519,7 +457,6 @@ def run_sessions(
         timeout=3600,
         SLB_BENCH_HEAVY_FEATURES=str(heavy_features),
         SLB_BENCH_PROFILE=str(n_profile),
-        SLB_BENCH_SESSION_FIFO="1" if session_fifo else "0",
     )
 
 
@@ -532,10 +469,7 @@ def report_sessions(label: str, mode: str, r: dict) -> None:
     children = r.get("cpu_children_by_session") or {}
     for err in r.get("errors", []):
         print(f"session failed: {err}")
-    fifo = ", line by session (experiment)" if r.get("session_fifo") else ""
-    print(
-        f"\n## {label}, {mode}{fifo} (load average {r['load_before']:.1f} -> {r['load_after']:.1f})"
-    )
+    print(f"\n## {label}, {mode} (load average {r['load_before']:.1f} -> {r['load_after']:.1f})")
     if mode in ("session", "class"):
         n = len(r["walls"])
         print(f"sessions                           {n} ({len(r.get('errors', []))} failed)")
@@ -639,12 +573,6 @@ def main() -> None:
     )
     ap.add_argument("--sessions", type=int, default=8, help="sessions of the classroom modes")
     ap.add_argument(
-        "--session-fifo",
-        action="store_true",
-        help="experiment: the heavy-work line ordered by each session's first request (a "
-        "started session finishes first); not the app's behaviour",
-    )
-    ap.add_argument(
         "--heavy-features",
         type=int,
         default=20,
@@ -673,9 +601,7 @@ def main() -> None:
     for label, root in trees:
         for mode in args.modes:
             if mode in ("session", "class", "heavy"):
-                r = run_sessions(
-                    root, mode, args.sessions, args.heavy_features, args.profile, args.session_fifo
-                )
+                r = run_sessions(root, mode, args.sessions, args.heavy_features, args.profile)
                 results[(label, mode)] = r
                 report_sessions(label, mode, r)
                 continue

@@ -283,3 +283,54 @@ def test_split_densities_are_the_one_call_fit(monkeypatch):
         t.join(600)
     with workqueue.QUEUE.slot():
         assert compute.path_processes(1e9, 5) == 2
+
+
+def test_the_line_is_ordered_by_rank_ties_by_arrival():
+    """A ticket goes behind every ticket of a rank at most its own: a session's later step
+    with an early rank passes the sessions that arrived after that rank; equal ranks and
+    rank None (arrival time) keep the order of arrival."""
+    q = WorkQueue(1)
+    admitted = []
+    hold = threading.Event()
+
+    def holder():
+        with q.slot(poll=0.01):
+            hold.wait(WAIT_S)
+
+    def worker(name, rank):
+        with q.slot(poll=0.01, rank=rank):
+            admitted.append(name)
+
+    t0 = threading.Thread(target=holder, daemon=True)
+    t0.start()
+    wait_for(lambda: q.snapshot() == (1, 0), "the holder")
+    arrivals = [("b1", 20.0), ("c", 30.0), ("b2", 20.0), ("a", 10.0), ("late", None)]
+    threads = []
+    for k, (name, rank) in enumerate(arrivals):
+        t = threading.Thread(target=worker, args=(name, rank), daemon=True)
+        t.start()
+        threads.append(t)
+        wait_for(lambda k=k: q.snapshot() == (1, k + 1), f"{name} in line")
+    hold.set()
+    for t in [t0, *threads]:
+        t.join(WAIT_S)
+    # "late" has the arrival time (monotonic, far above 30): last
+    assert admitted == ["a", "b1", "b2", "c", "late"]
+
+
+def test_session_ranks_keep_a_visit_together_and_start_a_new_one_later():
+    from dashboard.workqueue import SessionRanks
+
+    r = SessionRanks(gap=2.0, longest=60.0)
+    assert r.rank(None, now=5.0) == 5.0  # no session: its arrival
+    assert r.rank("s", now=100.0) == 100.0  # first step of a visit
+    r.done("s", now=101.0)
+    assert r.rank("s", now=102.5) == 100.0  # the next step 1.5 s later: same place
+    assert r.rank("t", now=102.6) == 102.6
+    r.done("s", now=104.0)
+    assert r.rank("s", now=107.0) == 107.0  # 3 s idle: a new visit, at the back
+    assert r.rank("s", now=150.0) == 107.0  # still running (two open): same burst
+    r.done("s", now=150.0)
+    r.done("s", now=150.0)
+    assert r.rank("s", now=151.0) == 107.0  # within the gap
+    assert r.rank("s", now=168.0) == 168.0  # never longer than 60 s from the burst's start
