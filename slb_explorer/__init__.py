@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -135,20 +137,38 @@ def server_url(extra_args=()) -> str:
     'http://127.0.0.1:8502'
     >>> server_url(["--server.port=9000", "--server.baseUrlPath", "/slb/"])
     'http://127.0.0.1:9000/slb'
+    >>> server_url(["--server.address", "::1", "--server.port", "8600"])
+    'http://[::1]:8600'
     """
-    port = _option(extra_args, "--server.port") or str(DEFAULT_PORT)
-    address = _option(extra_args, "--server.address") or "127.0.0.1"
+    env = os.environ.get
+    port = _option(extra_args, "--server.port") or env("STREAMLIT_SERVER_PORT") or DEFAULT_PORT
+    address = _option(extra_args, "--server.address") or env("STREAMLIT_SERVER_ADDRESS") or ""
+    address = address.strip("[]")
     if address in ("0.0.0.0", "::", ""):  # every interface: this machine answers on loopback
         address = "127.0.0.1"
-    base = (_option(extra_args, "--server.baseUrlPath") or "").strip("/")
+    if ":" in address:  # an IPv6 literal
+        address = f"[{address}]"
+    base = _option(extra_args, "--server.baseUrlPath") or env("STREAMLIT_SERVER_BASE_URL_PATH")
+    base = (base or "").strip("/")
     return f"http://{address}:{port}" + (f"/{base}" if base else "")
 
 
 def _port_free(url: str) -> bool:
-    """Nothing listens on the port of ``url`` yet (so the server about to start will)."""
+    """Nothing listens on the port of ``url`` yet (so the server about to start will); False
+    when that cannot be told (an address this machine cannot resolve): no pre-run then."""
     host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        return s.connect_ex((host, int(port))) != 0
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=1):
+            return False  # something answered: not the server about to start
+    except ConnectionRefusedError:
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+#: Requests to the local server never go through a proxy (``http_proxy`` is honoured by
+#: ``urllib`` even for 127.0.0.1 on Linux).
+_LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def prewarm(url: str, proc=None, *, start_budget: float = 120.0, run_budget: float = 300.0) -> bool:
@@ -157,7 +177,8 @@ def prewarm(url: str, proc=None, *, start_budget: float = 120.0, run_budget: flo
     One GET of ``/_stcore/script-health-check`` (the server must run with
     ``server.scriptHealthCheckEnabled``): Streamlit runs ``app.py`` in a session of its own
     and answers when the run ends, so the imports, the default page's cached results and the
-    warm-up's start are paid before the first visitor arrives.
+    warm-up's start are paid before the first visitor arrives.  Streamlit ends that run after
+    60 s (it answers 503, "timeout"); the app's first run takes 2-3 s on two cores.
 
     Parameters
     ----------
@@ -185,7 +206,7 @@ def prewarm(url: str, proc=None, *, start_budget: float = 120.0, run_budget: flo
         if proc is not None and proc.poll() is not None:
             return False
         try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            with _LOCAL.open(f"{url}/_stcore/health", timeout=2) as r:
                 if r.status == 200:
                     break
         except OSError:
@@ -194,7 +215,7 @@ def prewarm(url: str, proc=None, *, start_budget: float = 120.0, run_budget: flo
             return False
         time.sleep(0.2)
     try:
-        with urllib.request.urlopen(f"{url}/_stcore/script-health-check", timeout=run_budget) as r:
+        with _LOCAL.open(f"{url}/_stcore/script-health-check", timeout=run_budget) as r:
             return r.status == 200
     except OSError:  # 503 (the script failed: its visitors will see why), timeout
         return False
@@ -209,6 +230,17 @@ def _announce_prewarm(url: str, proc) -> None:
             f"the first visitor of {url} does not wait for it.",
             flush=True,
         )
+    elif proc.poll() is None:
+        print(
+            f"SLB Explorer: the app's first run at {url} did not happen or failed; the first "
+            "visitor runs it (and sees any error).",
+            flush=True,
+        )
+
+
+def _exit_code(rc: int) -> int:
+    """A child's return code as a shell reports it (killed by signal N: 128 + N)."""
+    return 128 - rc if rc < 0 else rc
 
 
 def main(argv=None) -> int:
@@ -262,10 +294,20 @@ def main(argv=None) -> int:
     if importlib.util.find_spec("streamlit") is None:
         parser.exit(2, "slb-explorer: streamlit is missing; pip install 'slb-explorer[app]'\n")
     warm = not args.no_prewarm and _port_free(url)  # a busy port: not our server to ask
-    proc = subprocess.Popen(command, cwd=cwd)
+    if not args.no_prewarm and not warm:
+        print(f"SLB Explorer: {url} is taken or unknown; no pre-run.", flush=True)
+    # The server in a process group of its own, and every stop signal the launcher gets passed
+    # on once: `kill <launcher>`, a service manager or Ctrl-C in a terminal stop the server too
+    # (a terminal's Ctrl-C reaches only the launcher's group, so the server hears it once).
+    posix = os.name == "posix"
+    group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
+    proc = subprocess.Popen(command, cwd=cwd, **(group if posix else {}))
+    if posix:
+        for name in ("SIGTERM", "SIGINT", "SIGHUP"):
+            signal.signal(getattr(signal, name), lambda sig, _f: proc.send_signal(sig))
     if warm:
         threading.Thread(target=_announce_prewarm, args=(url, proc), daemon=True).start()
     try:
-        return proc.wait()
-    except KeyboardInterrupt:  # Ctrl-C reached the server too (same process group)
-        return proc.wait()
+        return _exit_code(proc.wait())
+    except KeyboardInterrupt:  # not POSIX: Ctrl-C reached the server too
+        return _exit_code(proc.wait())

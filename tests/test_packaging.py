@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -358,7 +359,13 @@ def test_slb_explorer_runs_the_app_once_before_the_first_visitor(tmp_path):
                 assert proc.poll() is None, log.read_text()
                 time.sleep(0.5)
             assert f"first visitor of http://127.0.0.1:{port} " in log.read_text()
+            # the server runs in a process group of its own; a SIGTERM to the launcher's group
+            # alone reaches it through the launcher, which exits with the server's code
+            os.killpg(proc.pid, 15)
+            assert proc.wait(timeout=120) == 0, log.read_text()
+            with pytest.raises(OSError):  # nothing listens on the port any more
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
         finally:
             if proc.poll() is None:
-                os.killpg(proc.pid, 15)
-            proc.wait(timeout=60)
+                os.killpg(proc.pid, 9)
+                proc.wait(timeout=60)
