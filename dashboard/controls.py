@@ -31,14 +31,24 @@ _DEFERRED = "_live_lambda_draw"  # the live λ slider waiting to be drawn (see l
 
 
 def sync_lambda_context() -> None:
-    """On a new dataset or dependence measure, start λ-by-value at the 90 % quantile."""
+    """On a new dataset or dependence measure, start λ-by-value at the 90 % quantile, moved to
+    its kept-set position (:func:`default_lambda`), as every page then uses it."""
     c = state.cfg()
     ds = state.dataset()
     ctx = (ds.key, c["measure"])
     if c["lam_context"] != ctx:
         scr = compute.screening(ds.key, ds, c["measure"])
-        c["lam_value"] = compute.default_lambda(scr, c["pair_rule"])
+        c["lam_value"] = default_lambda(scr, c["pair_rule"])
         c["lam_context"] = ctx
+
+
+def default_lambda(scr, pair_rule: str) -> float:
+    """A fresh session's λ: :func:`dashboard.compute.default_lambda` (the 90 % quantile of the
+    pair scores) moved to the λ-by-value control's position that keeps the same terms, so the
+    sidebar, the address, every page and the server's warm-up use one value."""
+    return lambda_steps.snapped(
+        lambda_steps_of(scr, pair_rule), compute.default_lambda(scr, pair_rule)
+    )
 
 
 def format_lambda(lam: float) -> str:

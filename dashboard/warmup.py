@@ -38,7 +38,7 @@ import streamlit as st
 
 from slb import BUNDLED_DATASETS
 
-from . import compute, data, evaluation, lambda_steps, models, state, workqueue
+from . import compute, controls, data, evaluation, models, state, workqueue
 from .workqueue import QUEUE, quiet_thread_logs
 
 _LOG = logging.getLogger(__name__)
@@ -100,12 +100,7 @@ def defaults_for(ds) -> Defaults:
         dens=(str(d["bw_rule"]), float(d["bw_mult"]), ()),  # state.density_key(), no overrides
         n_folds=int(ds.n_folds),
         reps=compute.affordable_repeats(ds.n, ds.d, int(d["cv_repeats"])),
-        # controls.sync_lambda_context's default, moved to its kept-set position as the
-        # by-value control moves it (controls._value_control): the λ the pages ask for
-        lam=lambda_steps.snapped(
-            lambda_steps.lambda_steps(scr.pair_stat, d["pair_rule"]),
-            compute.default_lambda(scr, d["pair_rule"]),
-        ),
+        lam=controls.default_lambda(scr, d["pair_rule"]),  # controls.sync_lambda_context
     )
 
 

@@ -57,6 +57,11 @@ def test_warm_up_leaves_nothing_to_compute_on_the_default_pages(monkeypatch):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert {"SLB", "TAN", "NB"} <= set(at.dataframe[0].value.index)
+    # a fresh session whose first page is Explain (a shared link): the same λ, nothing refitted
+    at = AppTest.from_file(APP, default_timeout=600)
+    at.switch_page("pages/explain.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
 
 
 def test_warm_up_is_off_in_tests_and_by_switch(monkeypatch):
