@@ -381,7 +381,7 @@ def slb_nested_eval(
     n_proc, cost = _processes(len(f)), data_cost(_ds, n_repeats)
     # One fold per task, on every free core: the folds are independent refits (25 on Sonar,
     # 13.4 s of one idle core), so two cores halve the wait.  Each fold is fitted exactly as
-    # compare_estimators fits it (tests/test_dashboard_parallel.py checks the equality).
+    # compare_estimators fits it (tests/test_nested_estimate_parallel.py checks the equality).
     if n_proc == 1 and not uses_pool(cost):
         outs = [_one_fold_slb(*c) for c in calls]
     elif uses_pool(cost):  # big data: the niced workers, already started

@@ -3,8 +3,10 @@
 A class on one server: when everybody opens Compare at once, each session's fits compete for
 the same cores and everybody waits for everybody (8 sessions took 98 s each).  Here at most
 :data:`SLOTS` heavy computations (cache misses: screening, per-fold densities, cross-validation,
-fits, uploads) run at once, first come first served; the others wait in line and their page
-shows their place ("waiting for 3 computations ahead of yours").  Cached results never wait.
+fits, uploads) run at once; the others wait in line, in order of arrival except that the
+steps of one session's visit keep the place of its first (:class:`SessionRanks`), and their
+page shows their place ("waiting for 3 computations ahead of yours").  Cached results never
+wait.
 
 Usage: decorate the *body* of a cached function (under ``st.cache_data``/``st.cache_resource``)
 with :func:`queued`; a computation that calls another queued one from the same thread keeps its
@@ -78,7 +80,8 @@ def _default_slots() -> int:
 #: A session's computations that follow each other within this many seconds (the 4-6 queued
 #: steps of one page visit) keep the place in line of the first (:class:`SessionRanks`).
 BURST_GAP_S = 2.0
-#: ... but for at most this long from the first, so a busy session cannot starve the others.
+#: ... but for at most this long after the burst's first computation was admitted (time spent
+#: waiting in line does not count), so a busy session cannot starve the others.
 BURST_MAX_S = 60.0
 
 
@@ -89,14 +92,15 @@ class SessionRanks:
     (screening, SLB's path, TAN, NB, the full-data fit...), so with a class of 30 all finish
     together; ranked by the burst's start, a visit that began first finishes first.  Measured
     with 30 AppTest classroom sessions at once (``benchmarks/dashboard_speed.py --modes class
-    --sessions 30``): median completion 26-32 s appended, 13.1 s ranked (load 3.8-5.1), CPU
-    per session unchanged (0.59 s).
+    --sessions 30 --baseline <before>``, one run, load 1.8-4.5): median completion 28.9 s
+    appended, 15.9 s ranked; CPU per session 0.73 s and 0.71 s.
     """
 
     def __init__(self, gap: float = BURST_GAP_S, longest: float = BURST_MAX_S):
         self.gap, self.longest = gap, longest
         self._lock = threading.Lock()
-        self._bursts: dict = {}  # session -> [rank (burst start), last activity, running]
+        # session -> [rank (burst start), last activity, running, first admission or None]
+        self._bursts: dict = {}
 
     def rank(self, session, now: float | None = None) -> float:
         """The rank of a new computation of ``session`` (None: no session, its arrival)."""
@@ -105,14 +109,27 @@ class SessionRanks:
             return now
         with self._lock:
             b = self._bursts.get(session)
-            if b is None or ((b[2] == 0 and now - b[1] > self.gap) or now - b[0] > self.longest):
-                b = self._bursts[session] = [now, now, 0]
+            if (
+                b is None
+                or (b[2] == 0 and now - b[1] > self.gap)
+                or (b[3] is not None and now - b[3] > self.longest)
+            ):
+                b = self._bursts[session] = [now, now, 0, None]
             b[2] += 1
             b[1] = now
             if len(self._bursts) > 1000:  # forget sessions idle for long
                 for k in [k for k, v in self._bursts.items() if now - v[1] > 600 and not v[2]]:
                     del self._bursts[k]
             return b[0]
+
+    def admitted(self, session, now: float | None = None) -> None:
+        """A computation of ``session`` got its slot (the burst's limit counts from the first)."""
+        if session is None:
+            return
+        with self._lock:
+            b = self._bursts.get(session)
+            if b is not None and b[3] is None:
+                b[3] = time.monotonic() if now is None else now
 
     def done(self, session, now: float | None = None) -> None:
         """A computation of ``session`` ended (its burst goes on if another follows soon)."""
@@ -363,6 +380,7 @@ def queued(fn):
         session = current_session()
         try:
             with QUEUE.slot(on_wait=_Notice(), rank=RANKS.rank(session)):
+                RANKS.admitted(session)
                 WAITED.record(time.perf_counter() - t0)
                 return fn(*args, **kwargs)
         finally:

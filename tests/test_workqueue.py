@@ -324,13 +324,63 @@ def test_session_ranks_keep_a_visit_together_and_start_a_new_one_later():
     r = SessionRanks(gap=2.0, longest=60.0)
     assert r.rank(None, now=5.0) == 5.0  # no session: its arrival
     assert r.rank("s", now=100.0) == 100.0  # first step of a visit
+    r.admitted("s", now=100.5)
     r.done("s", now=101.0)
     assert r.rank("s", now=102.5) == 100.0  # the next step 1.5 s later: same place
     assert r.rank("t", now=102.6) == 102.6
     r.done("s", now=104.0)
     assert r.rank("s", now=107.0) == 107.0  # 3 s idle: a new visit, at the back
-    assert r.rank("s", now=150.0) == 107.0  # still running (two open): same burst
-    r.done("s", now=150.0)
-    r.done("s", now=150.0)
-    assert r.rank("s", now=151.0) == 107.0  # within the gap
-    assert r.rank("s", now=168.0) == 168.0  # never longer than 60 s from the burst's start
+    assert r.rank("s", now=150.0) == 107.0  # waiting in line (two open): same burst
+    r.admitted("s", now=160.0)  # the burst's first computation got its slot at 160
+    r.done("s", now=170.0)
+    assert r.rank("s", now=171.0) == 107.0  # within the gap; waiting time does not count
+    r.admitted("s", now=172.0)
+    r.done("s", now=172.0)
+    r.done("s", now=172.0)
+    assert r.rank("s", now=221.0) == 221.0  # more than 60 s after the first admission
+
+
+def test_queued_steps_of_one_session_pass_a_later_session(monkeypatch):
+    """queued() ranks by session: A's first step runs, B arrives, then A's second step
+    (within the visit) is served before B; the ranks are released when a step raises."""
+    from dashboard import workqueue
+
+    q, ranks = WorkQueue(1), workqueue.SessionRanks()
+    monkeypatch.setattr(workqueue, "QUEUE", q)
+    monkeypatch.setattr(workqueue, "RANKS", ranks)
+    who = threading.local()
+    monkeypatch.setattr(workqueue, "current_session", lambda: getattr(who, "name", None))
+    order, go = [], {k: threading.Event() for k in ("a1", "b", "a2")}
+
+    @queued
+    def step(name):
+        order.append(name)
+        go[name].wait(WAIT_S)
+
+    def run(session, name):
+        who.name = session
+        step(name)
+
+    ta1 = threading.Thread(target=run, args=("A", "a1"), daemon=True)
+    ta1.start()
+    wait_for(lambda: order == ["a1"], "A's first step")
+    tb = threading.Thread(target=run, args=("B", "b"), daemon=True)
+    tb.start()
+    wait_for(lambda: q.snapshot() == (1, 1), "B in line")
+    ta2 = threading.Thread(target=run, args=("A", "a2"), daemon=True)
+    ta2.start()
+    wait_for(lambda: q.snapshot() == (1, 2), "A's second step in line")
+    for name in ("a1", "a2", "b"):
+        go[name].set()
+    for t in (ta1, tb, ta2):
+        t.join(WAIT_S)
+    assert order == ["a1", "a2", "b"]  # appended, it would be a1, b, a2
+
+    @queued
+    def boom():
+        raise RuntimeError("x")
+
+    who.name = "C"
+    with pytest.raises(RuntimeError):
+        boom()
+    assert ranks._bursts["C"][2] == 0  # nothing left running after the error
