@@ -180,6 +180,23 @@ def decide(unit, safety, pvals):
     return cheap[0], why + f"; then the lowest mean BER: {cheap[0]}"
 
 
+def describe(df, n_complete: int, cost_note: str):
+    """Print what was run and the mean BER per family; returns (family means, median CPU)."""
+    losses = sorted(df["loss"].dropna().unique()) if "loss" in df else []
+    unit = family_means(df)
+    settings = sorted(set(zip(df.n, df.d, strict=True)))
+    print(
+        f"loss {losses}; {n_complete} complete datasets; settings (n, d) {settings}; "
+        f"seeds {sorted(int(s) for s in df.seed.unique())}; units = {unit.shape[0]} families\n"
+    )
+    print("mean BER per design family (%):\n" + unit.round(2).to_string() + "\n")
+    print("mean over families:\n" + unit.mean().sort_values().round(2).to_string() + "\n")
+    cost = df.groupby("candidate").cpu_seconds.median()
+    print(f"median CPU seconds per fit ({cost_note}):")
+    print(cost.round(2).to_string() + "\n")
+    return unit, cost
+
+
 def load_runs(paths, candidates=None):
     """The raw runs of one or more CSVs, pooled, complete datasets only.
 
@@ -213,18 +230,7 @@ def family_means(df):
 
 def analyse(paths):
     df, n_complete = load_runs(paths)
-    losses = sorted(df["loss"].dropna().unique()) if "loss" in df else []
-    unit = family_means(df)
-    settings = sorted(set(zip(df.n, df.d, strict=True)))
-    print(
-        f"loss {losses}; {n_complete} complete datasets; settings (n, d) {settings}; "
-        f"seeds {sorted(int(s) for s in df.seed.unique())}; units = {unit.shape[0]} families\n"
-    )
-    print("mean BER per design family (%):\n" + unit.round(2).to_string() + "\n")
-    print("mean over families:\n" + unit.mean().sort_values().round(2).to_string() + "\n")
-    cost = df.groupby("candidate").cpu_seconds.median()
-    print("median CPU seconds per fit (the first candidate's fit holds the inner CV):")
-    print(cost.round(2).to_string() + "\n")
+    unit, cost = describe(df, n_complete, "the first candidate's fit holds the inner CV")
     pairs = list(itertools.combinations(CANDIDATES, 2))
     adj = paired_tests(unit, pairs, "points", "Holm over the six", width=20)
     better = unit[list(REFERENCES)].min(axis=1)
@@ -258,18 +264,7 @@ def analyse_grid_ends(paths):
     ``"wide grid"`` or ``"default grid"``."""
     names = list(GRID_CANDIDATES)
     df, n_complete = load_runs(paths, GRID_CANDIDATES)
-    unit = family_means(df)
-    settings = sorted(set(zip(df.n, df.d, strict=True)))
-    print(
-        f"loss {sorted(df['loss'].dropna().unique())}; {n_complete} complete datasets; "
-        f"settings (n, d) {settings}; seeds {sorted(int(s) for s in df.seed.unique())}; "
-        f"units = {unit.shape[0]} families\n"
-    )
-    print("mean BER per design family (%):\n" + unit.round(2).to_string() + "\n")
-    print("mean over families:\n" + unit.mean().sort_values().round(2).to_string() + "\n")
-    cost = df.groupby("candidate").cpu_seconds.median()
-    print("median CPU seconds per fit (the wide grid is a warm refit: its extra grid only):")
-    print(cost.round(2).to_string() + "\n")
+    unit, cost = describe(df, n_complete, "the wide grid is a warm refit: its extra grid only")
     (p,) = paired_tests(unit, [(names[1], names[0])], "points", "one test, no correction", 12)
     better = unit[list(REFERENCES)].min(axis=1)
     safety = unit[names].sub(better, axis=0)
