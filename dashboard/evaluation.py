@@ -192,20 +192,16 @@ def model_fold_run(
     est = models.CLASSIFIERS[name].make(density_params(dens) if dens is not None else {}, seed)
     f = compute.folds(key, _ds, n_folds, seed, n_repeats)
     y = np.asarray(_ds.y)
-    # The prepared table's values, not its DataFrame: the same numbers for every classifier,
-    # and scikit-learn's input checks of a frame were 22 % of each TAN fold's fit in a
-    # classroom session's profile (a 160 x 6 TAN fit: 8.3 ms from a frame, 5.9 ms from an array)
-    X = _ds.X.to_numpy(dtype=float) if hasattr(_ds.X, "to_numpy") else np.asarray(_ds.X)
     n_proc = _processes(len(f))
     cost = data_cost(_ds, n_repeats)
     if n_proc == 1:  # big data: in a niced worker process (dashboard.workqueue.offload)
         comp = offload(
-            cost, compare_estimators, {name: est}, X, y, folds=f, record_predictions=True
+            cost, compare_estimators, {name: est}, _ds.X, y, folds=f, record_predictions=True
         )
         ber = comp.per_fold[name].to_numpy(dtype=float)
         return FoldRun(ber, float(comp.fit_seconds[name]), comp.predictions)
     t0 = time.perf_counter()
-    calls = [(est, X, y, tr, te) for tr, te in f]
+    calls = [(est, _ds.X, y, tr, te) for tr, te in f]
     if uses_pool(cost):  # big data: one fold per task in the niced workers, already started
         outs = offload_each(cost, _one_fold_outputs, calls, n_proc)
     else:
