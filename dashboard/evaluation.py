@@ -156,6 +156,18 @@ def _one_fold_outputs(est, X, y, train, test) -> dict:
     return model_outputs(model, rows(test))
 
 
+def _per_fold(fn, calls: list, n_proc: int, cost: float) -> list:
+    """``[fn(*c) for c in calls]``, one fold per task: in the niced workers (already started)
+    for big data, else in ``n_proc`` joblib processes (here when ``n_proc`` is 1)."""
+    if uses_pool(cost):
+        return offload_each(cost, fn, calls, n_proc)
+    if n_proc == 1:
+        return [fn(*c) for c in calls]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_proc)(delayed(fn)(*c) for c in calls)
+
+
 def _one_fold_slb(est, X, y, train, test) -> tuple[dict, int]:
     """:func:`_one_fold_outputs` of an SLB estimator, and the number of pairs it kept."""
     rows = (lambda idx: X.iloc[idx]) if hasattr(X, "iloc") else (lambda idx: X[idx])
@@ -201,13 +213,7 @@ def model_fold_run(
         ber = comp.per_fold[name].to_numpy(dtype=float)
         return FoldRun(ber, float(comp.fit_seconds[name]), comp.predictions)
     t0 = time.perf_counter()
-    calls = [(est, _ds.X, y, tr, te) for tr, te in f]
-    if uses_pool(cost):  # big data: one fold per task in the niced workers, already started
-        outs = offload_each(cost, _one_fold_outputs, calls, n_proc)
-    else:
-        from joblib import Parallel, delayed
-
-        outs = Parallel(n_jobs=n_proc)(delayed(_one_fold_outputs)(*c) for c in calls)
+    outs = _per_fold(_one_fold_outputs, [(est, _ds.X, y, tr, te) for tr, te in f], n_proc, cost)
     frames = [
         fold_prediction_frame(name, k, te, y[te], **out)
         for k, ((_, te), out) in enumerate(zip(f, outs, strict=True))
@@ -382,14 +388,7 @@ def slb_nested_eval(
     # One fold per task, on every free core: the folds are independent refits (25 on Sonar,
     # 13.4 s of one idle core), so two cores halve the wait.  Each fold is fitted exactly as
     # compare_estimators fits it (tests/test_nested_estimate_parallel.py checks the equality).
-    if n_proc == 1 and not uses_pool(cost):
-        outs = [_one_fold_slb(*c) for c in calls]
-    elif uses_pool(cost):  # big data: the niced workers, already started
-        outs = offload_each(cost, _one_fold_slb, calls, n_proc)
-    else:
-        from joblib import Parallel, delayed
-
-        outs = Parallel(n_jobs=n_proc)(delayed(_one_fold_slb)(*c) for c in calls)
+    outs = _per_fold(_one_fold_slb, calls, n_proc, cost)
     frames = [
         fold_prediction_frame(name, k, te, y[te], **out)
         for k, ((_, te), (out, _)) in enumerate(zip(f, outs, strict=True))

@@ -9,8 +9,9 @@ classes (``Dataset.multiclass``) draws itself with the functions here instead:
 * Compare: every K-class classifier cross-validated on the same folds
   (``slb.evaluation.compare_estimators(record_predictions=True)``): macro BER with the
   corrected t-test against the best, the K x K confusion matrix (click a cell, or choose it
-  in a selectbox, to list its rows), one-vs-rest ROC / PR with a class picker, per-class recall, SLB's coefficients per class block; binary-only classifiers
-  are listed with the reason they are not offered;
+  in a selectbox, to list its rows), one-vs-rest ROC / PR with a class picker, per-class
+  recall, SLB's coefficients per class block; binary-only classifiers are listed with the
+  reason they are not offered;
 * Explain: the decision value of every class for one sample, the winner's margin over the
   runner-up, and the winner's terms.
 

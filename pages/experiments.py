@@ -206,11 +206,17 @@ else:
     # one under the other, at the page's width: side by side (three or two columns) each graph
     # had a plot area 157 or about 250 px wide at a projector's 1024 px with the sidebar open,
     # the title of the third was cut (issue 28; tests/test_browser_experiments.py)
-    for label, sign, key in ((1, "+", "exp_graph_pos"), (-1, "-", "exp_graph_neg")):
-        title = f"True network of class {'+' if label == 1 else '−'}"
+    for label, sign, shown, key in (
+        (1, "+", "+", "exp_graph_pos"),
+        (-1, "-", "−", "exp_graph_neg"),
+    ):
         st.plotly_chart(
             figures.network_graph(
-                names, fit.graphs[label], fit.positions, title=title, color=figures.COLORS[sign]
+                names,
+                fit.graphs[label],
+                fit.positions,
+                title=f"True network of class {shown}",
+                color=figures.COLORS[sign],
             ),
             key=key,
             config=CHART,
