@@ -372,7 +372,7 @@ def slb_fold_eval(
 
 @st.cache_data(
     show_spinner="Nested cross-validation: SLB selects its settings again inside every fold "
-    "(about 10 s on Sonar with two free cores; done once)…",
+    "(on Sonar about 7 s with two free cores, 12 s with one; done once)…",
     max_entries=16,
     ttl=_TTL,
 )

@@ -200,7 +200,7 @@ def ber_section(v: View, res: Results) -> None:
             help="Runs SLBClassifier() with its automatic λ and C on the same folds: screening, "
             "densities and the inner cross-validation are refitted from each fold's training "
             "rows (naive Bayes and TAN compete in that inner selection, as in "
-            "SLBClassifier's default). Cached; about 15 s on Sonar.",
+            "SLBClassifier's default). Cached; on Sonar about 7 s with two free cores, 12 s with one.",
         ):
             st.session_state["cmp_nested"] = v.nested_key
             st.rerun()  # the whole app: the sidebar and every section see the new run
