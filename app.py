@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import data, shell, state, toy
+from dashboard import data, evaluation, shell, state, toy
 from dashboard.safety import escape_markdown as esc
 from slb import BUNDLED_DATASETS
 from slb.viz import figures
@@ -454,6 +454,8 @@ def data_page() -> None:
             st.caption("Nothing was dropped or changed.")
         st.markdown("**Preview** (first 200 rows of the prepared data)")
         st.dataframe(data.preview(ds), width="stretch", height=320)
+    if not build.error:  # new data: Compare's cross-validation starts now, in idle time
+        evaluation.prefetch_compare(ds, c, state.density_key())
 
 
 shell.setup()

@@ -15,8 +15,10 @@ depends on.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -533,6 +535,78 @@ def prefetch_runs(
 
     quiet_thread_logs(PREFETCH_THREAD)
     threading.Thread(target=run, name=PREFETCH_THREAD, daemon=True).start()
+    return True
+
+
+DATA_PREFETCH_THREAD = "slb-prefetch-data"
+_DATA_PREFETCHED: set = set()
+#: The last data prefetch thread started (``"thread"``), for tests to wait on.
+DATA_PREFETCH: dict = {}
+
+
+def data_prefetch_enabled() -> bool:
+    """``SLB_PREFETCH=0`` turns :func:`prefetch_compare` off (``1`` on); by default it is on,
+    except inside pytest, whose AppTest runs count what the pages compute (a test turns it on)."""
+    flag = os.environ.get("SLB_PREFETCH", "").strip()
+    if flag:
+        return flag != "0"
+    return "pytest" not in sys.modules
+
+
+def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
+    """Start the Compare page's cross-validation of a session's own data while it is still on
+    the Data page.
+
+    The bundled datasets' defaults are computed at server start (:mod:`dashboard.warmup`); an
+    upload (or a synthetic or toy table) is new, and what its Compare page computes first (SLB's
+    per-fold densities and its BER at the session's λ, naive Bayes from them, TAN's and any
+    added classifier's folds, the full-data SLB) starts here, as soon as the Data page has shown
+    the table, with the page's own calls and settings: the entries Compare then reads are the
+    ones filled here (:func:`prefetch_runs` for the classifiers other than SLB and NB, then SLB
+    and NB in a thread of their own; Streamlit makes a page that asks for an entry being
+    computed wait for it, so nothing is computed twice).
+
+    Only in a spare slot of the queue and when a core is idle, on data within
+    :data:`dashboard.compute.PREFETCH_MAX_COST`, two classes, λ by value, quantile or FDR (the
+    nested "λ by CV" is not started speculatively), and once per data and settings.  So a
+    session that never opens Compare costs idle CPU only.  Returns whether it started.
+    """
+    if not data_prefetch_enabled() or c.get("source") == "bundled":
+        return False
+    if getattr(ds, "multiclass", False) or c.get("lam_mode") == "cv":
+        return False
+    names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
+    reps = compute.affordable_repeats(ds.n, ds.d, int(c["cv_repeats"]))
+    k, seed, measure, rule = int(ds.n_folds), int(c["seed"]), c["measure"], c["pair_rule"]
+    if data_cost(ds, reps) > compute.PREFETCH_MAX_COST or not _cores_free():
+        return False
+    if not QUEUE.spare_free():
+        return False
+    lam = compute.current_lambda(ds, c, dens)  # what the λ controls return (cached screening)
+    key = (ds.key, tuple(names), dens, k, seed, reps, measure, rule, lam.mode, lam.value)
+    with _PREFETCH_LOCK:
+        if key in _DATA_PREFETCHED:
+            return False
+        if len(_DATA_PREFETCHED) > 10_000:
+            _DATA_PREFETCHED.clear()
+        _DATA_PREFETCHED.add(key)
+    c = copy.deepcopy(c)  # the session may change its settings meanwhile
+    prefetch_runs(ds, names, dens, k, seed, reps, measure, rule, lam=lam.value)
+
+    def run():
+        with QUEUE.spare() as granted:
+            if not granted:
+                return
+            try:
+                slb_run_for(ds, c, lam, dens, k, reps)
+                classifier_run(ds, "NB", dens, k, seed, reps, measure, rule)
+            except Exception:  # Compare runs it again and shows what went wrong
+                _LOG.exception("Background cross-validation of SLB on new data failed")
+
+    quiet_thread_logs(DATA_PREFETCH_THREAD)
+    t = threading.Thread(target=run, name=DATA_PREFETCH_THREAD, daemon=True)
+    DATA_PREFETCH["thread"] = t
+    t.start()
     return True
 
 
