@@ -15,6 +15,7 @@ depends on.
 
 from __future__ import annotations
 
+import atexit
 import copy
 import logging
 import os
@@ -558,18 +559,21 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
     the Data page.
 
     The bundled datasets' defaults are computed at server start (:mod:`dashboard.warmup`); an
-    upload (or a synthetic or toy table) is new, and what its Compare page computes first (SLB's
+    upload (or a synthetic or toy table) is new, and what its Compare page computes (SLB's
     per-fold densities and its BER at the session's λ, naive Bayes from them, TAN's and any
-    added classifier's folds, the full-data SLB) starts here, as soon as the Data page has shown
-    the table, with the page's own calls and settings: the entries Compare then reads are the
-    ones filled here (:func:`prefetch_runs` for the classifiers other than SLB and NB, then SLB
-    and NB in a thread of their own; Streamlit makes a page that asks for an entry being
-    computed wait for it, so nothing is computed twice).
+    added classifier's folds, the full-data SLB) starts here, one after the other in one
+    background thread, as soon as the Data page has shown the table, with the page's own calls
+    and settings: the entries Compare then reads are the ones filled here (Streamlit makes a
+    page that asks for an entry being computed wait for it, so nothing is computed twice).
 
-    Only in a spare slot of the queue and when a core is idle, on data within
-    :data:`dashboard.compute.PREFETCH_MAX_COST`, two classes, λ by value, quantile or FDR (the
-    nested "λ by CV" is not started speculatively), and once per data and settings.  So a
-    session that never opens Compare costs idle CPU only.  Returns whether it started.
+    Only when no session's computation is running or waiting (the warm-up's rule: the one-minute
+    load average, which :func:`prefetch_runs` reads, stays high for a minute after any work and
+    kept this from ever starting while a browser drew the Data page), in a spare slot of the
+    queue (it never makes a session wait; big work runs in the niced worker processes), on data
+    within :data:`dashboard.compute.PREFETCH_MAX_COST`, two classes, λ by value, quantile or FDR
+    (the nested "λ by CV" is not started speculatively), once per data and settings.  A session
+    that never opens Compare costs idle CPU only.  The thread ends after its current step when
+    the server exits (:func:`stop_prefetch`).  Returns whether it started.
     """
     if not data_prefetch_enabled() or c.get("source") == "bundled":
         return False
@@ -578,9 +582,7 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
     names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
     reps = compute.affordable_repeats(ds.n, ds.d, int(c["cv_repeats"]))
     k, seed, measure, rule = int(ds.n_folds), int(c["seed"]), c["measure"], c["pair_rule"]
-    if data_cost(ds, reps) > compute.PREFETCH_MAX_COST or not _cores_free():
-        return False
-    if not QUEUE.spare_free():
+    if data_cost(ds, reps) > compute.PREFETCH_MAX_COST or QUEUE.snapshot() != (0, 0):
         return False
     lam = compute.current_lambda(ds, c, dens)  # what the λ controls return (cached screening)
     key = (ds.key, tuple(names), dens, k, seed, reps, measure, rule, lam.mode, lam.value)
@@ -591,23 +593,51 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
             _DATA_PREFETCHED.clear()
         _DATA_PREFETCHED.add(key)
     c = copy.deepcopy(c)  # the session may change its settings meanwhile
-    prefetch_runs(ds, names, dens, k, seed, reps, measure, rule, lam=lam.value)
+    steps = [("SLB", lambda: slb_run_for(ds, c, lam, dens, k, reps))]
+    steps += [
+        (name, lambda name=name: classifier_run(ds, name, dens, k, seed, reps, measure, rule))
+        for name in names[1:]
+    ]
+    steps.append(
+        (
+            "SLB on all rows",
+            lambda: compute.fit_slb(ds.key, ds, lam.value, measure, rule, dens, seed),
+        )
+    )
 
     def run():
         with QUEUE.spare() as granted:
-            if not granted:
-                return
-            try:
-                slb_run_for(ds, c, lam, dens, k, reps)
-                classifier_run(ds, "NB", dens, k, seed, reps, measure, rule)
-            except Exception:  # Compare runs it again and shows what went wrong
-                _LOG.exception("Background cross-validation of SLB on new data failed")
+            for what, step in steps if granted else ():
+                if _PREFETCH_STOP.is_set():
+                    return
+                try:
+                    step()
+                except Exception:  # Compare runs it again and shows what went wrong
+                    _LOG.exception("Background cross-validation of new data failed at %s", what)
 
     quiet_thread_logs(DATA_PREFETCH_THREAD)
     t = threading.Thread(target=run, name=DATA_PREFETCH_THREAD, daemon=True)
-    DATA_PREFETCH["thread"] = t
+    with _PREFETCH_LOCK:
+        if not DATA_PREFETCH:  # first one: end it cleanly at interpreter exit
+            atexit.register(stop_prefetch)
+        DATA_PREFETCH["thread"] = t
     t.start()
     return True
+
+
+#: Set at interpreter exit (:func:`stop_prefetch`): a data prefetch ends after its current step.
+_PREFETCH_STOP = threading.Event()
+
+
+def stop_prefetch(timeout: float = 15.0) -> bool:
+    """End the last data prefetch after its current step and wait up to ``timeout`` seconds (a
+    daemon thread still inside numpy while the interpreter shuts down can abort the process, as
+    :func:`dashboard.warmup.stop` says).  Returns whether it has ended."""
+    _PREFETCH_STOP.set()
+    t = DATA_PREFETCH.get("thread")
+    if t is not None and t.is_alive() and t is not threading.current_thread():
+        t.join(timeout)
+    return t is None or not t.is_alive()
 
 
 def classifier_run(

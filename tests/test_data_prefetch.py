@@ -37,9 +37,8 @@ def _forbid_fits(monkeypatch) -> list:
 
 
 def _wait_for_prefetch(timeout=600):
-    names = (evaluation.DATA_PREFETCH_THREAD, evaluation.PREFETCH_THREAD)
     for t in threading.enumerate():
-        if t.name in names:
+        if t.name == evaluation.DATA_PREFETCH_THREAD:
             t.join(timeout)
             assert not t.is_alive()
 
@@ -48,7 +47,6 @@ def _wait_for_prefetch(timeout=600):
 def prefetch_on(monkeypatch):
     monkeypatch.setenv("SLB_PREFETCH", "1")
     monkeypatch.setenv("SLB_CV_PROCESSES", "1")
-    monkeypatch.setattr(evaluation, "_cores_free", lambda: True)  # whatever the machine's load
 
 
 def test_compare_fits_nothing_after_the_data_page_prefetch(prefetch_on, monkeypatch):
@@ -81,3 +79,25 @@ def test_the_prefetch_is_off_in_tests_and_for_bundled_data(monkeypatch):
     assert evaluation.data_prefetch_enabled()
     # bundled data are the warm-up's: never started here
     assert not evaluation.prefetch_compare(object(), {"source": "bundled"}, ("scott", 1.0, ()))
+
+
+def test_stop_ends_the_prefetch_between_steps(prefetch_on, monkeypatch):
+    """At interpreter exit the prefetch finishes the step it is in and runs no other."""
+    import time
+
+    ran = []
+
+    def slow_pass(*args, **kwargs):
+        ran.append("SLB")
+        time.sleep(0.5)
+
+    monkeypatch.setattr(evaluation, "slb_run_for", slow_pass)
+    monkeypatch.setattr(evaluation, "classifier_run", lambda *a, **k: ran.append(a[1]))
+    monkeypatch.setattr(evaluation, "_PREFETCH_STOP", threading.Event())  # this test's own
+    monkeypatch.setattr(evaluation, "_DATA_PREFETCHED", set())
+    at = csv_upload(new_app(), "stopped.csv", small_csv(seed=104))
+    assert_ok(at)
+    while not ran:
+        time.sleep(0.01)
+    assert evaluation.stop_prefetch(timeout=30)
+    assert ran == ["SLB"]  # TAN and NB never started
