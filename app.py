@@ -7,6 +7,8 @@ its settings, works out the current λ, draws the sidebar and then runs the sele
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from dashboard import data, evaluation, shell, state, toy
@@ -455,7 +457,10 @@ def data_page() -> None:
         st.markdown("**Preview** (first 200 rows of the prepared data)")
         st.dataframe(data.preview(ds), width="stretch", height=320)
     if not build.error:  # new data: Compare's cross-validation starts now, in idle time
-        evaluation.prefetch_compare(ds, c, state.density_key())
+        try:
+            evaluation.prefetch_compare(ds, c, state.density_key())
+        except Exception:  # speculative: Compare computes it anyway
+            logging.getLogger(__name__).exception("Starting Compare's prefetch failed")
 
 
 shell.setup()

@@ -61,6 +61,7 @@ from .compute import _TTL, DASH
 from .state import density_params
 from .workqueue import (
     QUEUE,
+    current_session,
     data_cost,
     offload,
     offload_each,
@@ -197,12 +198,15 @@ def _values_and_params(X, params: dict) -> tuple:
     position instead of by column name: the same fit for every classifier (tests/test_fold_runs.py),
     without scikit-learn's checks of a DataFrame, which were 22 % of each TAN fold's fit in a
     classroom session's profile (a 160 x 6 TAN fit: 8.3 ms from a frame, 5.9 ms from an array).
-    A name the table lacks is kept, so the fit still raises its clear error."""
+    A name the table lacks raises the error the fit on the frame raises."""
     if not hasattr(X, "columns"):
         return X, params
     overrides = params.get("bandwidth_overrides")
     if overrides:
         position = {c: i for i, c in enumerate(X.columns)}
+        unknown = [k for k in overrides if k not in position and not isinstance(k, int)]
+        if unknown:  # on an array a name such as "x1" would reach scikit-learn's default names
+            raise ValueError(f"Bandwidth override for unknown feature {unknown[0]!r}.")
         params = {
             **params,
             "bandwidth_overrides": {position.get(k, k): v for k, v in overrides.items()},
@@ -524,6 +528,8 @@ def prefetch_runs(
         _BESIDE_PATH.on = True
         with QUEUE.spare() as granted:
             for name in todo if granted else ():
+                if _PREFETCH_STOP.is_set():
+                    return
                 try:
                     classifier_run(ds, name, dens, n_folds, seed, n_repeats, measure, rule)
                 except Exception:  # the page runs it again and shows what went wrong
@@ -535,7 +541,7 @@ def prefetch_runs(
                     _LOG.exception("Background fit of SLB on all the rows failed")
 
     quiet_thread_logs(PREFETCH_THREAD)
-    threading.Thread(target=run, name=PREFETCH_THREAD, daemon=True).start()
+    _track(threading.Thread(target=run, name=PREFETCH_THREAD, daemon=True), "runs").start()
     return True
 
 
@@ -566,16 +572,21 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
     and settings: the entries Compare then reads are the ones filled here (Streamlit makes a
     page that asks for an entry being computed wait for it, so nothing is computed twice).
 
-    Only when no session's computation is running or waiting (the warm-up's rule: the one-minute
-    load average, which :func:`prefetch_runs` reads, stays high for a minute after any work and
-    kept this from ever starting while a browser drew the Data page), in a spare slot of the
-    queue (it never makes a session wait; big work runs in the niced worker processes), on data
-    within :data:`dashboard.compute.PREFETCH_MAX_COST`, two classes, λ by value, quantile or FDR
-    (the nested "λ by CV" is not started speculatively), once per data and settings.  A session
-    that never opens Compare costs idle CPU only.  The thread ends after its current step when
-    the server exits (:func:`stop_prefetch`).  Returns whether it started.
+    Starts only when no computation is running or waiting in this server (the warm-up's rule:
+    the one-minute load average, which :func:`prefetch_runs` reads, stays high for a minute after
+    any work and kept this from ever starting while a browser drew the Data page), and stops
+    before its next step as soon as a session computes or waits (that session goes first; if it
+    is this one on Compare, the page computes the rest itself, waiting for the step under way),
+    when the session's data or settings change, or when the server exits (:func:`stop_prefetch`).
+    It holds a spare slot of the queue (it never makes a session wait in line; big work runs in
+    the niced worker processes).  Only on data within :data:`dashboard.compute.PREFETCH_MAX_COST`,
+    with two classes, λ by value, quantile or FDR (the nested "λ by CV" is not started
+    speculatively), once per data and settings; a path bigger than the small paths' cache only
+    for an upload (it takes one of the four places the warm-up's bundled paths hold, so a
+    Sonar-sized upload never compared can cost a bundled dataset's next visitor its warm
+    path).  Returns whether it started.
     """
-    if not data_prefetch_enabled() or c.get("source") == "bundled":
+    if not data_prefetch_enabled() or getattr(ds, "source", None) == "bundled":
         return False
     if getattr(ds, "multiclass", False) or c.get("lam_mode") == "cv":
         return False
@@ -584,9 +595,18 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
     k, seed, measure, rule = int(ds.n_folds), int(c["seed"]), c["measure"], c["pair_rule"]
     if data_cost(ds, reps) > compute.PREFETCH_MAX_COST or QUEUE.snapshot() != (0, 0):
         return False
+    # A path above the small cache's size would take one of the four places the warm-up's
+    # bundled paths hold: only for an upload (a table brought to be compared), not for a
+    # synthetic or toy table a session may only be looking at.
+    if ds.source != "upload" and compute.path_bytes(ds.n, ds.d, k, reps) > compute.SMALL_PATH_BYTES:
+        return False
     lam = compute.current_lambda(ds, c, dens)  # what the λ controls return (cached screening)
     key = (ds.key, tuple(names), dens, k, seed, reps, measure, rule, lam.mode, lam.value)
+    session = current_session()
     with _PREFETCH_LOCK:
+        if len(_LATEST) > 10_000:  # a long-running server: forget, at worst stop one early
+            _LATEST.clear()
+        _LATEST[session] = key  # a prefetch of this session's previous data stops
         if key in _DATA_PREFETCHED:
             return False
         if len(_DATA_PREFETCHED) > 10_000:
@@ -605,24 +625,40 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
         )
     )
 
+    def stale() -> bool:
+        # a session computing or waiting goes first (its Compare computes the rest itself,
+        # waiting for the step under way), and new data of this session replace these
+        return _PREFETCH_STOP.is_set() or QUEUE.busy() or _LATEST.get(session) != key
+
     def run():
         with QUEUE.spare() as granted:
             for what, step in steps if granted else ():
-                if _PREFETCH_STOP.is_set():
+                if stale():
                     return
                 try:
                     step()
                 except Exception:  # Compare runs it again and shows what went wrong
-                    _LOG.exception("Background cross-validation of new data failed at %s", what)
+                    if not _PREFETCH_STOP.is_set():  # (at exit the worker pool is gone)
+                        _LOG.exception("Background cross-validation of new data failed: %s", what)
 
     quiet_thread_logs(DATA_PREFETCH_THREAD)
-    t = threading.Thread(target=run, name=DATA_PREFETCH_THREAD, daemon=True)
-    with _PREFETCH_LOCK:
-        if not DATA_PREFETCH:  # first one: end it cleanly at interpreter exit
-            atexit.register(stop_prefetch)
-        DATA_PREFETCH["thread"] = t
-    t.start()
+    _track(threading.Thread(target=run, name=DATA_PREFETCH_THREAD, daemon=True), "thread").start()
     return True
+
+
+#: The latest data prefetch key of each session (its older prefetches stop).
+_LATEST: dict = {}
+
+
+def _track(t: threading.Thread, label: str) -> threading.Thread:
+    """Remember a prefetch thread, so that :func:`stop_prefetch` waits for it at exit."""
+    with _PREFETCH_LOCK:
+        live = [x for x in DATA_PREFETCH.get("threads", []) if x.is_alive()]
+        if "threads" not in DATA_PREFETCH:  # the first one: end them cleanly at exit
+            atexit.register(stop_prefetch)
+        DATA_PREFETCH["threads"] = [*live, t]
+        DATA_PREFETCH[label] = t
+    return t
 
 
 #: Set at interpreter exit (:func:`stop_prefetch`): a data prefetch ends after its current step.
@@ -630,14 +666,16 @@ _PREFETCH_STOP = threading.Event()
 
 
 def stop_prefetch(timeout: float = 15.0) -> bool:
-    """End the last data prefetch after its current step and wait up to ``timeout`` seconds (a
+    """End the prefetch threads after their current step and wait up to ``timeout`` seconds (a
     daemon thread still inside numpy while the interpreter shuts down can abort the process, as
     :func:`dashboard.warmup.stop` says).  Returns whether it has ended."""
     _PREFETCH_STOP.set()
-    t = DATA_PREFETCH.get("thread")
-    if t is not None and t.is_alive() and t is not threading.current_thread():
-        t.join(timeout)
-    return t is None or not t.is_alive()
+    end = time.monotonic() + timeout
+    threads = list(DATA_PREFETCH.get("threads", []))
+    for t in threads:
+        if t.is_alive() and t is not threading.current_thread():
+            t.join(max(0.0, end - time.monotonic()))
+    return not any(t.is_alive() for t in threads)
 
 
 def classifier_run(

@@ -173,6 +173,11 @@ class WorkQueue:
         with self._cond:
             return self._active + self._spare, len(self._line)
 
+    def busy(self) -> bool:
+        """Whether a session's computation is running or waiting (background spares aside)."""
+        with self._cond:
+            return self._active > 0 or bool(self._line)
+
     def holding(self) -> bool:
         """True in a thread that holds a slot (nested queued calls do not queue again)."""
         return getattr(self._held, "depth", 0) > 0

@@ -11,55 +11,68 @@ every fit.
 from __future__ import annotations
 
 import threading
+import time
+from types import SimpleNamespace
 
 import pytest
 from test_app import assert_ok, csv_upload, goto, new_app, small_csv
 
 from dashboard import evaluation
+from dashboard.workqueue import QUEUE
 
 
 def _forbid_fits(monkeypatch) -> list:
-    """Make every SLB path, SLB and TAN fit raise; returns the list of the fits attempted."""
+    """Make every SLB path, SLB, TAN fit, warm SVM pass and naive Bayes from the path raise;
+    returns the list of those attempted."""
     from slb import SLBClassifier, TANClassifier, ThresholdPath
+    from slb.model.warm import WarmFolds
 
     tried = []
 
-    def forbid(cls):
+    def forbid(owner, name, label):
         def boom(*args, **kwargs):
-            tried.append(cls.__name__)
-            raise AssertionError(f"{cls.__name__} fitted again on Compare")
+            tried.append(label)
+            raise AssertionError(f"{label} computed again on Compare")
 
-        monkeypatch.setattr(cls, "fit", boom)
+        monkeypatch.setattr(owner, name, boom)
 
     for cls in (ThresholdPath, SLBClassifier, TANClassifier):
-        forbid(cls)
+        forbid(cls, "fit", cls.__name__)
+    forbid(WarmFolds, "decisions", "WarmFolds.decisions")
+    forbid(evaluation, "naive_bayes_path_predictions", "NB from the path")
     return tried
 
 
-def _wait_for_prefetch(timeout=600):
-    for t in threading.enumerate():
-        if t.name == evaluation.DATA_PREFETCH_THREAD:
-            t.join(timeout)
-            assert not t.is_alive()
+def _wait(thread, timeout=600):
+    thread.join(timeout)
+    assert not thread.is_alive()
 
 
 @pytest.fixture
 def prefetch_on(monkeypatch):
     monkeypatch.setenv("SLB_PREFETCH", "1")
     monkeypatch.setenv("SLB_CV_PROCESSES", "1")
+    # this test's own bookkeeping (none of another test's prefetches)
+    monkeypatch.setattr(evaluation, "DATA_PREFETCH", {})
+    monkeypatch.setattr(evaluation, "_DATA_PREFETCHED", set())
+    monkeypatch.setattr(evaluation, "_LATEST", {})
+    monkeypatch.setattr(evaluation, "_PREFETCH_STOP", threading.Event())
+    monkeypatch.setattr(evaluation.atexit, "register", lambda fn: fn)  # no exit hook from tests
 
 
 def test_compare_fits_nothing_after_the_data_page_prefetch(prefetch_on, monkeypatch):
     at = csv_upload(new_app(), "prefetched.csv", small_csv(seed=101))
-    assert evaluation.DATA_PREFETCH["thread"].name == evaluation.DATA_PREFETCH_THREAD
-    _wait_for_prefetch()
+    thread = evaluation.DATA_PREFETCH["thread"]
+    assert thread.name == evaluation.DATA_PREFETCH_THREAD
+    _wait(thread)
     tried = _forbid_fits(monkeypatch)
     goto(at, "pages/compare.py")
     assert tried == []
     assert {"SLB", "TAN", "NB"} <= set(at.dataframe[0].value.index)
-    # the same data again (a rerun of the Data page): nothing new is started
+    # the Data page again, same data and settings: nothing new is started
     at.switch_page("app.py").run()
     assert_ok(at)
+    assert evaluation.DATA_PREFETCH["thread"] is thread
 
 
 def test_without_the_prefetch_compare_fits(monkeypatch):
@@ -72,32 +85,71 @@ def test_without_the_prefetch_compare_fits(monkeypatch):
     assert at.exception and "ThresholdPath" in tried
 
 
+def _blocking_first_step(monkeypatch):
+    """The prefetch's first step (SLB) waits until released; its other steps are recorded."""
+    ran, entered, release = [], threading.Event(), threading.Event()
+
+    def first(*args, **kwargs):
+        ran.append("SLB")
+        entered.set()
+        assert release.wait(60)
+
+    monkeypatch.setattr(evaluation, "slb_run_for", first)
+    monkeypatch.setattr(evaluation, "classifier_run", lambda *a, **k: ran.append(a[1]))
+    monkeypatch.setattr(evaluation.compute, "fit_slb", lambda *a, **k: ran.append("full"))
+    return ran, entered, release
+
+
+def test_stop_ends_the_prefetch_between_steps(prefetch_on, monkeypatch):
+    """At interpreter exit the prefetch finishes the step it is in and runs no other."""
+    ran, entered, release = _blocking_first_step(monkeypatch)
+    csv_upload(new_app(), "stopped.csv", small_csv(seed=104))
+    assert entered.wait(60)
+    stopper = threading.Thread(target=evaluation.stop_prefetch, kwargs={"timeout": 60})
+    stopper.start()
+    while not evaluation._PREFETCH_STOP.is_set():
+        time.sleep(0.01)
+    release.set()
+    _wait(stopper)
+    assert ran == ["SLB"]  # TAN, NB and the full-data fit never started
+
+
+@pytest.mark.parametrize("why", ["busy", "new data", "neither"])
+def test_the_prefetch_yields_to_sessions_and_to_new_data(prefetch_on, monkeypatch, why):
+    """A session computing or waiting, or new data in this session, stop it before its next
+    step; otherwise it runs every step (the control)."""
+    ran, entered, release = _blocking_first_step(monkeypatch)
+    csv_upload(new_app(), f"yield-{why}.csv", small_csv(seed=105))
+    assert entered.wait(60)
+    if why == "busy":
+        monkeypatch.setattr(QUEUE, "busy", lambda: True)
+    elif why == "new data":
+        evaluation._LATEST.update(dict.fromkeys(evaluation._LATEST, ("other data",)))
+    release.set()
+    _wait(evaluation.DATA_PREFETCH["thread"])
+    if why == "neither":
+        assert ran == ["SLB", "TAN", "NB", "full"]
+    else:
+        assert ran == ["SLB"]
+
+
 def test_the_prefetch_is_off_in_tests_and_for_bundled_data(monkeypatch):
     monkeypatch.delenv("SLB_PREFETCH", raising=False)
     assert not evaluation.data_prefetch_enabled()  # pytest: off unless asked for
     monkeypatch.setenv("SLB_PREFETCH", "1")
     assert evaluation.data_prefetch_enabled()
     # bundled data are the warm-up's: never started here
-    assert not evaluation.prefetch_compare(object(), {"source": "bundled"}, ("scott", 1.0, ()))
+    bundled = SimpleNamespace(source="bundled")
+    assert not evaluation.prefetch_compare(bundled, {}, ("scott", 1.0, ()))
 
 
-def test_stop_ends_the_prefetch_between_steps(prefetch_on, monkeypatch):
-    """At interpreter exit the prefetch finishes the step it is in and runs no other."""
-    import time
+def test_an_unknown_override_name_still_raises_on_the_values():
+    """On an array scikit-learn names the columns x0, x1, ...: a name the table lacks must
+    not reach those by accident (it raises, as the fit on the frame does)."""
+    import pandas as pd
 
-    ran = []
-
-    def slow_pass(*args, **kwargs):
-        ran.append("SLB")
-        time.sleep(0.5)
-
-    monkeypatch.setattr(evaluation, "slb_run_for", slow_pass)
-    monkeypatch.setattr(evaluation, "classifier_run", lambda *a, **k: ran.append(a[1]))
-    monkeypatch.setattr(evaluation, "_PREFETCH_STOP", threading.Event())  # this test's own
-    monkeypatch.setattr(evaluation, "_DATA_PREFETCHED", set())
-    at = csv_upload(new_app(), "stopped.csv", small_csv(seed=104))
-    assert_ok(at)
-    while not ran:
-        time.sleep(0.01)
-    assert evaluation.stop_prefetch(timeout=30)
-    assert ran == ["SLB"]  # TAN and NB never started
+    X = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    values, params = evaluation._values_and_params(X, {"bandwidth_overrides": {"b": 0.5, 0: 2.0}})
+    assert params["bandwidth_overrides"] == {1: 0.5, 0: 2.0} and values.dtype == float
+    with pytest.raises(ValueError, match="unknown feature 'x1'"):
+        evaluation._values_and_params(X, {"bandwidth_overrides": {"x1": 0.5}})
