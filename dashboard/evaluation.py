@@ -65,6 +65,7 @@ from .workqueue import (
     data_cost,
     offload,
     offload_each,
+    others_busy,
     queued,
     quiet_thread_logs,
     uses_pool,
@@ -575,9 +576,9 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
     Starts only when no computation is running or waiting in this server (the warm-up's rule:
     the one-minute load average, which :func:`prefetch_runs` reads, stays high for a minute after
     any work and kept this from ever starting while a browser drew the Data page), and stops
-    before its next step as soon as a session computes or waits (that session goes first; if it
-    is this one on Compare, the page computes the rest itself, waiting for the step under way),
-    when the session's data or settings change, or when the server exits (:func:`stop_prefetch`).
+    before its next step as soon as another session computes or waits (it goes first), when the
+    session's data or settings change, or when the server exits (:func:`stop_prefetch`); the
+    session's own Compare, opened meanwhile, waits for the entries under way.
     It holds a spare slot of the queue (it never makes a session wait in line; big work runs in
     the niced worker processes).  Only on data within :data:`dashboard.compute.PREFETCH_MAX_COST`,
     with two classes, λ by value, quantile or FDR (the nested "λ by CV" is not started
@@ -626,9 +627,9 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
     )
 
     def stale() -> bool:
-        # a session computing or waiting goes first (its Compare computes the rest itself,
-        # waiting for the step under way), and new data of this session replace these
-        return _PREFETCH_STOP.is_set() or QUEUE.busy() or _LATEST.get(session) != key
+        # another session computing or waiting goes first, and new data of this session
+        # replace these (this session's own Compare waits for the entries under way)
+        return _PREFETCH_STOP.is_set() or others_busy(session) or _LATEST.get(session) != key
 
     def run():
         with QUEUE.spare() as granted:

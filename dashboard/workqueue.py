@@ -131,6 +131,12 @@ class SessionRanks:
             if b is not None and b[3] is None:
                 b[3] = time.monotonic() if now is None else now
 
+    def pending(self, session) -> int:
+        """Computations of ``session`` running or waiting (its queued calls not yet done)."""
+        with self._lock:
+            b = self._bursts.get(session)
+            return 0 if b is None else int(b[2])
+
     def done(self, session, now: float | None = None) -> None:
         """A computation of ``session`` ended (its burst goes on if another follows soon)."""
         if session is None:
@@ -173,10 +179,10 @@ class WorkQueue:
         with self._cond:
             return self._active + self._spare, len(self._line)
 
-    def busy(self) -> bool:
-        """Whether a session's computation is running or waiting (background spares aside)."""
+    def counted(self) -> tuple[int, int]:
+        """``(running, waiting)`` computations, background spares aside."""
         with self._cond:
-            return self._active > 0 or bool(self._line)
+            return self._active, len(self._line)
 
     def holding(self) -> bool:
         """True in a thread that holds a slot (nested queued calls do not queue again)."""
@@ -364,6 +370,13 @@ def quiet_thread_logs(name: str) -> None:
 def current_session():
     """The id of the session whose script runs in this thread (None outside a session)."""
     return getattr(script_run_ctx(), "session_id", None)
+
+
+def others_busy(session) -> bool:
+    """Whether a computation that is not ``session``'s runs or waits in :data:`QUEUE`
+    (background spares aside; ``session`` None: any computation)."""
+    running, waiting = QUEUE.counted()
+    return running + waiting > (RANKS.pending(session) if session is not None else 0)
 
 
 def queued(fn):

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 from test_app import assert_ok, csv_upload, goto, new_app, small_csv
 
-from dashboard import evaluation
+from dashboard import evaluation, workqueue
 from dashboard.workqueue import QUEUE
 
 
@@ -114,23 +114,53 @@ def test_stop_ends_the_prefetch_between_steps(prefetch_on, monkeypatch):
     assert ran == ["SLB"]  # TAN, NB and the full-data fit never started
 
 
-@pytest.mark.parametrize("why", ["busy", "new data", "neither"])
+@pytest.mark.parametrize("why", ["other session", "new data", "own session", "neither"])
 def test_the_prefetch_yields_to_sessions_and_to_new_data(prefetch_on, monkeypatch, why):
-    """A session computing or waiting, or new data in this session, stop it before its next
-    step; otherwise it runs every step (the control)."""
+    """Another session computing or waiting, or new data in this session, stop it before its
+    next step; this session's own computation (its Compare) does not, nor nothing (controls)."""
     ran, entered, release = _blocking_first_step(monkeypatch)
     csv_upload(new_app(), f"yield-{why}.csv", small_csv(seed=105))
     assert entered.wait(60)
-    if why == "busy":
-        monkeypatch.setattr(QUEUE, "busy", lambda: True)
+    if why in ("other session", "own session"):  # one computation holds a slot
+        monkeypatch.setattr(QUEUE, "counted", lambda: (1, 0))
+    if why == "own session":  # ... and it is this session's
+        monkeypatch.setattr(workqueue.RANKS, "pending", lambda session: 1)
     elif why == "new data":
         evaluation._LATEST.update(dict.fromkeys(evaluation._LATEST, ("other data",)))
     release.set()
     _wait(evaluation.DATA_PREFETCH["thread"])
-    if why == "neither":
+    if why in ("own session", "neither"):
         assert ran == ["SLB", "TAN", "NB", "full"]
     else:
         assert ran == ["SLB"]
+
+
+def test_others_busy_counts_the_other_sessions_only():
+    q, ranks = workqueue.WorkQueue(2), workqueue.SessionRanks()
+    old = workqueue.QUEUE, workqueue.RANKS
+    workqueue.QUEUE, workqueue.RANKS = q, ranks
+    try:
+        assert not workqueue.others_busy("me")
+        ranks.rank("me")
+        with q.slot():  # my computation runs
+            assert not workqueue.others_busy("me")
+            assert workqueue.others_busy("you") and workqueue.others_busy(None)
+            ranks.rank("you")
+            holding, release = threading.Event(), threading.Event()
+
+            def yours():  # another session's computation, in its own thread
+                with q.slot():
+                    holding.set()
+                    release.wait(60)
+
+            t = threading.Thread(target=yours)
+            t.start()
+            assert holding.wait(60)
+            assert workqueue.others_busy("me")
+            release.set()
+            _wait(t)
+    finally:
+        workqueue.QUEUE, workqueue.RANKS = old
 
 
 def test_the_prefetch_is_off_in_tests_and_for_bundled_data(monkeypatch):
