@@ -19,7 +19,6 @@ import atexit
 import copy
 import logging
 import os
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ import streamlit as st
 from sklearn.base import clone
 
 from slb import SLBClassifier
+from slb._utils import overrides_by_index
 from slb.evaluation import (
     METRICS,
     compare_estimators,
@@ -68,6 +68,7 @@ from .workqueue import (
     others_busy,
     queued,
     quiet_thread_logs,
+    switch,
     uses_pool,
 )
 
@@ -202,16 +203,9 @@ def _values_and_params(X, params: dict) -> tuple:
     A name the table lacks raises the error the fit on the frame raises."""
     if not hasattr(X, "columns"):
         return X, params
-    overrides = params.get("bandwidth_overrides")
-    if overrides:
-        position = {c: i for i, c in enumerate(X.columns)}
-        unknown = [k for k in overrides if k not in position and not isinstance(k, int)]
-        if unknown:  # on an array a name such as "x1" would reach scikit-learn's default names
-            raise ValueError(f"Bandwidth override for unknown feature {unknown[0]!r}.")
-        params = {
-            **params,
-            "bandwidth_overrides": {position.get(k, k): v for k, v in overrides.items()},
-        }
+    if params.get("bandwidth_overrides"):  # the library's own mapping (and its errors)
+        by_index = overrides_by_index(params["bandwidth_overrides"], list(X.columns))
+        params = {**params, "bandwidth_overrides": by_index}
     return X.to_numpy(dtype=float), params
 
 
@@ -480,6 +474,18 @@ _PREFETCHED: set = set()
 _PREFETCH_LOCK = threading.Lock()
 
 
+def _first_time(seen: set, key) -> bool:
+    """Add ``key`` to ``seen``; whether it was new (bounded: a long-running server forgets,
+    at worst a prefetch runs again)."""
+    with _PREFETCH_LOCK:
+        if key in seen:
+            return False
+        if len(seen) > 10_000:
+            seen.clear()
+        seen.add(key)
+        return True
+
+
 def _cores_free() -> bool:
     """Whether the load leaves a core idle (:func:`dashboard.compute.cv_processes`'s rule)."""
     return compute.cv_processes(2) >= 2
@@ -517,13 +523,8 @@ def prefetch_runs(
         return False
     if not QUEUE.spare_free():  # the thread would not get its spare slot
         return False
-    key = (ds.key, todo, dens, n_folds, seed, n_repeats, measure, rule)
-    with _PREFETCH_LOCK:
-        if key in _PREFETCHED:
-            return False
-        if len(_PREFETCHED) > 10_000:  # a long-running server: forget, at worst run again
-            _PREFETCHED.clear()
-        _PREFETCHED.add(key)
+    if not _first_time(_PREFETCHED, (ds.key, todo, dens, n_folds, seed, n_repeats, measure, rule)):
+        return False
 
     def run():
         _BESIDE_PATH.on = True
@@ -542,23 +543,21 @@ def prefetch_runs(
                     _LOG.exception("Background fit of SLB on all the rows failed")
 
     quiet_thread_logs(PREFETCH_THREAD)
-    _track(threading.Thread(target=run, name=PREFETCH_THREAD, daemon=True), "runs").start()
+    _track(threading.Thread(target=run, name=PREFETCH_THREAD, daemon=True)).start()
     return True
 
 
 DATA_PREFETCH_THREAD = "slb-prefetch-data"
 _DATA_PREFETCHED: set = set()
-#: The last data prefetch thread started (``"thread"``), for tests to wait on.
+#: The prefetch threads alive (``"threads"``, joined at exit) and the last data prefetch
+#: thread started (``"thread"``, for tests to wait on).
 DATA_PREFETCH: dict = {}
 
 
 def data_prefetch_enabled() -> bool:
     """``SLB_PREFETCH=0`` turns :func:`prefetch_compare` off (``1`` on); by default it is on,
     except inside pytest, whose AppTest runs count what the pages compute (a test turns it on)."""
-    flag = os.environ.get("SLB_PREFETCH", "").strip()
-    if flag:
-        return flag != "0"
-    return "pytest" not in sys.modules
+    return switch("SLB_PREFETCH")
 
 
 def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
@@ -587,11 +586,11 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
     Sonar-sized upload never compared can cost a bundled dataset's next visitor its warm
     path).  Returns whether it started.
     """
-    if not data_prefetch_enabled() or getattr(ds, "source", None) == "bundled":
+    if not data_prefetch_enabled() or ds.source == "bundled":
         return False
-    if getattr(ds, "multiclass", False) or c.get("lam_mode") == "cv":
+    if ds.multiclass or c["lam_mode"] == "cv":
         return False
-    names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
+    names = models.compared(c)
     reps = compute.affordable_repeats(ds.n, ds.d, int(c["cv_repeats"]))
     k, seed, measure, rule = int(ds.n_folds), int(c["seed"]), c["measure"], c["pair_rule"]
     if data_cost(ds, reps) > compute.PREFETCH_MAX_COST or QUEUE.snapshot() != (0, 0):
@@ -608,11 +607,8 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
         if len(_LATEST) > 10_000:  # a long-running server: forget, at worst stop one early
             _LATEST.clear()
         _LATEST[session] = key  # a prefetch of this session's previous data stops
-        if key in _DATA_PREFETCHED:
-            return False
-        if len(_DATA_PREFETCHED) > 10_000:
-            _DATA_PREFETCHED.clear()
-        _DATA_PREFETCHED.add(key)
+    if not _first_time(_DATA_PREFETCHED, key):
+        return False
     c = copy.deepcopy(c)  # the session may change its settings meanwhile
     steps = [("SLB", lambda: slb_run_for(ds, c, lam, dens, k, reps))]
     steps += [
@@ -643,7 +639,9 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
                         _LOG.exception("Background cross-validation of new data failed: %s", what)
 
     quiet_thread_logs(DATA_PREFETCH_THREAD)
-    _track(threading.Thread(target=run, name=DATA_PREFETCH_THREAD, daemon=True), "thread").start()
+    t = _track(threading.Thread(target=run, name=DATA_PREFETCH_THREAD, daemon=True))
+    DATA_PREFETCH["thread"] = t
+    t.start()
     return True
 
 
@@ -651,14 +649,13 @@ def prefetch_compare(ds, c: dict, dens: tuple) -> bool:
 _LATEST: dict = {}
 
 
-def _track(t: threading.Thread, label: str) -> threading.Thread:
+def _track(t: threading.Thread) -> threading.Thread:
     """Remember a prefetch thread, so that :func:`stop_prefetch` waits for it at exit."""
     with _PREFETCH_LOCK:
         live = [x for x in DATA_PREFETCH.get("threads", []) if x.is_alive()]
         if "threads" not in DATA_PREFETCH:  # the first one: end them cleanly at exit
             atexit.register(stop_prefetch)
         DATA_PREFETCH["threads"] = [*live, t]
-        DATA_PREFETCH[label] = t
     return t
 
 

@@ -65,6 +65,12 @@ CLASSIFIERS: Mapping[str, ModelSpec] = MappingProxyType({n: _spec(n) for n in _O
 OPTIONAL_MODELS = tuple(n for n, s in CLASSIFIERS.items() if not s.default)
 
 
+def compared(cfg: dict) -> list[str]:
+    """The classifiers the Compare page cross-validates: the default ones, then those the
+    session added (the page and its prefetch on the Data page ask for the same runs)."""
+    return [*DEFAULT_MODELS, *(m for m in cfg["extra_models"] if m in CLASSIFIERS)]
+
+
 # --------------------------------------------------------------------------------------------
 # "Download model": a classifier plus its TableCleaner for the current data and settings
 # --------------------------------------------------------------------------------------------

@@ -28,7 +28,6 @@ import atexit
 import copy
 import logging
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -69,10 +68,7 @@ def register(step: Callable) -> Callable:
 
 def enabled() -> bool:
     """Off with ``SLB_WARMUP=0``, and by default inside pytest (tests warm what they need)."""
-    flag = os.environ.get("SLB_WARMUP", "").strip()
-    if flag:
-        return flag != "0"
-    return "pytest" not in sys.modules
+    return workqueue.switch("SLB_WARMUP")
 
 
 def dataset_names() -> list[str]:

@@ -43,6 +43,7 @@ import collections
 import functools
 import logging
 import os
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -365,6 +366,16 @@ def quiet_thread_logs(name: str) -> None:
     if _QUIET not in logger.filters:
         logger.addFilter(_QUIET)
     _QUIET.names.add(name)
+
+
+def switch(variable: str) -> bool:
+    """A background job's on/off switch: the environment ``variable`` (``0`` off, anything else
+    on), by default on except inside pytest (AppTest runs count what the pages compute; a
+    test that wants the job sets the variable)."""
+    flag = os.environ.get(variable, "").strip()
+    if flag:
+        return flag != "0"
+    return "pytest" not in sys.modules
 
 
 def current_session():

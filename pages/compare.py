@@ -512,7 +512,7 @@ def compare_page() -> None:
     st.title("Compare")
     lam = controls_row()
     c, ds = state.cfg(), state.dataset()
-    names = [*models.DEFAULT_MODELS, *(m for m in c["extra_models"] if m in models.CLASSIFIERS)]
+    names = models.compared(c)
     wanted = int(c["cv_repeats"])
     reps = compute.affordable_repeats(ds.n, ds.d, wanted)
     v = View(c, ds, lam, state.density_key(), names, wanted, reps)
