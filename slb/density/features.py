@@ -69,6 +69,7 @@ BANDWIDTH_CONSTRAINTS = {
     "bandwidth_overrides": [dict, None],
     "min_bandwidth": [_POSITIVE],
     "density_floor": [_POSITIVE],
+    "lattice_floor": [Interval(Real, 0, None, closed="left")],
 }
 
 #: Constraints of how the training rows of the feature map are evaluated.
@@ -103,7 +104,12 @@ BANDWIDTH_PARAMS_DOC = """bandwidth : {"scott", "silverman", "lcv", "plugin"}, d
     min_bandwidth : float, default=1e-3
         Bandwidth floor as a fraction of the feature's robust scale (tied/discrete features).
     density_floor : float, default=1e-6
-        Density floor ``c`` before the log, in standardised units (paper, Remark 1)."""
+        Density floor ``c`` before the log, in standardised units (paper, Remark 1).
+    lattice_floor : float, default=0.0
+        Bandwidth floor as a multiple of the feature's lattice step, for features whose
+        training values lie on a lattice (integers, counts, scores, codes: the step of their
+        distinct values, ``slb.density.bandwidth.lattice_spacing``); 0: none.  Below the step
+        a density resolves the discretisation: spikes at the values seen, the floor between."""
 
 #: numpydoc of the training-row settings of the feature map.
 FEATURE_MAP_PARAMS_DOC = (
@@ -168,6 +174,7 @@ class BandwidthParams(BaseEstimator):
     bandwidth_overrides: dict | None = None
     min_bandwidth: float = 1e-3
     density_floor: float = 1e-6
+    lattice_floor: float = 0.0
 
     _parameter_constraints = BANDWIDTH_CONSTRAINTS
 
@@ -366,6 +373,7 @@ class LogDensityTransformer(TransformerMixin, FeatureMapParams):
             multiplier=self.bandwidth_multiplier,
             overrides=ov,
             min_bandwidth=self.min_bandwidth,
+            lattice_floor=self.lattice_floor,
         )
         self.bandwidths_ = class_bandwidths(X, y_index, dim=1, **kw)
         self.pair_bandwidths_ = class_bandwidths(X, y_index, dim=2, **kw)
