@@ -253,3 +253,117 @@ def test_vectorised_class_bandwidths_single_row_class():
     for rule in ("scott", "silverman"):
         got = class_bandwidths(X, y, rule=rule, dim=1)
         np.testing.assert_array_equal(got, _old_class_bandwidths(X, y, rule, 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# the lattice floor (Protocol 4, docs/defaults.md)
+# ---------------------------------------------------------------------------------------------
+def lattice_step_by_search(x):
+    """The lattice step by brute force: the largest candidate step (a gap between distinct
+    values, divided by 1..20) of which every distinct value's offset from the smallest is a
+    multiple to 1e-9; NaN when none is."""
+    u = np.unique(x[np.isfinite(x)])
+    if u.size < 2:
+        return np.nan
+    offsets = u - u[0]
+    for k in range(1, 21):
+        step = np.min(np.diff(u)) / k
+        if np.all(np.abs(offsets / step - np.round(offsets / step)) < 1e-6):
+            return step if k == 1 else np.nan  # the smallest gap is the step on a lattice
+    return np.nan
+
+
+@pytest.mark.parametrize(
+    "values, step",
+    [
+        ([3, 1, 1, 7, 5], 2.0),  # odd integers
+        ([0.1, 0.3, 0.4, 0.4, 1.0], 0.1),  # recorded to one decimal (inexact in binary)
+        ([0, 1, 0, 0, 1], 1.0),  # a one-hot code
+        ([2.5, 2.5, 2.5], np.nan),  # constant: no step
+        ([0.0, 0.3, 1.7, 2.9], np.nan),  # gaps not multiples of one step
+        ([1.0, np.nan, 4.0, np.inf, 7.0], 3.0),  # non-finite values ignored
+    ],
+)
+def test_lattice_spacing_known_steps(values, step):
+    got = bandwidth_module.lattice_spacing(np.asarray(values, dtype=float)[:, None])[0]
+    assert np.isnan(got) if np.isnan(step) else got == pytest.approx(step, rel=1e-12)
+
+
+def test_lattice_spacing_matches_a_search_and_rejects_continuous_columns():
+    rng = np.random.default_rng(4)
+    cols = [
+        rng.integers(0, 6, 200) * 0.25,  # quarter steps
+        rng.poisson(0.3, 200),  # sparse counts
+        np.round(rng.normal(size=200), 2),  # two decimals
+        rng.normal(size=200),  # continuous
+        np.r_[rng.exponential(size=30), np.full(170, np.nan)],  # continuous, 30 values
+    ]
+    X = np.column_stack(cols).astype(float)
+    got = bandwidth_module.lattice_spacing(X)
+    want = np.array([lattice_step_by_search(c) for c in X.T])
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+    assert np.isnan(got[3:]).all() and np.isfinite(got[:3]).all()
+
+
+def test_lattice_floor_floors_lattice_features_only():
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1], 100)
+    # feature 0: nearly all zeros in class 0 (Scott's bandwidth far below the step of 1);
+    # feature 1: continuous
+    x0 = np.where(rng.random(200) < 0.95 - 0.5 * y, 0.0, rng.integers(1, 4, 200))
+    X = np.column_stack([x0, rng.normal(size=200)])
+    for dim in (1, 2):
+        h0 = class_bandwidths(X, y, dim=dim)
+        h1 = class_bandwidths(X, y, dim=dim, lattice_floor=1.0)
+        assert h0[0, 0] < 0.5  # the spike the floor is for
+        np.testing.assert_array_equal(h1[:, 0], np.maximum(h0[:, 0], 1.0))
+        np.testing.assert_array_equal(h1[:, 1], h0[:, 1])  # continuous: untouched
+        h_half = class_bandwidths(X, y, dim=dim, lattice_floor=0.5)
+        np.testing.assert_array_equal(h_half[:, 0], np.maximum(h0[:, 0], 0.5))
+
+
+def test_lattice_floor_reaches_every_density_estimator_and_uses_training_rows_only():
+    from slb import SLBClassifier
+    from slb.peers.naive_bayes import KDENaiveBayes
+    from slb.peers.tan import TANClassifier
+
+    rng = np.random.default_rng(6)
+    y = np.repeat([0, 1], 60)
+    X = np.column_stack([2 * rng.poisson(0.2 + 0.5 * y), rng.normal(size=120) + y])
+    X[:, 0] += 4 * (rng.random(120) < 0.1)  # even values: step 2
+    est = [
+        KDENaiveBayes(lattice_floor=1.0),
+        TANClassifier(lattice_floor=1.0),
+        SLBClassifier(lattice_floor=1.0, threshold=0.0, C=1.0),
+        LogDensityTransformer(lattice_floor=1.0),
+    ]
+    for e in est:
+        e.fit(X, y)
+        tr = getattr(e, "transformer_", e)
+        assert tr.bandwidths_[:, 0].min() >= 2.0 - 1e-12, type(e).__name__
+        assert tr.pair_bandwidths_[:, 0].min() >= 2.0 - 1e-12, type(e).__name__
+    # the step is the training rows': odd test values do not enter it
+    tr = LogDensityTransformer(lattice_floor=1.0).fit(X, y)
+    Xt = X.copy()
+    Xt[:5, 0] = 1.0
+    np.testing.assert_array_equal(
+        LogDensityTransformer(lattice_floor=1.0).fit(X, y).transform(Xt), tr.transform(Xt)
+    )
+    off = KDENaiveBayes().fit(X, y).transformer_.bandwidths_[:, 0]
+    assert off.min() < 2.0  # without the floor the bandwidth is below the step
+
+
+def test_lattice_floor_is_a_no_op_on_continuous_data():
+    from slb.peers.naive_bayes import KDENaiveBayes
+
+    rng = np.random.default_rng(7)
+    y = np.repeat([0, 1], 50)
+    X = rng.normal(size=(100, 4)) + 0.5 * y[:, None]
+    a = KDENaiveBayes().fit(X, y).predict_proba(X)
+    b = KDENaiveBayes(lattice_floor=1.0).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_lattice_floor_rejects_a_negative_value():
+    with pytest.raises(ValueError, match="lattice_floor"):
+        LogDensityTransformer(lattice_floor=-1.0).fit(np.eye(4), [0, 0, 1, 1])
