@@ -106,6 +106,14 @@ def test_transformer_accepts_plugin(pima):
     X, y = X.iloc[:200], y.iloc[:200]
     t = LogDensityTransformer(bandwidth="plugin", pairs=[]).fit(X, y)
     y_index = np.searchsorted(t.classes_, y.to_numpy())
-    expected = class_bandwidths(X.to_numpy(float), y_index, rule="plugin")
+    expected = class_bandwidths(X.to_numpy(float), y_index, rule="plugin", lattice_floor=1.0)
     np.testing.assert_allclose(t.bandwidths_, expected)
+    # ks::hpi's own values where the lattice floor (the default, 1 step) does not bind; with
+    # lattice_floor=0 every value is ks's
+    plain = class_bandwidths(X.to_numpy(float), y_index, rule="plugin")
+    assert np.sum(plain != expected) >= 1  # Pima's counts: the floor binds somewhere
+    np.testing.assert_allclose(
+        LogDensityTransformer(bandwidth="plugin", pairs=[], lattice_floor=0).fit(X, y).bandwidths_,
+        plain,
+    )
     assert np.all(np.isfinite(t.fit_transform(X, y)))

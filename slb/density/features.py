@@ -92,7 +92,8 @@ RUN_CONSTRAINTS = {
 #: numpydoc of the bandwidth settings, inserted in the docstring of every density estimator.
 BANDWIDTH_PARAMS_DOC = """bandwidth : {"scott", "silverman", "lcv", "plugin"}, default="scott"
         Bandwidth rule (see :mod:`slb.density.bandwidth`).  ``"plugin"``: R ``ks``'s
-        ``hpi`` for every univariate density (reproduced to ~1e-14); for the bivariate
+        ``hpi`` for every univariate density (reproduced to ~1e-14; below the lattice floor
+        of a lattice feature the floor, see ``lattice_floor``); for the bivariate
         densities a *marginal surrogate* of ``ks::Hpi.diag`` (its formula on a feature paired
         with an independent copy of itself, one bandwidth per feature), **not** ``Hpi.diag``
         of the actual pair, from which it can differ by 5-50 % on skewed, dependent or tied
@@ -105,11 +106,12 @@ BANDWIDTH_PARAMS_DOC = """bandwidth : {"scott", "silverman", "lcv", "plugin"}, d
         Bandwidth floor as a fraction of the feature's robust scale (tied/discrete features).
     density_floor : float, default=1e-6
         Density floor ``c`` before the log, in standardised units (paper, Remark 1).
-    lattice_floor : float, default=0.0
+    lattice_floor : float, default=1.0
         Bandwidth floor as a multiple of the feature's lattice step, for features whose
         training values lie on a lattice (integers, counts, scores, codes: the step of their
-        distinct values, ``slb.density.bandwidth.lattice_spacing``); 0: none.  Below the step
-        a density resolves the discretisation: spikes at the values seen, the floor between."""
+        distinct values, ``slb.density.bandwidth.lattice_spacing``); 0: none (the densities
+        before 2026-11-28).  Below the step a density resolves the discretisation: spikes at
+        the values seen, the floor between.  Chosen by ``docs/defaults.md``, Protocol 4."""
 
 #: numpydoc of the training-row settings of the feature map.
 FEATURE_MAP_PARAMS_DOC = (
@@ -174,7 +176,7 @@ class BandwidthParams(BaseEstimator):
     bandwidth_overrides: dict | None = None
     min_bandwidth: float = 1e-3
     density_floor: float = 1e-6
-    lattice_floor: float = 0.0
+    lattice_floor: float = 1.0
 
     _parameter_constraints = BANDWIDTH_CONSTRAINTS
 
