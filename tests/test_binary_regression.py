@@ -14,7 +14,8 @@ against the convention (``predict`` is the stated rule of ``predict_proba``).
 
 The SLB family's defaults changed on purpose on 2026-11-27 (the squared hinge, and naive Bayes
 and TAN among SLB's candidates: ``docs/defaults.md``); ``make_fixtures.build`` pins the
-settings the outputs were recorded with (``loss="hinge"``, ``generative_candidates=False``).
+settings the outputs were recorded with (``loss="hinge"``, ``generative_candidates=False``;
+``lattice_floor=0`` since the density default of 2026-11-28, Protocol 4).
 """
 
 from __future__ import annotations

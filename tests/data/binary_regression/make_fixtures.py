@@ -77,9 +77,12 @@ def build(key):
     if params:
         est.set_params(**params)
     # The outputs were recorded with the SLB family's defaults of their day (libsvm's hinge, no
-    # generative candidates); the defaults changed on purpose on 2026-11-27 (docs/defaults.md,
-    # Protocols 2-3), so the regression pins the recorded settings.
+    # generative candidates; densities without a lattice floor); the defaults changed on
+    # purpose on 2026-11-27 and 11-28 (docs/defaults.md, Protocols 2-4), so the regression pins
+    # the recorded settings.
     names = est.get_params()
+    if "lattice_floor" in names:
+        est.set_params(lattice_floor=0.0)
     if "loss" in names:
         est.set_params(loss="hinge")
     if "generative_candidates" in names:
