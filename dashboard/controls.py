@@ -240,7 +240,11 @@ def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool
         min_value=0.2,
         max_value=3.0,
         step=0.05,
-        help="Multiplies every KDE bandwidth of every model (SLB, TAN, NB, LU, SLB-).",
+        help=(
+            "Multiplies every KDE bandwidth of every model (SLB, TAN, NB, LU, SLB-). On a "
+            "feature whose values lie on a lattice (integers, counts, codes) no bandwidth goes "
+            "below one lattice step (the library's lattice_floor)."
+        ),
     )
     if not overrides or not features:
         return
