@@ -53,7 +53,11 @@ where ``rule`` is one of
 
 Tied or discrete features can have zero spread within a class; the scale then falls back to the
 pooled scale of the feature over all classes, and every bandwidth is floored at
-``min_bandwidth`` times that pooled scale.  The plug-in rules fall back to Silverman's rule where
+``min_bandwidth`` times that pooled scale.  On a feature whose values lie on a lattice
+(:func:`lattice_spacing`: integers, counts, scores, codes) the estimators also floor every
+bandwidth at ``lattice_floor`` lattice steps (1 by default, ``docs/defaults.md``, Protocol 4),
+so a class with nearly all values equal gets no spike at them; the plug-in bandwidths are then
+``ks``'s only where that floor does not bind.  The plug-in rules fall back to Silverman's rule where
 ``ks`` would stop (zero ``min(sd, IQR / 1.349)``), for pairs of fewer than 3 points, and where an
 estimated functional has the wrong sign.
 """
