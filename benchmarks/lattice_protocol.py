@@ -46,6 +46,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from linear_model_protocol import N_TEST, SETTINGS, design, paired_tests  # noqa: E402
+from selection_protocol import resume, tied_pool  # noqa: E402
 
 import slb  # noqa: E402
 from slb.evaluation import balanced_error_rate  # noqa: E402
@@ -82,13 +83,7 @@ def lattice_design(name, n, d, seed):
 
 def run(out, seeds, settings, designs):
     """Fit every candidate's SLB, NB and TAN on every dataset, appending to ``out`` (resumes)."""
-    done, rows = set(), []
-    if os.path.exists(out):
-        prev = pd.read_csv(out)
-        rows = prev.to_dict("records")
-        done = set(
-            zip(prev.design, prev.n, prev.d, prev.seed, prev.candidate, prev.model, strict=True)
-        )
+    rows, done = resume(out, ["design", "n", "d", "seed", "candidate", "model"])
     for (n, d), seed, name in itertools.product(settings, seeds, designs):
         todo = [(c, m) for c in CANDIDATES for m in MODELS if (name, n, d, seed, c, m) not in done]
         if not todo:
@@ -139,19 +134,9 @@ def decide(unit, safety, pvals):
     Returns (chosen, explanation)."""
     names = list(CANDIDATES)
     mean = unit[names].mean()
-
-    def sig_better(a, b):
-        p = pvals.get((a, b), pvals.get((b, a)))
-        return p < 0.05 and mean[a] < mean[b]
-
-    for a in names:
-        if all(sig_better(a, b) for b in names if b != a):
-            return a, f"{a} is significantly better than both others"
-    best = mean.idxmin()
-    tied = [a for a in names if a == best or not sig_better(best, a)]
-    worst = safety[tied].max()
-    safe = [a for a in tied if worst[a] <= SAFETY_POINTS]
-    pool = safe if safe else [min(tied, key=lambda a: worst[a])]
+    winner, tied, safe, pool, _ = tied_pool(names, mean, safety, pvals, SAFETY_POINTS)
+    if winner is not None:
+        return winner, f"{winner} is significantly better than both others"
     chosen = min(pool, key=lambda a: (round(mean[a], 10), names.index(a)))
     why = f"tied set {tied}; meeting item 7's target: {safe or 'none'}; lowest mean: {chosen}"
     return chosen, why

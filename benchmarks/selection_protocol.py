@@ -91,19 +91,22 @@ GRID_CANDIDATES = {
 GRID_MIN = {"default grid": float(np.min(DEFAULT_CS)), "wide grid": float(np.min(WIDE_CS))}
 
 
+def resume(out, key):
+    """The rows already in the CSV ``out`` (none if absent) and the set of their ``key``
+    tuples (the columns ``key``, in order): what a resumed run skips."""
+    if not os.path.exists(out):
+        return [], set()
+    prev = pd.read_csv(out)
+    return prev.to_dict("records"), set(prev[key].itertuples(index=False, name=None))
+
+
 def run(out, seeds, settings, designs, loss, candidates=None):
     """Fit every candidate and reference on every dataset, appending to ``out`` (resumes).
 
     ``candidates``: {name: parameters set on one warm estimator per dataset}, in fitting
     order; None: Protocol 3's four."""
     candidates = CANDIDATES if candidates is None else candidates
-    done, rows = set(), []
-    if os.path.exists(out):
-        prev = pd.read_csv(out)
-        rows = prev.to_dict("records")
-        done = set(
-            zip(prev.design, prev.n, prev.d, prev.seed, prev.candidate, prev.loss, strict=True)
-        )
+    rows, done = resume(out, ["design", "n", "d", "seed", "candidate", "loss"])
     for (n, d), seed, name in itertools.product(settings, seeds, designs):
         cands = list(candidates) + list(REFERENCES)
         todo = [c for c in cands if (name, n, d, seed, c, loss) not in done]
@@ -150,13 +153,16 @@ def run(out, seeds, settings, designs, loss, candidates=None):
             pd.DataFrame(rows).to_csv(out, index=False)
 
 
-def decide(unit, safety, pvals):
-    """The rule of docs/defaults.md, Protocol 3, on per-family BERs (points).
+def tied_pool(names, mean, safety, pvals, safety_points):
+    """The shared steps of Protocols 3 and 4's rules (``docs/defaults.md``).
 
-    ``unit``: families x candidates; ``safety``: the same minus the better reference;
-    ``pvals``: {(a, b): Holm-adjusted p}.  Returns (chosen, explanation)."""
-    names = list(CANDIDATES)
-    mean = unit[names].mean()
+    ``mean``: mean BER per candidate; ``safety``: families x candidates, the candidate minus the
+    better reference (points); ``pvals``: {(a, b): Holm-adjusted p}.  Returns ``(winner, tied,
+    safe, pool, worst)``: ``winner`` is the candidate significantly better than every other (or
+    None); ``tied`` the lowest mean and every candidate not significantly worse than it;
+    ``safe`` those of ``tied`` at most ``safety_points`` behind on every family; ``pool`` is
+    ``safe``, or when empty the tied candidate with the smallest worst-family excess;
+    ``worst`` the worst-family excess of each tied candidate."""
 
     def sig_better(a, b):  # a significantly better than b
         p = pvals.get((a, b), pvals.get((b, a)))
@@ -164,12 +170,25 @@ def decide(unit, safety, pvals):
 
     for a in names:
         if all(sig_better(a, b) for b in names if b != a):
-            return a, f"{a} is significantly better than every other candidate"
+            return a, None, None, None, None
     best = mean.idxmin()
     tied = [a for a in names if a == best or not sig_better(best, a)]
     worst = safety[tied].max()
-    safe = [a for a in tied if worst[a] <= SAFETY_POINTS]
+    safe = [a for a in tied if worst[a] <= safety_points]
     pool = safe if safe else [min(tied, key=lambda a: worst[a])]
+    return None, tied, safe, pool, worst
+
+
+def decide(unit, safety, pvals):
+    """The rule of docs/defaults.md, Protocol 3, on per-family BERs (points).
+
+    ``unit``: families x candidates; ``safety``: the same minus the better reference;
+    ``pvals``: {(a, b): Holm-adjusted p}.  Returns (chosen, explanation)."""
+    names = list(CANDIDATES)
+    mean = unit[names].mean()
+    winner, tied, safe, pool, worst = tied_pool(names, mean, safety, pvals, SAFETY_POINTS)
+    if winner is not None:
+        return winner, f"{winner} is significantly better than every other candidate"
     why = f"tied set {tied}; meeting item 7's target: {safe or 'none'}"
     if not safe:
         why += f"; the smallest worst-family excess: {pool[0]} ({worst[pool[0]]:+.2f})"
