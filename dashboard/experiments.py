@@ -125,6 +125,7 @@ class StructureFit:
     recovery: dict  # slb.data.synthetic.edge_recovery
     positions: np.ndarray  # (d, 2) shared node positions
     ratio: pd.DataFrame | None = None  # clf.ratio_coefficients(): the identifiable weights
+    selected_model: str = "slb"  # clf.selected_model_: "slb", or the special case CV chose
 
 
 @st.cache_data(show_spinner="Fitting SLB on the first replicate…", max_entries=16, ttl=_TTL)
@@ -157,6 +158,7 @@ def structure_fit(design_args: tuple, n_train: int, seed: int, dens: tuple) -> S
         recovery=rec,
         positions=positions,
         ratio=clf.ratio_coefficients(),
+        selected_model=str(clf.selected_model_),
     )
 
 

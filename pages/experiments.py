@@ -197,11 +197,24 @@ else:
         st.stop()
 
     names = fit.columns
+    # SLB's inner CV may choose one of its special cases (naive Bayes or TAN, issue 26 item 7):
+    # then the pairs are TAN's tree edges (or none), not HSIC-screened ones, and lambda is inf
+    special = {"tan": "TAN", "naive_bayes": "naive Bayes"}.get(fit.selected_model)
     st.subheader("True structure and SLB's kept pairs")
+    if special is None:
+        how = (
+            "the pairs SLB kept (HSIC screening, λ chosen by SLB's cross-validation as in the "
+            "experiments)"
+        )
+    else:
+        how = (
+            f"the pairs of the model SLB's cross-validation chose: its {special} special case "
+            + ("(the union of the two classes' Chow–Liu tree edges, " if special == "TAN" else "(")
+            + "no HSIC screening)"
+        )
     st.caption(
         f"First replicate (data seed {seed0}), {fit.n_train} training rows: the two "
-        "classes' true networks, then the pairs SLB kept (HSIC screening, λ chosen by "
-        "SLB's cross-validation as in the experiments) against the union of the true edges."
+        f"classes' true networks, then {how} against the union of the true edges."
     )
     # one under the other, at the page's width: side by side (three or two columns) each graph
     # had a plot area 157 or about 250 px wide at a projector's 1024 px with the sidebar open,
@@ -227,7 +240,11 @@ else:
             fit.kept_pairs,
             fit.recovery["true_edges"],
             fit.positions,
-            title=f"SLB's kept pairs (λ = {fit.threshold:.3g})",
+            title=(
+                f"SLB's kept pairs (λ = {fit.threshold:.3g})"
+                if special is None
+                else f"SLB chose {special}: its pairs"
+            ),
         ),
         key="exp_graph_kept",
         config=CHART,
@@ -246,6 +263,15 @@ else:
     )
 
     st.subheader("SLB's coefficients against the oracle")
+    if special is not None:
+        st.caption(
+            f"SLB's cross-validation chose its {special} special case on this replicate, so "
+            f"these are {special}'s fixed weights on the log-density terms (+1 on a tree edge, "
+            "1 − degree on a feature), not weights an SVM learned."
+            if special == "TAN"
+            else f"SLB's cross-validation chose its {special} special case on this replicate, "
+            "so these are naive Bayes's fixed weights (±1 on every feature's log-density)."
+        )
     if fit.oracle_coef is not None:
         coef_fig = figures.coefficient_figure(
             fit.coef, feature_names=names, oracle=fit.oracle_coef, n_visible=40

@@ -63,7 +63,7 @@ def _page() -> AppTest:
 
 
 @pytest.mark.slow
-def test_experiments_page_runs_and_shows_results():
+def test_experiments_page_runs_and_shows_results(monkeypatch):
     at = _page()
     assert any("press Run" in i.value for i in at.info)
     at.slider(key="exp_d").set_value(8)
@@ -102,6 +102,8 @@ def test_experiments_page_runs_and_shows_results():
         else:
             assert metric(at, label) == "—"
     assert metric(at, "kept pairs") == str(rec["n_kept"])
+    title = chart(at, "exp_graph_kept")["layout"]["title"]["text"]
+    assert ("λ =" in title) == (clf.selected_model_ == "slb"), (title, clf.selected_model_)
 
     # oracle coefficients (forest design)
     coef = chart(at, "exp_coef")
@@ -123,6 +125,27 @@ def test_experiments_page_runs_and_shows_results():
     bayes_caption = [c.value for c in at.caption if c.value.startswith("Bayes error of these")]
     assert bayes_caption and f"{100 * meta['bayes']:.2f}%" in bayes_caption[0]
     assert meta["bayes"] == pytest.approx(ds.bayes_error(n_mc=20000, random_state=seed0))
+
+    # when SLB's CV chooses its TAN special case the pairs are TAN's tree edges: the page says
+    # so instead of "kept pairs (lambda = inf)" (a newcomer's finding)
+    import dataclasses
+
+    from dashboard import experiments as exp_module
+
+    real = exp_module.structure_fit
+    monkeypatch.setattr(
+        exp_module,
+        "structure_fit",
+        lambda *a: dataclasses.replace(real(*a), selected_model="tan", threshold=math.inf),
+    )
+    at.run()
+    assert_ok(at)
+    title = chart(at, "exp_graph_kept")["layout"]["title"]["text"]
+    assert "SLB chose TAN" in title and "λ" not in title
+    assert any("its TAN special case (the union" in c.value for c in at.caption)
+    assert any("TAN's fixed weights" in c.value for c in at.caption)
+    monkeypatch.setattr(exp_module, "structure_fit", real)
+    at.run()
 
     # label noise on the synthetic design, two classifiers, two flip probabilities
     at.radio(key="noise_source").set_value("design")
