@@ -41,6 +41,9 @@ Usage::
     nice python benchmarks/first_figure.py                  # 3 rounds, 120 s idle
     nice python benchmarks/first_figure.py --rounds 1 --idle 10   # a quick look
     nice python benchmarks/first_figure.py --baseline HEAD~1 --idle 30   # before / after
+    nice python benchmarks/first_figure.py --static-only --rounds 8   # the static pages only:
+    # the rich page and variants of it without its table, its sidebar's controls or its
+    # navigation, and with its figure sent first (what the home page's elements cost)
 """
 
 from __future__ import annotations
@@ -130,6 +133,34 @@ pages = [st.Page(home, title="Data", default=True)] + [
 ]
 st.navigation(pages).run()
 """
+
+_TABLE_LINE = (
+    '        st.dataframe(pd.DataFrame(X, columns=[f"f{i}" for i in range(60)]), height=320)\n'
+)
+_FIGURE_LINE = '        st.plotly_chart(go.Figure(go.Bar(x=["M", "R"], y=[111, 97])), key="only")\n'
+
+
+def static_variants() -> dict[str, str]:
+    """``--static-only``: the rich page and variants of it without one group of elements, to
+    find what separates it from the trivial page (no computing in any of them)."""
+    assert _TABLE_LINE in RICH_PAGE and _FIGURE_LINE in RICH_PAGE
+    no_table = RICH_PAGE.replace(_TABLE_LINE, "")
+    head, nav = no_table.split("with st.sidebar:")[0], no_table.split("pages = ")[1]
+    # the figure sent before every other element (a placeholder holds its place in the layout)
+    first = RICH_PAGE.replace("def home():\n", "def home():\n    slot = None\n").replace(
+        _FIGURE_LINE, "        slot = st.empty()\n"
+    )
+    first = first.replace(
+        "        st.dataframe(", _FIGURE_LINE.replace("st.", "slot.", 1) + "        st.dataframe("
+    )
+    return {
+        "rich static page": RICH_PAGE,
+        "rich, figure sent first": first,
+        "rich without its table": no_table,
+        "... and without the sidebar's controls": head + "pages = " + nav,
+        "... and without the navigation": head + "home()\n",
+    }
+
 
 #: Records, in the page, when the first plotly figure's SVG appears in the main area
 #: (milliseconds since navigation start).
@@ -404,6 +435,41 @@ def main(rounds: int, idle: float, upload: bool, baseline: str | None, fresh_onl
         report(label, res[label], base)
 
 
+def main_static(rounds: int) -> None:
+    """``--static-only``: the trivial page and :func:`static_variants`, interleaved per round."""
+    from contextlib import ExitStack
+
+    from playwright.sync_api import sync_playwright
+
+    tmp = Path(tempfile.mkdtemp(prefix="first_figure_static_"))
+    pages = {"trivial page": TRIVIAL_PAGE, **static_variants()}
+    times: dict[str, list[float]] = {k: [] for k in pages}
+    loads = [load()]
+    with ExitStack() as stack:
+        servers = {}
+        for i, (label, src) in enumerate(pages.items()):
+            (tmp / f"page{i}.py").write_text(src, encoding="utf-8")
+            servers[label] = stack.enter_context(
+                Server(tmp / f"page{i}.py", ROOT, f"first-figure-static-{i}.log")
+            )
+        p = stack.enter_context(sync_playwright())
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for srv in servers.values():
+            first_figure(browser, srv.url)  # the servers' imports, not counted
+        for _ in range(rounds):
+            for label, srv in servers.items():
+                times[label].append(first_figure(browser, srv.url))
+            loads.append(load())
+        browser.close()
+    base = statistics.median(times["trivial page"])
+    print(f"# static pages, first figure in Chromium, {rounds} rounds")
+    print(f"load average (1 min) {min(loads):.1f}-{max(loads):.1f}; {os.cpu_count()} CPUs")
+    for label, v in times.items():
+        m = statistics.median(v)
+        cells = ", ".join(f"{x:.2f}" for x in v)
+        print(f"{label:42s} median {m:5.2f} s  {m / base:5.2f}x [{cells}]")
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3, help="fresh app servers, one per round")
@@ -417,5 +483,14 @@ if __name__ == "__main__":
     ap.add_argument(
         "--fresh-only", action="store_true", help="only the fresh server's first figure per round"
     )
+    ap.add_argument(
+        "--static-only",
+        action="store_true",
+        help="only the trivial page, the rich static page and variants of it without one "
+        "group of elements (what separates the home page's elements from the trivial page)",
+    )
     a = ap.parse_args()
-    main(a.rounds, a.idle, not a.no_upload, a.baseline, a.fresh_only)
+    if a.static_only:
+        main_static(a.rounds)
+    else:
+        main(a.rounds, a.idle, not a.no_upload, a.baseline, a.fresh_only)
