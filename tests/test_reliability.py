@@ -104,6 +104,9 @@ def test_compare_page_shows_reliability_and_a_moving_operating_point():
     assert scores.loc[["SLB", "TAN", "NB"], "Brier"].between(0, 0.5).all()
     at.selectbox(key="cmp_eval_model").set_value("NB").run()
     preds = next(el.value for el in at.dataframe if "P(+)" in el.value.columns)
+    # the default threshold is the share of + rows to three decimals (the balanced-error rule)
+    share = preds["true class"].str.startswith("+").mean()
+    assert at.slider(key="cmp_op_threshold_p").value == pytest.approx(round(share, 3))
     p = preds["P(+)"].to_numpy(dtype=float)
     y = preds["true class"].str.startswith("+").to_numpy()
     counts = []
