@@ -32,6 +32,14 @@ def _upload_in_use(up: dict, build: data.BuildResult) -> None:
     """Which uploaded file is in use (the uploader itself shows nothing after a page change)."""
     raw = build.raw if build.raw is not None and build.raw.source == "upload" else None
     shape = f", {raw.frame.shape[0]} rows × {raw.frame.shape[1]} columns as read" if raw else ""
+    if build.error:  # the file was rejected: the previous data stays in use (said beside)
+        st.warning(
+            f"Not in use: **{esc(up['name'])}** ({data.format_bytes(len(up['data']))}{shape}) "
+            "could not be used (the reason is beside). Upload another file below, or change "
+            "the table's settings if the reason names one.",
+            icon=":material/description:",
+        )
+        return
     st.info(
         f"In use: **{esc(up['name'])}** ({data.format_bytes(len(up['data']))}{shape}). "
         "To replace it, upload another file below; it stays in use until you do.",

@@ -26,6 +26,7 @@ os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dashboard.data import make_upload  # noqa: E402
+from dashboard.safety import escape_markdown as esc  # noqa: E402
 from slb import SLBClassifier, load_dataset  # noqa: E402
 from slb.model.path import FIXED_C  # noqa: E402
 from slb.viz.figures import escape_text  # noqa: E402
@@ -492,6 +493,11 @@ def test_bad_upload_shows_error_not_traceback(name, data, reason):
     assert at.error, "a bad upload must show st.error"
     assert reason.lower() in at.error[0].value.lower()
     assert "Traceback" not in at.error[0].value
+    # the rejected file is not said to be in use (a newcomer's finding, H28)
+    assert not any(i.value.startswith("In use:") for i in at.info)
+    stored = "upload" in at.session_state and at.session_state["upload"] is not None
+    said = any(w.value.startswith(f"Not in use: **{esc(name)}**") for w in at.warning)
+    assert said == stored  # a file kept but rejected is named as not in use
     # the app stays usable on the previous data
     assert "sonar" in sidebar_text(at)
     goto(at, "pages/dependencies.py")
