@@ -180,9 +180,18 @@ def ber_section(v: View, res: Results) -> None:
             "sd (%)": st.column_config.NumberColumn(format="%.1f"),
         },
     )
+    kept = res.runs["SLB"].n_pairs.mean()
+    lam = controls.format_lambda(v.lam.value)
+    if v.lam.mode != "value":  # each fold set its own lambda: the sidebar's is the all-rows one
+        how = "chosen again by cross-validation" if v.lam.mode == "cv" else "set again by its rule"
+        slb_line = (
+            f"SLB's λ was {how} inside every fold (the sidebar's λ = {lam} is the one on all "
+            f"rows, not the folds'); its folds keep {kept:.1f} pairs on average."
+        )
+    else:
+        slb_line = f"SLB at λ = {lam} keeps {kept:.1f} pairs per fold on average."
     st.caption(
-        f"SLB at λ = {controls.format_lambda(v.lam.value)} keeps "
-        f"{res.runs['SLB'].n_pairs.mean():.1f} pairs per fold on average. Each classifier is "
+        f"{slb_line} Each classifier is "
         "compared with the best (lowest mean BER) by a t-test on the per-fold differences whose "
         "variance is inflated by `1/J + n_test/n_train` (`J` folds), because overlapping "
         "training sets make the folds correlated; the p-values are Holm-adjusted over the "

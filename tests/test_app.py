@@ -593,12 +593,16 @@ def test_compare_page_says_what_is_honest_and_offers_a_nested_estimate():
     # a λ set by hand: the page says that watching the BER while moving it is selection
     captions = " ".join(c.value for c in at.caption)
     assert "selection on the shown estimate" in captions
+    assert "SLB at λ =" in captions and "inside every fold (the sidebar" not in captions
     # automatic λ by quantile: recomputed inside each fold, as the library's per-fold selector
     at.radio(key="cmp_lam_mode").set_value("quantile").run()
     at.slider(key="cmp_lam_quantile").set_value(0.9).run()
     assert_ok(at)
     captions = " ".join(c.value for c in at.caption)
     assert "recomputed inside each fold" in captions
+    # ... and the pair count is the folds', not the sidebar's lambda's (H28)
+    assert "SLB's λ was set again by its rule inside every fold" in captions
+    assert "SLB at λ =" not in captions
     path = ThresholdPath(random_state=0).fit(X, y01, folds)
     ber, _ = path.fold_ber_selected(fraction_selector(0.1, "either"))
     got = at.dataframe[0].value.loc["SLB", "mean BER (%)"]
