@@ -316,7 +316,8 @@ def current_lambda(ds, cfg: dict, dens: tuple) -> LambdaInfo:
 
 
 def kept_pairs_table(ds, scr: Screening, lam: float, pair_rule: str) -> pd.DataFrame:
-    """One row per kept pair: names, dependence and p-value in each class, where dependent."""
+    """One row per kept pair: names, its screening score (what λ is compared with), the
+    dependence and p-value in each class and where it is dependent; strongest score first."""
     keep_c = kept_mask(scr, lam, pair_rule)
     kept = keep_c.any(axis=0)
     idx = np.flatnonzero(kept)
@@ -325,17 +326,21 @@ def kept_pairs_table(ds, scr: Screening, lam: float, pair_rule: str) -> pd.DataF
     where = np.where(dep[0] & dep[1], "both", np.where(dep[1], "+ only", "− only"))
     label = MEASURES[scr.measure]
     pos, neg = ds.positive_label, ds.negative_label
+    # sorted by the score λ is compared with (the larger class's for "either", the smaller for
+    # "both"), not by the + class's alone (which ranked the strongest pair low: H28)
+    score = scr.scores(pair_rule)[idx]
     return pd.DataFrame(
         {
             "feature a": names[scr.pairs[idx, 0]],
             "feature b": names[scr.pairs[idx, 1]],
+            "screening score": score,
             f"{label} in + ({pos})": scr.pair_stat[1, idx],
             f"{label} in − ({neg})": scr.pair_stat[0, idx],
             f"p-value in + ({pos})": scr.pair_pvalue[1, idx],
             f"p-value in − ({neg})": scr.pair_pvalue[0, idx],
             "dependent in": where,
         }
-    ).sort_values(f"{label} in + ({pos})", ascending=False, ignore_index=True)
+    ).sort_values("screening score", ascending=False, ignore_index=True, kind="stable")
 
 
 # --------------------------------------------------------------------------------------------

@@ -258,7 +258,7 @@ def dependencies_page() -> None:
         height=360,
         key="dep_pairs_table",
         column_config={
-            col: st.column_config.NumberColumn(format="%.4g") for col in table.columns[2:6]
+            col: st.column_config.NumberColumn(format="%.4g") for col in table.columns[2:7]
         },
     )
     sidebar.refresh_settings(lam)  # λ, the measure and the bandwidth of this run

@@ -196,6 +196,13 @@ def test_lambda_by_quantile_fdr_and_cv():
     at.slider(key="dep_lam_quantile").set_value(0.99).run()
     assert_ok(at)
     assert int(metric(at, "pairs kept").split()[0]) == pytest.approx(18, abs=2)
+    # the kept pairs' table: one row per kept pair, strongest screening score first, the score
+    # being the larger class's HSIC (the "either" rule), not the + class's alone (H28)
+    table = next(el.value for el in at.dataframe if "screening score" in el.value.columns)
+    assert len(table) == int(metric(at, "pairs kept").split()[0])
+    stats = table.filter(like="HSIC in").to_numpy(dtype=float)
+    np.testing.assert_array_equal(table["screening score"].to_numpy(), stats.max(axis=1))
+    assert table["screening score"].is_monotonic_decreasing
     at.radio(key="dep_lam_mode").set_value("fdr").run()
     assert_ok(at)
     k_fdr = int(metric(at, "pairs kept").split()[0])
