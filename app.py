@@ -165,7 +165,7 @@ def _auto_why(build: data.BuildResult) -> str:
     pos, n, n_other = build.auto_positive
     if n == n_other:
         return f"automatic: {pos} (both classes have {n} rows: the one listed last)"
-    return f"automatic: {pos} (the smaller class, {n} rows)"
+    return f"automatic: {pos} (the smaller class, {n} rows in the table as read)"
 
 
 def _classes_widgets(c: dict, build: data.BuildResult) -> None:

@@ -558,10 +558,16 @@ def _auto_note(ds: Dataset, auto: tuple, counts: dict) -> Dataset:
     """``ds`` with a note saying which class "automatic" made positive, and why."""
     pos, n_pos, _ = auto
     neg = next(k for k in counts if k != pos)
+    # the prepared rows' counts (rows dropped for missing values are gone), and the counts the
+    # choice was made on, the table's as read, where they differ (H28 found them mixed up)
+    kept_pos, kept_neg = int(np.sum(ds.y == 1)), int(np.sum(ds.y == 0))
+    as_read = ""
+    if (kept_pos, kept_neg) != (int(n_pos), int(counts[neg])):
+        as_read = f" ({n_pos} and {int(counts[neg])} in the table as read)"
     msg = (
-        f"'{pos}' ({n_pos} rows) is treated as the positive class and '{neg}' "
-        f'({int(counts[neg])} rows) as the negative class, because "automatic" picks the '
-        "smaller class. Choose the positive class to change this."
+        f"'{pos}' ({kept_pos} rows) is treated as the positive class and '{neg}' "
+        f'({kept_neg} rows) as the negative class, because "automatic" picks the smaller '
+        f"class{as_read}. Choose the positive class to change this."
     )
     note = pd.DataFrame({"severity": ["info"], "change": [msg]})
     return dataclasses.replace(ds, report=pd.concat([note, ds.report], ignore_index=True))

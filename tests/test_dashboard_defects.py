@@ -13,6 +13,7 @@ Browser-free: AppTest (as ``tests/test_app.py``) and plain tests of the figure b
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -107,12 +108,29 @@ def test_automatic_positive_class_is_the_smaller_one_for_01_labels():
     assert metric(at, r"\+ 0") == "30" and metric(at, r"− 1") == "70"
     box = at.selectbox(key="positive_class")
     assert box.options[box.index] == "automatic: 0"  # short: the reason in a caption
-    assert "automatic: 0 (the smaller class, 30 rows)" in texts(at)
-    assert 'because "automatic" picks the smaller class' in texts(at)
+    assert "automatic: 0 (the smaller class, 30 rows in the table as read)" in texts(at)
+    assert "'0' (30 rows) is treated as the positive class and '1' (70 rows)" in texts(at)
+    assert 'because "automatic" picks the smaller class.' in texts(at)  # nothing dropped
     # choosing a class by hand still wins
     box.set_value("1").run()
     assert_ok(at)
     assert metric(at, r"\+ 1") == "70"
+
+
+@pytest.mark.slow
+def test_automatic_positive_class_note_counts_the_prepared_rows():
+    """Rows dropped for missing values: the note gives the prepared rows' counts (the page's
+    metrics) and the table-as-read counts the choice was made on (H28 found them mixed up)."""
+    df = pd.read_csv(io.BytesIO(heart_csv()))
+    df.loc[df.index[::10], "chol"] = np.nan  # 10 rows dropped: 7 of class 1, 3 of class 0
+    at = upload(new_app(), "gaps.csv", df.to_csv(index=False).encode())
+    assert not at.error, [e.value for e in at.error]
+    n0, n1 = metric(at, r"\+ 0"), metric(at, r"− 1")
+    assert (n0, n1) == ("27", "63")
+    assert (
+        "'0' (27 rows) is treated as the positive class and '1' (63 rows) as the negative "
+        'class, because "automatic" picks the smaller class (30 and 70 in the table as read)'
+    ) in texts(at)
 
 
 @pytest.mark.slow
