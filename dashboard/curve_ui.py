@@ -207,7 +207,15 @@ def classwise_reliability_section(pred: pd.DataFrame, classes: list, k: int) -> 
         "(docs/probabilities.md)."
     )
     if without:
-        text += f" Without probabilities (not drawn): {esc(', '.join(map(str, without)))}."
+        text += (
+            f" Not drawn (no out-of-fold probabilities here): {esc(', '.join(map(str, without)))}."
+        )
+        if "SLB" in without:  # not "SLB has no probabilities" (H28): the page skips them
+            text += (
+                " This page fits SLB's folds without its probability calibration, which would "
+                "triple the cost of every λ step; SLBClassifier itself gives calibrated "
+                "probabilities for K classes (docs/probabilities.md)."
+            )
     st.caption(text)
 
 

@@ -574,9 +574,9 @@ def compare_page(c: dict, ds) -> None:
     mine = coef[coef["decision of"] == cls[k]].drop(columns="decision of")
     mine = mine.reindex(mine["weight"].abs().sort_values(ascending=False).index)
     st.caption(
-        f"SLB (one vs the rest) fitted on all {ds.n} rows at λ = "
+        f"SLB (one multinomial linear model) fitted on all {ds.n} rows at λ = "
         f"{controls.format_lambda(lam.value)}: the weights of class {esc(cls[k])}'s decision "
-        "value on every term; each term belongs to the block of the class whose density it "
+        "value (its multinomial score) on every term; each term belongs to the block of the class whose density it "
         f"is ({esc('log p[class](a)')}, {esc('log p[class](a, b)')})."
     )
     st.dataframe(mine, hide_index=True, width="stretch", height=320, key="cmp_coef_k")
@@ -685,7 +685,7 @@ def explain_page(c: dict, ds) -> None:
     st.title("Explain a decision")
     st.caption(
         f"SLB fitted on all the data at λ = {controls.format_lambda(lam.value)}: one decision "
-        f"value per class (class against the rest); the class with the largest one wins."
+        f"value per class (its multinomial score); the class with the largest one wins."
     )
     clf = full_fit(ds, c, lam, dens)
     if clf is None:

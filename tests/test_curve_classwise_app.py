@@ -19,7 +19,10 @@ def test_three_class_compare_draws_the_reliability_of_the_chosen_class():
     assert meta["kind"] == "classwise_reliability"
     # SLB at a hand-set λ gives decision values only: not drawn, and the caption says so
     assert "SLB" not in meta["classifiers"] and {"NB", "TAN"} <= set(meta["classifiers"])
-    assert any("Without probabilities (not drawn): SLB" in c.value for c in at.caption)
+    caption = next(c.value for c in at.caption if "Not drawn (no out-of-fold" in c.value)
+    assert "probabilities here): SLB." in caption
+    # ... without suggesting SLB has none (H28): the page skips its calibration
+    assert "SLBClassifier itself gives calibrated probabilities" in caption
     first = meta["class"]
     reps = int(at.session_state["cfg"]["cv_repeats"])
     for bins in meta["bins"].values():  # every out-of-fold prediction in one bin

@@ -483,7 +483,7 @@ def class_scores_figure(scores, class_names: Sequence[str], *, title: str | None
         )
     )
     fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title_text="decision value (one vs the rest)", zeroline=True)
+    fig.update_xaxes(title_text="decision value (multinomial score)", zeroline=True)
     return _base_layout(
         fig,
         title=escape_text(title) if title else None,
