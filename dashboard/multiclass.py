@@ -56,6 +56,9 @@ from .safety import escape_markdown as esc
 from .safety import safe_csv_bytes
 from .workqueue import queued
 
+#: The colour of the waterfall's steps toward "the rest" (K classes: not one class's colour).
+REST_GREY = "#A1A1AA"
+
 CHART = {"displaylogo": False}
 _TTL = 2 * 3600
 #: Compared from the start (SLB first), as on the two-class page.
@@ -736,6 +739,8 @@ def explain_page(c: dict, ds) -> None:
             pos_name=str(target),
             neg_name="the rest",
             feature_names=ds.feature_names,
+            # the decided class's own colour (as in the class chart above), grey for the rest
+            colors=(mfig.class_color(win), REST_GREY),
         ),
         key="explain_figure",
         config=CHART,

@@ -213,6 +213,16 @@ def test_three_class_upload_every_page_no_merge(three):
     margin = float(metric(at, "margin over the runner-up"))
     assert margin >= 0
     assert abs(margin - scores["layout"]["meta"]["margin"]) < 1e-3
+    # the waterfall draws steps toward the decided class in that class's colour, the colour
+    # of its bar above (H28: it was the two-class + colour whatever the class)
+    from dashboard.multiclass import REST_GREY
+    from slb.viz.multiclass import class_color
+
+    winner = int(scores["layout"]["meta"]["winner"])
+    fall = chart_with_key(at, "explain_figure")["data"]
+    assert fall[0]["increasing"]["marker"]["color"] == class_color(winner)
+    assert fall[0]["decreasing"]["marker"]["color"] == REST_GREY
+    assert [t["marker"]["color"] for t in fall[1:]] == [class_color(winner), REST_GREY]
     assert not at.exception
 
 

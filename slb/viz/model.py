@@ -411,18 +411,19 @@ def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
     return labels, values, measure, hover
 
 
-def _colour_legend(pos: str, neg: str) -> list:
-    """Empty bars, legend entries only: the waterfall's colours in words."""
-    return [
-        go.Bar(
-            x=[None],
-            y=[None],
-            orientation="h",
-            marker_color=COLORS[sign],
-            name=f"{words}: that class's colour",
-            hoverinfo="skip",
+def _colour_legend(pos: str, neg: str, colors: tuple[str, str] | None = None) -> list:
+    """Empty bars, legend entries only: the waterfall's colours in words (``colors``: the
+    two steps' own colours, named by the legend's swatches; None: the + / − class colours)."""
+    if colors is None:
+        entries = (
+            (COLORS["+"], f"pushes toward + ({pos}): that class's colour"),
+            (COLORS["-"], f"pushes toward − ({neg}): that class's colour"),
         )
-        for sign, words in (("+", f"pushes toward + ({pos})"), ("-", f"pushes toward − ({neg})"))
+    else:
+        entries = ((colors[0], f"pushes toward {pos}"), (colors[1], f"pushes toward {neg}"))
+    return [
+        go.Bar(x=[None], y=[None], orientation="h", marker_color=c, name=name, hoverinfo="skip")
+        for c, name in entries
     ]
 
 
@@ -434,6 +435,7 @@ def contributions_figure(
     pos_name: str = "+",
     neg_name: str = "-",
     feature_names: Sequence[str] | None = None,
+    colors: tuple[str, str] | None = None,
 ) -> go.Figure:
     """Waterfall from the baseline to one sample's decision value, term by term.
 
@@ -447,6 +449,9 @@ def contributions_figure(
         Terms shown one by one (largest ``|contribution|`` first); the others make one step.
     pos_name, neg_name : str
     feature_names : sequence of str or None
+    colors : (str, str) or None
+        The colours of a step toward ``pos_name`` and toward ``neg_name`` (K classes: the
+        decided class's own colour and a grey for "the rest"); None: the + / − class colours.
 
     Returns
     -------
@@ -480,15 +485,15 @@ def contributions_figure(
             base=0,
             customdata=hover,
             hovertemplate="%{y}<br>%{x:+.3g} (%{customdata})<extra></extra>",
-            increasing={"marker": {"color": COLORS["+"]}},
-            decreasing={"marker": {"color": COLORS["-"]}},
+            increasing={"marker": {"color": (colors or (COLORS["+"],))[0]}},
+            decreasing={"marker": {"color": COLORS["-"] if colors is None else colors[1]}},
             totals={"marker": {"color": COLORS["neutral"]}},
             connector={"line": {"color": "#9CA3AF", "width": 1}},
             name="contribution",
             showlegend=False,
         )
     )
-    for trace in _colour_legend(pos, neg):
+    for trace in _colour_legend(pos, neg, colors):
         fig.add_trace(trace)
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     fig.update_xaxes(
