@@ -436,7 +436,9 @@ SLB_HOW = {
     "honest estimate, unless you tuned the bandwidths while watching it",
     "cv": "λ chosen by inner cross-validation inside each fold (nested): an honest estimate, "
     "unless you tuned the bandwidths while watching it",
-    "value": "λ set by hand and applied to every fold. If you chose λ (or the bandwidths) while "
+    "value": "one λ applied to every fold: set by hand, or the starting value (the 90th "
+    "percentile of the pair scores on all rows, snapped to the slider; not chosen by any BER). If you chose λ (or the "
+    "bandwidths) while "
     "watching this BER, that is selection on the shown estimate and the number is "
     "optimistic; the nested estimate below is not",
 }

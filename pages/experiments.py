@@ -124,7 +124,7 @@ try:
     spec = exp.design(*design_args)
     st.caption(
         f"Design **{esc(spec.name)}**, d = {int(d)}, seed {int(seed)}; test set of "
-        f"{int(n_test)} balanced rows. Bandwidths follow the sidebar's density settings."
+        f"{int(n_test)} balanced rows. Bandwidths follow the density settings of the Densities page."
     )
 except ValueError as err:
     st.error(f"Invalid design: {esc(err)}")
