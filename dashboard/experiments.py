@@ -22,7 +22,7 @@ import streamlit as st
 from slb.data.synthetic import edge_recovery
 from slb.experiments import Design, make_estimator, run_label_noise, run_synthetic
 from slb.experiments.designs import calibrated_parameters
-from slb.viz.figures import pair_graph_layout
+from slb.viz.figures import structure_layout
 
 _TTL = 2 * 3600
 
@@ -144,7 +144,7 @@ def structure_fit(design_args: tuple, n_train: int, seed: int, dens: tuple) -> S
     kept = np.asarray(clf.pairs_, dtype=int).reshape(-1, 2)
     rec = edge_recovery(kept, ds.graphs, cols)
     true = np.asarray(rec["true_edges"], dtype=int).reshape(-1, 2)
-    positions = pair_graph_layout(len(cols), true, np.ones(len(true)), seed=0)
+    positions = structure_layout(len(cols), true, seed=0)  # lone nodes in view (H28)
     return StructureFit(
         design=spec.name,
         seed=int(seed),

@@ -33,6 +33,7 @@ from .layout import (
     heatmap_cell_px,
     kept_outline,
     pair_graph_layout,
+    structure_layout,
     tree_layout,
 )
 from .model import (
@@ -54,6 +55,7 @@ __all__ = [
     "dependence_heatmap",
     "dependence_histogram",
     "pair_graph_layout",
+    "structure_layout",
     "pair_graph",
     "tree_layout",
     "tree_graph",
