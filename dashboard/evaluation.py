@@ -428,6 +428,13 @@ def slb_nested_eval(
 #: Names of SLB's nested estimates in the tables: λ by inner CV, and λ and C by inner CV.
 NESTED_NAMES = {False: "SLB", True: "SLB (nested λ, C)"}
 
+#: Column widths of the BER tables (two and K classes): the classifier's name and the verdict
+#: against the best, whose texts the default width cut at 1024 px.
+VERDICT_COLUMNS = {
+    "_index": st.column_config.TextColumn(width="medium"),
+    "vs best": st.column_config.TextColumn(width="large"),
+}
+
 #: How SLB's numbers were obtained, by λ mode (the page shows it under the table).
 SLB_HOW = {
     "quantile": "λ recomputed inside each fold from its own training rows (its own top share of "

@@ -504,9 +504,15 @@ def compare_page(c: dict, ds) -> None:
         width="stretch",
         key="cmp_table_k",
         column_config={
-            col: st.column_config.NumberColumn(format="%.3f")
-            for col in shown.columns
-            if col.startswith("macro") or col == "log-loss"
+            # BERs to one decimal as on the two-class page (H28 saw "28.1162"), scores to three
+            "mean BER (%)": st.column_config.NumberColumn(format="%.1f"),
+            "sd (%)": st.column_config.NumberColumn(format="%.1f"),
+            **evaluation.VERDICT_COLUMNS,
+            **{
+                col: st.column_config.NumberColumn(format="%.3f")
+                for col in shown.columns
+                if col.startswith("macro") or col == "log-loss"
+            },
         },
     )
     st.caption(f"SLB: {evaluation.SLB_HOW.get(lam.mode, evaluation.SLB_HOW['value'])}.")

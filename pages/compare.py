@@ -178,6 +178,9 @@ def ber_section(v: View, res: Results) -> None:
         column_config={
             "mean BER (%)": st.column_config.NumberColumn(format="%.1f"),
             "sd (%)": st.column_config.NumberColumn(format="%.1f"),
+            # wide enough for "SLB (nested λ, C)" and "not significantly different" at
+            # 1024 px (they were cut to "SLB (neste" and "not si…": H28); the table scrolls
+            **evaluation.VERDICT_COLUMNS,
         },
     )
     kept = res.runs["SLB"].n_pairs.mean()
