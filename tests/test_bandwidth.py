@@ -367,3 +367,20 @@ def test_lattice_floor_is_a_no_op_on_continuous_data():
 def test_lattice_floor_rejects_a_negative_value():
     with pytest.raises(ValueError, match="lattice_floor"):
         LogDensityTransformer(lattice_floor=-1.0).fit(np.eye(4), [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [0.0, 0.0, 5.24288e5, 2.91644881e-303],  # a subnormal step beside a large gap
+        [1.7e308, -1.7e308],  # a gap beyond the float range
+        [0.0, 1e-12, 1.0],  # a trillion steps across the range
+    ],
+)
+def test_lattice_spacing_extreme_values_are_no_lattice_and_warn_nothing(values):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow warning would fail here (the fuzz test's)
+        got = bandwidth_module.lattice_spacing(np.asarray(values, dtype=float)[:, None])
+    assert np.isnan(got).all()

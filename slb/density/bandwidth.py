@@ -75,6 +75,7 @@ _LCV_MAX_POINTS = 1000  # LCV is O(n^2) per evaluation: subsample above this siz
 _KFE_EXACT_POINTS = 500  # exact O(n^2) functionals up to here, binned above (ks: 2-d bins > 500)
 _GRIDSIZE = 401  # KernSmooth::dpik's and ks's univariate binning grid
 _CHUNK = 2**20  # elements per block of pairwise differences
+_MAX_LATTICE_STEPS = 1e9  # lattice_spacing: more steps across a column's range is no lattice
 
 
 def robust_scale(x):
@@ -183,12 +184,20 @@ def lattice_spacing(X):
         u = np.unique(X[:, j][np.isfinite(X[:, j])])
         if u.size < 2:
             continue
-        gaps = np.diff(u)
-        step = float(gaps.min())
+        # a "lattice" of more than a billion steps across the range is no lattice a bandwidth
+        # could resolve (its floor would be nothing), and its ratios could overflow (a step of
+        # 1e-303 beside a gap of 5e5: found by tests/test_fuzz_pipeline.py; gaps of values near
+        # the float limits overflow too)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            gaps = np.diff(u)
+            step = float(gaps.min())
+            k = gaps / step
+        if not np.isfinite(k).all() or k.sum() > _MAX_LATTICE_STEPS:
+            continue
         # multiples of the step up to rounding of the recorded values (decimals are inexact
         # in binary: 0.3 - 0.1 is not 0.2); a continuous column fails on almost every gap
         tol = 1e-9 * max(float(np.abs(u).max()), step)
-        if np.all(np.abs(gaps - np.round(gaps / step) * step) <= tol):
+        if np.all(np.abs(gaps - np.round(k) * step) <= tol):
             out[j] = step
     return out
 
