@@ -342,15 +342,40 @@ def test_lattice_floor_reaches_every_density_estimator_and_uses_training_rows_on
         tr = getattr(e, "transformer_", e)
         assert tr.bandwidths_[:, 0].min() >= 2.0 - 1e-12, type(e).__name__
         assert tr.pair_bandwidths_[:, 0].min() >= 2.0 - 1e-12, type(e).__name__
-    # the step is the training rows': odd test values do not enter it
-    tr = LogDensityTransformer(lattice_floor=1.0).fit(X, y)
-    Xt = X.copy()
-    Xt[:5, 0] = 1.0
-    np.testing.assert_array_equal(
-        LogDensityTransformer(lattice_floor=1.0).fit(X, y).transform(Xt), tr.transform(Xt)
-    )
     off = KDENaiveBayes(lattice_floor=0).fit(X, y).transformer_.bandwidths_[:, 0]
     assert off.min() < 2.0  # without the floor the bandwidth is below the step
+
+
+def test_lattice_step_comes_from_the_training_rows_only(monkeypatch):
+    """Rows never fitted on (test rows with odd values, which would halve the step) do not
+    reach lattice_spacing: during a nested default SLB fit on 96 of 120 rows it only ever sees
+    training rows (the 96, or an inner fold's), and a transform does not change the floor."""
+    from slb import SLBClassifier
+
+    rng = np.random.default_rng(6)
+    y = np.repeat([0, 1], 60)
+    X = np.column_stack([2 * rng.poisson(0.2 + 0.5 * y), rng.normal(size=120) + y])
+    X[::5, 0] = 1.0  # odd values, all of them in the rows held out below
+    test = np.zeros(120, dtype=bool)
+    test[::5] = True
+    assert bandwidth_module.lattice_spacing(X)[0] == 1.0  # with the held-out rows: step 1
+    assert bandwidth_module.lattice_spacing(X[~test])[0] == 2.0  # training rows: step 2
+    seen = []
+    real = bandwidth_module.lattice_spacing
+
+    def spy(Z):
+        seen.append(np.asarray(Z).shape[0])
+        return real(Z)
+
+    monkeypatch.setattr(bandwidth_module, "lattice_spacing", spy)
+    clf = SLBClassifier(random_state=0).fit(X[~test], y[~test])
+    assert seen and max(seen) == 96  # the training rows, and inner folds' subsets of them
+    tr = LogDensityTransformer().fit(X[~test], y[~test])  # the default floor: 1 step
+    h = tr.bandwidths_.copy()
+    tr.transform(X[test])
+    clf.predict(X[test])
+    np.testing.assert_array_equal(tr.bandwidths_, h)
+    assert h[:, 0].min() >= 2.0 - 1e-12  # the training rows' step (2), not the data's (1)
 
 
 def test_lattice_floor_is_a_no_op_on_continuous_data():

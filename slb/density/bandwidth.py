@@ -195,9 +195,13 @@ def lattice_spacing(X):
         if not np.isfinite(k).all() or k.sum() > _MAX_LATTICE_STEPS:
             continue
         # multiples of the step up to rounding of the recorded values (decimals are inexact
-        # in binary: 0.3 - 0.1 is not 0.2); a continuous column fails on almost every gap
-        tol = 1e-9 * max(float(np.abs(u).max()), step)
-        if np.all(np.abs(gaps - np.round(k) * step) <= tol):
+        # in binary: 0.3 - 0.1 is not 0.2, an error of a few ulps of the values); a continuous
+        # column fails on almost every gap.  Where the values' rounding is not small against
+        # the step (a large offset beside a tiny gap) the test cannot tell: no lattice.
+        ulps = 8 * np.finfo(float).eps * float(np.abs(u).max())
+        if ulps > 1e-3 * step:
+            continue
+        if np.all(np.abs(gaps - np.round(k) * step) <= max(1e-6 * step, ulps)):
             out[j] = step
     return out
 
@@ -622,7 +626,8 @@ def class_bandwidths(
         Univariate or bivariate (pair) bandwidths.
     lattice_floor : float, default=0.0
         A second floor, as a multiple of the feature's :func:`lattice_spacing` (on the rows of
-        ``X``, all classes), for features whose values lie on a lattice; 0: none.
+        ``X``, all classes), for features whose values lie on a lattice; 0: none.  (This
+        function's default is none; the estimators' ``lattice_floor`` default is 1.)
 
     Returns
     -------

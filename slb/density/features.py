@@ -102,6 +102,8 @@ BANDWIDTH_PARAMS_DOC = """bandwidth : {"scott", "silverman", "lcv", "plugin"}, d
         Global multiplier of every bandwidth.
     bandwidth_overrides : dict or None, default=None
         Per-feature multipliers (feature name or index -> multiplier) replacing the global one.
+        Like the global one, they act before the floors: on a lattice feature no bandwidth
+        goes below ``lattice_floor`` steps.
     min_bandwidth : float, default=1e-3
         Bandwidth floor as a fraction of the feature's robust scale (tied/discrete features).
     density_floor : float, default=1e-6
