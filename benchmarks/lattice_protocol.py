@@ -129,16 +129,34 @@ def family_means(df, model):
     return per_setting.groupby(["design", "candidate"]).mean().unstack()[list(CANDIDATES)] * 100
 
 
-def decide(unit, safety, pvals):
+def decide(unit, safety, pvals, guards=None):
     """The rule of docs/defaults.md, Protocol 4, on SLB's per-family BERs (points).
-    Returns (chosen, explanation)."""
+
+    Steps 1-3 on SLB (with the fallback of Protocol 3's rule when no tied candidate meets
+    item 7's target: the smallest worst-family excess); step 4: ``guards`` is {model: (its
+    family means, its Holm-adjusted {(a, b): p})} for naive Bayes and TAN, and a chosen
+    non-zero floor that makes either significantly worse than floor 0 leaves the default at
+    0.  Returns (chosen, explanation)."""
     names = list(CANDIDATES)
     mean = unit[names].mean()
     winner, tied, safe, pool, _ = tied_pool(names, mean, safety, pvals, SAFETY_POINTS)
     if winner is not None:
-        return winner, f"{winner} is significantly better than both others"
-    chosen = min(pool, key=lambda a: (round(mean[a], 10), names.index(a)))
-    why = f"tied set {tied}; meeting item 7's target: {safe or 'none'}; lowest mean: {chosen}"
+        chosen, why = winner, f"{winner} is significantly better than both others"
+    else:
+        chosen = min(pool, key=lambda a: (round(mean[a], 10), names.index(a)))
+        why = f"tied set {tied}; meeting item 7's target: {safe or 'none'}; lowest mean: {chosen}"
+    today = names[0]
+    for model, (m_unit, m_p) in (guards or {}).items():
+        if chosen == today:
+            break
+        p = m_p.get((today, chosen), m_p.get((chosen, today)))
+        if p < 0.05 and m_unit[chosen].mean() > m_unit[today].mean():
+            return today, why + f"; step 4: {model} significantly worse with it (Holm {p:.3g})"
+    if guards and chosen != today:
+        why += "; step 4: " + ", ".join(
+            f"{m} not significantly worse (Holm {mp.get((today, chosen), 1.0):.3g})"
+            for m, (_, mp) in guards.items()
+        )
     return chosen, why
 
 
@@ -163,9 +181,12 @@ def analyse(paths):
         print()
     pairs = list(itertools.combinations(CANDIDATES, 2))
     adj = paired_tests(units["SLB"], pairs, "points", "Holm over the three", width=10)
+    guard_p = {}
     for m in ("NB", "TAN"):
-        print(f"\n{m} (descriptive, the same tests):")
-        paired_tests(units[m], pairs, "points", "Holm over the three", width=10)
+        print(f"\n{m} (the same tests; rule step 4 reads floor 0 against the chosen floor):")
+        guard_p[m] = dict(
+            zip(pairs, paired_tests(units[m], pairs, "points", "Holm", width=10), strict=True)
+        )
     better = pd.concat({c: np.minimum(units["NB"][c], units["TAN"][c]) for c in CANDIDATES}, axis=1)
     safety = units["SLB"] - better
     print("\nitem 7: SLB - better of NB and TAN at the same floor, per family (points):")
@@ -174,7 +195,8 @@ def analyse(paths):
     print("\nmedian CPU seconds per fit:\n" + cost.round(2).to_string())
     by_n = df[df.model == "SLB"].groupby(["n", "candidate"]).ber.mean().unstack() * 100
     print("\nSLB mean BER by n (descriptive, %):\n" + by_n.round(2).to_string())
-    chosen, why = decide(units["SLB"], safety, dict(zip(pairs, adj, strict=True)))
+    guards = {m: (units[m], guard_p[m]) for m in ("NB", "TAN")}
+    chosen, why = decide(units["SLB"], safety, dict(zip(pairs, adj, strict=True)), guards)
     print(f"\nBy the rule: {chosen} ({why}).")
     return chosen
 

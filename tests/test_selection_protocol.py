@@ -2,6 +2,7 @@
 used by Protocol 3's confirmation at the ends of the range (docs/defaults.md)."""
 
 import importlib
+import itertools
 import sys
 from pathlib import Path
 
@@ -154,3 +155,22 @@ def test_grid_ends_run_equals_cold_fits_of_each_grid(tmp_path):
         assert runs.loc[cand, "C_min"] == pytest.approx(lowest)
         if cold.selected_model_ == "slb":
             assert runs.loc[cand, "C_"] == pytest.approx(cold.C_)
+
+
+def test_lattice_protocol_rule_step_4_keeps_floor_0_when_nb_is_significantly_worse():
+    """Protocol 4's decide (benchmarks/lattice_protocol.py): SLB's lowest mean wins the tie,
+    unless naive Bayes or TAN is significantly worse with it than with floor 0 (step 4)."""
+    _protocol()  # puts benchmarks/ on the path
+    lattice = importlib.import_module("lattice_protocol")
+    names = list(lattice.CANDIDATES)
+    fams = [f"f{i}" for i in range(9)]
+    slb = pd.DataFrame({"floor 0": 20.2, "floor 0.5": 20.1, "floor 1": 20.0}, index=fams)
+    safety = slb * 0.0  # item 7 met everywhere
+    p_slb = dict.fromkeys(itertools.combinations(names, 2), 0.5)
+    nb = pd.DataFrame({"floor 0": 20.0, "floor 0.5": 20.0, "floor 1": 23.0}, index=fams)
+    calm = {k: 1.0 for k in p_slb}
+    chosen, _ = lattice.decide(slb, safety, p_slb, {"NB": (nb, calm), "TAN": (nb, calm)})
+    assert chosen == "floor 1"  # the tie-break: lowest mean
+    worse = {**calm, ("floor 0", "floor 1"): 0.01}
+    chosen, why = lattice.decide(slb, safety, p_slb, {"NB": (nb, worse), "TAN": (nb, calm)})
+    assert chosen == "floor 0" and "NB significantly worse" in why
