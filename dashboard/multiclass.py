@@ -56,9 +56,6 @@ from .safety import escape_markdown as esc
 from .safety import safe_csv_bytes
 from .workqueue import queued
 
-#: The colour of the waterfall's steps toward "the rest" (K classes: not one class's colour).
-REST_GREY = "#A1A1AA"
-
 CHART = {"displaylogo": False}
 _TTL = 2 * 3600
 #: Compared from the start (SLB first), as on the two-class page.
@@ -585,8 +582,8 @@ def compare_page(c: dict, ds) -> None:
     st.caption(
         f"SLB (one multinomial linear model) fitted on all {ds.n} rows at λ = "
         f"{controls.format_lambda(lam.value)}: the weights of class {esc(cls[k])}'s decision "
-        "value (its multinomial score) on every term; each term belongs to the block of the class whose density it "
-        f"is ({esc('log p[class](a)')}, {esc('log p[class](a, b)')})."
+        "value (its multinomial score) on every term; each term belongs to the block of the "
+        f"class whose density it is ({esc('log p[class](a)')}, {esc('log p[class](a, b)')})."
     )
     st.dataframe(mine, hide_index=True, width="stretch", height=320, key="cmp_coef_k")
     st.download_button(
@@ -746,7 +743,7 @@ def explain_page(c: dict, ds) -> None:
             neg_name="the rest",
             feature_names=ds.feature_names,
             # the decided class's own colour (as in the class chart above), grey for the rest
-            colors=(mfig.class_color(win), REST_GREY),
+            colors=(mfig.class_color(win), mfig.REST_GREY),
         ),
         key="explain_figure",
         config=CHART,

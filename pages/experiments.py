@@ -124,7 +124,8 @@ try:
     spec = exp.design(*design_args)
     st.caption(
         f"Design **{esc(spec.name)}**, d = {int(d)}, seed {int(seed)}; test set of "
-        f"{int(n_test)} balanced rows. Bandwidths follow the density settings of the Densities page."
+        f"{int(n_test)} balanced rows. Bandwidths follow the density settings of the "
+        "Densities page."
     )
 except ValueError as err:
     st.error(f"Invalid design: {esc(err)}")
@@ -264,13 +265,14 @@ else:
 
     st.subheader("SLB's coefficients against the oracle")
     if special is not None:
+        fixed = {
+            "TAN": "on the log-density terms (+1 on a tree edge, 1 − degree on a feature), not "
+            "weights an SVM learned",
+            "naive Bayes": "(±1 on every feature's log-density)",
+        }[special]
         st.caption(
             f"SLB's cross-validation chose its {special} special case on this replicate, so "
-            f"these are {special}'s fixed weights on the log-density terms (+1 on a tree edge, "
-            "1 − degree on a feature), not weights an SVM learned."
-            if special == "TAN"
-            else f"SLB's cross-validation chose its {special} special case on this replicate, "
-            "so these are naive Bayes's fixed weights (±1 on every feature's log-density)."
+            f"these are {special}'s fixed weights {fixed}."
         )
     if fit.oracle_coef is not None:
         coef_fig = figures.coefficient_figure(

@@ -215,8 +215,7 @@ def test_three_class_upload_every_page_no_merge(three):
     assert abs(margin - scores["layout"]["meta"]["margin"]) < 1e-3
     # the waterfall draws steps toward the decided class in that class's colour, the colour
     # of its bar above (H28: it was the two-class + colour whatever the class)
-    from dashboard.multiclass import REST_GREY
-    from slb.viz.multiclass import class_color
+    from slb.viz.multiclass import REST_GREY, class_color
 
     winner = int(scores["layout"]["meta"]["winner"])
     fall = chart_with_key(at, "explain_figure")["data"]

@@ -476,6 +476,7 @@ def contributions_figure(
     labels, values, measure, hover = _waterfall_steps(c, baseline, top, feature_names)
     decision = values[-1]
     pos, neg = escape_text(pos_name), escape_text(neg_name)
+    up, down = colors or (COLORS["+"], COLORS["-"])
     fig = go.Figure(
         go.Waterfall(
             orientation="h",
@@ -485,8 +486,8 @@ def contributions_figure(
             base=0,
             customdata=hover,
             hovertemplate="%{y}<br>%{x:+.3g} (%{customdata})<extra></extra>",
-            increasing={"marker": {"color": (colors or (COLORS["+"],))[0]}},
-            decreasing={"marker": {"color": COLORS["-"] if colors is None else colors[1]}},
+            increasing={"marker": {"color": up}},
+            decreasing={"marker": {"color": down}},
             totals={"marker": {"color": COLORS["neutral"]}},
             connector={"line": {"color": "#9CA3AF", "width": 1}},
             name="contribution",

@@ -21,6 +21,7 @@ from .style import FONT_PX, _base_layout, _layout, escape_text
 
 __all__ = [
     "CLASS_COLORS",
+    "REST_GREY",
     "class_balance_k",
     "class_color",
     "class_scores_figure",
@@ -42,6 +43,8 @@ CLASS_COLORS = (
     "#8C6D1F",
     "#000000",
 )
+#: The colour of what is not one class: "the rest" in a K-class waterfall (Explain).
+REST_GREY = "#A1A1AA"
 _SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "cross", "star", "pentagon")
 
 
