@@ -183,7 +183,7 @@ def _value_control(prefix: str, scr, c: dict, live: bool) -> None:
 
 class LambdaLabels:
     """The fallback slider's options (``values``: the λ positions, as floats) and their labels
-    ("λ = 0.0123 · 45 of 1770 pairs kept"); tests read ``values`` from the widget's
+    ("λ = 0.0123 · 45 pairs"); tests read ``values`` from the widget's
     ``format_func``."""
 
     def __init__(self, steps: lambda_steps.LambdaSteps):

@@ -35,8 +35,16 @@ class LambdaSteps:
         return int(self.values.size)
 
     def label(self, i: int) -> str:
-        """What position ``i`` shows: ``λ = 0.01234 · 45 of 1770 pairs kept``."""
-        return f"λ = {format_value(self.values[i])} · {pairs_kept_text(self, i)}"
+        """What position ``i`` of the fallback slider shows: ``λ = 0.01234 · 45 pairs``.
+
+        Short, because the slider also prints its two ends side by side under the track: at
+        1024 px the long form ("λ = 0.00147 · 1770 of 1770 pairs kept" beside "λ = ∞ (no pairs)
+        · 0 of 1770 pairs kept") ran the two together.  The live slider shows the long form
+        (:func:`pairs_kept_text`) once, beside its value.
+        """
+        lam = self.values[i]
+        k = int(self.pairs[i])
+        return f"λ = {format_value(lam) if np.isfinite(lam) else '∞'} · {k} pair{'s' * (k != 1)}"
 
 
 def format_value(lam: float) -> str:
@@ -64,8 +72,8 @@ def lambda_steps(pair_stat: np.ndarray, pair_rule: str) -> LambdaSteps:
     >>> s = lambda_steps(stat, "either")  # pair scores 0.2, 0.3, 0.3
     >>> s.values.tolist(), s.pairs.tolist()
     ([0.2, 0.3, inf], [3, 2, 0])
-    >>> s.label(1)
-    'λ = 0.3 · 2 of 3 pairs kept'
+    >>> s.label(1), s.label(2)
+    ('λ = 0.3 · 2 pairs', 'λ = ∞ · 0 pairs')
     >>> lambda_steps(stat, "per_class").terms.tolist()  # every class's own score
     [6, 5, 3, 2, 0]
     """

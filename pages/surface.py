@@ -45,7 +45,9 @@ TEACH = (
     "and a symbol per class. Naive Bayes multiplies one density per feature, so it cannot "
     "capture a class that depends on how the two features vary together (XOR, spirals); SLB "
     "adds a 2-d density for each pair it keeps at λ. Move λ above this pair's score and SLB "
-    "drops the pair: its regions then look like naive Bayes's."
+    "drops the pair's 2-d density: how these two features vary together no longer enters, as "
+    "in naive Bayes, but SLB keeps its own weights (and its other pairs), so its regions "
+    "need not match naive Bayes's."
 )
 
 

@@ -115,6 +115,30 @@ SIDEBAR_CUT_JS = """
                  shown: el.clientWidth, needed: el.scrollWidth}))
 """
 
+# A slider's two end labels drawn into each other (H28: "λ = 0.00147 · 1770 of λ = ∞ (no
+# pairs) · 0 of" at 1024 px): the text of the low end reaches within 8 px of the high end's on a
+# line they share.  Measured on the text itself (a range's boxes), not on the label elements.
+SLIDER_ENDS_JS = """
+() => {
+  const boxes = (el) => { const r = document.createRange(); r.selectNodeContents(el);
+                          return [...r.getClientRects()].filter(b => b.width > 0); };
+  const out = [];
+  for (const bar of document.querySelectorAll('[data-testid="stSliderTickBar"]')) {
+    const ends = [...bar.children];
+    if (ends.length < 2 || !bar.getBoundingClientRect().width) continue;
+    const lo = boxes(ends[0]), hi = boxes(ends[ends.length - 1]);
+    for (const a of lo) for (const b of hi) {
+      const shared = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (shared > 2 && b.left - a.right < 8) {
+        out.push({low: ends[0].innerText.slice(0, 60),
+                  high: ends[ends.length - 1].innerText.slice(0, 60), gap: b.left - a.right});
+      }
+    }
+  }
+  return out;
+}
+"""
+
 
 server = server_fixture("a11y-server.log", env={"SLB_WARMUP": "0"})
 
@@ -156,6 +180,29 @@ def assert_sidebar_check_can_fail(page) -> None:
     assert [c["text"] for c in seen] == ["a text far wider than forty pixels"], seen
 
 
+def assert_slider_ends_check_can_fail(page) -> None:
+    """:data:`SLIDER_ENDS_JS` reports two end labels that run together, and not two apart (a
+    probe shaped like Streamlit's tick bar, removed after)."""
+    page.evaluate(
+        """() => { for (const [id, words] of [['slb-ends-close', 'long end label text'],
+                                              ['slb-ends-apart', 'lo']]) {
+            const bar = document.createElement('div'); bar.id = id;
+            bar.dataset.testid = 'stSliderTickBar';
+            bar.style.cssText = 'display: flex; justify-content: space-between; width: 200px';
+            for (const t of [words, words]) {
+              const p = document.createElement('p'); p.textContent = t;
+              p.style.cssText = 'margin: 0; max-width: 50%; white-space: nowrap'; bar.appendChild(p); }
+            document.body.prepend(bar); } }"""
+    )
+    seen = page.evaluate(SLIDER_ENDS_JS)
+    page.evaluate(
+        "() => ['slb-ends-close', 'slb-ends-apart'].forEach(i => "
+        "document.getElementById(i).remove())"
+    )
+    probes = [c["low"] for c in seen if c["low"] in {"long end label text", "lo"}]
+    assert probes == ["long end label text"], seen
+
+
 @pytest.mark.parametrize(("width", "height"), SIZES)
 @pytest.mark.parametrize("title", list(PAGES))
 def test_every_page_passes_axe_and_has_readable_captions(server, title, width, height):
@@ -170,6 +217,7 @@ def test_every_page_passes_axe_and_has_readable_captions(server, title, width, h
         page.goto(server.url + "/" + QUERY)
         expect(page.get_by_test_id("stSidebarNav")).to_be_visible(timeout=LONG)
         assert_sidebar_check_can_fail(page)
+        assert_slider_ends_check_can_fail(page)
         if title != "Data":
             page.locator(PAGES["Data"]).first.wait_for(timeout=LONG)
             goto_page(page, title)
@@ -186,6 +234,7 @@ def test_every_page_passes_axe_and_has_readable_captions(server, title, width, h
         low = [c for c in page.evaluate(CONTRAST_JS) if c["ratio"] < 4.5]
         cut = [c for c in page.evaluate(TRUNCATED_JS) if c["label"] not in KNOWN_CUT]
         side_cut = page.evaluate(SIDEBAR_CUT_JS)
+        ends = page.evaluate(SLIDER_ENDS_JS)
         plots = [
             b["width"]
             for b in (p.bounding_box() for p in page.locator(".js-plotly-plot").all())
@@ -198,6 +247,7 @@ def test_every_page_passes_axe_and_has_readable_captions(server, title, width, h
         "captions below 4.5:1": low,
         "cut select boxes": cut,
         "cut sidebar texts": side_cut,
+        "slider end labels run together": ends,
         "plots narrower than 260 px": narrow,
     }
     assert not any(problems.values()), json.dumps(problems, indent=1, ensure_ascii=False)

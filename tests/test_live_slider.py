@@ -71,11 +71,13 @@ def test_ties_and_missing_scores(rule):
     stat = np.array([[0.2, 0.2, 0.5, np.nan, 0.1], [0.1, 0.3, 0.5, np.nan, 0.2]])
     steps = _check_steps(stat, rule)
     assert steps.n_pairs == 5 and steps.pairs[0] == 4
-    assert [steps.label(i).split(" · ")[1] for i in (0, len(steps) - 1)] == [
-        "4 of 5 pairs kept",
-        "0 of 5 pairs kept",
+    assert [steps.label(i).split(" · ")[1] for i in (0, len(steps) - 2, len(steps) - 1)] == [
+        "4 pairs",
+        "1 pair",
+        "0 pairs",
     ]
-    assert steps.label(len(steps) - 1).startswith("λ = ∞")
+    assert steps.label(len(steps) - 2) == "λ = 0.5 · 1 pair"
+    assert steps.label(len(steps) - 1) == "λ = ∞ · 0 pairs"
 
 
 def test_refuses_an_unknown_rule():
