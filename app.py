@@ -284,6 +284,15 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
                 format_func=MISSING.get,
             )
             state.bound(
+                st.checkbox,
+                data.DUPLICATES_LABEL,
+                "drop_duplicates",
+                key="drop_duplicates",
+                help="Repeats are kept by default: a table may hold real repeats, and every "
+                "cross-validation here keeps a row and its copies in the same fold. Copies with "
+                "another class stay either way.",
+            )
+            state.bound(
                 st.number_input,
                 "Keep at most this many rows (stratified sample)",
                 "max_rows",

@@ -165,12 +165,14 @@ MAX_CLASSES = 20
 TEXT_COLUMNS_LABEL = "Text columns that are not numbers"
 MISSING_LABEL = "Rows with missing values"
 IDENTIFIERS_LABEL = "Keep columns that look like identifiers"
+DUPLICATES_LABEL = "Drop repeated rows (same values and class as an earlier row)"
 CLEANING_EXPANDER = "Cleaning and size limits"
 #: ``prepare_table`` names its own parameters in its notes; the Data page names the controls.
 _API_TO_CONTROL = {
     "non_numeric='encode'": f"“{CLEANING_EXPANDER}” → “{TEXT_COLUMNS_LABEL}”: one-hot encode",
     "missing='impute'": f"“{CLEANING_EXPANDER}” → “{MISSING_LABEL}”: fill with the column median",
     "keep_identifiers=True": f"tick “{IDENTIFIERS_LABEL}” under the feature columns",
+    "(duplicate_rows='drop')": f"(“{CLEANING_EXPANDER}” → “{DUPLICATES_LABEL}”)",
 }
 
 
@@ -375,10 +377,13 @@ def _prepare_table(
     keep_identifiers: bool = False,
     multiclass: bool = False,
     dropped: tuple = (),
+    duplicate_rows: str = "keep",
 ) -> Dataset:
     """Prepare ``_raw`` (``prepare_table``) as the dataset of the pages.
 
-    ``dropped``: classes (as text) left out first.  ``multiclass``: keep every class (K > 2):
+    ``dropped``: classes (as text) left out first.  ``duplicate_rows``: ``prepare_table``'s
+    (copies compared with their classes as read, so also right when ``multiclass``).
+    ``multiclass``: keep every class (K > 2):
     ``prepare_table`` makes two classes, so it is run one-vs-rest with the smallest class
     positive (its class-size checks and the folds it allows are then those of the smallest
     class) and each kept row's own class comes back through ``source_rows``.
@@ -408,6 +413,7 @@ def _prepare_table(
             n_folds=n_folds,
             random_state=seed,
             keep_identifiers=keep_identifiers,
+            duplicate_rows=duplicate_rows,
             # an upload's cleaning gets what its reading left of the file's budget
             time_limit=max(2.0, UPLOAD_SECONDS - _raw.read_seconds)
             if _raw.source == "upload"
@@ -663,6 +669,7 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
             bool(cfg.get("keep_identifiers")) if upload_src else False,
             multiclass,
             tuple(dropped),
+            "drop" if upload_src and cfg.get("drop_duplicates") else "keep",
         )
 
     try:

@@ -95,6 +95,7 @@ def _cleaners(ds, raw, cfg: dict):
         n_folds=int(cfg["n_folds"]),
         random_state=int(cfg["seed"]),
         keep_identifiers=bool(cfg.get("keep_identifiers")) if upload else False,
+        duplicate_rows="drop" if upload and cfg.get("drop_duplicates") else "keep",
     )
     chosen = raw.positive if raw.positive is not None else cfg["positive"]
     for positive in dict.fromkeys([chosen, None, ds.positive_label]):

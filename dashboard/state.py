@@ -43,6 +43,7 @@ DEFAULTS: dict[str, Any] = {
     "non_numeric": "drop",
     "keep_identifiers": False,  # keep id-like columns as features (prepare_table's option)
     "missing": "drop",
+    "drop_duplicates": False,  # drop rows repeating an earlier row and its class (duplicate_rows)
     "max_rows": 1000,
     "max_features": 60,
     "sheet": None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from sklearn.ensemble import RandomForestClassifier
 
 from slb import LogDensityTransformer, SLBClassifier, compare_estimators
@@ -94,3 +95,53 @@ def test_prepare_table_names_the_duplicate_rows():
     assert "data rows 41 and 42" in note.message and "different label" in note.message
     assert note.severity == "warning"
     assert not any(c.kind == "duplicate_rows" for c in prepare_table(frame, "label").report)
+
+
+def test_prepare_table_drops_the_copies_on_request():
+    """``duplicate_rows="drop"`` removes each copy of an earlier row with the same features and
+    label (the first kept); a copy with another label stays, as does the copy of that copy's
+    label.  The result equals the table without those rows prepared as is."""
+    from slb.tables import TableCleaner, prepare_table
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame(rng.normal(size=(40, 3)), columns=["a", "b", "c"])
+    frame = frame.assign(label=np.where(np.arange(40) % 2, "yes", "no"))
+    extra = frame.iloc[[1, 5, 5, 7]].copy()  # rows 40-43
+    extra.iloc[2, 3] = "yes" if extra.iloc[2, 3] == "no" else "no"  # 42: row 5, other label
+    extra = pd.concat([extra, extra.iloc[[2]]])  # 44: a copy of 42, label included
+    table = pd.concat([frame, extra], ignore_index=True)
+    kept = prepare_table(table, "label")
+    dropped = prepare_table(table, "label", duplicate_rows="drop")
+    assert len(kept.X) == 45 and len(dropped.X) == 41  # 40, 41, 43 and 44 (a copy of 42) gone
+    expected = prepare_table(table.drop(index=[40, 41, 43, 44]), "label")
+    pd.testing.assert_frame_equal(
+        dropped.X.reset_index(drop=True), expected.X.reset_index(drop=True)
+    )
+    assert dropped.class_counts == expected.class_counts
+    note = next(c for c in dropped.report if c.kind == "duplicate_rows")
+    assert note.count == 5 and "4 copies with the label of the row repeated were dropped" in (
+        note.message
+    )
+    assert "1 copy with a different label stays" in note.message
+    with pytest.raises(ValueError, match="duplicate_rows must be 'keep' or 'drop'"):
+        prepare_table(table, "label", duplicate_rows="first")
+    # the fitted cleaner never drops rows of new data
+    cleaner = TableCleaner("label", duplicate_rows="drop").fit(table)
+    assert len(cleaner.transform(table)) == 45
+
+
+def test_dropping_copies_compares_the_labels_as_read():
+    """Two identical rows of two classes merged into "not yes" are not copies of each other:
+    ``duplicate_rows="drop"`` keeps both (the K-class Data page prepares one class against the
+    rest and must not lose a class's row to another's)."""
+    from slb.tables import prepare_table
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(rng.normal(size=(30, 2)), columns=["a", "b"])
+    frame = frame.assign(label=np.array(["yes", "x", "z"])[np.arange(30) % 3])
+    twin = frame.iloc[[1]].assign(label="z")  # row 1 is an "x": same features, class z
+    table = pd.concat([frame, twin, frame.iloc[[2]]], ignore_index=True)  # 31: twin of 2 (z)
+    prep = prepare_table(table, "label", positive="yes", duplicate_rows="drop")
+    assert prep.class_counts == {"yes": 10, "not yes": 21}  # row 30 kept, row 31 dropped
+    note = next(c for c in prep.report if c.kind == "duplicate_rows")
+    assert note.rows == (30, 31) and "1 copy with a different label stays" in note.message

@@ -63,6 +63,7 @@ def prepare_table(
     random_state: int | None = 0,
     min_class_size: int = MIN_ROWS_PER_CLASS,
     keep_identifiers: bool = False,
+    duplicate_rows: str = "keep",
     time_limit: float | None | Budget = DEFAULT_TIME_LIMIT,
 ) -> PreparedData:
     """Validate a raw table and turn it into a clean two-class problem.
@@ -103,6 +104,11 @@ def prepare_table(
         the file, or named like ``id``/``index``/``key``/``number``/``no``/``sample_code``) as
         features.  By default they are dropped with a note; exact row numbers 0..n-1 / 1..n
         are always dropped.
+    duplicate_rows : {"keep", "drop"}
+        Rows whose features and label equal an earlier row's, value for value: ``"keep"``
+        (default) keeps them, reported (the library's cross-validations keep a row and its
+        copies in one fold); ``"drop"`` keeps only the first of each, reported.  Copies with a
+        different label than the row they repeat are kept either way (and reported).
     time_limit : float, None or slb.tables.budget.Budget
         Seconds the cleaning may take (default :data:`slb.tables.budget.DEFAULT_TIME_LIMIT`);
         ``None`` for no limit.  Checked between the steps and every few hundred columns; when
@@ -156,6 +162,7 @@ def prepare_table(
         random_state=random_state,
         min_class_size=min_class_size,
         keep_identifiers=keep_identifiers,
+        duplicate_rows=duplicate_rows,
     )
     return cleaner.fit_prepare(frame, time_limit=time_limit)
 
@@ -179,8 +186,9 @@ class TableCleaner(TransformerMixin, BaseEstimator):
         The label column of the table given to :meth:`fit`.  ``None``: the labels are passed
         separately as ``y`` (as a ``Pipeline`` does) and ``X`` holds only feature columns.
     positive, features, non_numeric, missing, max_rows, max_features, n_folds, random_state, \
-min_class_size, keep_identifiers
-        As in :func:`prepare_table`.
+min_class_size, keep_identifiers, duplicate_rows
+        As in :func:`prepare_table` (``duplicate_rows`` acts on :meth:`fit`'s rows only:
+        :meth:`transform` never drops a row).
     handle_unknown : {"error", "impute"}
         What :meth:`transform` does with a category that was not in the training rows:
         ``"error"`` raises a ``ValueError`` naming the column and the values; ``"impute"``
@@ -261,6 +269,7 @@ min_class_size, keep_identifiers
         min_class_size=MIN_ROWS_PER_CLASS,
         keep_identifiers=False,
         handle_unknown="error",
+        duplicate_rows="keep",
     ):
         self.label = label
         self.positive = positive
@@ -274,6 +283,7 @@ min_class_size, keep_identifiers
         self.min_class_size = min_class_size
         self.keep_identifiers = keep_identifiers
         self.handle_unknown = handle_unknown
+        self.duplicate_rows = duplicate_rows
 
     # -- fitting -------------------------------------------------------------------------
     def fit(self, X, y=None):
@@ -351,7 +361,11 @@ min_class_size, keep_identifiers
         budget.check("cleaning")
         _drop_constant_columns(w, feats, report)
         _drop_duplicate_columns(w, feats, report)
-        _report_duplicate_rows(w, report)
+        as_read = np.empty(len(frame), dtype=object)  # each row's label before any merge
+        as_read[rows] = labels
+        drop = self._duplicate_rows() == "drop"
+        if _report_duplicate_rows(w, report, drop=drop, labels=as_read[w.rows]):
+            counts = _class_counts(w, [pos, neg])
         budget.check("cleaning")
         _limit_features(w, self.max_features, self.random_state, report)
         folds = _size_checks(w, counts, [pos, neg], opts, report)
@@ -373,6 +387,7 @@ min_class_size, keep_identifiers
             self.n_folds,
             self.min_class_size,
         )
+        self._duplicate_rows()
         if self.handle_unknown not in ("error", "impute"):
             raise ValueError(
                 f"handle_unknown must be 'error' or 'impute', not {self.handle_unknown!r}."
@@ -403,6 +418,13 @@ min_class_size, keep_identifiers
         frame = X.copy(deep=False)
         frame[label] = y
         return frame, label
+
+    def _duplicate_rows(self) -> str:
+        # cleaners saved before the option have no attribute: they kept the copies
+        value = getattr(self, "duplicate_rows", "keep")
+        if value not in ("keep", "drop"):
+            raise ValueError(f"duplicate_rows must be 'keep' or 'drop', not {value!r}.")
+        return value
 
     def _options(self) -> dict:
         return {

@@ -297,26 +297,34 @@ def _drop_duplicate_columns(w: _Work, feats: _Features, report: list) -> None:
         w.keep_columns(~duplicate)
 
 
-def _report_duplicate_rows(w: _Work, report: list) -> None:
+def _report_duplicate_rows(w: _Work, report: list, drop: bool = False, labels=None) -> bool:
     """Step 5c: rows whose features equal an earlier row's, value for value (issue 26).
 
-    They stay (a table may hold real repeats), but every cross-validation of the library keeps
-    a row and its copies in one fold (:mod:`slb._folds`), since copies on both sides of a split
-    flatter every classifier; the note names them so the user can drop them.
+    By default they stay (a table may hold real repeats), but every cross-validation of the
+    library keeps a row and its copies in one fold (:mod:`slb._folds`), since copies on both
+    sides of a split flatter every classifier; the note names them.  With ``drop`` the copies
+    that also repeat the row's label are removed (the first of each kept); copies with another
+    label stay.  ``labels``: the rows' labels as read (before classes are merged: two rows of
+    different classes merged into "not <positive>" are not copies of each other); default
+    ``w.y``.  Returns whether rows were removed.
     """
     from .._folds import duplicate_groups  # a leaf module of the library
 
     groups = duplicate_groups(w.F)
     if groups is None:
-        return
-    first = {}
-    copies, conflicts = [], 0
+        return False
+    read = w.y if labels is None else labels
+    first, labelled = {}, set()
+    copies, conflicts, same = [], 0, []  # same: the copies of an earlier row with its label
     for k, g in enumerate(groups.tolist()):
         if g in first:
             copies.append(k)
             conflicts += bool(w.y[k] != w.y[first[g]])
         else:
             first[g] = k
+        if (g, read[k]) in labelled:
+            same.append(k)
+        labelled.add((g, read[k]))
     rows = w.rows[copies]
     shown = [str(int(r) + 1) for r in rows[:8]] + (
         [f"{len(rows) - 8:,} more"] if len(rows) > 8 else []
@@ -324,13 +332,30 @@ def _report_duplicate_rows(w: _Work, report: list) -> None:
     text = (
         f"{_n(len(rows), 'row')} {'repeats' if len(rows) == 1 else 'repeat'} an earlier row's "
         f"features value for value (data rows {_join(shown)}, counting from 1). "
-        "Every cross-validation keeps a row and its copies in the same fold, so the copies "
-        "cannot flatter the scores; drop them from the file if they are not real repeats."
     )
-    if conflicts:
+    if drop:
         text += (
-            f" {_n(conflicts, 'copy', 'copies')} carry a different label than the row they repeat."
+            f"{_n(len(same), 'copy', 'copies')} with the label of the row repeated "
+            f"{'was' if len(same) == 1 else 'were'} dropped (duplicate_rows='drop')."
         )
+        stay = len(copies) - len(same)
+        if stay:
+            text += (
+                f" {_n(stay, 'copy', 'copies')} with a different label "
+                f"{'stays' if stay == 1 else 'stay'}: every cross-validation keeps "
+                f"{'it' if stay == 1 else 'them'} in the fold of the row repeated."
+            )
+    else:
+        text += (
+            "Every cross-validation keeps a row and its copies in the same fold, so the copies "
+            "cannot flatter the scores; drop them (duplicate_rows='drop') if they are not real "
+            "repeats."
+        )
+        if conflicts:
+            text += (
+                f" {_n(conflicts, 'copy', 'copies')} carry a different label than the row they "
+                "repeat."
+            )
     report.append(
         Change(
             "duplicate_rows",
@@ -340,6 +365,12 @@ def _report_duplicate_rows(w: _Work, report: list) -> None:
             severity="warning" if conflicts or len(rows) > 0.05 * len(groups) else "info",
         )
     )
+    if drop and same:
+        keep = np.ones(len(w.F), dtype=bool)
+        keep[same] = False
+        w.keep_rows(keep)
+        return True
+    return False
 
 
 def _size_checks(w: _Work, counts: dict, classes: list, options: dict, report: list) -> int | None:
