@@ -606,7 +606,7 @@ def comparison_display(table: pd.DataFrame) -> pd.DataFrame:
     for col, spec in (("t vs best", ".2f"), ("p vs best", ".3g"), ("p (Holm)", ".3g")):
         out[col] = [_fmt(v, spec) for v in table[col]]
     if "detectable (pp)" in table:
-        # the difference the test would see with 80 % power at these folds' spread
+        # the difference the Holm-adjusted test would see with 80 % power at these folds' spread
         out["detectable (pp)"] = [_fmt(v, ".1f") for v in table["detectable (pp)"]]
     out["vs best"] = [
         _verdict(b, tied, p)

@@ -199,8 +199,9 @@ def ber_section(v: View, res: Results) -> None:
         "variance is inflated by `1/J + n_test/n_train` (`J` folds), because overlapping "
         "training sets make the folds correlated; the p-values are Holm-adjusted over the "
         'comparisons. "not significantly different" only where the test does not reject (never '
-        'read it as "equal": "detectable (pp)" is the difference the test finds with 80 % power '
-        "at these folds' spread, larger with fewer repeats); darker bars: not significantly "
+        'read it as "equal": "detectable (pp)" is the difference the Holm-adjusted test finds '
+        "with 80 % power at these folds' spread, larger with fewer repeats and more "
+        "classifiers); darker bars: not significantly "
         'different from the best. "—": does not apply (the best itself; no test possible; '
         "SLB's time, whose folds share one density fit across λ)."
     )

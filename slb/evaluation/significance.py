@@ -170,7 +170,9 @@ def corrected_t_against_best(per_fold, test_train_ratio, alpha=0.05):
         ``best``, ``tied_with_best`` (the adjusted p-value is not below ``alpha``: read it as
         "not significantly different from the best", never as equal), ``mdd`` (the mean
         difference this test would detect with 80 % power at the observed fold variance,
-        :func:`minimum_detectable_difference`).  NaN where a test does not apply (the best;
+        :func:`minimum_detectable_difference` at ``alpha / m`` for ``m`` tests: the level of
+        Holm's strictest step, so the Holm-adjusted verdict, not only the unadjusted test,
+        detects it with at least that power).  NaN where a test does not apply (the best;
         identical results; one fold).  ``summary.attrs["test"]`` names the test.
 
     Examples
@@ -196,8 +198,13 @@ def corrected_t_against_best(per_fold, test_train_ratio, alpha=0.05):
         t[name], p[name] = (
             (np.nan, np.nan) if name == best else corrected_resampled_ttest(diff, test_train_ratio)
         )
+    # the level of Holm's strictest step (alpha over the tests done): at this difference the
+    # adjusted test rejects with at least 80 % power at whichever step it is tested
+    level = alpha / max(int(np.isfinite(list(p.values())).sum()), 1)
+    for name in per_fold.columns:
+        diff = per_fold[name] - per_fold[best]
         mdd[name] = (
-            np.nan if name == best else minimum_detectable_difference(diff, test_train_ratio, alpha)
+            np.nan if name == best else minimum_detectable_difference(diff, test_train_ratio, level)
         )
     names = list(per_fold.columns)
     p_adj = dict(zip(names, holm_adjust([p[n] for n in names]), strict=True))
