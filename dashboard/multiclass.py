@@ -3,8 +3,8 @@
 The two-class pages keep their own code (and numbers); a page whose dataset has more than two
 classes (``Dataset.multiclass``) draws itself with the functions here instead:
 
-* Dependencies: one heatmap per class (side by side for three classes, a class picker above
-  three), the pair graph per class or as the union coloured by class, the kept pairs' table;
+* Dependencies: one class's heatmap at a time, at the page's width (a class picker), the pair
+  graph per class or as the union coloured by class, the kept pairs' table;
 * Densities: one curve / contour per class;
 * Compare: every K-class classifier cross-validated on the same folds
   (``slb.evaluation.compare_estimators(record_predictions=True)``): macro BER with the
@@ -62,8 +62,6 @@ _TTL = 2 * 3600
 DEFAULT_MODELS = models.DEFAULT_MODELS
 #: SLB with λ and C chosen by inner CV inside every fold (the nested estimate's row).
 NESTED = evaluation.NESTED_NAMES[True]
-#: More classes than this: one heatmap at a time, chosen with a class picker.
-SIDE_BY_SIDE = 3
 
 
 def class_names(ds) -> list[str]:
@@ -175,13 +173,10 @@ def dependencies_page(c: dict, ds) -> None:
     keep_c = compute.kept_mask(scr, lam.value, c["pair_rule"])
 
     st.subheader("Dependence within each class")
-    if ds.K <= SIDE_BY_SIDE:
-        for k, col in enumerate(st.columns(ds.K)):
-            with col:
-                _heatmap(c, ds, scr, keep_c, k)
-    else:
-        k = class_picker(ds, "dep_class_k", "Class shown")
-        _heatmap(c, ds, scr, keep_c, k)
+    # one class at a time, at the page's width, as on the two-class page: three side by side
+    # had 63 x 63 px plot areas at 1024 x 768 with the sidebar open (H30), two 150 px
+    k = class_picker(ds, "dep_class_k", "Class shown")
+    _heatmap(c, ds, scr, keep_c, k)
     st.caption(
         "What it shows: the dependence of every pair of features within one class (darker: "
         "more dependent), in the class's colour; outlined cells above the diagonal are the "
@@ -530,7 +525,9 @@ def compare_page(c: dict, ds) -> None:
     st.subheader("Out-of-fold predictions")
     chosen = st.selectbox("Classifier", list(res.per_fold.columns), key="cmp_pred_model_k")
     pred = res.predictions
-    left, right = st.columns(2, gap="medium")
+    # one under the other, at the page's width, as on the two-class page: side by side at
+    # 1024 x 768 the 3 x 3 cells' texts ran together and the curves were 182 x 182 px (H30)
+    left = right = st.container()
     with left:
         cm = confusion_matrices(pred, labels=cls)[chosen]
         cm_fig = clickable_cells(

@@ -110,6 +110,8 @@ browser = browser_fixture()
 #: Compare's expanders whose figures are measured too: (expander key, a figure drawn in it).
 EVALUATION = [("cmp_eval_open", ".st-key-cmp_roc .js-plotly-plot")]
 TAN_TREES = [("cmp_tan_open", ".st-key-cmp_tan_open .js-plotly-plot")]
+#: A bundled table with three classes.
+K3 = "source=bundled&dataset=penguins"
 
 
 def open_expanders(page, opens) -> None:
@@ -128,6 +130,16 @@ def open_expanders(page, opens) -> None:
         ("/densities", ".st-key-dens_figure .js-plotly-plot", "densities", [], None),
         ("/compare", ".st-key-cmp_coef .js-plotly-plot", "compare", EVALUATION, None),
         ("/compare", ".st-key-cmp_coef .js-plotly-plot", "compare-tan", TAN_TREES, {"tree"}),
+        # three classes (penguins): the class's heatmap, the K x K confusion, the curves (H30:
+        # three heatmaps side by side were 63 x 63 px, the curves 182 x 182 px)
+        (
+            f"/dependencies?{K3}",
+            ".st-key-dep_heatmap_k0 .js-plotly-plot",
+            "dependencies-k3",
+            [],
+            None,
+        ),
+        (f"/compare?{K3}&repeats=1", ".st-key-cmp_roc_k .js-plotly-plot", "compare-k3", [], None),
     ],
 )
 def test_figures_readable_at_1024x768_with_the_sidebar_open(

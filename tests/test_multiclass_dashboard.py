@@ -117,10 +117,14 @@ def test_three_class_upload_every_page_no_merge(three):
     assert "&lt;b&gt;" in text or "\\<b\\>" in text or "<b>c</b>" not in text
     assert not any("merged" in m.value for m in at.markdown)
 
-    # Dependencies: one heatmap per class, the pair graph (union by default)
+    # Dependencies: one class's heatmap at a time (a picker), the pair graph (union by default)
     goto(at, "pages/dependencies.py")
     assert not at.error, [e.value for e in at.error]
     for k in range(3):
+        at.radio(key="dep_class_k").set_value(k).run()
+        assert_ok(at)
+        shown = [el.proto.id for el in at.get("plotly_chart") if "dep_heatmap_k" in el.proto.id]
+        assert len(shown) == 1 and shown[0].endswith(f"dep_heatmap_k{k}")
         chart_with_key(at, f"dep_heatmap_k{k}")
     graph = chart_with_key(at, "dep_pair_graph")
     assert graph["layout"]["meta"]["kind"] == "pair_graph_k"
@@ -340,7 +344,7 @@ def test_five_classes_pickers_lambda_modes_and_an_added_classifier():
     assert metric(at, "classes K") == "5"
     goto(at, "pages/dependencies.py")
     assert not at.error, [e.value for e in at.error]
-    # above three classes: one heatmap at a time, chosen with a class picker
+    # one heatmap at a time, chosen with a class picker (above four choices a selectbox)
     shown = [el.proto.id for el in at.get("plotly_chart") if "dep_heatmap_k" in el.proto.id]
     assert len(shown) == 1 and shown[0].endswith("dep_heatmap_k0")
     at.selectbox(key="dep_class_k").set_value(3).run()  # five classes: a selectbox
@@ -394,6 +398,7 @@ def test_penguins_is_selectable():
     goto(at, "pages/dependencies.py")
     assert not at.error
     for k in range(3):
+        at.radio(key="dep_class_k").set_value(k).run()
         chart_with_key(at, f"dep_heatmap_k{k}")
 
 

@@ -67,17 +67,25 @@ def cluster_order(matrix) -> np.ndarray:
 MAX_LABELLED = 30
 
 
+#: Smallest side of a heatmap's matrix in pixels (the plot area of the projector rule, 260 px,
+#: with a little room).
+MIN_MATRIX_PX = 265
+
+
 def heatmap_cell_px(d: int) -> int:
     """Side of one heatmap cell in pixels, so that the matrix is about 300-380 px wide (half a
-    1440 px screen beside its labels and colour bar); at least 6 px, at most 28 px.
+    1440 px screen beside its labels and colour bar); at least 6 px, at most 28 px, except that
+    a matrix of few features is never under :data:`MIN_MATRIX_PX` (a projector's smallest
+    readable plot: four features drew a 112 px matrix).
 
     Examples
     --------
-    >>> heatmap_cell_px(10), heatmap_cell_px(100)
-    (28, 6)
+    >>> heatmap_cell_px(10), heatmap_cell_px(100), heatmap_cell_px(4)
+    (28, 6, 67)
     """
+    d = max(int(d), 1)
     room = 300 if d <= MAX_LABELLED else 380
-    return int(min(28, max(6, room // max(int(d), 1))))
+    return int(max(min(28, max(6, room // d)), -(-MIN_MATRIX_PX // d)))
 
 
 def heatmap_cell_pairs(order) -> np.ndarray:

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from ..density.kde import kde_pdf_1d, kde_pdf_2d
 from .density import _grid
 from .evaluation import confusion_heatmap
+from .layout import place_labels
 from .style import FONT_PX, _base_layout, _layout, escape_text
 
 __all__ = [
@@ -375,13 +376,20 @@ def pair_graph_k(
             deg[pairs[p]] += 1
     hover = [f"{esc[i]}<br>{deg[i]} kept pair term(s)" for i in range(len(names))]
     few = len(names) <= 30
+    # labels placed where they overlap no other and fit in the axes (their ranges grown to
+    # hold them), as on the two-class graph: "top center" cut long names at the edge (H30)
+    places, xr, yr = (
+        place_labels(P, list(names), range(len(names)), font_px=FONT_PX, marker_px=9.0)
+        if few and P.size
+        else ({}, None, None)
+    )
     fig.add_trace(
         go.Scatter(
             x=P[:, 0] if P.size else [],
             y=P[:, 1] if P.size else [],
             mode="markers+text" if few else "markers",
-            text=esc if few else None,
-            textposition="top center",
+            text=[esc[i] if i in places else "" for i in range(len(names))] if few else None,
+            textposition=[places.get(i, "top center") for i in range(len(names))],
             textfont={"size": FONT_PX},
             name="features",
             marker={"size": 9, "color": "#6B7280"},
@@ -390,8 +398,8 @@ def pair_graph_k(
             showlegend=False,
         )
     )
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, scaleanchor="x")
+    fig.update_xaxes(visible=False, range=list(xr) if xr is not None else None)
+    fig.update_yaxes(visible=False, scaleanchor="x", range=list(yr) if yr is not None else None)
     return _base_layout(
         fig,
         height=420,
