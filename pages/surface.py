@@ -18,6 +18,7 @@ from dashboard.safety import escape_markdown as esc
 from dashboard.workqueue import queued
 from slb import KDENaiveBayes
 from slb.evaluation.surface import DecisionSurface, predict_surface, surface_grid
+from slb.viz.multiclass import class_color
 from slb.viz.surface import decision_surface_figure
 
 shell.ensure()
@@ -256,6 +257,9 @@ def page() -> None:
         ds.y,
         class_names=[str(n) for n in ds.class_labels],
         cols=int(c["surface_cols"]),
+        # K classes: each class in its colour of the other K-class pages (the two-class
+        # default puts the negative class first in vermillion: class 0 and 1 were swapped, H30)
+        colors=[class_color(k) for k in range(ds.K)] if ds.multiclass else None,
     )
     st.plotly_chart(fig, key="srf_figure", config={"displaylogo": False})
     seeds = f"seed {c['seed']} (SLB)"

@@ -325,6 +325,15 @@ def test_page_renders_three_classes():
     assert spec["layout"]["meta"]["classes"] == ["0", "1", "2"]
     for z in _regions(spec).values():
         assert set(np.unique(z)) == {0, 1, 2}
+    # each class in its colour of the other K-class pages (class 0 blue, class 1 vermillion)
+    from slb.viz.multiclass import class_color
+
+    drawn = {
+        t["name"]: t["marker"]["color"]
+        for t in spec["data"]
+        if t["type"] == "scatter" and t.get("marker", {}).get("color")
+    }
+    assert drawn == {name: class_color(k) for k, name in enumerate(["0", "1", "2"])}
     at.radio(key="srf_cols").set_value(3).run()
     assert not at.exception and _figure(at)["layout"]["xaxis3"]["anchor"] == "y3"
 
