@@ -334,10 +334,11 @@ START_HERE = (
         "classes): one term per density.",
     ),
     (
-        "4 · Linear SVM",
+        "4 · A linear model",
         "pages/compare.py",
         "Compare",
-        "A linear SVM weighs the terms; its cross-validated errors are compared with TAN, NB, ….",
+        "A linear model weighs the terms (an SVM for two classes, multinomial for more); its "
+        "cross-validated errors are compared with TAN, naive Bayes and others.",
     ),
 )
 

@@ -705,9 +705,9 @@ def explain_page(c: dict, ds) -> None:
     m = st.columns(4)
     m[0].metric("true class", esc(str(truth[i])[:40]))
     m[1].metric("SLB predicts", esc(str(clf.classes_[win])[:40]))
-    m[2].metric("winner's decision value", f"{s[win]:+.3f}")
+    m[2].metric("its score", f"{s[win]:+.3f}", help="The winner's decision value.")
     m[3].metric(
-        "margin over the runner-up",
+        "margin",
         f"{margin:.3f}",
         esc(f"runner-up: {str(clf.classes_[second])[:30]}"),
         delta_color="off",
@@ -736,11 +736,12 @@ def explain_page(c: dict, ds) -> None:
             row,
             baseline=baseline,
             top=int(c["explain_top"]),
-            pos_name=str(target),
-            neg_name="the rest",
             feature_names=ds.feature_names,
-            # the decided class's own colour (as in the class chart above), grey for the rest
+            # the decided class's own colour (as in the class chart above) for a step that
+            # raises its score, grey for one that lowers it; the axis and legend say so (its
+            # sign decides nothing: the largest of the K scores wins)
             colors=(mfig.class_color(win), mfig.REST_GREY),
+            score_of=str(target),
         ),
         key="explain_figure",
         config=CHART,

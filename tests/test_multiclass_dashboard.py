@@ -214,7 +214,7 @@ def test_three_class_upload_every_page_no_merge(three):
     assert not at.error, [e.value for e in at.error]
     scores = chart_with_key(at, "explain_scores_k")
     assert len(scores["data"][0]["y"]) == 3
-    margin = float(metric(at, "margin over the runner-up"))
+    margin = float(metric(at, "margin"))  # over the runner-up (short: cut at 1024 px, H30)
     assert margin >= 0
     assert abs(margin - scores["layout"]["meta"]["margin"]) < 1e-3
     # the waterfall draws steps toward the decided class in that class's colour, the colour
@@ -226,6 +226,17 @@ def test_three_class_upload_every_page_no_merge(three):
     assert fall[0]["increasing"]["marker"]["color"] == class_color(winner)
     assert fall[0]["decreasing"]["marker"]["color"] == REST_GREY
     assert [t["marker"]["color"] for t in fall[1:]] == [class_color(winner), REST_GREY]
+    # a class score: the legend says raises / lowers it, the axis names it (H30: it spoke of
+    # "< 0: − the rest · > 0: + class", which a multinomial score's sign does not decide)
+    up, down = (t["name"] for t in fall[1:])
+    assert up.startswith("raises ") and down == up.replace("raises ", "lowers ", 1)
+    layout = chart_with_key(at, "explain_figure")["layout"]
+    title = layout["xaxis"]["title"]["text"]
+    assert (
+        title
+        == f"{up[len('raises ') : -len(' value')]} decision value (the largest class score wins)"
+    )
+    assert "the rest" not in title
     assert not at.exception
 
 

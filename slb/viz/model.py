@@ -411,10 +411,16 @@ def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
     return labels, values, measure, hover
 
 
-def _colour_legend(pos: str, neg: str, colors: tuple[str, str] | None = None) -> list:
+def _colour_legend(
+    pos: str, neg: str, colors: tuple[str, str] | None = None, score_of: str | None = None
+) -> list:
     """Empty bars, legend entries only: the waterfall's colours in words (``colors``: the
-    two steps' own colours, named by the legend's swatches; None: the + / − class colours)."""
-    if colors is None:
+    two steps' own colours, named by the legend's swatches; None: the + / − class colours;
+    ``score_of``: the steps raise or lower that class's score)."""
+    if score_of is not None:
+        up, down = colors or (COLORS["+"], COLORS["-"])
+        entries = ((up, f"raises {score_of}'s value"), (down, f"lowers {score_of}'s value"))
+    elif colors is None:
         entries = (
             (COLORS["+"], f"pushes toward + ({pos}): that class's colour"),
             (COLORS["-"], f"pushes toward − ({neg}): that class's colour"),
@@ -436,6 +442,7 @@ def contributions_figure(
     neg_name: str = "-",
     feature_names: Sequence[str] | None = None,
     colors: tuple[str, str] | None = None,
+    score_of: str | None = None,
 ) -> go.Figure:
     """Waterfall from the baseline to one sample's decision value, term by term.
 
@@ -452,6 +459,11 @@ def contributions_figure(
     colors : (str, str) or None
         The colours of a step toward ``pos_name`` and toward ``neg_name`` (K classes: the
         decided class's own colour and a grey for "the rest"); None: the + / − class colours.
+    score_of : str or None
+        K classes: the class whose multinomial score this is (the largest of the K scores
+        wins; its sign decides nothing).  The legend then says a step raises or lowers that
+        score, the axis names it, and ``pos_name`` / ``neg_name`` are not used.  None: two
+        classes, the sign decides (``< 0``: ``neg_name``, ``> 0``: ``pos_name``).
 
     Returns
     -------
@@ -471,6 +483,12 @@ def contributions_figure(
     ('baseline (training means)', 'log p+(a)', 'log p-(a)', '1 other terms', 'decision value')
     >>> fig.data[0].x  # the decision value is the baseline plus every step
     (0.5, 0.6, -0.2, 0.1, 1.0)
+
+    With K classes the waterfall explains one class's score, whose sign decides nothing:
+
+    >>> fig = contributions_figure(c, baseline=0.5, score_of="setosa")
+    >>> fig.layout.xaxis.title.text, [t.name for t in fig.data[1:]]
+    ("setosa's decision value (the largest class score wins)", ["raises setosa's value", "lowers setosa's value"])
     """
     c = pd.Series(contributions, dtype=float)
     labels, values, measure, hover = _waterfall_steps(c, baseline, top, feature_names)
@@ -494,11 +512,14 @@ def contributions_figure(
             showlegend=False,
         )
     )
-    for trace in _colour_legend(pos, neg, colors):
+    named = None if score_of is None else escape_text(score_of)
+    for trace in _colour_legend(pos, neg, colors, named):
         fig.add_trace(trace)
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     fig.update_xaxes(
-        title=f"decision value (< 0: − {neg}   ·   > 0: + {pos})",
+        title=f"decision value (< 0: − {neg}   ·   > 0: + {pos})"
+        if named is None
+        else f"{named}'s decision value (the largest class score wins)",
         zeroline=True,
         zerolinecolor="#111827",
     )
