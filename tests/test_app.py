@@ -624,3 +624,39 @@ def test_compare_page_says_what_is_honest_and_offers_a_nested_estimate():
     assert float(table.loc["SLB (nested λ, C)", "mean BER (%)"]) == pytest.approx(
         100 * ref.per_fold["s"].mean(), abs=1e-9
     )
+
+
+def test_the_verdict_comes_right_after_the_ber_in_comparison_tables():
+    """At 1024 px the table shows about five columns: the verdict against the best and the
+    difference the test could detect come right after the BER and its sd (H30: off-screen)."""
+    import pandas as pd
+
+    from dashboard.compute import comparison_display
+
+    table = pd.DataFrame(
+        {
+            "mean BER (%)": [10.0, 12.0],
+            "sd (%)": [1.0, 2.0],
+            "t vs best": [float("nan"), 2.5],
+            "p vs best": [float("nan"), 0.02],
+            "p (Holm)": [float("nan"), 0.02],
+            "detectable (pp)": [float("nan"), 3.0],
+            "best": [True, False],
+            "tied with best": [True, False],
+            "fit time (s)": [0.1, 0.2],
+        },
+        index=["A", "B"],
+    )
+    out = comparison_display(table)
+    assert list(out.columns)[:5] == [
+        "mean BER (%)",
+        "sd (%)",
+        "vs best",
+        "detectable (pp)",
+        "p (Holm)",
+    ]
+    assert set(out.columns) == {
+        "mean BER (%)", "sd (%)", "vs best", "detectable (pp)", "p (Holm)", "t vs best",
+        "p vs best", "fit time (s)",
+    }  # fmt: skip
+    assert out.loc["A", "vs best"] == "best"
