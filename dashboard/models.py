@@ -216,7 +216,9 @@ def download_model(ds, key: str = "dl_model") -> None:
         )
     st.caption(
         "The file holds the classifier (the catalogue's default settings, the density settings "
-        "above, fitted on all rows) and the cleaning of the Data page, so new rows of a table "
+        "above, fitted on all rows: SLB's file chooses its own λ and C by cross-validation, "
+        "so it is not the model at the λ explained above) and the cleaning of the Data page, "
+        "so new rows of a table "
         "with the same columns are cleaned the same way: "
         "`slb.persistence.load_model(path).predict(new_table)` (see the README). "
         "It is JSON plus numeric arrays: loading it runs no code from the file."
