@@ -35,6 +35,7 @@ import streamlit as st
 from slb import BUNDLED_DATASETS, load_dataset, make_forest_bn, make_general_bn
 from slb._utils import check_magnitude
 from slb.data.toy import TOY_DATASETS, make_toy
+from slb.tables import MIN_ROWS_PER_CLASS
 from slb.tables.clean import prepare_table, stray_classes
 from slb.tables.read import DEFAULT_MAX_BYTES, SUPPORTED_EXTENSIONS, list_excel_sheets, read_table
 
@@ -362,6 +363,26 @@ def excel_sheets(upload: dict | None) -> list[str]:
     return _sheets(upload["key"], upload["data"])
 
 
+def _class_advice(counts: dict) -> str:
+    """What the Data page's class controls can do about classes too small to keep apart: leave
+    classes out when two of them are large enough, or one class against the rest when one is
+    and the others together are; nothing when neither works (a tiny table: H30 was advised to
+    do both with every class under the minimum)."""
+    sizes = sorted((int(v) for v in counts.values()), reverse=True)
+    big = [v for v in sizes if v >= MIN_ROWS_PER_CLASS]
+    out = []
+    if len(big) >= 2:
+        out.append("leave the small classes out (“Classes to drop”)")
+    if big and sum(sizes) - big[-1] >= MIN_ROWS_PER_CLASS:
+        out.append("separate one large class from the rest (“Classes”)")
+    if not out:
+        return (
+            f" No choice of classes helps: the table needs at least {MIN_ROWS_PER_CLASS} rows "
+            "in each of two groups of classes."
+        )
+    return " With several classes, you can also " + " or ".join(out) + "."
+
+
 def _prepare_table(
     raw_key: str,
     _raw: RawTable,
@@ -422,10 +443,7 @@ def _prepare_table(
     except ValueError as e:
         if not multiclass:
             raise
-        raise ValueError(
-            f"{e} With several classes, you can also leave a class out (“Classes to drop”) "
-            "or separate one class from the rest (“Classes”)."
-        ) from None
+        raise ValueError(f"{e}{_class_advice(counts)}") from None
     X = prep.X.astype(float)
     # The library's one magnitude rule, here so the Data page names the column (st.error)
     # instead of Densities, Compare and Explain failing later.

@@ -395,6 +395,24 @@ def test_a_too_small_class_says_how_to_leave_it_out():
     assert metric(at, "rows n") == "60"
 
 
+@pytest.mark.parametrize(
+    "counts, advice",
+    [
+        ({"x": 30, "y": 30, "z": 3}, ["leave the small classes out", "one large class"]),
+        ({"x": 10, "y": 3, "z": 3}, ["one large class"]),  # one class vs the other six rows
+        ({"x": 5, "y": 2, "z": 2}, []),  # x against 4 rows: still too small
+        ({"setosa": 4, "versicolor": 3, "virginica": 3}, []),  # H30's tiny10.csv
+    ],
+)
+def test_the_advice_for_small_classes_is_only_what_can_work(counts, advice):
+    from dashboard.data import _class_advice
+
+    text = _class_advice(counts)
+    for phrase in ["leave the small classes out", "one large class"]:
+        assert (phrase in text) == (phrase in advice), text
+    assert ("No choice of classes helps" in text) == (not advice)
+
+
 def test_penguins_is_selectable():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
