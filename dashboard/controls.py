@@ -251,7 +251,9 @@ def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool
     ds = state.dataset()
     index = {f: i for i, f in enumerate(ds.feature_names)}
     ov = c["bw_overrides"]
-    cols = st.columns(len(features))
+    # one under the other: two side by side cut "Own multiplier for band_18" to "…for b…" at
+    # 1024 px (H30)
+    cols = [st.container() for _ in features]
     for col, f in zip(cols, features, strict=True):
         i = index[f]
         with col:

@@ -71,7 +71,9 @@ with left:
         state.bound(st.selectbox, "Feature", "density_feature", key="dens_feature", options=names)
         chosen = [c["density_feature"]]
     else:
-        a, b = st.columns(2)
+        # one under the other: side by side in this third of the page each box showed "band"
+        # of "band_18" at 1024 px (H30)
+        a = b = st.container()
 
         def _put(k, v):
             pair = list(c["density_pair"])

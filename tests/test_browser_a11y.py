@@ -139,6 +139,24 @@ SLIDER_ENDS_JS = """
 }
 """
 
+# A widget's text drawn cut in the main area (H30: the Densities pair view's boxes showed "band"
+# of "band_18" and its toggles "Own multiplier for b…"): an input whose value is wider than its
+# box, or a label element that clips or ellipsizes its text.
+MAIN_WIDGET_CUT_JS = """
+() => [...document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stSelectbox"] *, '
+    + '[data-testid="stMain"] [data-testid="stCheckbox"] *, [data-testid="stMain"] label *')]
+  .filter(el => {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height || el.scrollWidth <= el.clientWidth + 1) return false;
+    const s = getComputedStyle(el);
+    const text = el.tagName === 'INPUT' ? el.value : el.innerText;
+    return (el.tagName === 'INPUT' || ['hidden', 'clip'].includes(s.overflowX)
+            || s.textOverflow === 'ellipsis') && text && text.trim().length > 0;
+  }).map(el => ({text: (el.tagName === 'INPUT' ? el.value : el.innerText).slice(0, 60),
+                 shown: el.clientWidth, needed: el.scrollWidth}))
+"""
+
 
 server = server_fixture("a11y-server.log", env={"SLB_WARMUP": "0"})
 
@@ -251,6 +269,26 @@ def test_every_page_passes_axe_and_has_readable_captions(server, title, width, h
         "plots narrower than 260 px": narrow,
     }
     assert not any(problems.values()), json.dumps(problems, indent=1, ensure_ascii=False)
+
+
+def test_the_densities_pair_view_cuts_no_control_at_1024(server):
+    """The pair view's two feature boxes and the per-feature multiplier toggles show their
+    whole text at 1024 x 768 with the sidebar open (H30; side by side in the page's left third
+    they showed "band" and "Own multiplier for b…": the check reported those four)."""
+    from playwright.sync_api import expect
+
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(server.url + "/densities" + QUERY)
+        page.locator(PAGES["Densities"]).first.wait_for(timeout=LONG)
+        wait_idle(page)
+        page.get_by_text("a pair of features").click()
+        expect(page.locator(".st-key-dens_pair_b")).to_be_visible(timeout=LONG)
+        wait_idle(page)
+        expect(page.get_by_text("Own multiplier for band_", exact=False)).to_have_count(2)
+        cut = page.evaluate(MAIN_WIDGET_CUT_JS)
+        page.screenshot(path=str(artifacts_dir() / "a11y-densities-pair-1024x768.png"))
+    assert not cut, cut
 
 
 def test_the_report_downloads_as_one_self_contained_file(server, tmp_path):
