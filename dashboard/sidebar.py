@@ -53,5 +53,16 @@ def refresh_settings(lam: compute.LambdaInfo) -> None:
     slot.markdown(
         f"λ = **{format_lambda(lam.value)}** ({compute.LAMBDA_MODES[lam.mode]}) · "
         f"{lam.n_kept} / {lam.n_pairs} pairs kept  \n"
-        f"{compute.MEASURES[c['measure']]} screening · bandwidth {rule} × {mult:g}{extra}"
+        f"{compute.MEASURES[c['measure']]} screening · bandwidth {RULE_NAMES.get(rule, rule)} "
+        f"× {mult:g}{extra}"
     )
+
+
+#: The bandwidth rules as the sidebar names them: the control's words, short (H30: the
+#: sidebar said "scott" and "plugin", the library's option values).
+RULE_NAMES = {
+    "scott": "Scott",
+    "silverman": "Silverman",
+    "lcv": "likelihood CV",
+    "plugin": "plug-in",
+}

@@ -246,9 +246,11 @@ def live_lambda(page):
 
 
 def live_lambda_shown(slider) -> tuple[str, int]:
-    """(λ as the slider shows it, pairs kept) from "λ = 0.01234 · 45 of 1770 pairs kept"."""
+    """(λ as the slider shows it, pairs kept) from "λ = 0.01234 · 45 of 1770 pairs kept" (the
+    live slider) or "λ = 0.01234 · 45 pairs" (the select slider of Compare and Surface)."""
     m = re.fullmatch(
-        r"λ = (.+?) · (\d+) of \d+ pairs kept", slider.get_attribute("aria-valuetext") or ""
+        r"λ = (.+?) · (\d+)(?: of \d+ pairs kept| pairs?)",
+        slider.get_attribute("aria-valuetext") or "",
     )
     assert m, slider.get_attribute("aria-valuetext")
     return m.group(1), int(m.group(2))
@@ -468,14 +470,14 @@ def test_compare_lambda_move_reruns_the_page_fragment(server, browser):
         assert plot_state(page, "cmp_coef")["meta"]["n_terms"] < n_terms0  # larger λ, fewer pairs
 
         # the bandwidth multiplier (a control of the same fragment) reaches the sidebar too
-        assert "bandwidth scott × 1" in sidebar.inner_text()
+        assert "bandwidth Scott × 1" in sidebar.inner_text()
         mult = page.locator('.st-key-cmp_bw_mult input[type="range"]')
         mult.focus()
         mult.press("ArrowRight")
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and "× 1.05" not in sidebar.inner_text():
             wait_idle(page, quiet_s=1.5)
-        assert "bandwidth scott × 1.05" in sidebar.inner_text()
+        assert "bandwidth Scott × 1.05" in sidebar.inner_text()
         wait_idle(page, quiet_s=2.0)
         assert_no_exception(page, "Compare after a bandwidth move")
 

@@ -254,7 +254,8 @@ def dependence_histogram(
         fig.add_trace(
             go.Histogram(
                 x=vals,
-                name=f"class {sym} ({escape_text(name)})",
+                # the minus sign (−), as every other legend writes the negative class
+                name=f"class {sym.replace('-', '−')} ({escape_text(name)})",
                 marker_color=COLORS[sym],
                 opacity=0.6,
                 xbins={"start": 0.0, "end": hi + size, "size": size},
