@@ -276,8 +276,18 @@ def page() -> None:
         if ds.d > 2
         else f"A {res} × {res} grid; {seeds}. {_pair_status(c, ds, scr, lam)}"
     )
-    st.caption(TEACH)
     shares = surface.shares().rename(columns=dict(enumerate(map(str, ds.class_labels))))
+    # a classifier with one class over the whole grid draws no boundary: say why (H30: naive
+    # Bayes and TAN painted Sonar's plane "rock", unexplained)
+    flat = [(n, str(row.idxmax())) for n, row in shares.iterrows() if row.max() >= 1.0]
+    if flat:
+        where = held_text if ds.d > 2 else "the data's range"
+        st.caption(
+            "; ".join(f"{esc(n)} predicts {esc(k)} everywhere on this plane" for n, k in flat)
+            + f": no boundary to draw. With {where}, these two features do not change "
+            "its decision here (another pair, or the held values of a row, may)."
+        )
+    st.caption(TEACH)
     with st.expander("Share of the grid given to each class, and the held values"):
         st.dataframe((100 * shares).round(1).rename_axis("classifier"), width="stretch")
         if ds.d > 2:

@@ -467,3 +467,30 @@ def test_hover_templates_do_not_substitute_names():
         tmpl = t.hovertemplate or ""
         assert "%{y}<b>" not in tmpl and "%{x}" not in tmpl.replace("%{x:.3g}", "")
         assert "&#37;{y}&lt;b&gt;" in tmpl or t.type == "contour"
+
+
+@pytest.mark.slow
+def test_page_says_when_a_classifier_draws_one_class_everywhere():
+    """Sonar's default plane (H30): a classifier whose regions are one class over the whole
+    grid draws no boundary, and the page says so, naming it and the class; the others are not
+    named (on XOR every classifier draws a boundary and the sentence is absent)."""
+    at = _app()
+    at.switch_page("pages/surface.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    ds = at.session_state["dataset"]
+    regions = _regions(_figure(at))
+    names = [str(v) for v in ds.class_labels]
+    flat = {
+        n.removesuffix(" regions"): names[int(np.unique(z)[0])]
+        for n, z in regions.items()
+        if np.unique(z).size == 1
+    }
+    text = " ".join(c.value for c in at.caption)
+    assert flat, "Sonar's default plane no longer has a one-class classifier: pick another case"
+    for name, cls in flat.items():
+        assert f"{name} predicts {cls} everywhere on this plane" in text
+    for name in set(n.removesuffix(" regions") for n in regions) - set(flat):
+        assert f"{name} predicts" not in text
+    xor = _surface_page("xor")
+    assert "everywhere on this plane" not in " ".join(c.value for c in xor.caption)
