@@ -569,6 +569,11 @@ def test_class_balance_shares_and_escaped_names():
     assert plus.marker.color == figures.COLORS["+"] and minus.marker.color == figures.COLORS["-"]
     assert dict(fig.layout.meta) == {"kind": "class_balance", "n_pos": 30, "n_neg": 90}
     assert "sick" not in plus.hovertemplate  # labels reach the hover through the trace name
+    # a full scale under the bar, two or K classes (a lone "50 %" tick at 1024 px: H30)
+    from slb.viz.multiclass import class_balance_k
+
+    for f in (fig, class_balance_k({"a": 1, "b": 2, "c": 3})):
+        assert list(f.layout.xaxis.tickvals) == [0, 25, 50, 75, 100]
 
 
 # --- readability on a projector (issue 28) --------------------------------------------------

@@ -106,7 +106,13 @@ def class_balance_k(counts: dict) -> go.Figure:
         barmode="stack",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis={"range": [0, 100], "ticksuffix": " %", "fixedrange": True},
+        # a full scale under the bar (plotly's own ticks left a lone "50 %" at 1024 px, H30)
+        xaxis={
+            "range": [0, 100],
+            "tickvals": [0, 25, 50, 75, 100],
+            "ticksuffix": " %",
+            "fixedrange": True,
+        },
         yaxis={"visible": False, "fixedrange": True},
     )
     return go.Figure(data=bars, layout=layout)
