@@ -100,11 +100,11 @@ TRUNCATED_JS = """
               shown: i.clientWidth, needed: i.scrollWidth}))
 """
 
-# Text of the sidebar drawn cut (issue 28 item 1: "Scot", "Sonar: 60 sonar-return er"): any
-# element of the sidebar that clips or ellipsizes its text, or an input whose value is wider
-# than its box.
-SIDEBAR_CUT_JS = """
-() => [...document.querySelectorAll('[data-testid="stSidebar"] *')].filter(el => {
+# Text drawn cut (issue 28 item 1: "Scot", "Sonar: 60 sonar-return er" in the sidebar): any
+# element matched by the selector given that clips or ellipsizes its text, or an input whose
+# value is wider than its box.
+CUT_JS = """
+(selector) => [...document.querySelectorAll(selector)].filter(el => {
     const r = el.getBoundingClientRect();
     if (!r.width || !r.height || el.scrollWidth <= el.clientWidth + 1) return false;
     const s = getComputedStyle(el);
@@ -114,6 +114,14 @@ SIDEBAR_CUT_JS = """
   }).map(el => ({text: (el.tagName === 'INPUT' ? el.value : el.innerText).slice(0, 60),
                  shown: el.clientWidth, needed: el.scrollWidth}))
 """
+#: Every element of the sidebar.
+SIDEBAR = '[data-testid="stSidebar"] *'
+#: The main area's select boxes, checkboxes / toggles and widget labels (H30: the Densities pair
+#: view's boxes showed "band" of "band_18" and its toggles "Own multiplier for b…").
+MAIN_WIDGETS = (
+    '[data-testid="stMain"] [data-testid="stSelectbox"] *, '
+    '[data-testid="stMain"] [data-testid="stCheckbox"] *, [data-testid="stMain"] label *'
+)
 
 # A slider's two end labels drawn into each other (H28: "λ = 0.00147 · 1770 of λ = ∞ (no
 # pairs) · 0 of" at 1024 px): the text of the low end reaches within 8 px of the high end's on a
@@ -138,25 +146,6 @@ SLIDER_ENDS_JS = """
   return out;
 }
 """
-
-# A widget's text drawn cut in the main area (H30: the Densities pair view's boxes showed "band"
-# of "band_18" and its toggles "Own multiplier for b…"): an input whose value is wider than its
-# box, or a label element that clips or ellipsizes its text.
-MAIN_WIDGET_CUT_JS = """
-() => [...document.querySelectorAll(
-    '[data-testid="stMain"] [data-testid="stSelectbox"] *, '
-    + '[data-testid="stMain"] [data-testid="stCheckbox"] *, [data-testid="stMain"] label *')]
-  .filter(el => {
-    const r = el.getBoundingClientRect();
-    if (!r.width || !r.height || el.scrollWidth <= el.clientWidth + 1) return false;
-    const s = getComputedStyle(el);
-    const text = el.tagName === 'INPUT' ? el.value : el.innerText;
-    return (el.tagName === 'INPUT' || ['hidden', 'clip'].includes(s.overflowX)
-            || s.textOverflow === 'ellipsis') && text && text.trim().length > 0;
-  }).map(el => ({text: (el.tagName === 'INPUT' ? el.value : el.innerText).slice(0, 60),
-                 shown: el.clientWidth, needed: el.scrollWidth}))
-"""
-
 
 server = server_fixture("a11y-server.log", env={"SLB_WARMUP": "0"})
 
@@ -186,14 +175,14 @@ def serious(results: dict) -> list[str]:
 
 
 def assert_sidebar_check_can_fail(page) -> None:
-    """:data:`SIDEBAR_CUT_JS` reports a text cut in the sidebar (a probe, removed after)."""
+    """:data:`CUT_JS` reports a text cut in the sidebar (a probe, removed after)."""
     page.evaluate(
         """() => { const d = document.createElement('div'); d.id = 'slb-cut-probe';
         d.style.cssText = 'width: 40px; overflow: hidden; white-space: nowrap';
         d.textContent = 'a text far wider than forty pixels';
         document.querySelector('[data-testid="stSidebar"]').appendChild(d); }"""
     )
-    seen = page.evaluate(SIDEBAR_CUT_JS)
+    seen = page.evaluate(CUT_JS, SIDEBAR)
     page.evaluate("() => document.getElementById('slb-cut-probe').remove()")
     assert [c["text"] for c in seen] == ["a text far wider than forty pixels"], seen
 
@@ -251,7 +240,7 @@ def test_every_page_passes_axe_and_has_readable_captions(server, title, width, h
         found = serious(results)
         low = [c for c in page.evaluate(CONTRAST_JS) if c["ratio"] < 4.5]
         cut = [c for c in page.evaluate(TRUNCATED_JS) if c["label"] not in KNOWN_CUT]
-        side_cut = page.evaluate(SIDEBAR_CUT_JS)
+        side_cut = page.evaluate(CUT_JS, SIDEBAR)
         ends = page.evaluate(SLIDER_ENDS_JS)
         plots = [
             b["width"]
@@ -286,7 +275,7 @@ def test_the_densities_pair_view_cuts_no_control_at_1024(server):
         expect(page.locator(".st-key-dens_pair_b")).to_be_visible(timeout=LONG)
         wait_idle(page)
         expect(page.get_by_text("Own multiplier for band_", exact=False)).to_have_count(2)
-        cut = page.evaluate(MAIN_WIDGET_CUT_JS)
+        cut = page.evaluate(CUT_JS, MAIN_WIDGETS)
         page.screenshot(path=str(artifacts_dir() / "a11y-densities-pair-1024x768.png"))
     assert not cut, cut
 
