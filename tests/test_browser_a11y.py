@@ -334,5 +334,5 @@ def test_an_open_tab_says_when_the_server_restarted(tmp_path):
             print(f"restart notice {time.monotonic() - stopped:.1f} s after the stop")
             assert page.evaluate("() => window.slbSameDocument === true")  # not reloaded
             expect(side).to_contain_text("Data: pima")  # the settings came back
-            expect(side).to_contain_text("silverman")
+            expect(side).to_contain_text("bandwidth Silverman")
             page.screenshot(path=str(artifacts_dir() / "a11y-restart-notice.png"))
