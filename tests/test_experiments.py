@@ -396,3 +396,14 @@ def test_terminal_progress_lines():
     bar(1, 2, "next run")  # a new run starts a new bar
     assert bar.bar.n == 1 and bar.bar.total == 2
     assert "1/2" in buf.getvalue().splitlines()[-1] or "1/2" in buf.getvalue()[-200:]
+
+
+def test_every_catalogued_classifier_has_its_own_colour_in_the_experiment_figures():
+    """H30: SLB and DISCRETE were drawn in the same dark blue (13 colours for 14 classifiers)."""
+    from slb.evaluation.registry import CLASSIFIERS
+    from slb.viz.experiments import _classifier_colour
+
+    names = [*CLASSIFIERS, "SVM(linear)"]
+    colours = {n: _classifier_colour(n) for n in names}
+    assert len(set(colours.values())) == len(set(names)), colours
+    assert _classifier_colour("SLB") == _classifier_colour("SLB")  # fixed, figure to figure

@@ -39,11 +39,15 @@ _PALETTE = (
     "#44AA99",
     "#117733",
     "#332288",
+    "#AA4499",
+    "#DDCC77",
 )
 
 
 def _classifier_colour(name) -> str:
-    """A fixed colour per classifier name (its place in the catalogue, else a stable hash)."""
+    """A fixed colour per classifier name (its place in the catalogue, else a stable hash);
+    the palette is longer than the catalogue, so no two catalogued classifiers share one (H30:
+    with 13 colours for 14 classifiers, SLB and DISCRETE were both dark blue)."""
     import zlib
 
     from ..evaluation.registry import CLASSIFIERS
