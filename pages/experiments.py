@@ -29,6 +29,16 @@ NOISE_SOURCES = {"data": "the current dataset (Data page)", "design": "the synth
 CHART = {"displaylogo": False}
 
 
+def _spread(reps: int, table: bool) -> str:
+    """What the ± of a figure means (and of the table under it): the bars are one standard
+    error, the table's ± one sd; with one replicate there is no spread (H30: the caption spoke
+    of a standard error over 1 replicate and the table of an sd)."""
+    if int(reps) <= 1:
+        return "one replicate, so no error bars and no ± (run more replicates for a spread)"
+    out = f"mean over {int(reps)} replicates, bars ± one standard error"
+    return out + " (the table: mean ± sd)" if table else out
+
+
 def _progress_callback(bar):
     def progress(done, total, message):
         bar.progress(min(done / max(total, 1), 1.0), text=f"{done}/{total}: {esc(message)}")
@@ -311,8 +321,8 @@ else:
     )
     st.plotly_chart(curve, key="exp_curve", config=CHART)
     st.caption(
-        f"Balanced error rate on the test set, mean ± standard error over "
-        f"{res.settings['n_replicates']} replicate(s) (seed {res.settings['random_state']})."
+        f"Balanced error rate on the test set: {_spread(res.settings['n_replicates'], True)} "
+        f"(seed {res.settings['random_state']})."
         + (
             f" Dashed line: the Bayes error ({100 * bayes_err:.2f}%)."
             if bayes and bayes_err is not None
@@ -425,8 +435,8 @@ if noise_last is not None:
         )
         st.plotly_chart(figures.noise_figure(nres, metric=metric), key="noise_fig", config=CHART)
         st.caption(
-            f"{esc(nres.settings['split'])}; mean ± standard error over "
-            f"{nres.settings['n_replicates']} replicate(s), seed {nres.settings['random_state']}."
+            f"{esc(nres.settings['split'])}; {_spread(nres.settings['n_replicates'], False)}, "
+            f"seed {nres.settings['random_state']}."
         )
         with st.expander("Table"):
             st.dataframe(nres.table(metric), width="stretch")

@@ -82,6 +82,10 @@ def test_experiments_page_runs_and_shows_results(monkeypatch):
     spec = Design("forest", "normal", 0.5, False, d=8, n_test=200).with_variant("calibrated")
     assert spec != spec.with_variant("uncalibrated")
     assert any("Calibrated: the paper does not say" in c.value for c in at.caption)
+    # one replicate: no spread is claimed (H30: "mean ± standard error over 1 replicate(s)")
+    curve_caption = next(c.value for c in at.caption if c.value.startswith("Balanced error"))
+    assert "one replicate, so no error bars" in curve_caption
+    assert "standard error" not in curve_caption
     ds = spec.make(200, seed0)
     for key, lab in (("exp_graph_pos", 1), ("exp_graph_neg", -1)):
         spec = chart(at, key)
