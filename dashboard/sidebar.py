@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import compute, state, urlstate
-from .controls import format_lambda
+from .controls import BW_RULES, format_lambda
 from .data import SOURCES
 from .safety import escape_markdown as esc
 
@@ -53,16 +53,12 @@ def refresh_settings(lam: compute.LambdaInfo) -> None:
     slot.markdown(
         f"λ = **{format_lambda(lam.value)}** ({compute.LAMBDA_MODES[lam.mode]}) · "
         f"{lam.n_kept} / {lam.n_pairs} pairs kept  \n"
-        f"{compute.MEASURES[c['measure']]} screening · bandwidth {RULE_NAMES.get(rule, rule)} "
+        f"{compute.MEASURES[c['measure']]} screening · bandwidth {rule_name(rule)} "
         f"× {mult:g}{extra}"
     )
 
 
-#: The bandwidth rules as the sidebar names them: the control's words, short (H30: the
-#: sidebar said "scott" and "plugin", the library's option values).
-RULE_NAMES = {
-    "scott": "Scott",
-    "silverman": "Silverman",
-    "lcv": "likelihood CV",
-    "plugin": "plug-in",
-}
+def rule_name(rule: str) -> str:
+    """A bandwidth rule as the sidebar names it: the control's words without their aside
+    ("plug-in", "likelihood CV"; H30: the sidebar said "plugin", the option's value)."""
+    return BW_RULES.get(rule, rule).split(" (")[0]

@@ -279,11 +279,15 @@ def page() -> None:
     shares = surface.shares().rename(columns=dict(enumerate(map(str, ds.class_labels))))
     # a classifier with one class over the whole grid draws no boundary: say why (H30: naive
     # Bayes and TAN painted Sonar's plane "rock", unexplained)
-    flat = [(n, str(row.idxmax())) for n, row in shares.iterrows() if row.max() >= 1.0]
+    flat = surface.one_class()
     if flat:
         where = held_text if ds.d > 2 else "the data's range"
+        names = [str(v) for v in ds.class_labels]
         st.caption(
-            "; ".join(f"{esc(n)} predicts {esc(k)} everywhere on this plane" for n, k in flat)
+            "; ".join(
+                f"{esc(n)} predicts {esc(names[k])} everywhere on this plane"
+                for n, k in flat.items()
+            )
             + f": no boundary to draw. With {where}, these two features do not change "
             "its decision here (another pair, or the held values of a row, may)."
         )

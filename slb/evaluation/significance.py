@@ -192,20 +192,17 @@ def corrected_t_against_best(per_fold, test_train_ratio, alpha=0.05):
     mean = per_fold.mean(axis=0)
     sd = per_fold.std(axis=0, ddof=1)
     best = mean.idxmin()
-    t, p, mdd = {}, {}, {}
-    for name in per_fold.columns:
-        diff = per_fold[name] - per_fold[best]
-        t[name], p[name] = (
-            (np.nan, np.nan) if name == best else corrected_resampled_ttest(diff, test_train_ratio)
-        )
+    diffs = {name: per_fold[name] - per_fold[best] for name in per_fold.columns if name != best}
+    t, p = {best: np.nan}, {best: np.nan}
+    for name, diff in diffs.items():
+        t[name], p[name] = corrected_resampled_ttest(diff, test_train_ratio)
     # the level of Holm's strictest step (alpha over the tests done): at this difference the
     # adjusted test rejects with at least 80 % power at whichever step it is tested
     level = alpha / max(int(np.isfinite(list(p.values())).sum()), 1)
-    for name in per_fold.columns:
-        diff = per_fold[name] - per_fold[best]
-        mdd[name] = (
-            np.nan if name == best else minimum_detectable_difference(diff, test_train_ratio, level)
-        )
+    mdd = {
+        name: minimum_detectable_difference(d, test_train_ratio, level) for name, d in diffs.items()
+    }
+    mdd[best] = np.nan
     names = list(per_fold.columns)
     p_adj = dict(zip(names, holm_adjust([p[n] for n in names]), strict=True))
     out = pd.DataFrame(

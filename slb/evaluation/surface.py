@@ -114,6 +114,25 @@ class DecisionSurface:
         }
         return pd.DataFrame.from_dict(rows, orient="index", columns=list(self.classes))
 
+    def one_class(self) -> dict:
+        """The classifiers that give one class to every node (no boundary on this plane), each
+        with that class (an entry of ``classes``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> s = DecisionSurface(None, np.array([0, 1]), {}, {"a": np.zeros((2, 2), int),
+        ...                                                  "b": np.eye(2, dtype=int)})
+        >>> s.one_class()
+        {'a': 0}
+        """
+        out = {}
+        for name, c in self.codes.items():
+            seen = np.unique(c)
+            if seen.size == 1:
+                out[name] = self.classes[int(seen[0])].item()
+        return out
+
 
 def _as_frame(X) -> pd.DataFrame:
     if isinstance(X, pd.DataFrame):
