@@ -232,10 +232,7 @@ def test_three_class_upload_every_page_no_merge(three):
     assert up.startswith("raises ") and down == up.replace("raises ", "lowers ", 1)
     layout = chart_with_key(at, "explain_figure")["layout"]
     title = layout["xaxis"]["title"]["text"]
-    assert (
-        title
-        == f"{up[len('raises ') : -len(' value')]} decision value (the largest class score wins)"
-    )
+    assert title == f"{up[len('raises ') : -len(' value')]} decision value"
     assert "the rest" not in title
     assert not at.exception
 

@@ -416,9 +416,9 @@ def _colour_legend(
 ) -> list:
     """Empty bars, legend entries only: the waterfall's colours in words (``colors``: the
     two steps' own colours, named by the legend's swatches; None: the + / − class colours;
-    ``score_of``: the steps raise or lower that class's score)."""
+    ``score_of``: the steps raise or lower that class's score, ``colors`` given)."""
     if score_of is not None:
-        up, down = colors or (COLORS["+"], COLORS["-"])
+        up, down = colors
         entries = ((up, f"raises {score_of}'s value"), (down, f"lowers {score_of}'s value"))
     elif colors is None:
         entries = (
@@ -462,8 +462,9 @@ def contributions_figure(
     score_of : str or None
         K classes: the class whose multinomial score this is (the largest of the K scores
         wins; its sign decides nothing).  The legend then says a step raises or lowers that
-        score, the axis names it, and ``pos_name`` / ``neg_name`` are not used.  None: two
-        classes, the sign decides (``< 0``: ``neg_name``, ``> 0``: ``pos_name``).
+        score, the axis names it (briefly: a longer title was cut at 1024 px), and
+        ``pos_name`` / ``neg_name`` are not used.  None: two classes, the sign decides
+        (``< 0``: ``neg_name``, ``> 0``: ``pos_name``).
 
     Returns
     -------
@@ -488,7 +489,7 @@ def contributions_figure(
 
     >>> fig = contributions_figure(c, baseline=0.5, score_of="setosa")
     >>> fig.layout.xaxis.title.text, [t.name for t in fig.data[1:]]
-    ("setosa's decision value (the largest class score wins)", ["raises setosa's value", "lowers setosa's value"])
+    ("setosa's decision value", ["raises setosa's value", "lowers setosa's value"])
     """
     c = pd.Series(contributions, dtype=float)
     labels, values, measure, hover = _waterfall_steps(c, baseline, top, feature_names)
@@ -513,13 +514,13 @@ def contributions_figure(
         )
     )
     named = None if score_of is None else escape_text(score_of)
-    for trace in _colour_legend(pos, neg, colors, named):
+    for trace in _colour_legend(pos, neg, colors if named is None else (up, down), named):
         fig.add_trace(trace)
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     fig.update_xaxes(
         title=f"decision value (< 0: − {neg}   ·   > 0: + {pos})"
         if named is None
-        else f"{named}'s decision value (the largest class score wins)",
+        else f"{named}'s decision value",
         zeroline=True,
         zerolinecolor="#111827",
     )

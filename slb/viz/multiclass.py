@@ -504,6 +504,6 @@ def class_scores_figure(scores, class_names: Sequence[str], *, title: str | None
     return _base_layout(
         fig,
         title=escape_text(title) if title else None,
-        height=120 + 40 * len(s),
+        height=max(300, 120 + 40 * len(s)),  # a plot area of at least 200 px (1024 x 768)
         meta={"kind": "class_scores", "winner": win, "margin": margin},
     )
