@@ -11,7 +11,7 @@ import logging
 
 import streamlit as st
 
-from dashboard import data, evaluation, shell, state, toy
+from dashboard import data, evaluation, shell, state, toy, warmup
 from dashboard.safety import escape_markdown as esc
 from slb import BUNDLED_DATASETS
 from slb.viz import figures
@@ -481,16 +481,17 @@ def data_page() -> None:
             logging.getLogger(__name__).exception("Starting Compare's prefetch failed")
 
 
-shell.setup()
-_page = st.navigation(
-    [
-        st.Page(data_page, title="Data", icon=":material/table_view:", default=True),
-        st.Page("pages/dependencies.py", title="Dependencies", icon=":material/hub:"),
-        st.Page("pages/densities.py", title="Densities", icon=":material/area_chart:"),
-        st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
-        st.Page("pages/explain.py", title="Explain", icon=":material/psychology_alt:"),
-        st.Page("pages/surface.py", title="Decision surface", icon=":material/texture:"),
-        st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
-    ]
-)
-shell.run_routed(_page)
+with warmup.page_run():  # the server's warm-up starts nothing while a page is being built
+    shell.setup()
+    _page = st.navigation(
+        [
+            st.Page(data_page, title="Data", icon=":material/table_view:", default=True),
+            st.Page("pages/dependencies.py", title="Dependencies", icon=":material/hub:"),
+            st.Page("pages/densities.py", title="Densities", icon=":material/area_chart:"),
+            st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
+            st.Page("pages/explain.py", title="Explain", icon=":material/psychology_alt:"),
+            st.Page("pages/surface.py", title="Decision surface", icon=":material/texture:"),
+            st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
+        ]
+    )
+    shell.run_routed(_page)

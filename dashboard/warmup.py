@@ -12,8 +12,13 @@ entry a page would fill, because the calls below are exactly the pages' calls wi
 default settings (``tests/test_warmup.py`` checks that the Compare page computes nothing
 after :func:`build`).
 
-The warm-up yields to users: before each step it waits until no session's computation is
-running or waiting (:data:`dashboard.workqueue.QUEUE`), and its steps go through the same queue.
+The warm-up yields to users: before each step (and before starting the worker processes) it
+waits until no session's computation is running or waiting (:data:`dashboard.workqueue.QUEUE`)
+and no page has been built for :data:`GRACE_S` seconds (:func:`page_run`, around every run of
+``app.py``: the seconds after a run are the browser's, drawing what it received), and its steps
+go through the same queue.  So the first visitor of a fresh server, who arrives while the
+warm-up would start its workers and their imports, has the machine to themselves until their
+page is drawn (issue 27; ``benchmarks/first_figure.py``).
 ``SLB_WARMUP=0`` turns it off (the test suite's AppTest runs do); ``SLB_WARMUP_DATASETS`` lists
 the datasets to warm (comma-separated; default: all bundled ones, the default dataset first).
 
@@ -31,6 +36,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import streamlit as st
@@ -141,9 +147,57 @@ def _steps(ds, x: Defaults) -> list[tuple[str, Callable]]:
     return out
 
 
-def _wait_until_idle(poll: float = 0.5) -> None:
-    """Let every session's computation go first."""
-    while QUEUE.snapshot() != (0, 0) and not _STOP.is_set():
+#: Seconds after the end of a page run during which the warm-up starts nothing: the browser
+#: is drawing the page (plotly's first figure: 1-2 s after the run's last message on two cores).
+GRACE_S = 3.0
+
+
+class PageRuns:
+    """How many runs of the app script are under way in this process, and when one last ended.
+
+    Every session's run counts (a visitor's, the launcher's pre-run); fragment reruns do not
+    (they do not run ``app.py``).
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._active = 0
+        self._last_end = -float("inf")
+
+    @contextmanager
+    def run(self):
+        with self._lock:
+            self._active += 1
+        try:
+            yield
+        finally:  # also when Streamlit stops or reruns the script (an exception through here)
+            with self._lock:
+                self._active -= 1
+                self._last_end = time.monotonic()
+
+    def quiet(self, grace: float, now: float | None = None) -> bool:
+        """No run under way, and none ended in the last ``grace`` seconds."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            return self._active == 0 and now - self._last_end >= grace
+
+
+#: This process's page runs (:func:`page_run`).
+RUNS = PageRuns()
+
+
+def page_run():
+    """Context manager around one run of ``app.py`` (the warm-up waits for it and its grace)."""
+    return RUNS.run()
+
+
+def _idle() -> bool:
+    return QUEUE.snapshot() == (0, 0) and RUNS.quiet(GRACE_S)
+
+
+def _wait_until_idle(poll: float = 0.25) -> None:
+    """Let every session's computation and page go first."""
+    while not _idle() and not _STOP.is_set():
         time.sleep(poll)
 
 
@@ -188,6 +242,10 @@ def build(name: str, *, yield_to_users: bool = True) -> dict[str, float]:
 def build_all(*, yield_to_users: bool = True) -> dict[str, dict[str, float]]:
     """Start the worker processes (:func:`dashboard.workqueue.start_workers`), then
     :func:`build` every dataset of :func:`dataset_names`, the default one first."""
+    if yield_to_users:  # the workers' start is the warm-up's heaviest second or two
+        _wait_until_idle()
+    if _STOP.is_set():
+        return {}
     try:
         workqueue.start_workers()
     except Exception:  # no pool: offload computes in the server, as it would anyway

@@ -17,7 +17,6 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dashboard import compute, evaluation, warmup  # noqa: E402
 
-pytestmark = pytest.mark.slow
 APP = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "app.py")
 
 
@@ -28,6 +27,7 @@ def _forbid(monkeypatch, target, name):
     monkeypatch.setattr(target, name.rsplit(".", 1)[-1], boom)
 
 
+@pytest.mark.slow
 def test_warm_up_leaves_nothing_to_compute_on_the_default_pages(monkeypatch):
     import slb.model.path as path_module
     from slb import SLBClassifier, TANClassifier, ThresholdPath
@@ -99,3 +99,55 @@ def test_stop_ends_the_warm_up_between_steps(monkeypatch):
     assert warmup.stop(timeout=30)
     assert not t.is_alive()
     assert 1 <= len(ran) <= 3  # the step in progress (and at most one racing the flag), not 50
+
+
+def test_page_runs_count_every_run_and_its_grace():
+    runs = warmup.PageRuns()
+    assert runs.quiet(3.0)  # nothing ran yet
+    with runs.run():
+        assert not runs.quiet(0.0)
+        with runs.run():  # two sessions at once
+            pass
+        assert not runs.quiet(0.0)  # one still under way
+    ended = __import__("time").monotonic()
+    assert runs.quiet(0.0)
+    assert not runs.quiet(3.0, now=ended + 1.0)  # the browser is still drawing
+    assert runs.quiet(3.0, now=ended + 3.5)
+    with pytest.raises(RuntimeError), runs.run():  # Streamlit stops a run by an exception
+        raise RuntimeError("rerun")
+    assert runs.quiet(0.0)
+
+
+def test_the_warm_up_starts_nothing_while_a_page_is_built(monkeypatch):
+    """The warm-up's first act (starting the worker processes) and every step wait for the
+    page runs under way and :data:`warmup.GRACE_S` after them (the first visitor's page)."""
+    import threading
+    import time
+
+    events = []
+    monkeypatch.setattr(warmup, "GRACE_S", 0.3)
+    monkeypatch.setattr(warmup, "RUNS", warmup.PageRuns())
+    monkeypatch.setattr(warmup, "_STOP", threading.Event())
+    monkeypatch.setattr(warmup, "dataset_names", lambda: ["x"])
+    monkeypatch.setattr(warmup, "default_dataset", lambda name: name)
+    monkeypatch.setattr(warmup, "defaults_for", lambda ds: None)
+    monkeypatch.setattr(
+        warmup,
+        "_steps",
+        lambda ds, x: [("step", lambda: events.append(("step", time.monotonic())))],
+    )
+    monkeypatch.setattr(
+        warmup.workqueue, "start_workers", lambda: events.append(("workers", time.monotonic()))
+    )
+    page = warmup.RUNS.run()
+    page.__enter__()
+    t = threading.Thread(target=warmup.build_all, daemon=True)
+    t.start()
+    time.sleep(1.0)
+    assert events == []  # a page is being built: nothing started
+    page.__exit__(None, None, None)
+    ended = time.monotonic()
+    t.join(30)
+    assert not t.is_alive()
+    assert [e for e, _ in events] == ["workers", "step"]
+    assert events[0][1] - ended >= 0.3  # the browser's grace after the run
