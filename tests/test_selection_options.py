@@ -135,6 +135,57 @@ def test_choose_orders_fewest_pairs_then_fixed_weights_then_grid_order():
     assert choose([0.2, 0.2], [0, 0], [(1.0, 1, 0), (0.0, 1, 1)], "min") == 1  # tie: sparser
 
 
+def _by_hand_corrected(res):
+    """The "corrected" rule computed from cv_results_ alone, by loops (an independent
+    reference): the grid's minimum, naive Bayes and TAN, each scored by its mean BER plus
+    Tibshirani and Tibshirani's bias estimate of its group's minimum."""
+    mean = np.asarray(res["mean_ber"], dtype=float)
+    k = sum(1 for key in res if key.startswith("split"))
+    folds = [[float(res[f"split{f}_ber"][r]) for f in range(k)] for r in range(len(mean))]
+    grid = [r for r in range(len(mean)) if res["param_model"][r] == "slb"]
+    best = min(grid, key=lambda r: (mean[r], res["mean_n_pairs"][r], r))
+    bias = sum(folds[best][f] - min(folds[r][f] for r in grid) for f in range(k)) / k
+    score = {best: mean[best] + bias}
+    for r in range(len(mean)):
+        if res["param_model"][r] != "slb":
+            score[r] = mean[r]  # a group of one: nothing selected, no correction
+    low = min(score.values())
+    return min(
+        (r for r in score if score[r] <= low + 1e-9),
+        key=lambda r: (res["mean_n_pairs"][r], res["param_model"][r] == "slb", r),
+    )
+
+
+@pytest.mark.parametrize("data", ["xor", "weak", "permuted"])
+def test_corrected_picks_the_candidate_computed_by_hand_from_the_same_table(data):
+    X, y = {"xor": _xor, "weak": _weak, "permuted": _permuted_tied}[data]()
+    lo = SLBClassifier(random_state=0).fit(X, y)
+    co = SLBClassifier(selection="corrected", random_state=0).fit(X, y)
+    for k in lo.cv_results_:  # the same table, only the pick differs
+        np.testing.assert_array_equal(co.cv_results_[k], lo.cv_results_[k])
+    assert co.best_index_ == _by_hand_corrected(co.cv_results_)
+    if data == "permuted":  # labels without signal: the grid's lucky minimum is passed over
+        assert (lo.selected_model_, co.selected_model_) == ("slb", "naive_bayes")
+    plain = SLBClassifier(selection="corrected", generative_candidates=False, random_state=0)
+    assert (
+        plain.fit(X, y).best_index_
+        == lo.set_params(generative_candidates=False).fit(X, y).best_index_
+    )
+
+
+def test_corrected_prefers_a_single_candidate_over_a_lucky_grid_minimum():
+    # Two grid cells that each win one fold by luck against a steady naive Bayes: the grid's
+    # minimum (0.20) is below naive Bayes (0.25), its corrected error is not (0.20 + 0.10).
+    mean = [0.20, 0.25, 0.25]
+    folds = [[0.0, 0.4], [0.4, 0.1], [0.25, 0.25]]
+    keys = [(1.0, 1, 0), (1.0, 1, 1), (0.0, 0, 0)]
+    assert choose(mean, [0.1] * 3, keys, "min") == 0
+    assert choose(mean, [0.1] * 3, keys, "corrected", fold_ber=folds, groups=[0, 0, 1]) == 2
+    # folds that agree: no optimism, the grid's minimum stays
+    steady = [[0.2, 0.2], [0.25, 0.25], [0.25, 0.25]]
+    assert choose(mean, [0] * 3, keys, "corrected", fold_ber=steady, groups=[0, 0, 1]) == 0
+
+
 # -- generative candidates -------------------------------------------------------------------
 def test_generative_rows_are_fitted_on_the_inner_training_rows_only():
     X, y = _weak()
@@ -227,7 +278,7 @@ def test_a_warm_refit_over_the_four_protocol_candidates_equals_cold_fits():
     # and `generative_candidates` on a warm estimator: each must equal its own cold fit.
     X, y = _weak()
     warm = SLBClassifier(warm_start=True, random_state=0)
-    for selection in ("min", "one_se"):
+    for selection in ("min", "one_se", "corrected"):
         for generative in (False, True):
             opts = {"selection": selection, "generative_candidates": generative}
             warm.set_params(**opts).fit(X, y)

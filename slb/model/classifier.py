@@ -427,13 +427,16 @@ class _LogDensitySVM(
             n_grid = ber.shape[0] * ber.shape[1]
             mean, se = table["mean_ber"], standard_errors(ber.reshape(n_grid, -1))
             keys = [(table["mean_n_pairs"][r], 1, r) for r in range(n_grid)]
+            fold_ber, groups = ber.reshape(n_grid, -1), [0] * n_grid
             if self._generative():
                 scores = self._generative_scores(X, y_index, dens, path, seed, cache)
                 table = _with_generative_rows(table, scores)
                 mean = table["mean_ber"]
                 se = np.concatenate([se, [standard_errors(scores[g]["ber"]) for g in GENERATIVE]])
                 keys += [(scores[g]["n_pairs"].mean(), 0, k) for k, g in enumerate(GENERATIVE)]
-            best = choose(mean, se, keys, self.selection)
+                fold_ber = np.vstack([fold_ber, [scores[g]["ber"] for g in GENERATIVE]])
+                groups += [1 + k for k in range(len(GENERATIVE))]  # each its own group
+            best = choose(mean, se, keys, self.selection, fold_ber=fold_ber, groups=groups)
             i, j = divmod(best, len(Cs)) if best < n_grid else (0, 0)
         self.cv_results_ = table
         self.best_index_ = int(best)
@@ -679,11 +682,13 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         The two-class SVM's loss, passed to every SVM fit (inner folds, calibration, final
         model); K > 2 classes: multinomial either way.  ``"hinge"``: e1071's (the paper's).
         The squared hinge is the default by Protocol 2 of ``docs/defaults.md`` (same BER, cheaper).
-    selection : {"min", "one_se"}, default="min"
+    selection : {"min", "one_se", "corrected"}, default="min"
         How the nested selection picks from ``cv_results_`` (:mod:`slb.model.selection`):
-        the lowest mean BER, or the least complex candidate (fewest pairs, then naive Bayes
+        the lowest mean BER; or the least complex candidate (fewest pairs, then naive Bayes
         or TAN before an SVM, then the sparser grid value and the smaller C) whose mean BER is
-        within one standard error (over the inner folds) of that minimum's.
+        within one standard error (over the inner folds) of that minimum's; or
+        (``"corrected"``) the SVM grid's minimum, naive Bayes or TAN, whichever has the lowest
+        BER after Tibshirani and Tibshirani's (2009) bias correction of the grid's minimum.
     generative_candidates : bool, default=True for SLB, False for SLB- and LU
         Add KDE naive Bayes and TAN (:mod:`slb.peers`) to the nested selection, fitted inside
         every inner fold from its training rows only and scored by the same inner BER.  When

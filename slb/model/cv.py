@@ -97,7 +97,8 @@ class SLBClassifierCV(SLBClassifier):
         None when a class has too few rows to cross-validate (the sparsest model is used).
     best_index_ : int
         Row of ``cv_results_`` chosen by ``selection`` (``"min"``: lowest mean BER; ties:
-        sparser, then smaller C; ``"one_se"``: see :mod:`slb.model.selection`).
+        sparser, then smaller C; ``"one_se"`` and ``"corrected"``: see
+        :mod:`slb.model.selection`).
     best_params_ : dict
         ``cv_results_["params"][best_index_]`` (with ``generative_candidates=True`` it also
         names the ``model``; a selected naive Bayes or TAN has NaN grid values).

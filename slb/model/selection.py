@@ -7,7 +7,15 @@ Two rules (the estimators' ``selection`` parameter) read the same table:
   Friedman, *Elements of Statistical Learning*, 7.10): among the candidates whose mean inner
   BER is at most ``m + s``, where ``m`` is the mean BER of the ``"min"`` candidate and ``s`` its
   standard error over the inner folds (sample standard deviation, ``ddof=1``, over
-  ``sqrt(n_folds)``), the least complex.
+  ``sqrt(n_folds)``), the least complex;
+* ``"corrected"``: the minimum within each group of candidates (the SVM grid is one group;
+  with ``generative_candidates=True`` naive Bayes and TAN are a group each), and between the
+  groups the lowest minimum *after* Tibshirani and Tibshirani's bias correction of a minimum
+  over cross-validated candidates (Ann. Appl. Stat. 3(2), 2009): the group's minimum plus the
+  mean over the inner folds of (the minimum cell's BER on the fold - the fold's own smallest
+  BER in the group).  A group of one candidate needs no correction; a grid of 70 cells on a
+  small table gets a large one (every fold has a lucky cell of its own), a large table a small
+  one.  Without generative candidates it is ``"min"``.
 
 **Complexity order** (least complex first): fewer pairs (the candidate's mean number of kept
 pairs over the inner folds), then fixed weights before fitted ones (KDE naive Bayes and TAN,
@@ -34,7 +42,7 @@ from .._metrics import balanced_error_rate
 from ..density.features import BANDWIDTH_CONSTRAINTS
 
 #: Values of the estimators' ``selection`` parameter.
-SELECTION_RULES = ("min", "one_se")
+SELECTION_RULES = ("min", "one_se", "corrected")
 #: The generative candidates, in the order their rows follow the grid in ``cv_results_``.
 GENERATIVE = ("naive_bayes", "tan")
 #: Tolerance of "equal" mean BERs (the rules' ties), as the grid rule has always used.
@@ -44,6 +52,7 @@ __all__ = [
     "GENERATIVE",
     "SELECTION_RULES",
     "choose",
+    "corrected_minimum",
     "decision_prior",
     "generative_fold_scores",
     "standard_errors",
@@ -73,7 +82,38 @@ def _cv_table(grid_values, Cs, ber, n_pairs):
     return res
 
 
-def choose(mean, se, complexity, rule="min"):
+def corrected_minimum(fold_ber, best):
+    """Tibshirani and Tibshirani's (2009) estimate of the error of the candidate that minimises
+    the mean cross-validated error: its mean plus the mean over the folds of (its error on the
+    fold - the fold's smallest error).
+
+    Parameters
+    ----------
+    fold_ber : ndarray of shape (n_candidates, n_folds)
+        Every candidate's BER on every inner fold (NaN: not computed, left out).
+    best : int
+        The row of the minimum (chosen on the means).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.selection import corrected_minimum
+    >>> ber = np.array([[0.2, 0.4], [0.4, 0.2], [0.25, 0.3]])  # each fold has its own winner
+    >>> round(corrected_minimum(ber, 2), 3)  # 0.275 + mean(0.05, 0.1)
+    0.35
+    >>> corrected_minimum(ber[2:], 0)  # one candidate: nothing was selected
+    0.275
+    """
+    fold_ber = np.asarray(fold_ber, dtype=float)
+    row = fold_ber[best]
+    return float(np.nanmean(row) + np.nanmean(row - np.nanmin(fold_ber, axis=0)))
+
+
+def choose(mean, se, complexity, rule="min", *, fold_ber=None, groups=None):
     """Index of the candidate a selection rule picks.
 
     Parameters
@@ -84,7 +124,11 @@ def choose(mean, se, complexity, rule="min"):
         Its standard error over the inner folds.
     complexity : list of tuple
         Sort keys, least complex first (see the module docstring).
-    rule : {"min", "one_se"}
+    rule : {"min", "one_se", "corrected"}
+    fold_ber : array-like of shape (n_candidates, n_folds), optional
+        Every candidate's BER on each inner fold (``"corrected"`` only).
+    groups : array-like of shape (n_candidates,), optional
+        The group of each candidate (``"corrected"`` only; default: one group, i.e. ``"min"``).
 
     Returns
     -------
@@ -97,6 +141,9 @@ def choose(mean, se, complexity, rule="min"):
     >>> keys = [(0,), (1,), (2,)]  # the first is the least complex
     >>> choose(mean, se, keys, "min"), choose(mean, se, keys, "one_se")  # 0.25 <= 0.20 + 0.06
     (2, 1)
+    >>> folds = [[0.30, 0.30], [0.05, 0.45], [0.40, 0.00]]  # the last two won one fold each
+    >>> choose(mean, se, keys, "corrected", fold_ber=folds, groups=[0, 1, 1])  # 0.2 + 0.175 > 0.3
+    0
     """
     mean = np.asarray(mean, dtype=float)
     se = np.asarray(se, dtype=float)
@@ -107,8 +154,26 @@ def choose(mean, se, complexity, rule="min"):
         return min(np.flatnonzero(ok), key=lambda i: (complexity[i], i))
 
     best = least_complex(mean <= np.nanmin(mean) + TIE)
-    if rule == "min":
+    if rule == "min" or (rule == "corrected" and groups is None):
         return int(best)
+    if rule == "corrected":
+        fold_ber = np.asarray(fold_ber, dtype=float)
+        groups = np.asarray(groups)
+        picks, scores = [], []
+        for g in dict.fromkeys(groups.tolist()):  # in order of first appearance
+            members = np.flatnonzero(groups == g)
+            if not np.isfinite(mean[members]).any():
+                continue
+            inside = np.zeros(mean.size, dtype=bool)
+            inside[members] = mean[members] <= np.nanmin(mean[members]) + TIE
+            pick = least_complex(inside)
+            picks.append(pick)
+            local = int(np.flatnonzero(members == pick)[0])
+            scores.append(corrected_minimum(fold_ber[members], local))
+        scores = np.asarray(scores)
+        ok = np.zeros(mean.size, dtype=bool)
+        ok[[p for p, v in zip(picks, scores, strict=True) if v <= scores.min() + TIE]] = True
+        return int(least_complex(ok))
     bound = mean[best] + (se[best] if np.isfinite(se[best]) else 0.0)
     return int(least_complex(mean <= bound + TIE))
 
