@@ -108,6 +108,17 @@ def design(name, n, d, seed):
         y = 0.6 * z[:, 0] - 0.5 * z[:, 2] + 0.4 * z[:, 3] * z[:, 4] + rng.logistic(size=m) > 0
         X = np.floor(np.exp(0.5 * z) * 4)
         return _split(X, y.astype(int), n)
+    if name in ("independent-normal", "independent-lab"):
+        # naive Bayes's own model (Protocol 5): features independent given the class; the
+        # class shifts the first third of the features' locations and scales the next third
+        k = max(1, d // 3)
+        y = (rng.random(m) < 0.5).astype(int)
+        z = rng.normal(size=(m, d))
+        z[y == 1, :k] += 0.4
+        z[y == 1, k : 2 * k] *= 1.4
+        if name == "independent-normal":
+            return _split(z, y, n)
+        return _split(np.floor(np.exp(0.5 * z) * 4), y, n)  # skewed, tied small integers
     raise ValueError(name)
 
 
@@ -122,6 +133,8 @@ DESIGNS = (
     "one-hot mix",
     "lab-values",
 )
+#: Protocol 5's two more families: naive Bayes's own model, continuous and as skewed integers.
+NB_TRUE_DESIGNS = ("independent-normal", "independent-lab")
 
 
 def run(out, seeds, settings, designs, candidates=None):

@@ -56,6 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from linear_model_protocol import (  # noqa: E402, F401
     DESIGNS,
+    NB_TRUE_DESIGNS,
     SETTINGS,
     WIDE_CS,
     design,
@@ -77,6 +78,14 @@ CANDIDATES = {
     "min + generative": {"selection": "min", "generative_candidates": True},
     "one_se + generative": {"selection": "one_se", "generative_candidates": True},
 }
+#: ``--protocol5`` (docs/defaults.md, Protocol 5): three rules, all with naive Bayes and TAN
+#: among the candidates; the first is today's default.
+RULE_CANDIDATES = {
+    "min + generative": {"selection": "min", "generative_candidates": True},
+    "one_se + generative": {"selection": "one_se", "generative_candidates": True},
+    "corrected + generative": {"selection": "corrected", "generative_candidates": True},
+}
+RULE_TODAY = "min + generative"
 REFERENCES = ("NB", "TAN")
 #: Item 7's target: at most this many points above the better of naive Bayes and TAN.
 SAFETY_POINTS = 1.0
@@ -179,12 +188,14 @@ def tied_pool(names, mean, safety, pvals, safety_points):
     return None, tied, safe, pool, worst
 
 
-def decide(unit, safety, pvals):
-    """The rule of docs/defaults.md, Protocol 3, on per-family BERs (points).
+def decide(unit, safety, pvals, candidates=None, today=TODAY):
+    """The rule of docs/defaults.md, Protocol 3 (and 5, ``candidates=RULE_CANDIDATES``), on
+    per-family BERs (points).
 
     ``unit``: families x candidates; ``safety``: the same minus the better reference;
     ``pvals``: {(a, b): Holm-adjusted p}.  Returns (chosen, explanation)."""
-    names = list(CANDIDATES)
+    candidates = CANDIDATES if candidates is None else candidates
+    names = list(candidates)
     mean = unit[names].mean()
     winner, tied, safe, pool, worst = tied_pool(names, mean, safety, pvals, SAFETY_POINTS)
     if winner is not None:
@@ -192,10 +203,10 @@ def decide(unit, safety, pvals):
     why = f"tied set {tied}; meeting item 7's target: {safe or 'none'}"
     if not safe:
         why += f"; the smallest worst-family excess: {pool[0]} ({worst[pool[0]]:+.2f})"
-    cheap = [a for a in pool if not CANDIDATES[a]["generative_candidates"]] or pool
+    cheap = [a for a in pool if not candidates[a]["generative_candidates"]] or pool
     if len(cheap) < len(pool):
         why += "; cost: without generative candidates first"
-    cheap = sorted(cheap, key=lambda a: (round(mean[a], 10), a != TODAY))
+    cheap = sorted(cheap, key=lambda a: (round(mean[a], 10), a != today))
     return cheap[0], why + f"; then the lowest mean BER: {cheap[0]}"
 
 
@@ -247,29 +258,31 @@ def family_means(df):
     return per_setting.groupby(["design", "candidate"]).mean().unstack() * 100
 
 
-def analyse(paths):
-    df, n_complete = load_runs(paths)
+def analyse(paths, candidates=None, today=TODAY):
+    candidates = CANDIDATES if candidates is None else candidates
+    df, n_complete = load_runs(paths, candidates)
     unit, cost = describe(df, n_complete, "the first candidate's fit holds the inner CV")
-    pairs = list(itertools.combinations(CANDIDATES, 2))
-    adj = paired_tests(unit, pairs, "points", "Holm over the six", width=20)
+    pairs = list(itertools.combinations(candidates, 2))
+    adj = paired_tests(unit, pairs, "points", f"Holm over the {len(pairs)}", width=22)
     better = unit[list(REFERENCES)].min(axis=1)
-    safety = unit[list(CANDIDATES)].sub(better, axis=0)
+    safety = unit[list(candidates)].sub(better, axis=0)
     print("\nitem 7: candidate - better of NB and TAN, per family (points):")
     print(safety.round(2).to_string())
     print("worst family: " + "; ".join(f"{k} {v:+.2f}" for k, v in safety.max().items()))
-    gen = df[df.candidate.isin(list(CANDIDATES))]
+    gen = df[df.candidate.isin(list(candidates))]
+    with_gen = [c for c in candidates if candidates[c]["generative_candidates"]]
     share = (
         gen.assign(generative=gen.selected_model != "slb")
         .groupby(["design", "candidate"])
         .generative.mean()
-        .unstack()[list(CANDIDATES)[2:]]
+        .unstack()[with_gen]
     )
     print(
         "\nshare of datasets where naive Bayes or TAN was selected:\n" + share.round(2).to_string()
     )
     by_nd = df.groupby(["n", "d", "candidate"]).ber.mean().unstack() * 100
     print("\nmean BER by (n, d) (descriptive, %):\n" + by_nd.round(2).to_string())
-    chosen, why = decide(unit, safety, dict(zip(pairs, adj, strict=True)))
+    chosen, why = decide(unit, safety, dict(zip(pairs, adj, strict=True)), candidates, today)
     print(f"\nBy the rule: {chosen} ({why}).")
     return chosen
 
@@ -331,7 +344,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="selection_runs.csv")
     p.add_argument("--loss", default="hinge", choices=("hinge", "squared_hinge"))
-    p.add_argument("--seeds", type=int, default=2, help="seeds 0 .. N-1")
+    p.add_argument("--seeds", type=int, default=2, help="seeds F .. F+N-1 (F: --first-seed)")
+    p.add_argument("--first-seed", type=int, default=0, help="the first seed (default 0)")
     p.add_argument("--settings", default=None, help="e.g. 100x5,300x20 (default: Protocol 2's)")
     p.add_argument("--designs", default=None, help="comma-separated families (default: all 9)")
     p.add_argument(
@@ -347,22 +361,39 @@ def main():
         help="candidates: the default C grid and Protocol 2's wide grid, with the estimator's "
         "defaults (docs/defaults.md, Protocol 2, the grid's ends at d = 100); --loss is ignored",
     )
+    p.add_argument(
+        "--protocol5",
+        action="store_true",
+        help="candidates: the three selection rules with naive Bayes and TAN (min, one_se, "
+        "corrected); designs: Protocol 3's nine and the two naive-Bayes-true families "
+        "(docs/defaults.md, Protocol 5)",
+    )
     a = p.parse_args()
     if a.analyse:
-        (analyse_grid_ends if a.grid_ends else analyse)(a.analyse)
+        if a.grid_ends:
+            analyse_grid_ends(a.analyse)
+        elif a.protocol5:
+            analyse(a.analyse, RULE_CANDIDATES, RULE_TODAY)
+        else:
+            analyse(a.analyse)
         return
     try:
         settings = SETTINGS if a.settings is None else _settings(a.settings)
     except ValueError as e:
         p.error(str(e))
-    designs = DESIGNS if a.designs is None else tuple(a.designs.split(","))
-    unknown = set(designs) - set(DESIGNS)
+    known = DESIGNS + NB_TRUE_DESIGNS
+    default = known if a.protocol5 else DESIGNS
+    designs = default if a.designs is None else tuple(a.designs.split(","))
+    unknown = set(designs) - set(known)
     if unknown:
-        p.error(f"unknown designs {sorted(unknown)}; choose from {', '.join(DESIGNS)}")
-    if a.grid_ends:
-        run(a.out, range(a.seeds), settings, designs, DEFAULT_LOSS, GRID_CANDIDATES)
+        p.error(f"unknown designs {sorted(unknown)}; choose from {', '.join(known)}")
+    seeds = range(a.first_seed, a.first_seed + a.seeds)
+    if a.protocol5:
+        run(a.out, seeds, settings, designs, a.loss, RULE_CANDIDATES)
+    elif a.grid_ends:
+        run(a.out, seeds, settings, designs, DEFAULT_LOSS, GRID_CANDIDATES)
     else:
-        run(a.out, range(a.seeds), settings, designs, a.loss)
+        run(a.out, seeds, settings, designs, a.loss)
 
 
 if __name__ == "__main__":
