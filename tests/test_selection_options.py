@@ -53,7 +53,7 @@ def test_new_parameters_round_trip_through_get_params_and_clone(cls):
     defaults = cls().get_params()
     assert (defaults["loss"], defaults["selection"], defaults["generative_candidates"]) == (
         "squared_hinge",
-        "min",
+        "corrected" if cls is SLBClassifier else "min",  # Protocol 5 (SLB's only)
         cls is SLBClassifier,  # Protocol 3 made them SLB's default, not SLB-'s or LU's
     )
     assert clone(cls().set_params(loss="hinge")).loss == "hinge"
@@ -159,8 +159,8 @@ def _by_hand_corrected(res):
 @pytest.mark.parametrize("data", ["xor", "weak", "permuted"])
 def test_corrected_picks_the_candidate_computed_by_hand_from_the_same_table(data):
     X, y = {"xor": _xor, "weak": _weak, "permuted": _permuted_tied}[data]()
-    lo = SLBClassifier(random_state=0).fit(X, y)
-    co = SLBClassifier(selection="corrected", random_state=0).fit(X, y)
+    lo = SLBClassifier(selection="min", random_state=0).fit(X, y)
+    co = SLBClassifier(random_state=0).fit(X, y)  # the default
     for k in lo.cv_results_:  # the same table, only the pick differs
         np.testing.assert_array_equal(co.cv_results_[k], lo.cv_results_[k])
     assert co.best_index_ == _by_hand_corrected(co.cv_results_)

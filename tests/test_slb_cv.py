@@ -34,7 +34,8 @@ def test_same_fit_as_slbclassifier_defaults(fitted):
     X, _, cv, ref = fitted
     assert SLBClassifierCV().get_params()["threshold"] == SLBClassifier().threshold == "cv"
     np.testing.assert_array_equal(cv.decision_function(X), ref.decision_function(X))
-    assert (cv.threshold_, cv.C_, cv.best_index_) == (ref.threshold_, ref.C_, ref.best_index_)
+    assert (cv.threshold_, cv.best_index_) == (ref.threshold_, ref.best_index_)
+    np.testing.assert_equal(cv.C_, ref.C_)  # NaN when naive Bayes or TAN was chosen
     for k, v in ref.cv_results_.items():  # SLB's own keys are kept as they are
         np.testing.assert_array_equal(cv.cv_results_[k], v)
 
@@ -61,11 +62,15 @@ def test_grid_search_cv_names(fitted):
     np.testing.assert_allclose(res["mean_test_score"], 1 - res["mean_ber"])
     splits = [res[f"split{k}_test_score"] for k in range(5)]
     np.testing.assert_allclose(np.mean(splits, axis=0), res["mean_test_score"])
-    # larger is better, as in GridSearchCV: the chosen candidate has rank 1 and the best score
-    assert res["rank_test_score"][cv.best_index_] == 1
-    assert cv.best_score_ == pytest.approx(res["mean_test_score"].max())
+    # larger is better, as in GridSearchCV; best_score_ is the chosen row's score (with
+    # selection="min" the chosen row has rank 1 and the best score)
+    assert cv.best_score_ == res["mean_test_score"][cv.best_index_]
     assert cv.best_params_ == res["params"][cv.best_index_]
-    assert cv.best_params_["C"] == cv.C_
+    np.testing.assert_equal(cv.best_params_["C"], cv.C_)
+    lo = SLBClassifierCV(Cs=[0.1, 1.0], selection="min", random_state=0, probability=False)
+    lo.fit(X, y)
+    assert lo.cv_results_["rank_test_score"][lo.best_index_] == 1
+    assert lo.best_score_ == pytest.approx(lo.cv_results_["mean_test_score"].max())
 
 
 def test_score_is_balanced_accuracy():

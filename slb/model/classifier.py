@@ -682,7 +682,7 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         The two-class SVM's loss, passed to every SVM fit (inner folds, calibration, final
         model); K > 2 classes: multinomial either way.  ``"hinge"``: e1071's (the paper's).
         The squared hinge is the default by Protocol 2 of ``docs/defaults.md`` (same BER, cheaper).
-    selection : {"min", "one_se", "corrected"}, default="min"
+    selection : {"min", "one_se", "corrected"}, default="corrected" for SLB, "min" for SLB- and LU
         How the nested selection picks from ``cv_results_`` (:mod:`slb.model.selection`):
         the lowest mean BER; or the least complex candidate (fewest pairs, then naive Bayes
         or TAN before an SVM, then the sparser grid value and the smaller C) whose mean BER is
@@ -916,6 +916,7 @@ class SLBClassifier(_LogDensitySVM):
     thresholds: object = None
     search_memory_mb: float | None = _path.SEARCH_MEMORY_MB
     generative_candidates: bool = True  # Protocol 3 of docs/defaults.md (SLB only)
+    selection: str = "corrected"  # Protocol 5 of docs/defaults.md (SLB only)
 
     _parameter_constraints = {
         **_LogDensitySVM._parameter_constraints,
