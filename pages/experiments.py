@@ -210,7 +210,7 @@ else:
     names = fit.columns
     # SLB's inner CV may choose one of its special cases (naive Bayes or TAN, issue 26 item 7):
     # then the pairs are TAN's tree edges (or none), not HSIC-screened ones, and lambda is inf
-    special = {"tan": "TAN", "naive_bayes": "naive Bayes"}.get(fit.selected_model)
+    special = figures.FIXED_WEIGHTS.get(fit.selected_model)
     st.subheader("True structure and SLB's kept pairs")
     if special is None:
         how = (
@@ -276,37 +276,54 @@ else:
     st.subheader("SLB's coefficients against the oracle")
     if special is not None:
         fixed = {
-            "TAN": "on the log-density terms (+1 on a tree edge, 1 − degree on a feature), not "
-            "weights an SVM learned",
-            "naive Bayes": "(±1 on every feature's log-density)",
+            "TAN": "on the log-density terms (on log p+ terms +1 for an edge of class +'s tree "
+            "and 1 − degree for a feature, on log p− terms the same negated with class −'s "
+            "tree), not weights an SVM learned",
+            "naive Bayes": "(+1 on every feature's log p+, −1 on its log p−)",
         }[special]
         st.caption(
             f"SLB's cross-validation chose its {special} special case on this replicate, so "
-            f"these are {special}'s fixed weights {fixed}."
+            f"these are {special}'s fixed weights {fixed}. They are in the oracle's units and "
+            "drawn as they are, not rescaled."
         )
     if fit.oracle_coef is not None:
         coef_fig = figures.coefficient_figure(
-            fit.coef, feature_names=names, oracle=fit.oracle_coef, n_visible=40
+            fit.coef,
+            feature_names=names,
+            oracle=fit.oracle_coef,
+            n_visible=40,
+            selected_model=fit.selected_model,
         )
         st.plotly_chart(coef_fig, key="exp_coef", config=CHART)
-        st.caption(
+        lemma = (
             "Lemma 1: with forest-structured classes the log-likelihood ratio is a sum of "
-            "log-density terms with integer weights (1 − degree for a feature, ±1 for an edge). "
-            f"Learned weights multiplied by the least-squares factor "
-            f"{coef_fig.layout.meta['scale']:.3g} to compare with them."
+            "log-density terms with integer weights (1 − degree for a feature, ±1 for an edge)."
         )
+        if special is None:
+            lemma += (
+                " Learned weights multiplied by the least-squares factor "
+                f"{coef_fig.layout.meta['scale']:.3g} to compare with them."
+            )
+        st.caption(lemma)
         if fit.ratio is not None:  # the same weights, identifiable (issue 26 item 8)
             ratio_fig = figures.ratio_figure(
-                fit.ratio, oracle=figures.ratio_form(fit.oracle_coef, names), max_bars=30
+                fit.ratio,
+                oracle=figures.ratio_form(fit.oracle_coef, names),
+                max_bars=30,
+                selected_model=fit.selected_model,
             )
             st.plotly_chart(ratio_fig, key="exp_ratio", config=CHART)
+            scaled = (
+                f"Learned weights × {ratio_fig.layout.meta['scale']:.3g}."
+                if special is None
+                else f"{special}'s fixed weights, not rescaled."
+            )
             st.caption(
                 "The same weights per term as the weight of its log-density ratio "
                 "(log p+ − log p−, dark) and of its common part (log p+ + log p−, grey): a "
                 "feature's two weights can cancel in the bars above, not here. Lemma 1 in this "
                 "form (diamonds): ratio 1 − (deg+ + deg−)/2 for a feature, 1 for an edge of both "
-                "classes, ½ for an edge of one. Learned weights × "
-                f"{ratio_fig.layout.meta['scale']:.3g}. Right: feature_importances_."
+                f"classes, ½ for an edge of one. {scaled} Right: feature_importances_."
             )
     else:
         st.info(

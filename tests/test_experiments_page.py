@@ -148,6 +148,12 @@ def test_experiments_page_runs_and_shows_results(monkeypatch):
     assert "SLB chose TAN" in title and "λ" not in title
     assert any("its TAN special case (the union" in c.value for c in at.caption)
     assert any("TAN's fixed weights" in c.value for c in at.caption)
+    # TAN's weights are fixed: drawn as they are, not multiplied by a least-squares factor
+    coef = chart(at, "exp_coef")["layout"]
+    assert coef["meta"]["scale"] == 1.0 and coef["meta"]["selected_model"] == "tan"
+    assert coef["xaxis"]["title"]["text"].startswith("TAN's fixed weight")
+    assert chart(at, "exp_ratio")["layout"]["meta"]["scale"] == 1.0
+    assert not any("least-squares" in c.value or "×" in c.value for c in at.caption)
     monkeypatch.setattr(exp_module, "structure_fit", real)
     at.run()
 

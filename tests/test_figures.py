@@ -225,6 +225,56 @@ def test_coefficients_with_oracle():
     assert sum(len(b.x) for b in _bars(fig)) == len(clf.coef_series_)
 
 
+def test_fixed_weights_against_the_oracle_are_not_rescaled():
+    """When SLB's nested CV chose naive Bayes (or TAN) its weights are that model's fixed ones,
+    in the oracle's units: the figures drew them times a least-squares factor (here -0.67,
+    which flipped naive Bayes' +1 and -1) under the axis title 'learned × -0.667'."""
+    syn = make_forest_bn(n_train=150, n_test=0, d=6, random_state=2)
+    clf = SLBClassifier(generative_candidates=True, random_state=0)
+    clf.fit(syn.X_train[:30], syn.y_train[:30])
+    assert clf.selected_model_ == "naive_bayes"
+    assert figures.oracle_scale(clf.coef_series_, syn.oracle_coef) != pytest.approx(1.0)
+    fig = figures.coefficient_figure(
+        clf.coef_series_, oracle=syn.oracle_coef, selected_model=clf.selected_model_
+    )
+    assert fig.layout.meta["scale"] == 1.0
+    shown = {lab: v for b in _bars(fig) for lab, v in zip(b.y, b.x, strict=True)}
+    assert shown == {figures.escape_text(t): w for t, w in clf.coef_series_.items()}
+    title = fig.layout.xaxis.title.text
+    assert title.startswith("naive Bayes's fixed weight") and "learned" not in title
+    assert all("learned" not in b.hovertemplate for b in _bars(fig))
+    ratio = figures.ratio_figure(
+        clf.ratio_coefficients(),
+        oracle=figures.ratio_form(syn.oracle_coef, syn.columns),
+        selected_model=clf.selected_model_,
+    )
+    assert ratio.layout.meta["scale"] == 1.0
+    terms = ratio.layout.meta["terms"]
+    log_ratio = next(t for t in ratio.data if t.name.startswith("log-"))
+    np.testing.assert_allclose(log_ratio.x, clf.ratio_coefficients().loc[terms, "ratio"])
+    assert "×" not in ratio.layout.xaxis.title.text
+    assert _small_texts(fig) == [] and _small_texts(ratio) == []
+
+
+def test_coefficient_legend_names_each_class_once():
+    """Class names that are the signs themselves gave 'class + (+)' and 'class − (-)'."""
+    coef = pd.Series(
+        {"log p+(a)": 1.0, "log p-(a)": -1.0, "log p+(a, b)": 0.5, "log p-(a, b)": -0.5}
+    )
+    names = [t.name for t in _bars(figures.coefficient_figure(coef, feature_names=["a", "b"]))]
+    assert names == [
+        "univariate terms of class +",
+        "bivariate terms of class +",
+        "univariate terms of class −",
+        "bivariate terms of class −",
+    ]
+    named = figures.coefficient_figure(coef, pos_name="M", neg_name="R")
+    assert [t.name for t in _bars(named)][::2] == [
+        "univariate terms of class + (M)",
+        "univariate terms of class − (R)",
+    ]
+
+
 def test_oracle_scale_is_least_squares():
     c = pd.Series({"a": 1.0, "b": 2.0})
     o = pd.Series({"a": 2.0, "b": 4.0, "c": 1.0})
@@ -280,7 +330,11 @@ def test_figure_modules_stay_small_and_the_facade_keeps_every_name():
     for path in pathlib.Path(f.__file__).parent.glob("*.py"):
         assert len(path.read_text(encoding="utf-8").splitlines()) < 700, path.name
     for name in [*f.__all__, "threshold_line", "kept_outline", "MAX_LABELLED"]:
-        assert callable(getattr(f, name)) or name in {"COLORS", "MAX_LABELLED"}, name
+        assert callable(getattr(f, name)) or name in {
+            "COLORS",
+            "MAX_LABELLED",
+            "FIXED_WEIGHTS",
+        }, name
     layout_src = pathlib.Path(f.__file__).with_name("layout.py").read_text(encoding="utf-8")
     assert "import plotly" not in layout_src  # the layout algorithms are numpy/networkx only
 

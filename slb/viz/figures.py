@@ -37,6 +37,7 @@ from .layout import (
     tree_layout,
 )
 from .model import (
+    FIXED_WEIGHTS,
     coefficient_figure,
     contributions_figure,
     oracle_scale,
@@ -64,6 +65,7 @@ __all__ = [
     "ber_bars",
     "ber_curve",
     "term_kind",
+    "FIXED_WEIGHTS",
     "oracle_scale",
     "coefficient_figure",
     "contributions_figure",

@@ -13,6 +13,7 @@ from .style import COLORS, _base_layout, _layout, escape_text
 
 __all__ = [
     "term_kind",
+    "FIXED_WEIGHTS",
     "oracle_scale",
     "coefficient_figure",
     "ratio_form",
@@ -58,6 +59,19 @@ def term_kind(term: str, feature_names: Sequence[str] | None = None) -> tuple[st
     return sign, kind
 
 
+#: SLB's generative candidates (``SLBClassifier.selected_model_``), whose weights are fixed by
+#: their densities rather than learned: their display names.
+FIXED_WEIGHTS = {"tan": "TAN", "naive_bayes": "naive Bayes"}
+
+
+def _class_name(sign: str, cname: str) -> str:
+    """``class + (M)``; just ``class +`` when the class's name is its sign (``+``, ``-``)."""
+    mark = "+" if sign == "+" else "−"
+    if str(cname).strip() in ("+", "-", "−", ""):
+        return f"class {mark}"
+    return f"class {mark} ({escape_text(cname)})"
+
+
 def oracle_scale(coef: pd.Series, oracle: pd.Series) -> float:
     """Least-squares factor ``s`` minimising ``||s * coef - oracle||²`` over the union of terms.
 
@@ -95,7 +109,7 @@ def _coef_bars(ts, labels, shown_d, sign, kind, cname, what) -> go.Bar:
         y=[labels[t] for t in ts],
         x=[shown_d[t] for t in ts],
         orientation="h",
-        name=f"{kind} terms of class {'+' if sign == '+' else '−'} ({escape_text(cname)})",
+        name=f"{kind} terms of {_class_name(sign, cname)}",
         marker={
             "color": COLORS[sign],
             "pattern": {
@@ -131,6 +145,7 @@ def coefficient_figure(
     max_bars: int | None = None,
     pos_name: str = "+",
     neg_name: str = "-",
+    selected_model: str = "slb",
 ) -> go.Figure:
     """SLB's learned weight of every log-density term, sorted by magnitude.
 
@@ -140,6 +155,9 @@ def coefficient_figure(
     integer weights on synthetic forest data) the learned weights are multiplied by the
     least-squares factor of :func:`oracle_scale` and the oracle weights are drawn as black
     diamonds beside them; oracle terms that SLB did not keep get a diamond at zero-width bars.
+    When SLB's nested selection chose TAN or naive Bayes (``selected_model``), ``coef`` holds
+    that model's fixed weights, in the oracle's units: they are drawn as they are (no factor)
+    and the axis says whose weights they are.
 
     Parameters
     ----------
@@ -156,12 +174,16 @@ def coefficient_figure(
         take longer to draw (first draw in Chromium: 40 bars 70 ms, Sonar's 482 145 ms); the
         oracle scale is fitted on every term either way.
     pos_name, neg_name : str
+        The classes' names, in the legend after the class's sign (not when a name is the sign).
+    selected_model : {"slb", "tan", "naive_bayes"}
+        ``SLBClassifier.selected_model_``: "tan" or "naive_bayes" when ``coef`` is that
+        model's fixed weights (see :data:`FIXED_WEIGHTS`).
 
     Returns
     -------
     Figure
         The four bar traces together have one bar per drawn term of ``coef`` (``layout.meta``:
-        ``n_terms`` of ``coef``, ``n_drawn`` terms drawn, ``scale``).
+        ``n_terms`` of ``coef``, ``n_drawn`` terms drawn, ``scale``: 1 for fixed weights).
 
     Examples
     --------
@@ -175,7 +197,9 @@ def coefficient_figure(
     [3, 3, 2.0]
     """
     coef = pd.Series(coef, dtype=float)
-    scale = oracle_scale(coef, oracle) if oracle is not None else 1.0
+    fixed = FIXED_WEIGHTS.get(str(selected_model))
+    rescale = oracle is not None and fixed is None
+    scale = oracle_scale(coef, oracle) if rescale else 1.0
     shown = coef * scale
     shown_d = {str(t): float(v) for t, v in shown.items()}
     oracle_d = {str(t): float(v) for t, v in oracle.items()} if oracle is not None else {}
@@ -185,7 +209,10 @@ def coefficient_figure(
     labels = {t: escape_text(t) for t in order}
     names = set(map(str, feature_names)) if feature_names is not None else None
     kinds = {t: term_kind(t, names) for t in order}
-    what = f"learned × {scale:.3g}" if oracle is not None else "learned weight"
+    if fixed is not None:
+        what = f"{fixed}'s fixed weight"
+    else:
+        what = f"learned × {scale:.3g}" if rescale else "learned weight"
     traces = []
     for sign, cname in (("+", pos_name), ("-", neg_name)):
         for kind in ("univariate", "bivariate"):
@@ -196,9 +223,10 @@ def coefficient_figure(
         ot = [t for t in order if t in oracle_d]
         traces.append(_oracle_trace([labels[t] for t in ot], [oracle_d[t] for t in ot]))
     n_show = min(max(int(n_visible), 1), len(order))
-    x_title = "weight (log-density units)" + (
-        f", learned × {scale:.3g}" if oracle is not None else ""
-    )
+    if fixed is not None:  # SLB selected TAN or naive Bayes: its weights are not learned
+        x_title = f"{fixed}'s fixed weight (log-density units)"
+    else:
+        x_title = "weight (log-density units)" + (f", learned × {scale:.3g}" if rescale else "")
     layout = _layout(
         height=int(min(900, max(320, 20 * n_show + 140))),
         meta={
@@ -206,6 +234,7 @@ def coefficient_figure(
             "n_terms": int(coef.size),
             "n_drawn": sum(t in shown_d for t in order),
             "scale": float(scale),
+            "selected_model": str(selected_model),
         },
         bargap=0.25,
         dragmode="pan",
@@ -273,6 +302,7 @@ def ratio_figure(
     oracle: pd.DataFrame | None = None,
     max_bars: int = 30,
     title: str | None = None,
+    selected_model: str = "slb",
 ) -> go.Figure:
     """The two-class weights in an identifiable form, with ``feature_importances_`` beside them.
 
@@ -282,7 +312,8 @@ def ratio_figure(
     term's log-density ratio (dark) and of its common part (grey), the largest ``max_bars``;
     with ``oracle`` (Lemma 1's integer weights in the same form, :func:`ratio_form`), the
     learned weights are multiplied by the least-squares factor and the oracle's drawn as
-    diamonds.  Right: each feature's importance (pairs have none).
+    diamonds (not when ``selected_model`` is TAN or naive Bayes, whose weights are fixed and in
+    the oracle's units).  Right: each feature's importance (pairs have none).
 
     Parameters
     ----------
@@ -293,12 +324,14 @@ def ratio_figure(
         Columns ``ratio`` and ``common`` (:func:`ratio_form` of ``oracle_coef``).
     max_bars : int
     title : str or None
+    selected_model : {"slb", "tan", "naive_bayes"}
+        As in :func:`coefficient_figure`.
 
     Returns
     -------
     Figure
         ``layout.meta``: ``kind="ratio_coefficients"``, ``terms`` (drawn, top first),
-        ``n_terms``, ``scale``.
+        ``n_terms``, ``scale`` (1 for fixed weights).
 
     Examples
     --------
@@ -315,7 +348,8 @@ def ratio_figure(
     mag = t[["ratio", "common"]].abs().max(axis=1)
     terms = mag.sort_values(ascending=False, kind="stable").index[: max(int(max_bars), 1)]
     scale = 1.0
-    if oracle is not None:
+    fixed = FIXED_WEIGHTS.get(str(selected_model))
+    if oracle is not None and fixed is None:
         scale = oracle_scale(
             pd.concat([t["ratio"].add_suffix(" r"), t["common"].add_suffix(" c")]),
             pd.concat([oracle["ratio"].add_suffix(" r"), oracle["common"].add_suffix(" c")]),
@@ -323,7 +357,10 @@ def ratio_figure(
     shown = t.loc[terms]
     labels = [escape_text(v) for v in terms]
     kind = shown["kind"].tolist()
-    what = f" × {scale:.3g}" if oracle is not None else ""
+    if fixed is not None:
+        what = f" ({fixed}'s fixed weight)"
+    else:
+        what = f" × {scale:.3g}" if oracle is not None else ""
     fig = make_subplots(
         rows=1, cols=2, shared_yaxes=True, column_widths=[0.66, 0.34], horizontal_spacing=0.05
     )
@@ -375,7 +412,8 @@ def ratio_figure(
         autorange="reversed",
         automargin=True,
     )
-    fig.update_xaxes(title_text="weight" + what, zeroline=True, zerolinecolor="#9CA3AF", col=1)
+    x_title = f"{fixed}'s fixed weight" if fixed is not None else "weight" + what
+    fig.update_xaxes(title_text=x_title, zeroline=True, zerolinecolor="#9CA3AF", col=1)
     fig.update_xaxes(title_text="importance", rangemode="tozero", col=2)
     return _base_layout(
         fig,
@@ -386,6 +424,7 @@ def ratio_figure(
             "terms": [str(v) for v in terms],
             "n_terms": int(len(t)),
             "scale": float(scale),
+            "selected_model": str(selected_model),
         },
     )
 
