@@ -275,6 +275,40 @@ def test_coefficient_legend_names_each_class_once():
     ]
 
 
+def test_ber_curve_names_its_marks_in_the_legend_not_over_the_lines():
+    """H33: 'not computed yet' sat under the current λ's dashed line, and the nested
+    estimate's label lay over the curve and its band; both are legend entries now."""
+    steps = pd.DataFrame(
+        {
+            "threshold": [0.05, 0.1, 0.2],
+            "lower": [0.0, 0.05, 0.1],
+            "mean_ber": [0.2, 0.15, 0.3],
+            "sd_ber": [0.01, 0.02, 0.03],
+            "mean_pairs": [10, 5, 0],
+        }
+    )
+    steps.attrs.update({"lo": 0.05, "requested_lo": 0.0, "hi": 0.2})
+    fig = figures.ber_curve(steps, 0.04, 0.3, lam_range=(0.0, 0.25), nested_ber=0.18)
+    assert len(fig.layout.annotations) == 0  # no text in the plot area
+    names = [t.name for t in fig.data if t.showlegend is not False]
+    assert "not computed yet" in names and "nested CV estimate: 18.0 %" in names
+    nested = next(t for t in fig.data if t.name.startswith("nested"))
+    assert list(nested.y) == [18.0, 18.0] and list(nested.x) == [0.0, 0.25]
+    grey = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert [(s.x0, s.x1) for s in grey] == [(0.0, 0.05), (0.2, 0.25)]
+    assert fig.layout.meta["uncomputed"] == [[0.0, 0.05], [0.2, 0.25]]
+    assert _small_texts(fig) == []
+    # without grey parts or a nested estimate: no such legend entries
+    steps.attrs.update({"lo": 0.0, "requested_lo": 0.0})
+    plain = figures.ber_curve(steps, 0.1, 0.15, lam_range=(0.0, 0.2))
+    assert {t.name for t in plain.data if t.showlegend is not False} == {
+        "± 1 sd over folds",
+        "SLB CV BER (exact steps)",
+        "current λ",
+    }
+    assert plain.layout.height < fig.layout.height  # room for the second legend row
+
+
 def test_oracle_scale_is_least_squares():
     c = pd.Series({"a": 1.0, "b": 2.0})
     o = pd.Series({"a": 2.0, "b": 4.0, "c": 1.0})

@@ -8,7 +8,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import COLORS, _base_layout, _layout, _measure_label, classifier_order, escape_text
+from .style import (
+    COLORS,
+    LEGEND_ROW_PX,
+    _base_layout,
+    _layout,
+    _measure_label,
+    classifier_order,
+    escape_text,
+)
 
 __all__ = ["ber_bars", "ber_curve"]
 
@@ -102,7 +110,8 @@ def ber_curve(
         in ``(threshold[k-1], threshold[k]]`` (``mean_ber``, ``sd_ber``, ``mean_pairs``);
         ``attrs["lo"]`` / ``attrs["requested_lo"]``: where the computed steps start and where
         they were asked to start; ``attrs["gaps"]`` (optional, :func:`slb.model.steps.join_steps`):
-        open intervals inside without steps.  Every part of the range without steps is grey.
+        open intervals inside without steps.  Every part of the range without steps is grey
+        (named in the legend: the plot area holds no text, which overlapped the lines).
     threshold : float
         Current λ.
     ber_at_threshold : float or None
@@ -111,8 +120,8 @@ def ber_curve(
     lam_range : (float, float) or None
         The slider's range; the x axis is clipped to it.
     nested_ber : float or None
-        The nested estimate (λ and C chosen inside every outer fold), drawn as a labelled
-        horizontal line beside the curve.
+        The nested estimate (λ and C chosen inside every outer fold), drawn as a dotted
+        horizontal line beside the curve, its value in the legend.
 
     Returns
     -------
@@ -151,7 +160,7 @@ def ber_curve(
     fig = go.Figure(_step_traces(*broken))
     bands = _uncomputed_bands(rng, lo, float(t[-1]) if t.size else rng[1], gaps)
     _mark_uncomputed(fig, bands)
-    _mark_nested(fig, nested_ber)
+    _mark_nested(fig, nested_ber, rng)
     row = None
     inside = t.size and np.isfinite(threshold) and t[0] <= threshold <= t[-1]
     if inside and not any(a < threshold < b for a, b in gaps):
@@ -162,9 +171,10 @@ def ber_curve(
         range=[float(rng[0]), float(rng[1])],
     )
     fig.update_yaxes(title_text="CV balanced error rate (%)")
+    extra = bands or (nested_ber is not None and np.isfinite(nested_ber))
     return _base_layout(
         fig,
-        height=380,
+        height=380 + (LEGEND_ROW_PX if extra else 0),  # a second legend row, not a lower plot
         meta={
             "kind": "ber_curve",
             "threshold": float(threshold),
@@ -201,31 +211,52 @@ def _uncomputed_bands(rng, lo: float, hi: float, gaps) -> list[tuple[float, floa
     return bands + ([(hi, float(rng[1]))] if hi < rng[1] else [])
 
 
+#: The grey of the parts of the λ range without computed steps.
+_UNCOMPUTED_GREY = "#E5E7EB"
+
+
 def _mark_uncomputed(fig: go.Figure, bands) -> None:
-    """Grey out the parts of the slider's range where no steps were computed (the widest one
-    says so)."""
-    widest = max(bands, key=lambda b: b[1] - b[0], default=None)
-    grey = {"fillcolor": "#E5E7EB", "opacity": 0.6, "line_width": 0, "layer": "below"}
-    label = {
-        "annotation": {"text": "not computed yet", "showarrow": False},
-        "annotation_position": "top left",
-    }
+    """Grey out the parts of the slider's range where no steps were computed, named in the
+    legend: a label in the plot sat under the current λ's line or the curve (H33)."""
+    grey = {"fillcolor": _UNCOMPUTED_GREY, "opacity": 0.6, "line_width": 0, "layer": "below"}
     for band in bands:
-        fig.add_vrect(x0=band[0], x1=band[1], **grey, **(label if band == widest else {}))
+        fig.add_vrect(x0=band[0], x1=band[1], **grey)
+    if bands:  # a legend entry only (no point is drawn)
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                marker={
+                    "symbol": "square",
+                    "size": 14,
+                    "color": _UNCOMPUTED_GREY,
+                    "line": {"color": "#9CA3AF", "width": 1},
+                },
+                name="not computed yet",
+                hoverinfo="skip",
+            )
+        )
 
 
-def _mark_nested(fig: go.Figure, nested_ber) -> None:
-    """The nested CV estimate as a labelled horizontal line (nothing if None or not finite)."""
+def _mark_nested(fig: go.Figure, nested_ber, rng) -> None:
+    """The nested CV estimate as a dotted horizontal line across ``rng``, its value in the
+    legend (nothing if None or not finite): a label in the plot lay over the curve and its
+    band, which often pass near the estimate (H33)."""
     if nested_ber is not None and np.isfinite(nested_ber):
-        fig.add_hline(
-            y=100 * float(nested_ber),
-            line={"color": COLORS["-"], "dash": "dot", "width": 2},
-            annotation={
-                "text": f"nested CV estimate (λ and C chosen inside each fold): "
-                f"{100 * float(nested_ber):.1f} %",
-                "showarrow": False,
-            },
-            annotation_position="bottom right",
+        y = 100 * float(nested_ber)
+        fig.add_trace(
+            go.Scatter(
+                x=[float(rng[0]), float(rng[1])],
+                y=[y, y],
+                mode="lines",
+                line={"color": COLORS["-"], "dash": "dot", "width": 2},
+                name=f"nested CV estimate: {y:.1f} %",
+                hovertemplate=(
+                    f"nested CV estimate {y:.2f}%<br>(λ and C chosen inside each fold)"
+                    "<extra></extra>"
+                ),
+            )
         )
 
 
