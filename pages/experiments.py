@@ -211,6 +211,7 @@ else:
     # SLB's inner CV may choose one of its special cases (naive Bayes or TAN, issue 26 item 7):
     # then the pairs are TAN's tree edges (or none), not HSIC-screened ones, and lambda is inf
     special = figures.FIXED_WEIGHTS.get(fit.selected_model)
+    whose = special and special + ("'" if special.endswith("s") else "'s")  # naive Bayes', TAN's
     st.subheader("True structure and SLB's kept pairs")
     if special is None:
         how = (
@@ -283,7 +284,7 @@ else:
         }[special]
         st.caption(
             f"SLB's cross-validation chose its {special} special case on this replicate, so "
-            f"these are {special}'s fixed weights {fixed}. They are in the oracle's units and "
+            f"these are {whose} fixed weights {fixed}. They are in the oracle's units and "
             "drawn as they are, not rescaled."
         )
     if fit.oracle_coef is not None:
@@ -316,7 +317,7 @@ else:
             scaled = (
                 f"Learned weights × {ratio_fig.layout.meta['scale']:.3g}."
                 if special is None
-                else f"{special}'s fixed weights, not rescaled."
+                else f"{whose} fixed weights, not rescaled."
             )
             st.caption(
                 "The same weights per term as the weight of its log-density ratio "

@@ -241,7 +241,7 @@ def test_fixed_weights_against_the_oracle_are_not_rescaled():
     shown = {lab: v for b in _bars(fig) for lab, v in zip(b.y, b.x, strict=True)}
     assert shown == {figures.escape_text(t): w for t, w in clf.coef_series_.items()}
     title = fig.layout.xaxis.title.text
-    assert title.startswith("naive Bayes's fixed weight") and "learned" not in title
+    assert title.startswith("naive Bayes' fixed weight") and "learned" not in title
     assert all("learned" not in b.hovertemplate for b in _bars(fig))
     ratio = figures.ratio_figure(
         clf.ratio_coefficients(),
