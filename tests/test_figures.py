@@ -561,6 +561,66 @@ def test_small_pair_graph_keeps_long_names_inside():
     assert _overlaps(boxes) == 0 and all(inside for _, inside in boxes)
 
 
+def _edge_crossings(fig, boxes, plot_px, pairs) -> int:
+    """How many (label, edge) pairs meet: points sampled along every edge between two nodes of
+    the ``"features"`` trace, in the pixel frame of :func:`_label_boxes`, inside a label's box
+    (its own node's edges included; the marker's own disc excluded by the box offset)."""
+    nodes = next(t for t in fig.data if t.name == "features")
+    xr, yr = fig.layout.xaxis.range, fig.layout.yaxis.range
+    scale = min(plot_px[0] / (xr[1] - xr[0]), plot_px[1] / (yr[1] - yr[0]))
+    px = np.column_stack([(np.asarray(nodes.x) - xr[0]), (np.asarray(nodes.y) - yr[0])]) * scale
+    t = np.linspace(0, 1, 200)[:, None]
+    n = 0
+    for box, _ in boxes:
+        for i, j in pairs:
+            pts = px[i] + t * (px[j] - px[i])
+            inside = (pts[:, 0] > box[0]) & (pts[:, 0] < box[2])
+            inside &= (pts[:, 1] > box[1]) & (pts[:, 1] < box[3])
+            n += bool(inside.any())
+    return n
+
+
+def test_graph_names_keep_off_the_edges_where_they_can():
+    """H33: names were written above their node whatever crossed there (edges through the
+    names on the pair graphs); now a name takes a free place beside its node when there is one,
+    and has a white halo where there is none."""
+    pos = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, 0.5], [0.5, 1.0]])
+    # a vertical edge from the centre up: the centre's name went above it, the top node's below
+    pairs = np.array([[4, 5]])
+    names = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    s = np.ones((2, 1))
+    fig = figures.pair_graph(names, pairs, s, s > 0, pos)
+    boxes = _label_boxes(fig, (260, 260))
+    assert fig.layout.meta["n_labels"] == 6 == len(boxes)
+    assert _overlaps(boxes) == 0 and all(inside for _, inside in boxes)
+    assert _edge_crossings(fig, boxes, (260, 260), pairs) == 0
+    tree = figures.tree_graph(names, pairs.tolist(), positions=pos)
+    tree_px = (260, tree.layout.height - 90)
+    tboxes = _label_boxes(tree, tree_px)
+    assert len(tboxes) == 6 and _edge_crossings(tree, tboxes, tree_px, pairs) == 0
+    for f in (fig, tree):
+        assert "#fff" in next(t for t in f.data if t.name == "features").textfont.shadow
+
+
+def test_three_class_graph_names_every_node():
+    """H33 (Wine, three classes): the best-connected node's long name fitted nowhere inside
+    the drawing's margin and was left to the hover; with more room every name is written."""
+    from slb.viz.multiclass import pair_graph_k
+
+    names = ["alcohol", "malic_acid", "ash", "flavanoids", "color_intensity", "proline"]
+    pos = np.array([[252, -35], [452, -364], [108, -176], [455, -121], [389, -57], [294, -222]])
+    pairs = all_pairs(6)
+    stat = np.zeros((3, len(pairs)))
+    edges = [k for k, p in enumerate(pairs.tolist()) if sorted(p) in ([0, 4], [3, 4])]
+    stat[:, edges] = 0.5
+    fig = pair_graph_k(names, pairs, stat, stat > 0, pos.astype(float), ["a", "b", "c"])
+    nodes = next(t for t in fig.data if t.name == "features")
+    assert list(nodes.text) == names
+    boxes = _label_boxes(fig, (300, 300))
+    assert _overlaps(boxes) == 0 and all(inside for _, inside in boxes)
+    assert "#fff" in nodes.textfont.shadow
+
+
 def test_label_box_check_catches_overlap():
     """The box estimate can fail: two names written on one spot overlap."""
     names = ["a long feature name", "another long name"]

@@ -8,7 +8,16 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .layout import MAX_LABELLED, _width_bins, place_labels, tree_layout
-from .style import COLORS, FONT_PX, _base_layout, _layout, _measure_label, _names, escape_text
+from .style import (
+    COLORS,
+    FONT_PX,
+    NODE_TEXT,
+    _base_layout,
+    _layout,
+    _measure_label,
+    _names,
+    escape_text,
+)
 
 __all__ = ["pair_graph", "tree_graph"]
 
@@ -101,7 +110,7 @@ def _feature_node_trace(labels, pos, nodes, degree, places, highlight) -> go.Sca
         text=[_node_text(labels, i, places, highlight) for i in nodes],
         hovertext=[labels[i] for i in nodes],
         textposition=[places.get(int(i), "top center") for i in nodes],
-        textfont={"size": FONT_PX, "color": "#111827"},
+        textfont=NODE_TEXT,
         marker={
             "size": _node_px(degree)[nodes],
             "color": np.where(degree[nodes] > 0, "#374151", "#D1D5DB").tolist(),
@@ -129,7 +138,14 @@ def _label_priority(nodes, degree, highlight) -> list:
     return order
 
 
-def _placed_labels(names, pos, nodes, degree, highlight, *, plot_px, marker_px):
+def _edge_segments(P, edges) -> np.ndarray:
+    """Rows ``x0, y0, x1, y1`` of the lines between the nodes ``edges`` join (label placement
+    avoids them)."""
+    e = np.asarray(edges, dtype=int).reshape(-1, 2)
+    return np.hstack([P[e[:, 0]], P[e[:, 1]]])
+
+
+def _placed_labels(names, pos, nodes, degree, highlight, *, plot_px, marker_px, segments=None):
     """Which nodes are labelled where (:func:`slb.viz.layout.place_labels`) and the ranges.
 
     Up to :data:`MAX_LABELLED` nodes every node may be named; beyond, the searched one and the
@@ -151,6 +167,7 @@ def _placed_labels(names, pos, nodes, degree, highlight, *, plot_px, marker_px):
         font_px=FONT_PX,
         marker_px=marker_px,
         limit=None if few else 10,
+        segments=segments,
     )
 
 
@@ -227,7 +244,14 @@ def pair_graph(
     degree = np.bincount(pairs.ravel(), minlength=len(labels)) if k else np.zeros(len(labels), int)
     nodes = np.arange(len(labels)) if show_isolated else np.flatnonzero(degree > 0)
     places, xr, yr = _placed_labels(
-        names, pos, nodes, degree, highlight, plot_px=(260.0, 260.0), marker_px=_node_px(degree)
+        names,
+        pos,
+        nodes,
+        degree,
+        highlight,
+        plot_px=(260.0, 260.0),
+        marker_px=_node_px(degree),
+        segments=_edge_segments(pos, pairs),
     )
     traces.append(_feature_node_trace(labels, pos, nodes, degree, places, highlight))
     if highlight is not None:
@@ -381,7 +405,13 @@ def tree_graph(
     P = _fill_plot(P, plot_px)
     priority = _label_priority(np.arange(d), degree, highlight)
     places, xr, yr = place_labels(
-        P, names, priority, plot_px=plot_px, font_px=FONT_PX, marker_px=9.0
+        P,
+        names,
+        priority,
+        plot_px=plot_px,
+        font_px=FONT_PX,
+        marker_px=9.0,
+        segments=_edge_segments(P, edges),
     )
     named = set(places)
     fig = go.Figure(
@@ -394,7 +424,7 @@ def tree_graph(
                 text=[_node_text(labels, i, places, highlight) for i in range(d)],
                 hovertext=labels,
                 textposition=[places.get(i, "bottom center") for i in range(d)],
-                textfont={"size": FONT_PX, "color": "#111827"},
+                textfont=NODE_TEXT,
                 marker={"size": 9, "color": "#374151", "line": {"color": "white", "width": 1}},
                 hovertemplate="%{hovertext}<extra></extra>",
                 showlegend=False,

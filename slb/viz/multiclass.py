@@ -18,7 +18,7 @@ from ..density.kde import kde_pdf_1d, kde_pdf_2d
 from .density import _grid
 from .evaluation import confusion_heatmap
 from .layout import place_labels
-from .style import FONT_PX, _base_layout, _layout, escape_text
+from .style import FONT_PX, NODE_TEXT, _base_layout, _layout, escape_text
 
 __all__ = [
     "CLASS_COLORS",
@@ -380,12 +380,20 @@ def pair_graph_k(
     for k in classes:
         for p in np.flatnonzero(kept[k]) if kept.size else []:
             deg[pairs[p]] += 1
+    drawn = pairs[kept[list(classes)].any(axis=0)] if kept.size else np.zeros((0, 2), int)
     hover = [f"{esc[i]}<br>{deg[i]} kept pair term(s)" for i in range(len(names))]
     few = len(names) <= 30
     # labels placed where they overlap no other and fit in the axes (their ranges grown to
     # hold them), as on the two-class graph: "top center" cut long names at the edge (H30)
     places, xr, yr = (
-        place_labels(P, list(names), range(len(names)), font_px=FONT_PX, marker_px=9.0)
+        place_labels(
+            P,
+            list(names),
+            range(len(names)),
+            font_px=FONT_PX,
+            marker_px=9.0,
+            segments=np.hstack([P[drawn[:, 0]], P[drawn[:, 1]]]),
+        )
         if few and P.size
         else ({}, None, None)
     )
@@ -396,7 +404,7 @@ def pair_graph_k(
             mode="markers+text" if few else "markers",
             text=[esc[i] if i in places else "" for i in range(len(names))] if few else None,
             textposition=[places.get(i, "top center") for i in range(len(names))],
-            textfont={"size": FONT_PX},
+            textfont=NODE_TEXT,
             name="features",
             marker={"size": 9, "color": "#6B7280"},
             hovertext=hover,

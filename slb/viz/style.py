@@ -33,6 +33,13 @@ LEGEND_ROW_PX = 24
 _FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": FONT_PX}
 #: Axis text set explicitly: Streamlit's chart theme (a template) writes 12 px ticks otherwise.
 _AXIS = {"tickfont": {"size": FONT_PX}, "title": {"font": {"size": FONT_PX}}, "automargin": True}
+#: Node names on the graphs: dark text with a white halo (CSS ``text-shadow``), legible where
+#: no place beside the node is free of edges (dense parts of a pair graph, H33).
+NODE_TEXT = {
+    "size": FONT_PX,
+    "color": "#111827",
+    "shadow": "1px 1px 1px #fff, -1px -1px 1px #fff, 1px -1px 1px #fff, -1px 1px 1px #fff",
+}
 #: The legend below the plot, in the figure's bottom margin (``yref="container"``: plotly
 #: grows the margin to fit it), never over the title or the plot area.
 LEGEND_BELOW = {
