@@ -157,6 +157,32 @@ def test_ber_bars_one_bar_per_classifier():
     assert len(pts.y) == pf.size
 
 
+def test_ber_bars_turn_horizontal_when_the_names_do_not_fit_side_by_side():
+    """H33: with every peer classifier added, plotly rotated the twelve names under the bars;
+    the bars are horizontal then (SLB on top), names level, the per-fold points on their bar."""
+    names = ["SLB", "TAN", "NB", "SLB-", "LU", "RF", "SVM(RBF)", "SVM(linear)", "5NN"]
+    names += ["SVM(RBF, balanced)", "Gaussian NB", "Rényi", "DISCRETE"]
+    pf = pd.DataFrame(np.random.default_rng(0).uniform(0.05, 0.4, (25, 13)), columns=names)
+    fig = figures.ber_bars(pf)
+    bar, pts = fig.data
+    assert fig.layout.meta["orientation"] == "h" and bar.orientation == "h"
+    assert list(bar.y) == names  # the catalogue's order, never re-sorted
+    np.testing.assert_allclose(bar.x, 100 * pf.mean().to_numpy())
+    np.testing.assert_allclose(bar.error_x.array, 100 * pf.std().to_numpy())
+    assert tuple(fig.layout.yaxis.range) == tuple(fig.layout.yaxis2.range) == (12.5, -0.5)
+    assert pts.yaxis == "y2" and pts.xaxis is None
+    k = np.repeat(np.arange(13), 25)
+    assert np.all(np.abs(np.asarray(pts.y) - k) < 0.2)  # each fold's point on its own bar
+    np.testing.assert_allclose(pts.x, 100 * pf.to_numpy().T.ravel())
+    assert fig.layout.xaxis.title.text == "balanced error rate (%)"
+    assert fig.layout.height >= 30 * 13  # a readable row per classifier
+    assert _small_texts(fig) == []
+    # the default three (and with SLB's nested estimate) still stand side by side
+    for few in (["SLB", "TAN", "NB"], ["SLB", "SLB (nested λ, C)", "TAN", "NB"]):
+        v = figures.ber_bars(pd.DataFrame(np.full((3, len(few)), 0.2), columns=few))
+        assert v.layout.meta["orientation"] == "v" and list(v.data[0].x) == few
+
+
 def test_ber_curve_marks_current_lambda():
     steps = pd.DataFrame(
         {

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from .style import (
     COLORS,
+    FONT_PX,
     LEGEND_ROW_PX,
     _base_layout,
     _layout,
@@ -21,8 +22,35 @@ from .style import (
 __all__ = ["ber_bars", "ber_curve"]
 
 
+#: The narrowest plot area the Compare page draws the BER bars in (1024 px wide with the
+#: sidebar open), and the average glyph width of its tick labels (a share of the font size).
+_BARS_PLOT_PX = 480.0
+_TICK_GLYPH = 0.5
+
+
+def _ticks_crowd(labels, plot_px: float = _BARS_PLOT_PX) -> bool:
+    """Whether two neighbouring category labels would meet on a horizontal axis of ``plot_px``
+    (plotly then rotates them all; H33: twelve classifiers' names at 45 degrees).
+
+    Examples
+    --------
+    >>> _ticks_crowd(["SLB", "SLB (nested λ, C)", "TAN", "NB"])
+    False
+    >>> _ticks_crowd(["SLB", "TAN", "NB", "SVM(RBF)", "SVM(linear)", "RF", "5NN", "LU"])
+    True
+    """
+    import html
+
+    width = [len(html.unescape(str(t))) * _TICK_GLYPH * FONT_PX + 8.0 for t in labels]
+    slot = plot_px / max(len(width), 1)
+    return any((a + b) / 2 > slot for a, b in zip(width, width[1:], strict=False))
+
+
 def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.Figure:
     """Mean balanced error rate per classifier with ±1 sd error bars and per-fold points.
+
+    Vertical bars, or horizontal ones (SLB at the top) when the classifiers' names would not
+    fit side by side under the bars (:func:`_ticks_crowd`): rotated names were hard to read.
 
     Parameters
     ----------
@@ -37,7 +65,8 @@ def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.
     Figure
         The bar trace (named ``"mean BER"``) has one bar per classifier, in the columns' order
         with SLB first (:func:`slb.viz.style.classifier_order`: never re-sorted by value, so a
-        bar stays in its place when λ or the data change); values in percent.
+        bar stays in its place when λ or the data change); values in percent, on ``y`` (on
+        ``x`` for horizontal bars; ``layout.meta["orientation"]``: ``"v"`` or ``"h"``).
 
     Examples
     --------
@@ -57,37 +86,49 @@ def ber_bars(per_fold: pd.DataFrame, summary: pd.DataFrame | None = None) -> go.
     if summary is not None and "tied_with_best" in summary:
         tied = {n: bool(summary.loc[n, "tied_with_best"]) for n in order if n in summary.index}
     colors = [COLORS["+"] if tied.get(n, True) else "#9DB9D6" for n in order]
+    horizontal = _ticks_crowd(order)
+    cat, val = ("y", "x") if horizontal else ("x", "y")
     bars = go.Bar(
-        x=labels,
-        y=[mean[n] for n in order],
-        error_y={"type": "data", "array": [sd[n] for n in order], "thickness": 1.5},
+        **{cat: labels, val: [mean[n] for n in order]},
+        **{f"error_{val}": {"type": "data", "array": [sd[n] for n in order], "thickness": 1.5}},
+        orientation="h" if horizontal else "v",
         marker_color=colors,
         name="mean BER",
-        hovertemplate="%{x}<br>BER %{y:.1f}% ± %{error_y.array:.1f}<extra></extra>",
+        hovertemplate=f"%{{{cat}}}<br>BER %{{{val}:.1f}}% ± %{{error_{val}.array:.1f}}"
+        "<extra></extra>",
     )
     rng = np.random.default_rng(0)
-    px_, py_, ht = [], [], []
+    pc, pv, ht = [], [], []
     for k, n in enumerate(order):
         vals = per_fold[n].to_numpy() * 100
-        px_ += list(k + rng.uniform(-0.18, 0.18, vals.size))
-        py_ += list(vals)
+        pc += list(k + rng.uniform(-0.18, 0.18, vals.size))
+        pv += list(vals)
         ht += [f"{labels[k]}, fold {f + 1}: {v:.1f}%" for f, v in enumerate(vals)]
     points = go.Scatter(
-        x=px_,
-        y=py_,
+        **{cat: pc, val: pv, f"{cat}axis": f"{cat}2"},
         mode="markers",
         name="per fold",
         marker={"color": "#111827", "size": 6, "opacity": 0.7},
         hovertext=ht,
         hoverinfo="text",
-        xaxis="x2",
     )
+    span = [-0.5, len(order) - 0.5]
+    if horizontal:  # the first classifier (SLB) on top
+        span = span[::-1]
+    value_axis = {"title": {"text": "balanced error rate (%)"}, "rangemode": "tozero"}
     layout = _layout(
-        height=380,
-        meta={"kind": "ber_bars", "classifiers": order, "n_folds": int(len(per_fold))},
-        xaxis2={"overlaying": "x", "range": [-0.5, len(order) - 0.5], "visible": False},
-        xaxis={"range": [-0.5, len(order) - 0.5]},
-        yaxis={"title": {"text": "balanced error rate (%)"}, "rangemode": "tozero"},
+        height=max(380, 30 * len(order) + 140) if horizontal else 380,
+        meta={
+            "kind": "ber_bars",
+            "classifiers": order,
+            "n_folds": int(len(per_fold)),
+            "orientation": "h" if horizontal else "v",
+        },
+        **{
+            f"{cat}axis2": {"overlaying": cat, "range": span, "visible": False},
+            f"{cat}axis": {"range": span, "automargin": True},
+            f"{val}axis": value_axis,
+        },
     )
     return go.Figure(data=[bars, points], layout=layout)
 
