@@ -624,7 +624,15 @@ def test_graph_names_keep_off_the_edges_where_they_can():
     tree_px = (260, tree.layout.height - 90)
     tboxes = _label_boxes(tree, tree_px)
     assert len(tboxes) == 6 and _edge_crossings(tree, tboxes, tree_px, pairs) == 0
-    for f in (fig, tree):
+    # Experiments' true networks and recovered pairs (names were always above their node)
+    net = figures.network_graph(names, [(5, 4)], pos)
+    rec = figures.recovery_graph(names, [(4, 5)], [(4, 5)], pos)
+    for f in (net, rec):
+        nboxes = _label_boxes(f, (300, 300))
+        assert len(nboxes) == 6 and _overlaps(nboxes) == 0
+        assert _edge_crossings(f, nboxes, (300, 300), pairs) == 0
+        assert all(inside for _, inside in nboxes)
+    for f in (fig, tree, net, rec):
         assert "#fff" in next(t for t in f.data if t.name == "features").textfont.shadow
 
 

@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .graphs import _edge_lines
+from .graphs import _edge_lines, _edge_segments
+from .layout import place_labels
 from .style import (
     COLORS,
     FONT_PX,
@@ -237,24 +239,35 @@ def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
     return fig.update_layout(layout)
 
 
-def _add_feature_nodes(fig, P, labels):
-    """Labelled feature nodes at positions ``P`` on equal, hidden axes (the network figures)."""
+def _add_feature_nodes(fig, P, labels, edges):
+    """Labelled feature nodes at positions ``P`` on equal, hidden axes (the network figures):
+    each name beside its node where it overlaps no other name and, where it can, crosses no
+    edge (:func:`slb.viz.layout.place_labels`; names above their node had edges through them,
+    H33); names with no free place are in the hover."""
+    e = np.asarray(edges, dtype=int).reshape(-1, 2)
+    degree = np.bincount(e.ravel(), minlength=len(labels))
+    order = np.argsort(-degree, kind="stable").tolist()
+    plain = [html.unescape(t) for t in labels]
+    places, xr, yr = place_labels(
+        P, plain, order, font_px=FONT_PX, marker_px=10.0, segments=_edge_segments(P, e)
+    )
     fig.add_trace(
         go.Scatter(
             x=P[:, 0],
             y=P[:, 1],
             mode="markers+text",
-            text=labels,
-            textposition="top center",
+            text=[t if i in places else "" for i, t in enumerate(labels)],
+            textposition=[places.get(i, "top center") for i in range(len(labels))],
             textfont=NODE_TEXT,
             marker={"size": 10, "color": "#374151", "line": {"color": "white", "width": 1}},
-            hovertemplate="%{text}<extra></extra>",
+            hovertext=labels,
+            hovertemplate="%{hovertext}<extra></extra>",
             name="features",
             showlegend=False,
         )
     )
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    fig.update_xaxes(visible=False, range=list(xr))
+    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1, range=list(yr))
 
 
 def network_graph(
@@ -313,7 +326,7 @@ def network_graph(
             showlegend=False,
         )
     )
-    _add_feature_nodes(fig, P, labels)
+    _add_feature_nodes(fig, P, labels, edges)
     return _base_layout(
         fig,
         title=title,
@@ -394,7 +407,7 @@ def recovery_graph(
                 name=f"{name} ({len(es)})",
             )
         )
-    _add_feature_nodes(fig, P, labels)
+    _add_feature_nodes(fig, P, labels, kept + true)
     n_tp = len(groups["kept, true edge"][0])
     return _base_layout(
         fig,
