@@ -30,7 +30,11 @@ DEPENDENT_PACKAGES: dict[str, tuple[str, str, str]] = {
     "joblib": ("1.3", "install", "parallel blocks in the all-pairs HSIC"),
     "threadpoolctl": ("3.1", "install", "single-threaded BLAS in the dashboard"),
     "tqdm": ("4.66", "install", "progress bars of the experiments command line"),
-    "plotly": ("5.20", "app", "the dashboard's figures"),
+    "plotly": (
+        "5.23",
+        "app",
+        "the dashboard's figures (5.23: font shadows, the graphs' node names)",
+    ),
     "streamlit": (
         "1.56",
         "app",
