@@ -183,17 +183,23 @@ def test_ber_bars_turn_horizontal_when_the_names_do_not_fit_side_by_side():
         assert v.layout.meta["orientation"] == "v" and list(v.data[0].x) == few
 
 
-def test_ber_curve_marks_current_lambda():
+def _ber_steps(first=0.0):
+    """A three-step BER-along-lambda table starting at ``first`` (the part computed)."""
     steps = pd.DataFrame(
         {
-            "threshold": [0.0, 0.1, 0.2],
-            "lower": [0.0, 0.0, 0.1],
+            "threshold": [first, 0.1, 0.2],
+            "lower": [0.0, first, 0.1],
             "mean_ber": [0.2, 0.15, 0.3],
             "sd_ber": [0.01, 0.02, 0.03],
             "mean_pairs": [10, 5, 0],
         }
     )
-    steps.attrs.update({"lo": 0.0, "requested_lo": 0.0, "hi": 0.2})
+    steps.attrs.update({"lo": first, "requested_lo": 0.0, "hi": 0.2})
+    return steps
+
+
+def test_ber_curve_marks_current_lambda():
+    steps = _ber_steps()
     fig = figures.ber_curve(steps, 0.15, 0.3, lam_range=(0.0, 0.25), nested_ber=0.18)
     assert any(s.type == "line" and s.x0 == 0.15 for s in fig.layout.shapes)
     star = next(t for t in fig.data if t.name == "current λ")
@@ -304,16 +310,7 @@ def test_coefficient_legend_names_each_class_once():
 def test_ber_curve_names_its_marks_in_the_legend_not_over_the_lines():
     """H33: 'not computed yet' sat under the current λ's dashed line, and the nested
     estimate's label lay over the curve and its band; both are legend entries now."""
-    steps = pd.DataFrame(
-        {
-            "threshold": [0.05, 0.1, 0.2],
-            "lower": [0.0, 0.05, 0.1],
-            "mean_ber": [0.2, 0.15, 0.3],
-            "sd_ber": [0.01, 0.02, 0.03],
-            "mean_pairs": [10, 5, 0],
-        }
-    )
-    steps.attrs.update({"lo": 0.05, "requested_lo": 0.0, "hi": 0.2})
+    steps = _ber_steps(0.05)
     fig = figures.ber_curve(steps, 0.04, 0.3, lam_range=(0.0, 0.25), nested_ber=0.18)
     assert len(fig.layout.annotations) == 0  # no text in the plot area
     names = [t.name for t in fig.data if t.showlegend is not False]
