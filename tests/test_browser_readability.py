@@ -140,6 +140,9 @@ def open_expanders(page, opens) -> None:
             None,
         ),
         (f"/compare?{K3}&repeats=1", ".st-key-cmp_roc_k .js-plotly-plot", "compare-k3", [], None),
+        # the waterfall's K-class pair terms are long names: broken over lines (its plot was
+        # 242 px wide at 1024 px)
+        (f"/explain?{K3}", ".st-key-explain_figure .js-plotly-plot", "explain-k3", [], None),
     ],
 )
 def test_figures_readable_at_1024x768_with_the_sidebar_open(

@@ -4,6 +4,7 @@ prediction.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -19,6 +20,7 @@ __all__ = [
     "ratio_form",
     "ratio_figure",
     "contributions_figure",
+    "wrap_term",
 ]
 
 
@@ -434,11 +436,37 @@ def ratio_figure(
     )
 
 
+#: Longest line of a waterfall's term name: longer names are broken before their "(" and
+#: after their commas.  A K-class pair term ("log p[Chinstrap](bill_length_mm,
+#: flipper_length_mm)") left the plot 242 px wide at 1024 px (the projector's 260 minimum).
+TERM_LINE_CHARS = 26
+
+
+def wrap_term(label: str, width: int = TERM_LINE_CHARS) -> str:
+    """``label`` on lines of at most ``width`` characters where it can break (before ``(``,
+    after ``", "``), joined by plotly's ``<br>``; a part longer than ``width`` keeps its line.
+
+    Examples
+    --------
+    >>> wrap_term("log p+(a)")
+    'log p+(a)'
+    >>> wrap_term("log p[Chinstrap](bill_length_mm, flipper_length_mm)")
+    'log p[Chinstrap]<br>(bill_length_mm,<br>flipper_length_mm)'
+    """
+    lines: list[str] = []
+    for part in re.split(r"(?<=, )|(?=\()", label):
+        if lines and len(lines[-1]) + len(part) <= width:
+            lines[-1] += part
+        elif part:
+            lines.append(part)
+    return "<br>".join(line.rstrip() for line in lines)
+
+
 def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
     """Labels, values, measures and hover texts of the waterfall's steps, read from the top."""
     order = c.abs().sort_values(ascending=False, kind="stable").index.tolist()
     head, rest = order[: max(int(top), 0)], order[max(int(top), 0) :]
-    labels = ["baseline (training means)"] + [escape_text(t) for t in head]
+    labels = ["baseline (training means)"] + [wrap_term(escape_text(t)) for t in head]
     values = [float(baseline)] + [float(c[t]) for t in head]
     measure = ["absolute"] + ["relative"] * len(head)
     hover = ["decision value at the training means"]
@@ -570,7 +598,7 @@ def contributions_figure(
     )
     return _base_layout(
         fig,
-        height=int(max(340, 26 * len(labels) + 160)),
+        height=int(max(340, 26 * len(labels) + 16 * sum(t.count("<br>") for t in labels) + 160)),
         meta={
             "kind": "contributions",
             "baseline": float(baseline),
