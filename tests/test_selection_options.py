@@ -181,6 +181,13 @@ def test_corrected_prefers_a_single_candidate_over_a_lucky_grid_minimum():
     keys = [(1.0, 1, 0), (1.0, 1, 1), (0.0, 0, 0)]
     assert choose(mean, [0.1] * 3, keys, "min") == 0
     assert choose(mean, [0.1] * 3, keys, "corrected", fold_ber=folds, groups=[0, 0, 1]) == 2
+    # a grid row with an uncomputed fold (NaN mean) cannot be picked, and its lucky fold does
+    # not enlarge the grid's correction
+    nan_row = [[0.2, 0.2], [np.nan, 0.0], [0.25, 0.25]]
+    assert (
+        choose([0.2, np.nan, 0.25], [0] * 3, keys, "corrected", fold_ber=nan_row, groups=[0, 0, 1])
+        == 0
+    )
     # folds that agree: no optimism, the grid's minimum stays
     steady = [[0.2, 0.2], [0.25, 0.25], [0.25, 0.25]]
     assert choose(mean, [0] * 3, keys, "corrected", fold_ber=steady, groups=[0, 0, 1]) == 0

@@ -162,7 +162,8 @@ def choose(mean, se, complexity, rule="min", *, fold_ber=None, groups=None):
         picks, scores = [], []
         for g in dict.fromkeys(groups.tolist()):  # in order of first appearance
             members = np.flatnonzero(groups == g)
-            if not np.isfinite(mean[members]).any():
+            members = members[np.isfinite(mean[members])]  # a row that cannot be picked
+            if not members.size:  # does not lower the folds' minima either
                 continue
             inside = np.zeros(mean.size, dtype=bool)
             inside[members] = mean[members] <= np.nanmin(mean[members]) + TIE
