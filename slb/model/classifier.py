@@ -717,10 +717,8 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         With ``generative_candidates=True``: two more rows (naive Bayes, TAN; their grid
         ``param_*`` values NaN) and ``param_model`` ("slb", "naive_bayes" or "tan").
     best_index_ : int
-        Row of ``cv_results_`` selected by ``selection`` (``"min"``: lowest mean BER; ties:
-        sparser, then smaller C; ``"corrected"``, SLB's default: the grid's such row, naive
-        Bayes or TAN, whichever is lowest after the grid minimum's bias correction, so its
-        ``rank_ber`` can be above 1).
+        Row of ``cv_results_`` picked by ``selection`` (:mod:`slb.model.selection`; with
+        ``"corrected"``, SLB's default, its ``rank_ber`` can be above 1).
     selected_model_ : {"slb", "naive_bayes", "tan"}
         The selected model.  For "naive_bayes" or "tan" (``generative_candidates=True``):
         ``transformer_``, ``pairs_`` (none, or the union of TAN's trees), ``terms_`` and
