@@ -211,7 +211,7 @@ else:
     # SLB's inner CV may choose one of its special cases (naive Bayes or TAN, issue 26 item 7):
     # then the pairs are TAN's tree edges (or none), not HSIC-screened ones, and lambda is inf
     special = figures.FIXED_WEIGHTS.get(fit.selected_model)
-    whose = special and special + ("'" if special.endswith("s") else "'s")  # naive Bayes', TAN's
+    whose = special and figures.possessive(special)  # naive Bayes', TAN's
     st.subheader("True structure and SLB's kept pairs")
     if special is None:
         how = (

@@ -157,26 +157,27 @@ def choose(mean, se, complexity, rule="min", *, fold_ber=None, groups=None):
     if rule == "min" or (rule == "corrected" and groups is None):
         return int(best)
     if rule == "corrected":
-        fold_ber = np.asarray(fold_ber, dtype=float)
-        groups = np.asarray(groups)
-        picks, scores = [], []
-        for g in dict.fromkeys(groups.tolist()):  # in order of first appearance
-            members = np.flatnonzero(groups == g)
-            members = members[np.isfinite(mean[members])]  # a row that cannot be picked
-            if not members.size:  # does not lower the folds' minima either
-                continue
-            inside = np.zeros(mean.size, dtype=bool)
-            inside[members] = mean[members] <= np.nanmin(mean[members]) + TIE
-            pick = least_complex(inside)
-            picks.append(pick)
-            local = int(np.flatnonzero(members == pick)[0])
-            scores.append(corrected_minimum(fold_ber[members], local))
-        scores = np.asarray(scores)
-        ok = np.zeros(mean.size, dtype=bool)
-        ok[[p for p, v in zip(picks, scores, strict=True) if v <= scores.min() + TIE]] = True
-        return int(least_complex(ok))
+        return _corrected_pick(mean, np.asarray(fold_ber, dtype=float), groups, least_complex)
     bound = mean[best] + (se[best] if np.isfinite(se[best]) else 0.0)
     return int(least_complex(mean <= bound + TIE))
+
+
+def _corrected_pick(mean, fold_ber, groups, least_complex):
+    """``"corrected"``: each group's least complex minimum, scored by
+    :func:`corrected_minimum` over the group's rows that can be picked (a finite mean: a row
+    that cannot be picked does not lower the folds' minima); the least complex of the groups'
+    picks with the lowest score."""
+    groups = np.asarray(groups)
+    score = {}
+    for g in dict.fromkeys(groups.tolist()):  # in order of first appearance
+        mask = (groups == g) & np.isfinite(mean)
+        if mask.any():
+            pick = least_complex(mask & (mean <= mean[mask].min() + TIE))
+            score[pick] = corrected_minimum(fold_ber[mask], int(np.sum(mask[:pick])))
+    low = min(score.values())
+    ok = np.zeros(mean.size, dtype=bool)
+    ok[[p for p, v in score.items() if v <= low + TIE]] = True
+    return int(least_complex(ok))
 
 
 def standard_errors(ber):

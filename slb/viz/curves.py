@@ -4,6 +4,8 @@ threshold.
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -39,8 +41,6 @@ def _ticks_crowd(labels, plot_px: float = _BARS_PLOT_PX) -> bool:
     >>> _ticks_crowd(["SLB", "TAN", "NB", "SVM(RBF)", "SVM(linear)", "RF", "5NN", "LU"])
     True
     """
-    import html
-
     width = [len(html.unescape(str(t))) * _TICK_GLYPH * FONT_PX + 8.0 for t in labels]
     slot = plot_px / max(len(width), 1)
     return any((a + b) / 2 > slot for a, b in zip(width, width[1:], strict=False))

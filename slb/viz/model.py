@@ -15,6 +15,7 @@ from .style import COLORS, _base_layout, _layout, escape_text
 __all__ = [
     "term_kind",
     "FIXED_WEIGHTS",
+    "possessive",
     "oracle_scale",
     "coefficient_figure",
     "ratio_form",
@@ -66,8 +67,14 @@ def term_kind(term: str, feature_names: Sequence[str] | None = None) -> tuple[st
 FIXED_WEIGHTS = {"tan": "TAN", "naive_bayes": "naive Bayes"}
 
 
-def _whose(name: str) -> str:
-    """``TAN's``, ``naive Bayes'``."""
+def possessive(name: str) -> str:
+    """The possessive of a model's display name (the captions and axis titles of fixed weights).
+
+    Examples
+    --------
+    >>> possessive("TAN"), possessive("naive Bayes")
+    ("TAN's", "naive Bayes'")
+    """
     return name + ("'" if name.endswith("s") else "'s")
 
 
@@ -217,7 +224,7 @@ def coefficient_figure(
     names = set(map(str, feature_names)) if feature_names is not None else None
     kinds = {t: term_kind(t, names) for t in order}
     if fixed is not None:
-        what = f"{_whose(fixed)} fixed weight"
+        what = f"{possessive(fixed)} fixed weight"
     else:
         what = f"learned × {scale:.3g}" if rescale else "learned weight"
     traces = []
@@ -231,7 +238,7 @@ def coefficient_figure(
         traces.append(_oracle_trace([labels[t] for t in ot], [oracle_d[t] for t in ot]))
     n_show = min(max(int(n_visible), 1), len(order))
     if fixed is not None:  # SLB selected TAN or naive Bayes: its weights are not learned
-        x_title = f"{_whose(fixed)} fixed weight (log-density units)"
+        x_title = f"{possessive(fixed)} fixed weight (log-density units)"
     else:
         x_title = "weight (log-density units)" + (f", learned × {scale:.3g}" if rescale else "")
     layout = _layout(
@@ -365,7 +372,7 @@ def ratio_figure(
     labels = [escape_text(v) for v in terms]
     kind = shown["kind"].tolist()
     if fixed is not None:
-        what = f" ({_whose(fixed)} fixed weight)"
+        what = f" ({possessive(fixed)} fixed weight)"
     else:
         what = f" × {scale:.3g}" if oracle is not None else ""
     fig = make_subplots(
@@ -419,7 +426,7 @@ def ratio_figure(
         autorange="reversed",
         automargin=True,
     )
-    x_title = f"{_whose(fixed)} fixed weight" if fixed is not None else "weight" + what
+    x_title = f"{possessive(fixed)} fixed weight" if fixed is not None else "weight" + what
     fig.update_xaxes(title_text=x_title, zeroline=True, zerolinecolor="#9CA3AF", col=1)
     fig.update_xaxes(title_text="importance", rangemode="tozero", col=2)
     return _base_layout(
