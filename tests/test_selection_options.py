@@ -113,7 +113,7 @@ def test_one_se_picks_the_cell_computed_by_hand_from_the_same_table():
     se = SLBClassifier(selection="one_se", random_state=0, generative_candidates=False).fit(X, y)
     # the same inner table, every cell reported
     assert len(se.cv_results_["mean_ber"]) == 70
-    for k in lo.cv_results_:
+    for k in se.cv_results_:
         np.testing.assert_array_equal(se.cv_results_[k], lo.cv_results_[k])
     want = _by_hand_one_se(se.cv_results_)
     assert se.best_index_ == want
@@ -135,10 +135,11 @@ def test_choose_orders_fewest_pairs_then_fixed_weights_then_grid_order():
     assert choose([0.2, 0.2], [0, 0], [(1.0, 1, 0), (0.0, 1, 1)], "min") == 1  # tie: sparser
 
 
-def _by_hand_corrected(res):
+def _by_hand_corrected(res, scores=False):
     """The "corrected" rule computed from cv_results_ alone, by loops (an independent
     reference): the grid's minimum, naive Bayes and TAN, each scored by its mean BER plus
-    Tibshirani and Tibshirani's bias estimate of its group's minimum."""
+    Tibshirani and Tibshirani's bias estimate of its group's minimum (``scores=True``: those
+    scores, by row)."""
     mean = np.asarray(res["mean_ber"], dtype=float)
     k = sum(1 for key in res if key.startswith("split"))
     folds = [[float(res[f"split{f}_ber"][r]) for f in range(k)] for r in range(len(mean))]
@@ -149,6 +150,8 @@ def _by_hand_corrected(res):
     for r in range(len(mean)):
         if res["param_model"][r] != "slb":
             score[r] = mean[r]  # a group of one: nothing selected, no correction
+    if scores:
+        return score
     low = min(score.values())
     return min(
         (r for r in score if score[r] <= low + 1e-9),
@@ -164,6 +167,13 @@ def test_corrected_picks_the_candidate_computed_by_hand_from_the_same_table(data
     for k in lo.cv_results_:  # the same table, only the pick differs
         np.testing.assert_array_equal(co.cv_results_[k], lo.cv_results_[k])
     assert co.best_index_ == _by_hand_corrected(co.cv_results_)
+    # the scores the pick compared are reported: the groups' corrected minima, NaN elsewhere
+    want = np.full(len(co.cv_results_["mean_ber"]), np.nan)
+    for r, v in _by_hand_corrected(co.cv_results_, scores=True).items():
+        want[r] = v
+    np.testing.assert_allclose(co.cv_results_["corrected_ber"], want, rtol=0, atol=1e-12)
+    assert co.cv_results_["corrected_ber"][co.best_index_] == np.nanmin(want)
+    assert "corrected_ber" not in lo.cv_results_
     if data == "permuted":  # labels without signal: the grid's lucky minimum is passed over
         assert (lo.selected_model_, co.selected_model_) == ("slb", "naive_bayes")
     plain = SLBClassifier(selection="corrected", generative_candidates=False, random_state=0)

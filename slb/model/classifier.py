@@ -87,8 +87,8 @@ from .selection import (
     _prior_intercept,
     _select_best,
     _with_generative_rows,
-    choose,
     generative_fold_scores,
+    select_row,
     standard_errors,
 )
 from .svm import fit_linear_model, index_class_weight, linear_decision
@@ -425,18 +425,17 @@ class _LogDensitySVM(
             best = i * len(Cs) + j
         else:
             n_grid = ber.shape[0] * ber.shape[1]
-            mean, se = table["mean_ber"], standard_errors(ber.reshape(n_grid, -1))
+            se = standard_errors(ber.reshape(n_grid, -1))
             keys = [(table["mean_n_pairs"][r], 1, r) for r in range(n_grid)]
             fold_ber, groups = ber.reshape(n_grid, -1), [0] * n_grid
             if self._generative():
                 scores = self._generative_scores(X, y_index, dens, path, seed, cache)
                 table = _with_generative_rows(table, scores)
-                mean = table["mean_ber"]
                 se = np.concatenate([se, [standard_errors(scores[g]["ber"]) for g in GENERATIVE]])
                 keys += [(scores[g]["n_pairs"].mean(), 0, k) for k, g in enumerate(GENERATIVE)]
                 fold_ber = np.vstack([fold_ber, [scores[g]["ber"] for g in GENERATIVE]])
                 groups += [1 + k for k in range(len(GENERATIVE))]  # each its own group
-            best = choose(mean, se, keys, self.selection, fold_ber=fold_ber, groups=groups)
+            best = select_row(table, se, keys, self.selection, fold_ber=fold_ber, groups=groups)
             i, j = divmod(best, len(Cs)) if best < n_grid else (0, 0)
         self.cv_results_ = table
         self.best_index_ = int(best)
@@ -715,10 +714,11 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         inner split, so ``mean_ber`` of a fixed candidate is an honest CV estimate; its
         minimum over the grid is optimistic, as any minimum).  None when nothing is selected.
         With ``generative_candidates=True``: two more rows (naive Bayes, TAN; their grid
-        ``param_*`` values NaN) and ``param_model`` ("slb", "naive_bayes" or "tan").
+        ``param_*`` values NaN) and ``param_model`` ("slb", "naive_bayes" or "tan").  With
+        ``selection="corrected"``: ``corrected_ber``, each group's minimum after the correction.
     best_index_ : int
-        Row of ``cv_results_`` picked by ``selection`` (:mod:`slb.model.selection`; with
-        ``"corrected"``, SLB's default, its ``rank_ber`` can be above 1).
+        Row of ``cv_results_`` picked by ``selection`` (:mod:`slb.model.selection`): with
+        ``"corrected"``, the lowest ``corrected_ber`` (its ``rank_ber`` can be above 1).
     selected_model_ : {"slb", "naive_bayes", "tan"}
         The selected model.  For "naive_bayes" or "tan" (``generative_candidates=True``):
         ``transformer_``, ``pairs_`` (none, or the union of TAN's trees), ``terms_`` and

@@ -93,8 +93,8 @@ class SLBClassifierCV(SLBClassifier):
     cv_results_ : dict or None
         :class:`~slb.SLBClassifier`'s (``mean_ber``, ``split{k}_ber``, ``param_*``,
         ``mean_n_pairs``...) plus ``params``, ``mean_test_score``, ``std_test_score``,
-        ``split{k}_test_score`` and ``rank_test_score`` (balanced accuracy ``1 - BER``).
-        None when a class has too few rows to cross-validate (the sparsest model is used).
+        ``split{k}_test_score`` and ``rank_test_score`` (balanced accuracy ``1 - BER``;
+        ``selection="corrected"`` adds ``corrected_ber``, the scores it compared).  None when a class has too few rows to cross-validate (the sparsest model is used).
     best_index_ : int
         Row of ``cv_results_`` chosen by ``selection`` (``"min"``: lowest mean BER; ties:
         sparser, then smaller C; ``"one_se"`` and ``"corrected"``: see
@@ -109,6 +109,7 @@ class SLBClassifierCV(SLBClassifier):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from slb import load_dataset
     >>> from slb.model.cv import SLBClassifierCV
     >>> X, y = load_dataset("pima")
@@ -120,6 +121,9 @@ class SLBClassifierCV(SLBClassifier):
     >>> clf.best_params_["model"]  # the grid's lucky minimum is passed over (Protocol 5)
     'naive_bayes'
     >>> int(clf.cv_results_["rank_test_score"][clf.best_index_]) > 1
+    True
+    >>> res = clf.cv_results_  # it won on the grid's minimum after its bias correction:
+    >>> bool(res["corrected_ber"][clf.best_index_] == np.nanmin(res["corrected_ber"]))
     True
     """
 

@@ -15,7 +15,9 @@ Two rules (the estimators' ``selection`` parameter) read the same table:
   mean over the inner folds of (the minimum cell's BER on the fold - the fold's own smallest
   BER in the group).  A group of one candidate needs no correction; a grid of 70 cells on a
   small table gets a large one (every fold has a lucky cell of its own), a large table a small
-  one.  Without generative candidates it is ``"min"``.
+  one.  Without generative candidates it is ``"min"``.  The scores it compared are reported
+  as ``cv_results_["corrected_ber"]`` (NaN on the rows no group picked), so a pick whose
+  ``rank_ber`` is above 1 shows the number it won on.
 
 **Complexity order** (least complex first): fewer pairs (the candidate's mean number of kept
 pairs over the inner folds), then fixed weights before fitted ones (KDE naive Bayes and TAN,
@@ -33,6 +35,7 @@ the decision priors the SVMs' class weights stand for.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 import numpy as np
@@ -55,6 +58,7 @@ __all__ = [
     "corrected_minimum",
     "decision_prior",
     "generative_fold_scores",
+    "select_row",
     "standard_errors",
 ]
 
@@ -150,9 +154,7 @@ def choose(mean, se, complexity, rule="min", *, fold_ber=None, groups=None):
     if rule not in SELECTION_RULES:
         raise ValueError(f"selection must be one of {', '.join(SELECTION_RULES)}, got {rule!r}.")
 
-    def least_complex(ok):
-        return min(np.flatnonzero(ok), key=lambda i: (complexity[i], i))
-
+    least_complex = functools.partial(_least_complex, complexity=complexity)
     best = least_complex(mean <= np.nanmin(mean) + TIE)
     if rule == "min" or (rule == "corrected" and groups is None):
         return int(best)
@@ -162,22 +164,57 @@ def choose(mean, se, complexity, rule="min", *, fold_ber=None, groups=None):
     return int(least_complex(mean <= bound + TIE))
 
 
+def _least_complex(ok, complexity):
+    """The least complex row where ``ok`` holds (ties: the first)."""
+    return int(min(np.flatnonzero(ok), key=lambda i: (complexity[i], i)))
+
+
 def _corrected_pick(mean, fold_ber, groups, least_complex):
-    """``"corrected"``: each group's least complex minimum, scored by
-    :func:`corrected_minimum` over the group's rows that can be picked (a finite mean: a row
-    that cannot be picked does not lower the folds' minima); the least complex of the groups'
-    picks with the lowest score."""
+    """``"corrected"``: the least complex of the groups' picks with the lowest score of
+    :func:`_group_scores`."""
+    score = _group_scores(mean, fold_ber, groups, least_complex)
+    low = np.nanmin(score)
+    return int(least_complex(score <= low + TIE))
+
+
+def _group_scores(mean, fold_ber, groups, least_complex):
+    """Each group's least complex minimum scored by :func:`corrected_minimum` over the group's
+    rows that can be picked (a finite mean: a row that cannot be picked does not lower the
+    folds' minima); NaN on every other row."""
     groups = np.asarray(groups)
-    score = {}
+    score = np.full(mean.size, np.nan)
     for g in dict.fromkeys(groups.tolist()):  # in order of first appearance
         mask = (groups == g) & np.isfinite(mean)
         if mask.any():
             pick = least_complex(mask & (mean <= mean[mask].min() + TIE))
             score[pick] = corrected_minimum(fold_ber[mask], int(np.sum(mask[:pick])))
-    low = min(score.values())
-    ok = np.zeros(mean.size, dtype=bool)
-    ok[[p for p, v in score.items() if v <= low + TIE]] = True
-    return int(least_complex(ok))
+    return score
+
+
+def select_row(table, se, complexity, rule, *, fold_ber, groups):
+    """:func:`choose` on ``table["mean_ber"]``; with ``rule="corrected"`` it also records
+    every group's corrected score in ``table["corrected_ber"]`` (NaN on the other rows), the
+    number the pick was made on.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slb.model.selection import select_row
+    >>> table = {"mean_ber": np.array([0.30, 0.25, 0.20])}
+    >>> folds = np.array([[0.30, 0.30], [0.05, 0.45], [0.40, 0.00]])
+    >>> select_row(table, [0.0] * 3, [(0,), (1,), (2,)], "corrected", fold_ber=folds,
+    ...            groups=[0, 1, 1])
+    0
+    >>> table["corrected_ber"].round(3).tolist()  # the grid's minimum pays its optimism
+    [0.3, nan, 0.375]
+    """
+    mean = np.asarray(table["mean_ber"], dtype=float)
+    best = choose(mean, se, complexity, rule, fold_ber=fold_ber, groups=groups)
+    if rule == "corrected" and groups is not None:
+        least_complex = functools.partial(_least_complex, complexity=complexity)
+        fold_ber = np.asarray(fold_ber, dtype=float)
+        table["corrected_ber"] = _group_scores(mean, fold_ber, groups, least_complex)
+    return best
 
 
 def standard_errors(ber):
