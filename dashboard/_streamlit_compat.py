@@ -1,7 +1,8 @@
 """Every Streamlit name the dashboard uses beyond ``import streamlit as st``, in one module.
 
-Streamlit documents ``st.*``; the two entries below are its runtime's, which have moved between
-releases: the script-run context of a session (given to the work queue's notice thread) and
+Streamlit documents ``st.*``; the entries below are its runtime's, which have moved between
+releases: the script-run context of a session (given to the work queue's notice thread; its
+``is_history_navigation`` says whether the browser's Back or Forward started the run) and
 the logger of the "missing ScriptRunContext" warnings (quieted for the warm-up threads).  No
 ``st.*`` API does either: ``st.context`` describes the browser's request (headers, cookies,
 locale...), not the thread that runs the script, and Streamlit's multithreading guide
@@ -58,6 +59,25 @@ def attach_ctx(thread, ctx) -> None:
     """Give ``thread`` the session context ``ctx`` (its element calls reach that page)."""
     if add_script_run_ctx is not None and ctx is not None:
         add_script_run_ctx(thread, ctx)
+
+
+#: The release that exposes the run's history-navigation flag (ScriptRunContext's
+#: ``is_history_navigation``, set when the browser's Back or Forward started the run); 1.56,
+#: the floor, has none.
+HISTORY_FLAG_SINCE = (1, 67)
+
+
+def history_navigation() -> bool | None:
+    """Whether the browser's Back or Forward started this run; None when this Streamlit does
+    not say (before :data:`HISTORY_FLAG_SINCE`, or outside a session).
+
+    Used by :func:`dashboard.urlstate.restore` (an address from the browser's history is
+    applied as the settings); with None it falls back to comparing the address with the one
+    the session wrote.
+    """
+    ctx = script_run_ctx()
+    flag = getattr(ctx, "is_history_navigation", None) if ctx is not None else None
+    return flag if isinstance(flag, bool) else None
 
 
 def script_run_context_logger() -> logging.Logger:

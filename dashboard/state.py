@@ -200,18 +200,19 @@ def dataset():
 
 
 def sync_url() -> None:
-    """Keep the URL's upload mark in step with the data source (no rerun, no history entry)."""
-    has_upload = st.session_state.get("upload") is not None
-    if has_upload:
+    """Keep the upload's state in step with the data source; the tab's upload mark in the
+    address (``data=upload``) follows :func:`upload_marked`, written by
+    :func:`dashboard.urlstate.write` with the other settings (one address change per run)."""
+    if st.session_state.get("upload") is not None:
         st.session_state.pop(UPLOAD_LOST, None)
-    # marked only once there is something to lose (or it was lost and not yet replaced)
-    using_upload = cfg()["source"] == "upload" and (
-        has_upload or bool(st.session_state.get(UPLOAD_LOST))
+
+
+def upload_marked() -> bool:
+    """Whether the address carries the upload mark: marked only once there is something to
+    lose (or it was lost and not yet replaced)."""
+    return cfg()["source"] == "upload" and (
+        st.session_state.get("upload") is not None or bool(st.session_state.get(UPLOAD_LOST))
     )
-    if using_upload and st.query_params.get(URL_MARK) != "upload":
-        st.query_params[URL_MARK] = "upload"
-    elif not using_upload and URL_MARK in st.query_params:
-        del st.query_params[URL_MARK]
 
 
 def upload_lost() -> bool:

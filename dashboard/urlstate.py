@@ -1,10 +1,18 @@
 """Shareable settings: the browser's address carries the data, λ, the bandwidth and the models.
 
 A teacher copies the address and hands it out; a reload keeps the settings.  Streamlit's
-documented ``st.query_params`` is the only interface: :func:`restore` reads it once, on a
-session's first run (a new tab, a reload, a reconnection after a server restart), and
-:func:`write` puts the settings in use back on every run (only the entries that changed, with
-no rerun and no history entry).
+documented ``st.query_params`` is the only interface: :func:`restore` reads it on a session's
+first run (a new tab, a reload, a reconnection after a server restart), and :func:`write` puts
+the settings in use back at the end of every run's setup, in one change (``from_dict``), only
+when they changed.  Streamlit's browser client adds a history entry for every change of the
+address (``pushState``; measured in Chromium: one ``st.query_params`` assignment per entry), so
+one change per run gives one entry per change of settings or page, and the browser's Back and
+Forward step through them: an address that differs from the one this session last wrote came
+from the browser's history, and :func:`restore` applies it as the settings (a setting the
+address leaves out goes back to its default, as a new session reading it would).  Where
+Streamlit says which runs Back or Forward started (:mod:`dashboard._streamlit_compat`), only
+those apply it: an address still on its way to the browser when a widget reran the script is
+not mistaken for a step back.
 
 Every value in the address is untrusted text: each one goes through its field's parser
 (a fixed set of choices, or a number in the widget's range), and one that fails is ignored
@@ -34,7 +42,7 @@ import streamlit as st
 from slb import BUNDLED_DATASETS
 from slb.density.bandwidth import BANDWIDTH_RULES
 
-from . import compute, data, models, state
+from . import _streamlit_compat, compute, data, models, state
 from .controls import FDR_LEVELS
 from .safety import escape_markdown as esc
 
@@ -43,6 +51,7 @@ SERVER_ID = uuid.uuid4().hex[:10]
 SERVER_PARAM = "srv"
 
 _RESTORED = "_url_restored"  # the session has read its address (once)
+_WRITTEN = "_url_written"  # the settings' parameters this session last put in its address
 _WARNINGS = "_url_warnings"  # the values of the address that were ignored, for this run
 _LAM_FROM_URL = "_url_lambda"  # λ came from the address: keep it for the dataset it names
 RESTARTED = "_server_restarted"
@@ -229,24 +238,47 @@ def parse_params(params: dict[str, list[str]]) -> tuple[dict, list[str]]:
 
 
 def _read_params() -> dict[str, list[str]]:
-    return {k: st.query_params.get_all(k) for k in st.query_params}
+    params = {k: st.query_params.get_all(k) for k in st.query_params}
+    return {k: v for k, v in params.items() if v}  # (embedding options read as empty)
+
+
+def _ours(params: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The parameters that describe settings (not the server id, not anybody else's)."""
+    return {k: v for k, v in params.items() if k in FIELDS or k == state.URL_MARK}
 
 
 def restore() -> None:
-    """On a session's first run: apply the address's settings and note a server restart."""
+    """Apply the address's settings on a session's first run (and note a server restart), or
+    on a later run whose address is not the one this session wrote (Back or Forward)."""
     if st.session_state.get(_RESTORED):
         st.session_state.pop(_WARNINGS, None)  # shown on the run that read them only
+        params = _read_params()
+        written = st.session_state.get(_WRITTEN)
+        back = _streamlit_compat.history_navigation()  # None: this Streamlit does not say
+        if written is not None and _ours(params) != written and back is not False:
+            _apply(params, history=True)
         return
     st.session_state[_RESTORED] = True
     params = _read_params()
-    values, problems = parse_params(params)
-    c = state.cfg()
-    c.update(values)
-    if "lam_value" in values:
-        st.session_state[_LAM_FROM_URL] = True
+    _apply(params, history=False)
     srv = params.get(SERVER_PARAM)
     if srv and srv[-1] != SERVER_ID:
         st.session_state[RESTARTED] = True
+
+
+def _apply(params: dict[str, list[str]], *, history: bool) -> None:
+    values, problems = parse_params(params)
+    c = state.cfg()
+    if history:  # a setting the address leaves out is at its default there
+        target = {**c, **values}
+        for param, f in FIELDS.items():
+            if param not in params and not f.always and f.when(target):
+                values.setdefault(
+                    f.key, state.DEFAULTS.get(f.key) if f.default is None else f.default
+                )
+    c.update(values)
+    if "lam_value" in values:
+        st.session_state[_LAM_FROM_URL] = True
     if problems:
         st.session_state[_WARNINGS] = problems
 
@@ -280,17 +312,20 @@ def wanted(c: dict) -> dict[str, Any]:
 
 
 def write() -> None:
-    """Put the settings in use into the address (only what changed)."""
+    """Put the settings in use into the address: one change (one history entry), if any."""
     want = wanted(state.cfg())
-    want[SERVER_PARAM] = SERVER_ID
-    for param in [*FIELDS, SERVER_PARAM]:
-        have = st.query_params.get_all(param)
-        new = want.get(param)
-        if new is None:
-            if have:
-                del st.query_params[param]
-        elif (new if isinstance(new, list) else [new]) != have:
-            st.query_params[param] = new
+    if state.upload_marked():
+        want[state.URL_MARK] = "upload"
+    want = {k: v if isinstance(v, list) else [v] for k, v in want.items()}
+    have = _read_params()
+    mine = {*FIELDS, state.URL_MARK, SERVER_PARAM}
+    others = {k: v for k, v in have.items() if k not in mine}
+    # one order (the fields', then the server id): the browser compares the address's text,
+    # and another order of the same settings would be another history entry
+    new = {**want, SERVER_PARAM: [SERVER_ID], **others}
+    if list(new.items()) != list(have.items()):
+        st.query_params.from_dict(new)
+    st.session_state[_WRITTEN] = _ours(new)
 
 
 def notices() -> None:

@@ -550,3 +550,44 @@ def test_dependencies_live_slider_drag_at_1024(server, browser):
         assert plot_state(page, "dep_pair_graph")["meta"]["n_edges"] == n_kept
         assert 0 < n_kept < n0
         assert_no_exception(page, "Dependencies after a drag")
+
+
+def test_back_and_forward_step_through_pages_and_settings(server, browser):
+    """The browser's history (H35): one entry per change of settings or page, and Back and
+    Forward bring back the settings of the entry they reach (the address is applied, not
+    overwritten by the session's newer settings)."""
+    from playwright.sync_api import expect
+
+    ctx, page = new_page(browser, {"width": 1024, "height": 768}, LONG)
+    with shot_on_failure(ctx, page, "browser-failure-history.png"):
+        page.goto(server.url + "/?dataset=pima")
+        folds = page.locator(".st-key-n_folds input")
+        folds.wait_for()
+        wait_idle(page, quiet_s=2.0)
+        side = page.get_by_test_id("stSidebar")
+        expect(side).to_contain_text("5-fold stratified CV", timeout=LONG)
+        start = page.evaluate("history.length")
+        folds.fill("4")
+        folds.press("Enter")
+        page.wait_for_url(re.compile(r"[?&]folds=4(&|$)"), timeout=LONG)
+        expect(side).to_contain_text("4-fold stratified CV", timeout=LONG)
+        wait_idle(page)
+        goto_page(page, "Dependencies")
+        wait_idle(page)
+        assert "folds=4" in page.url and "/dependencies" in page.url
+        assert page.evaluate("history.length") == start + 2  # the settings, then the page
+
+        page.go_back()  # the Data page, 4 folds
+        page.wait_for_url(re.compile(r"127\.0\.0\.1:\d+/\?"), timeout=LONG)
+        expect(folds).to_have_value("4", timeout=LONG)
+        wait_idle(page)
+        page.go_back()  # before the change: 5 folds, in the page and in the address
+        expect(side).to_contain_text("5-fold stratified CV", timeout=LONG)
+        expect(folds).to_have_value("5", timeout=LONG)
+        wait_idle(page)
+        assert "folds=" not in page.url and "dataset=pima" in page.url
+        page.go_forward()
+        expect(side).to_contain_text("4-fold stratified CV", timeout=LONG)
+        wait_idle(page)
+        assert "folds=4" in page.url
+        assert_no_exception(page, "the Data page after Back and Forward")

@@ -22,6 +22,19 @@ def test_the_entries_resolve():
     import streamlit.runtime.scriptrunner_utils.script_run_context as where
 
     assert where.get_script_run_ctx is compat.get_script_run_ctx
+    assert compat.history_navigation() is None  # no session in a test thread
+
+
+def test_the_history_flag_exists_from_its_release_on():
+    """urlstate.restore applies an address from the browser's history only on a run that
+    Back or Forward started, when Streamlit says so (from HISTORY_FLAG_SINCE on)."""
+    import streamlit
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+
+    version = tuple(int(p) for p in streamlit.__version__.split(".")[:2])
+    fields = getattr(ScriptRunContext, "__dataclass_fields__", {})
+    if version >= compat.HISTORY_FLAG_SINCE:
+        assert "is_history_navigation" in fields
 
 
 def test_no_v1_component_or_runtime_singleton_left():

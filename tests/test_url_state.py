@@ -235,3 +235,34 @@ def test_an_upload_lost_in_a_restart_says_both():
     side = [w.value for w in at.sidebar.warning]
     assert urlstate.RESTART_MESSAGE in side and LOST_MESSAGE in side
     assert "source" not in at.query_params  # an upload's source is never written
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("says", [True, None, False])
+def test_an_address_from_the_browsers_history_is_applied(monkeypatch, says):
+    """Back or Forward (H35): a run whose address is not the one the session wrote applies it
+    as the settings (a setting it leaves out at its default).  Where Streamlit says the run is
+    not a history step (False), a stale address is not applied; where it cannot say (None,
+    the Streamlit floor), the address alone decides."""
+    from dashboard import _streamlit_compat
+
+    at = _app({"dataset": "pima"})
+    before = _query(at)
+    at.number_input(key="n_folds").set_value(4).run()
+    at.number_input(key="seed").set_value(7).run()
+    assert _query(at)["folds"] in ("4", ["4"]) and not at.exception
+    monkeypatch.setattr(_streamlit_compat, "history_navigation", lambda: says)
+    for k in list(at.query_params):  # the browser's Back: the address of the first run
+        del at.query_params[k]
+    for k, v in before.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception
+    c = at.session_state["cfg"]
+    if says is False:  # not a history step: the session's settings stand, and are written
+        assert (c["n_folds"], c["seed"]) == (4, 7)
+        assert _query(at)["folds"] in ("4", ["4"])
+    else:
+        assert (c["n_folds"], c["seed"], c["bundled_name"]) == (5, 0, "pima")
+        assert at.number_input(key="n_folds").value == 5
+        assert _query(at) == before  # the address stays the entry Back reached
