@@ -71,6 +71,7 @@ DEFAULTS: dict[str, Any] = {
     "coef_visible": 40,
     "explain_row": 0,
     "explain_top": 12,
+    "explain_share": 80,  # % of the decision the grouped waterfall accounts for
 }
 
 

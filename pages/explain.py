@@ -10,14 +10,15 @@ from slb.evaluation.explain import explained_groups, group_contributions
 from slb.viz import figures
 
 GROUPINGS = {"group": "by feature and by pair", "term": "one bar per term"}
-SHARE = 0.8  # the bars shown account for at least this share of the decision
 
 
-def grouped_figure(row: pd.Series, clf_terms: pd.DataFrame, baseline: float, top: int, pos, neg):
-    """The waterfall by feature and pair: the fewest groups (at least ``top``) that account
-    for SHARE of the decision, the rest as one step; returns (figure, explanation)."""
+def grouped_figure(
+    row: pd.Series, clf_terms: pd.DataFrame, baseline: float, share: float, pos, neg
+):
+    """The waterfall by feature and pair: the fewest groups that account for ``share`` of the
+    decision, the rest as one step; returns (figure, explanation)."""
     g = group_contributions(row, clf_terms)
-    e = explained_groups(g, share=SHARE, min_shown=top)
+    e = explained_groups(g, share=share)
     fig = figures.contributions_figure(
         g, baseline=baseline, top=len(e.shown), pos_name=pos, neg_name=neg
     )
@@ -82,12 +83,12 @@ def binary_page(c: dict, ds) -> None:
         help="By feature and by pair: each feature's univariate terms, and each pair's "
         "bivariate terms, of both classes summed into one bar.",
     )
-    top = int(c["explain_top"])
     if grouping == "group":
         terms = compute.fit_slb(  # cached: the model slb_contributions explained
             ds.key, ds, lam.value, c["measure"], c["pair_rule"], dens, int(c["seed"])
         ).term_table_
-        fig, e = grouped_figure(row, terms, baseline, top, pos, neg)
+        share = int(c["explain_share"])
+        fig, e = grouped_figure(row, terms, baseline, share / 100, pos, neg)
         rest = (
             f"the other {e.n_other} features and pairs add {e.other:+.3f}"
             if e.n_other
@@ -96,14 +97,14 @@ def binary_page(c: dict, ds) -> None:
         st.markdown(
             f"**{len(e.shown)} bars account for {e.share:.0%} of this decision's move from the "
             f"baseline** ({e.total:+.3f}); {rest}. Shown: the fewest largest features and "
-            f"pairs that account for at least {SHARE:.0%} of it (at least {top}, the "
-            '"Terms shown" slider), so the "other" step is never the largest.'
+            f"pairs that account for at least {share} % of it (the slider 'Share of the "
+            "decision shown'), and enough that the 'other' step is never the largest."
         )
     else:
         fig = figures.contributions_figure(
             row,
             baseline=baseline,
-            top=top,
+            top=int(c["explain_top"]),
             pos_name=pos,
             neg_name=neg,
             feature_names=ds.feature_names,
@@ -114,8 +115,8 @@ def binary_page(c: dict, ds) -> None:
         f"means) and adds one term at a time until the decision value: > 0 predicts + ({esc(pos)}), "
         f"< 0 predicts − ({esc(neg)}). A step drawn in the + class's colour (blue, as on every page) "
         f"pushes toward + ({esc(pos)}); one in the − class's colour (orange) pushes toward − "
-        f'({esc(neg)}). Choosing another sample redraws the steps; "Terms shown" moves bars '
-        'into or out of the "other" step without changing the total.'
+        f"({esc(neg)}). Choosing another sample redraws the steps; the slider beside the sample "
+        'moves bars into or out of the "other" step without changing the total.'
     )
     st.caption(
         "Reading a weight: a positive weight on log p−(x) means that the more likely the negative "
@@ -129,7 +130,7 @@ def binary_page(c: dict, ds) -> None:
     if grouping == "group":
         table = pd.DataFrame({"feature or pair": e.shown.index, "contribution": e.shown.values})
     else:
-        best = row.abs().sort_values(ascending=False).index[:top]
+        best = row.abs().sort_values(ascending=False).index[: int(c["explain_top"])]
         table = pd.DataFrame({"term": best, "contribution": row[best].to_numpy()})
     st.dataframe(table, hide_index=True, width="stretch")
     with st.expander("This sample's feature values"):

@@ -281,7 +281,7 @@ def test_explain_and_densities_pages_explain_their_figures():
     assert spec["data"][0]["type"] == "waterfall"
     shown = texts(at)
     assert "a positive weight on log p−(x) means" in shown
-    assert "pushes toward +" in shown and "Terms shown" in shown
+    assert "pushes toward +" in shown and "Share of the decision shown" in shown
 
 
 # --------------------------------------------------------------------------------------------

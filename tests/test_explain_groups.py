@@ -133,3 +133,43 @@ def test_the_explain_page_shows_groups_that_account_for_80_percent():
     assert abs(steps[-1]) < max(abs(v) for v in steps[:-1])
     assert w["x"][0] + math.fsum(steps) == pytest.approx(w["x"][-1], abs=1e-9)
     assert any("bars account for" in m.value for m in at.markdown)
+
+
+@pytest.mark.slow
+def test_the_explain_pages_slider_sets_the_share_and_so_the_bars():
+    """H35: the grouped waterfall's control is the share it accounts for (a count of bars did
+    nothing below the count that share needed); every position that needs another number of
+    bars draws it, and "one bar per term" gets the count back."""
+    os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    at.switch_page("pages/explain.py").run()
+
+    def bars():
+        assert not at.exception, [x.value for x in at.exception]
+        spec = next(
+            json.loads(el.proto.spec)
+            for el in at.get("plotly_chart")
+            if el.proto.id.endswith("-explain_figure")
+        )
+        meta, w = spec["layout"]["meta"], spec["data"][0]
+        other = w["y"][-2].endswith("other features and pairs")
+        return len(w["x"]) - 2 - other, meta["share"], other
+
+    n = {}
+    for share in (80, 90, 100):
+        at.slider(key="explain_share").set_value(share).run()
+        n[share], covered, other = bars()
+        assert covered >= share / 100 - 1e-12
+    assert n[80] < n[90] < n[100] and not other  # 100 %: every feature and pair, no "other"
+    at.radio(key="explain_grouping").set_value("term").run()
+    at.slider(key="explain_top").set_value(7).run()
+    assert not at.exception
+    spec = next(
+        json.loads(el.proto.spec)
+        for el in at.get("plotly_chart")
+        if el.proto.id.endswith("-explain_figure")
+    )
+    assert len(spec["data"][0]["x"]) - 3 == 7  # baseline, 7 terms, "other", decision value
