@@ -3,7 +3,9 @@
 Streamlit documents ``st.*``; the entries below are its runtime's, which have moved between
 releases: the script-run context of a session (given to the work queue's notice thread; its
 ``is_history_navigation`` says whether the browser's Back or Forward started the run) and
-the logger of the "missing ScriptRunContext" warnings (quieted for the warm-up threads).  No
+the loggers of the "missing ScriptRunContext" warnings (quieted for the warm-up threads) and of
+the "No runtime found" warnings of cached functions imported in a compute worker (quieted
+there).  No
 ``st.*`` API does either: ``st.context`` describes the browser's request (headers, cookies,
 locale...), not the thread that runs the script, and Streamlit's multithreading guide
 ("Multithreading in Streamlit", option "Expose ScriptRunContext to the thread") uses exactly
@@ -37,6 +39,9 @@ TESTED_STREAMLIT = ("1.56", "1.67")
 
 #: The logger of Streamlit's "missing ScriptRunContext" warnings (background threads).
 SCRIPT_RUN_CONTEXT_LOGGER = "streamlit.runtime.scriptrunner_utils.script_run_context"
+#: The logger of "No runtime found, using MemoryCacheStorageManager": one warning per
+#: ``st.cache_data`` function of a module imported outside a server (the compute workers).
+CACHE_DATA_LOGGER = "streamlit.runtime.caching.cache_data_api"
 
 try:
     from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
@@ -83,3 +88,9 @@ def history_navigation() -> bool | None:
 def script_run_context_logger() -> logging.Logger:
     """The logger of Streamlit's missing-context warnings."""
     return logging.getLogger(SCRIPT_RUN_CONTEXT_LOGGER)
+
+
+def quiet_cache_without_runtime() -> None:
+    """In a process without a Streamlit server (a compute worker): no "No runtime found"
+    warning per cached function imported (H35: 84 lines in the launcher's terminal)."""
+    logging.getLogger(CACHE_DATA_LOGGER).setLevel(logging.ERROR)

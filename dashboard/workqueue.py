@@ -51,7 +51,12 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import transfer
-from ._streamlit_compat import attach_ctx, script_run_context_logger, script_run_ctx
+from ._streamlit_compat import (
+    attach_ctx,
+    quiet_cache_without_runtime,
+    script_run_context_logger,
+    script_run_ctx,
+)
 
 #: Data cost (rows² x features x repeats) from which :func:`offload` uses a worker process:
 #: Sonar with 5 repeats is 13 M, a 1,000-row upload of 20 features 20 M, a class's small
@@ -458,6 +463,7 @@ def _init_worker(nice: int) -> None:
         pass
     import importlib
 
+    quiet_cache_without_runtime()  # the page modules' cached functions, imported here
     for name in WORKER_IMPORTS:
         importlib.import_module(name)
 

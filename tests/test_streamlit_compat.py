@@ -23,6 +23,28 @@ def test_the_entries_resolve():
 
     assert where.get_script_run_ctx is compat.get_script_run_ctx
     assert compat.history_navigation() is None  # no session in a test thread
+    assert importlib.util.find_spec(compat.CACHE_DATA_LOGGER) is not None
+
+
+def test_a_compute_worker_imports_the_pages_cached_functions_quietly():
+    """H35: the launcher's terminal showed 84 "No runtime found" warnings, one per cached
+    function the compute workers imported; the worker initializer quiets that logger."""
+    import subprocess
+    import sys
+
+    code = "from dashboard import workqueue; {} import dashboard.compute, dashboard.evaluation"
+    runs = {}
+    for init in ("", "workqueue._init_worker(0);"):
+        runs[init] = subprocess.run(
+            [sys.executable, "-c", code.format(init)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert runs[init].returncode == 0, runs[init].stderr[-2000:]
+    assert "No runtime found" in runs[""].stderr  # the warning this quiets is still emitted
+    assert "No runtime found" not in runs["workqueue._init_worker(0);"].stderr
 
 
 def test_the_history_flag_exists_from_its_release_on():
