@@ -591,3 +591,22 @@ def test_back_and_forward_step_through_pages_and_settings(server, browser):
         wait_idle(page)
         assert "folds=4" in page.url
         assert_no_exception(page, "the Data page after Back and Forward")
+
+
+def test_compare_table_shows_the_verdict_and_the_detectable_difference_at_1024(server, browser):
+    """H35: at 1024 x 768 with the sidebar open the BER table showed four columns, not the
+    "detectable (pp)" its caption explains.  The grid puts only the columns in view into the
+    page (the rest are drawn when scrolled to), so their headers say what a reader sees."""
+    ctx, page = new_page(browser, {"width": 1024, "height": 768}, LONG)
+    with shot_on_failure(ctx, page, "browser-failure-compare-table-1024.png"):
+        page.goto(server.url + "/compare")
+        page.locator(".st-key-cmp_ber_bars .js-plotly-plot").wait_for()
+        table = page.get_by_test_id("stDataFrame").first
+        table.wait_for()
+        wait_idle(page, quiet_s=2.0)
+        assert page.get_by_test_id("stSidebar").is_visible()
+        heads = table.evaluate(
+            """t => [...t.querySelectorAll('[role="columnheader"]')].map(h => h.innerText)"""
+        )
+        for col in ("classifier", "mean BER (%)", "sd (%)", "vs best", "detectable (pp)"):
+            assert col in heads, heads
