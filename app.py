@@ -472,7 +472,10 @@ def data_page() -> None:
             st.markdown("\n".join(f"- {esc(m)}" for m in infos))
         elif not len(notes):
             st.caption("Nothing was dropped or changed.")
-        st.markdown("**Preview** (first 200 rows of the prepared data)")
+        st.markdown(
+            "**Preview** (first 200 rows of the prepared data, numbered from 0 as on the other "
+            "pages; the notes above number the file's rows from 1, as a spreadsheet does)"
+        )
         st.dataframe(data.preview(ds), width="stretch", height=320)
     if not build.error:  # new data: Compare's cross-validation starts now, in idle time
         try:

@@ -111,7 +111,12 @@ CASES = [
         notes=("merged into one negative class named 'not gamma'",),
     ),
     Case("one_class.csv", error="has only one class, 'yes' (40 rows)", stage="prepare"),
-    Case("odd_labels.csv", notes=("3 rows (rows 3, 6 and 10) had no value in the label",)),
+    Case(
+        "odd_labels.csv",
+        notes=(
+            "3 rows (data rows 3, 6 and 10 of the file, counting from 1) had no value in the label",
+        ),
+    ),
     Case("boolean_label.csv", notes=("1/True conventionally marks the positive class",)),
     Case(
         "tab_separated.tsv",

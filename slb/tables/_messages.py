@@ -60,12 +60,15 @@ def _n(count: int, word: str, plural: str | None = None) -> str:
 
 
 def _row_list(positions: Sequence[int], limit: int = 5) -> str:
-    """Rows as 1-based numbers, e.g. 'rows 3, 8 and 12 more'."""
+    """The file's data rows as a spreadsheet numbers them, from 1, and saying so (the
+    dashboard's tables count the prepared rows from 0; H35), e.g. 'data rows 3, 8 and 12 more
+    of the file, counting from 1'."""
     positions = list(positions)
     shown = [f"{p + 1:,}" for p in positions[:limit]]
     if len(positions) > limit:
         shown.append(f"{len(positions) - limit:,} more")
-    return ("row " if len(positions) == 1 else "rows ") + _join(shown)
+    rows = "data row " if len(positions) == 1 else "data rows "
+    return rows + _join(shown) + " of the file, counting from 1"
 
 
 def _not_a_table(filename: str, what: str, extra: str = "") -> ValueError:
