@@ -438,7 +438,7 @@ def models_control(c: dict) -> list[str]:
     ok, why = offered_models()
     chosen = [m for m in c["extra_models"] if m in ok and m not in DEFAULT_MODELS]
     extra = st.multiselect(
-        "Add classifiers",
+        f"More classifiers ({', '.join(DEFAULT_MODELS)} are always compared)",
         [m for m in ok if m not in DEFAULT_MODELS],
         default=chosen,
         key="cmp_models_k",
@@ -456,7 +456,7 @@ def models_control(c: dict) -> list[str]:
 
 def compare_page(c: dict, ds) -> None:
     cls = class_names(ds)
-    st.title("Compare classifiers")
+    st.title("Compare")  # the two-class page's words (H35: the two pages named things apart)
     st.caption(
         f"{ds.K} classes, kept as they are. Every classifier is cross-validated on the same "
         f"stratified folds; BER is the macro-averaged error (the mean over the {ds.K} classes "
@@ -486,7 +486,7 @@ def compare_page(c: dict, ds) -> None:
     for m in ("AUC", "F1", "log-loss"):
         if m in ev.summary:
             shown[f"macro {m}" if m != "log-loss" else m] = ev.summary[m].reindex(shown.index)
-    st.subheader("Macro BER")
+    st.subheader("Balanced error rate")
     st.caption(
         f"{len(res.folds)} folds ({reps} repeat(s) of {ds.n_folds}-fold CV), SLB at λ = "
         f"{controls.format_lambda(lam.value)}; {esc(table.attrs.get('test', ''))}."
@@ -510,7 +510,7 @@ def compare_page(c: dict, ds) -> None:
     st.caption(f"SLB: {evaluation.SLB_HOW.get(lam.mode, evaluation.SLB_HOW['value'])}.")
     if NESTED not in names:
         st.button(
-            "Compute the nested estimate (λ and C chosen inside every fold; slow)",
+            "Nested estimate of SLB (λ and C chosen again inside every fold; slow)",
             key="cmp_nested_button_k",
             on_click=st.session_state.__setitem__,
             args=("cmp_nested_k", nested_key),
