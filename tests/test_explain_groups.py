@@ -112,20 +112,31 @@ def test_an_unknown_term_is_refused():
         group_contributions(pd.Series({"log p+(b)": 1.0}), table)
 
 
-@pytest.mark.slow
-def test_the_explain_page_shows_groups_that_account_for_80_percent():
+def _explain_page():
+    """The Explain page of a new session (Sonar, the default data), run in AppTest."""
     os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.run()
     at.switch_page("pages/explain.py").run()
+    return at
+
+
+def _explain_figure(at) -> dict:
+    """The waterfall's plotly spec (no exception on the page)."""
     assert not at.exception, [x.value for x in at.exception]
-    spec = next(
+    return next(
         json.loads(el.proto.spec)
         for el in at.get("plotly_chart")
         if el.proto.id.endswith("-explain_figure")
     )
+
+
+@pytest.mark.slow
+def test_the_explain_page_shows_groups_that_account_for_80_percent():
+    at = _explain_page()
+    spec = _explain_figure(at)
     meta, w = spec["layout"]["meta"], spec["data"][0]
     assert meta["grouped"] and meta["share"] >= 0.8
     steps = w["x"][1:-1]  # between the baseline and the decision value
@@ -140,20 +151,10 @@ def test_the_explain_pages_slider_sets_the_share_and_so_the_bars():
     """H35: the grouped waterfall's control is the share it accounts for (a count of bars did
     nothing below the count that share needed); every position that needs another number of
     bars draws it, and "one bar per term" gets the count back."""
-    os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-    at.run()
-    at.switch_page("pages/explain.py").run()
+    at = _explain_page()
 
     def bars():
-        assert not at.exception, [x.value for x in at.exception]
-        spec = next(
-            json.loads(el.proto.spec)
-            for el in at.get("plotly_chart")
-            if el.proto.id.endswith("-explain_figure")
-        )
+        spec = _explain_figure(at)
         meta, w = spec["layout"]["meta"], spec["data"][0]
         other = w["y"][-2].endswith("other features and pairs")
         return len(w["x"]) - 2 - other, meta["share"], other
@@ -166,10 +167,6 @@ def test_the_explain_pages_slider_sets_the_share_and_so_the_bars():
     assert n[80] < n[90] < n[100] and not other  # 100 %: every feature and pair, no "other"
     at.radio(key="explain_grouping").set_value("term").run()
     at.slider(key="explain_top").set_value(7).run()
-    assert not at.exception
-    spec = next(
-        json.loads(el.proto.spec)
-        for el in at.get("plotly_chart")
-        if el.proto.id.endswith("-explain_figure")
-    )
-    assert len(spec["data"][0]["x"]) - 3 == 7  # baseline, 7 terms, "other", decision value
+    assert (
+        len(_explain_figure(at)["data"][0]["x"]) - 3 == 7
+    )  # baseline, 7 terms, "other", decision value
