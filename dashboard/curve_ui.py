@@ -13,7 +13,13 @@ import streamlit as st
 
 from slb.model.steps import chunk_bounds, join_steps, step_at
 from slb.viz import figures
-from slb.viz.calibration import operating_point, operating_point_figure, reliability_figure
+from slb.viz.calibration import (
+    operating_point,
+    operating_point_figure,
+    reliability_counts,
+    reliability_figure,
+    reliability_table,
+)
 from slb.viz.cells import clickable_cells, clicked_cell
 from slb.viz.classwise import classwise_reliability_figure, classwise_reliability_table
 from slb.viz.evaluation import confusion_figure
@@ -148,6 +154,13 @@ def probability_scores(evals: dict) -> pd.DataFrame:
     return out
 
 
+def _counts_table(table: pd.DataFrame, key: str) -> None:
+    """The rows per bin of a reliability diagram, one line per classifier (H37: written beside
+    the markers, the counts of coinciding bins were printed over each other)."""
+    st.caption("Rows per bin (predicted probability ranges):")
+    st.dataframe(reliability_counts(table), width="stretch", key=key)
+
+
 def reliability_section(evals: dict) -> None:
     """The reliability diagram of every classifier with probabilities, and their scores."""
     pred = pd.concat([ev.predictions for ev in evals.values()], ignore_index=True)
@@ -157,6 +170,7 @@ def reliability_section(evals: dict) -> None:
         st.plotly_chart(
             reliability_figure(pred, 1), key="cmp_reliability", config={"displaylogo": False}
         )
+        _counts_table(reliability_table(pred, 1), "cmp_reliability_counts")
     with num_col:
         st.dataframe(
             probability_scores(evals),
@@ -174,8 +188,8 @@ def reliability_section(evals: dict) -> None:
     st.caption(
         "What it shows: the out-of-fold probabilities of + of every classifier, cut into ten "
         "bins; each marker is a bin's mean predicted probability (across) against the share of "
-        "+ rows in it (up), the number beside it its rows. On the dotted diagonal a probability "
-        "of 0.8 comes true 80 % of the time. Every classifier's probability is P(+ | x) at the "
+        "+ rows in it (up), its area its rows (the table under the diagram gives the counts). On the "
+        "dotted diagonal a probability of 0.8 comes true 80 % of the time. Every classifier's probability is P(+ | x) at the "
         "class frequencies of its training rows; its prediction (the BER above) is the "
         "balanced-error rule P(+)/share of + > P(−)/share of − for SLB, SLB-, LU, NB and TAN, "
         "the larger probability for the literature's classifiers (docs/probabilities.md)."
@@ -196,11 +210,13 @@ def classwise_reliability_section(pred: pd.DataFrame, classes: list, k: int) -> 
         key="cmp_reliability_k",
         config={"displaylogo": False},
     )
+    _counts_table(table[table["class"].astype(str) == str(cls)], "cmp_reliability_k_counts")
     text = (
         f"What it shows: every classifier's out-of-fold probability of class {esc(cls)} (the "
         "class of the one-vs-rest curves above), cut into ten bins; each marker is a bin's "
         "mean predicted probability (across) against the share of its rows that are of class "
-        f"{esc(cls)} (up), the number beside it its rows. On the dotted diagonal a probability "
+        f"{esc(cls)} (up), its area its rows (the table under the diagram gives the counts). "
+        "On the dotted diagonal a probability "
         "of 0.8 comes true 80 % of the time. One class against the rest rather than only the "
         "largest probability of each row (the top-label diagram): the balanced-error rule "
         "reads every class's probability, not only the largest, so each must be honest "

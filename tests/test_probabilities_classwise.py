@@ -152,8 +152,8 @@ def test_table_and_figure_of_a_prediction_table():
     assert "&lt;i&gt;T&lt;/i&gt;" in names and "<i>T</i>" not in names
     assert "<b>" not in fig.layout.title.text and "<b>" not in fig.layout.xaxis.title.text
     for trace in fig.data[1:]:
-        assert sum(int(t) for t in trace.text) == len(y)  # every row in one bin
-        assert trace.textfont.size >= 14
+        assert sum(int(c) for c in trace.customdata) == len(y)  # every row in one bin
+        assert not (trace.mode and "text" in trace.mode)  # counts not printed over each other
     assert fig.layout.font.size >= 14
     assert fig.layout.xaxis.tickfont.size >= 14 and fig.layout.yaxis.tickfont.size >= 14
     assert fig.layout.legend.font.size >= 14

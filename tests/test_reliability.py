@@ -13,7 +13,12 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import confusion_matrix
 
-from slb.viz.calibration import operating_point, reliability_figure, reliability_table
+from slb.viz.calibration import (
+    operating_point,
+    reliability_counts,
+    reliability_figure,
+    reliability_table,
+)
 
 
 def _pred(seed=0, n=3000):
@@ -43,6 +48,34 @@ def test_bins_equal_scikit_learns_calibration_curve():
         assert t["count"].sum() == y.size
 
 
+def _written_labels(fig):
+    """(x, y, text) of every number written on the plot (traces drawn with text)."""
+    return [
+        (round(float(x), 6), round(float(y), 6), str(t), trace.name)
+        for trace in fig.data
+        if trace.mode and "text" in trace.mode and trace.text is not None
+        for x, y, t in zip(trace.x, trace.y, trace.text, strict=True)
+    ]
+
+
+def test_counts_of_coinciding_classifiers_are_not_printed_over_each_other():
+    """H37: when two classifiers' bins coincide (SLB choosing TAN; near (0, 0) on penguins)
+    their counts were written at the same place; the counts are read from the hover and
+    from one table instead, which sums every classifier's rows."""
+    pred, *_ = _pred()
+    twin = pred[pred["classifier"] == "good"].assign(classifier="twin")
+    pred = pd.concat([pred, twin], ignore_index=True)
+    fig = reliability_figure(pred, "yes")
+    labels = _written_labels(fig)
+    places = [(x, y) for x, y, *_ in labels]
+    assert len(places) == len(set(places)), "two counts written at the same place"
+    counts = reliability_counts(reliability_table(pred, "yes"))
+    assert counts.index.tolist() == ["good", "<b>bad</b>", "twin"]
+    assert counts.shape[1] == 10 and counts.columns[0] == "0–0.1"
+    assert (counts.sum(axis=1) == 3000).all()
+    assert counts.loc["good"].tolist() == counts.loc["twin"].tolist()
+
+
 def test_figure_draws_the_counts_readably_and_escapes_names():
     pred, *_ = _pred()
     fig = reliability_figure(pred, "yes")
@@ -52,11 +85,10 @@ def test_figure_draws_the_counts_readably_and_escapes_names():
     names = [t.name for t in fig.data]
     assert "&lt;b&gt;bad&lt;/b&gt;" in names and "<b>bad</b>" not in names
     bad = fig.data[names.index("&lt;b&gt;bad&lt;/b&gt;")]
-    assert sum(int(t) for t in bad.text) == 3000
+    assert sum(int(c) for c in bad.customdata) == 3000  # the counts, in the hover
+    assert "rows" in bad.hovertemplate
     assert fig.layout.font.size >= 14
     assert fig.layout.xaxis.tickfont.size >= 14 and fig.layout.yaxis.tickfont.size >= 14
-    for trace in fig.data[1:]:
-        assert trace.textfont.size >= 14
     # the overconfident classifier's bins sit far from the diagonal, the calibrated ones near
     gap = {n: max(abs(a - b) for a, b, _ in bins) for n, bins in meta["bins"].items()}
     assert gap["good"] < 0.15 < 0.2 < gap["<b>bad</b>"]

@@ -18,7 +18,13 @@ import plotly.graph_objects as go
 from .evaluation import classifier_style
 from .style import COLORS, FONT_PX, LEGEND_ROW_PX, _base_layout, classifier_order, escape_text
 
-__all__ = ["operating_point", "operating_point_figure", "reliability_figure", "reliability_table"]
+__all__ = [
+    "operating_point",
+    "operating_point_figure",
+    "reliability_counts",
+    "reliability_figure",
+    "reliability_table",
+]
 
 
 def _positive_mask(pred, pos_label):
@@ -83,6 +89,46 @@ def reliability_table(pred: pd.DataFrame, pos_label, n_bins: int = 10) -> pd.Dat
     return pd.DataFrame(rows, columns=cols)
 
 
+def reliability_counts(table: pd.DataFrame, n_bins: int = 10) -> pd.DataFrame:
+    """Rows per bin of a reliability table: one row per classifier, one column per bin.
+
+    The reliability diagrams size their markers by these counts and give them in the hover;
+    this table shows them all at once, for a projector (H37: written beside the markers,
+    the counts of classifiers whose bins coincide were printed over each other).
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`reliability_table` or one class's rows of
+        :func:`slb.viz.classwise.classwise_reliability_table` (columns ``classifier``,
+        ``bin``, ``count``).
+    n_bins : int, default=10
+        The number of bins the table was cut into (empty bins are 0).
+
+    Returns
+    -------
+    counts : DataFrame
+        Index ``classifier`` (in the table's order), columns the bins' ranges (``0–0.1``, ...),
+        integer counts.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pred = pd.DataFrame({"classifier": "A", "y_true": [0, 0, 1, 1],
+    ...                      "proba": [0.1, 0.15, 0.9, 0.6]})
+    >>> reliability_counts(reliability_table(pred, 1, n_bins=2), n_bins=2).to_dict("index")
+    {'A': {'0–0.5': 2, '0.5–1': 2}}
+    """
+    edges = np.linspace(0.0, 1.0, int(n_bins) + 1)
+    columns = [f"{edges[k]:g}–{edges[k + 1]:g}" for k in range(int(n_bins))]
+    names = list(dict.fromkeys(table["classifier"]))
+    counts = np.zeros((len(names), int(n_bins)), dtype=int)
+    for name, b, c in zip(table["classifier"], table["bin"], table["count"], strict=True):
+        counts[names.index(name), int(b)] += int(c)
+    out = pd.DataFrame(counts, index=pd.Index(names, name="classifier"), columns=columns)
+    return out
+
+
 def reliability_figure(
     pred: pd.DataFrame, pos_label, *, n_bins: int = 10, height: int = 420
 ) -> go.Figure:
@@ -102,7 +148,7 @@ def reliability_figure(
     -------
     Figure
         One line per classifier with probabilities (markers sized by the bin's count, the
-        count in the hover and written beside each marker); ``layout.meta``:
+        count in the hover; :func:`reliability_counts` tabulates them); ``layout.meta``:
         ``kind="reliability"``, ``classifiers``, ``bins`` (name -> list of
         ``[mean_predicted, observed, count]``).
 
@@ -119,7 +165,7 @@ def reliability_figure(
     return _reliability_diagram(
         table,
         classifier_order(pred["classifier"].unique()),
-        title="Reliability (out-of-fold probabilities; numbers: rows per bin)",
+        title="Reliability (out-of-fold probabilities; marker area: rows per bin)",
         x_title="predicted probability (bin mean)",
         y_title="observed share of the positive class",
         height=height,
@@ -143,8 +189,9 @@ def _reliability_diagram(
     ``table`` has the columns ``classifier``, ``mean_predicted``, ``observed`` and ``count``
     (one row per non-empty bin); ``order`` lists every classifier of the prediction table (it
     fixes each one's colour and dash).  Draws the diagonal of perfect calibration and one line
-    per classifier of ``table`` (markers sized by the bin's count, the count written beside
-    each marker and in the hover); ``title``, ``x_title`` and ``y_title`` must be escaped
+    per classifier of ``table`` (markers sized by the bin's count, the count in the hover, not
+    written beside the marker: near (0, 0) and (1, 1) every classifier's bins meet and the
+    numbers were printed over each other, H37); ``title``, ``x_title`` and ``y_title`` must be escaped
     already.  ``layout.meta`` is ``meta`` followed by ``classifiers`` and ``bins`` (name ->
     list of ``[mean_predicted, observed, count]``, the two shares rounded to ``digits``
     decimals when given).  The figure is ``height`` plus one legend row per line and one more.
@@ -171,11 +218,8 @@ def _reliability_diagram(
             go.Scatter(
                 x=t["mean_predicted"].to_numpy(dtype=float),
                 y=t["observed"].to_numpy(dtype=float),
-                mode="lines+markers+text",
+                mode="lines+markers",
                 name=safe,
-                text=[str(c) for c in n],
-                textposition="top center",
-                textfont={"size": FONT_PX, "color": style["color"]},
                 marker={"size": 6 + 14 * np.sqrt(n / max(1, n.max())), "color": style["color"]},
                 line={**style, "width": 2},
                 customdata=n,

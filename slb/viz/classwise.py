@@ -3,8 +3,8 @@
 :func:`classwise_reliability_figure` draws, for one class ``c`` and every classifier with
 probabilities, the bins of :func:`slb.probabilities.one_vs_rest_reliability` (mean predicted
 probability of ``c`` against the share of rows of class ``c``), in the style of the two-class
-diagram (:func:`slb.viz.calibration.reliability_figure`: rows per bin written beside each
-marker, 14 px text, the diagonal of perfect calibration).  Why one-vs-rest rather than the
+diagram (:func:`slb.viz.calibration.reliability_figure`: markers sized by their rows, the count in
+the hover and in :func:`slb.viz.calibration.reliability_counts`, 14 px text, the diagonal of perfect calibration).  Why one-vs-rest rather than the
 top-label diagram is said in :func:`slb.probabilities.one_vs_rest_reliability`.  Every user
 string is escaped; ``fig.layout.meta`` holds the numbers drawn.
 """
@@ -123,7 +123,7 @@ def classwise_reliability_figure(
     return _reliability_diagram(
         table,
         classifier_order(pred["classifier"].unique()),
-        title=f"Reliability of class {safe_class} against the rest (numbers: rows per bin)",
+        title=f"Reliability of class {safe_class} against the rest (marker area: rows per bin)",
         x_title=f"predicted probability of {safe_class} (bin mean)",
         y_title=f"observed share of {safe_class}",
         height=height,
