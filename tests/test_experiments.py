@@ -153,11 +153,41 @@ def test_synthetic_tables_and_figure():
     fig = res.figure()
     assert fig.layout.meta["kind"] == "learning_curve"
     names = [t.name for t in fig.data]
-    assert names == ["NB", "NB (paper)", "SVM(RBF)", "SVM(RBF) (paper)"]
+    assert names[:4] == ["NB", "NB (paper)", "SVM(RBF)", "SVM(RBF) (paper)"]
+    assert names[4:] == [f"Bayes error {100 * fig.layout.meta['bayes']:.2f}%"]
     fig2 = learning_curve_figure(res.long)
     assert [t.name for t in fig2.data] == ["NB", "SVM(RBF)"]
     assert fig2.data[0].y[0] == pytest.approx(
         100 * res.long.query("classifier == 'NB'")["ber"].mean()
+    )
+
+
+def test_learning_curve_keeps_coinciding_curves_and_the_bayes_label_visible():
+    """H37: when SLB's selection chose TAN its line was drawn exactly under TAN's (same colour
+    width and markers style: invisible though in the legend), and "Bayes error x%" was
+    written on the data points at the line's right end."""
+    rows = [
+        {"n": n, "replicate": 0, "classifier": c, "ber": b}
+        for n, bers in ((200, (0.05, 0.05, 0.08)), (400, (0.03, 0.03, 0.06)))
+        for c, b in zip(("SLB", "TAN", "NB"), bers, strict=True)
+    ]
+    fig = learning_curve_figure(pd.DataFrame(rows), bayes=0.0193)
+    curves = {t.legendgroup: t for t in fig.data if t.mode == "lines+markers"}
+    slb, tan, nb = curves["SLB"], curves["TAN"], curves["NB"]
+    assert list(slb.y) == list(tan.y)  # the same curve ...
+    assert slb.marker.symbol != tan.marker.symbol  # ... drawn so both show
+    assert slb.line.dash != tan.line.dash
+    assert tan.marker.symbol.endswith("-open") and tan.marker.size > slb.marker.size
+    assert "TAN" in slb.name and "SLB" in tan.name  # the legend says they coincide
+    assert nb.name == "NB"
+    assert fig.layout.meta["coincide"] == {"SLB": ["TAN"], "TAN": ["SLB"]}
+    # the Bayes error is a named line in the legend, not text on the plot
+    assert not [a for a in fig.layout.annotations if "Bayes" in str(a.text)]
+    bayes = [t for t in fig.data if t.name == "Bayes error 1.93%"]
+    assert (
+        len(bayes) == 1
+        and list(bayes[0].y) == pytest.approx([1.93, 1.93])
+        and bayes[0].showlegend is not False
     )
 
 

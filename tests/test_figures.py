@@ -958,4 +958,4 @@ def test_experiment_figures_keep_titles_off_their_legends():
         assert fig.layout.title.yref == "container" and fig.layout.title.automargin
         assert fig.layout.legend.yref == "container" and fig.layout.legend.y == 0
     assert curve.layout.meta["classifiers"] == ["SLB", "NB", "TAN", "SVM(RBF)"]
-    assert [t.name for t in curve.data] == ["SLB", "NB", "TAN", "SVM(RBF)"]
+    assert [t.name for t in curve.data] == ["SLB", "NB", "TAN", "SVM(RBF)", "Bayes error 10.00%"]

@@ -74,6 +74,33 @@ def _paper_curve(p: pd.DataFrame, name: str, classifier) -> go.Scatter:
     )
 
 
+#: Marker symbols and dashes of the learning curves, by the classifier's place in the figure:
+#: two classifiers with the same curve (SLB when its selection chose TAN) stay both visible
+#: (H37: SLB was drawn exactly under TAN).  "dot" is left to the paper's curves.
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "pentagon")
+_DASHES = ("solid", "dash", "dashdot", "longdash", "longdashdot")
+
+
+def _curve_style(k: int, colour: str) -> tuple[dict, dict]:
+    """Line and marker of the ``k``-th learning curve: its own dash and symbol; after the first,
+    hollow and larger markers, so a curve drawn over an identical one leaves it in sight."""
+    symbol = _SYMBOLS[k % len(_SYMBOLS)] + ("-open" if k else "")
+    marker = {"symbol": symbol, "size": 8 if k == 0 else 11 + 2 * min(k, 3), "color": colour}
+    if k:
+        marker["line"] = {"width": 2, "color": colour}
+    return {"color": colour, "dash": _DASHES[k % len(_DASHES)], "width": 2}, marker
+
+
+def _coinciding(means: dict) -> dict:
+    """Classifier -> the other classifiers whose mean curve is the same at every n."""
+    out: dict = {}
+    for a, ma in means.items():
+        for b, mb in means.items():
+            if a != b and ma.index.equals(mb.index) and np.allclose(ma, mb, rtol=0, atol=1e-12):
+                out.setdefault(a, []).append(b)
+    return out
+
+
 def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure:
     """BER against the training size, one line per classifier (mean ± standard error bars).
 
@@ -86,13 +113,16 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
         :func:`slb.experiments.paper_synthetic` output, drawn as dotted lines in the same
         colours.
     bayes : float or None
-        The Bayes error (fraction), drawn as a horizontal line.
+        The Bayes error (fraction), drawn as a horizontal dotted line named in the legend.
     title : str or None
 
     Returns
     -------
     plotly.graph_objects.Figure
-        ``layout.meta``: ``{"kind": "learning_curve", "classifiers": [...], "n": [...]}``.
+        One line per classifier, each with its own marker symbol and dash (hollow, larger
+        markers after the first), a classifier whose curve equals another's named
+        ``"SLB (= TAN)"``; ``layout.meta``: ``{"kind": "learning_curve", "classifiers": [...],
+        "n": [...], "bayes": ..., "coincide": {classifier: [the others with its curve]}}``.
 
     Examples
     --------
@@ -107,7 +137,7 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
     ... )
     >>> fig = learning_curve_figure(long, bayes=0.1)
     >>> [trace.name for trace in fig.data]
-    ['SLB', 'NB']
+    ['SLB', 'NB', 'Bayes error 10.00%']
     >>> fig.data[0].y.round(6).tolist()  # SLB's mean BER (%) at n = 50 and n = 100
     [28.0, 21.0]
     >>> fig.layout.meta["n"]
@@ -118,19 +148,24 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
     fig = go.Figure()
     order = classifier_order(dict.fromkeys(long["classifier"]))
     grid = sorted(long["n"].unique().tolist())
-    for c in order:
-        g = long[long["classifier"] == c].groupby("n")["ber"]
+    groups = {c: long[long["classifier"] == c].groupby("n")["ber"] for c in order}
+    same = _coinciding({c: g.mean() for c, g in groups.items()})
+    for k, c in enumerate(order):
+        g = groups[c]
         mean, count = g.mean(), g.count()
         se = (g.std(ddof=1) / np.sqrt(count)).where(count > 1)
         name = escape_text(c)
+        line, marker = _curve_style(k, _classifier_colour(c))
+        shown = name + (f" (= {escape_text(', '.join(map(str, same[c])))})" if c in same else "")
         fig.add_trace(
             go.Scatter(
                 x=mean.index,
                 y=100 * mean.to_numpy(),
                 mode="lines+markers",
-                name=name,
+                name=shown,
                 legendgroup=name,
-                line={"color": _classifier_colour(c)},
+                line=line,
+                marker=marker,
                 error_y={"type": "data", "array": (100 * se).fillna(0).to_numpy(), "visible": True},
                 hovertemplate=f"{name}<br>n=%{{x}}<br>BER %{{y:.2f}}%<extra></extra>",
             )
@@ -140,13 +175,17 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
             if len(p):
                 fig.add_trace(_paper_curve(p, name, c))
     if bayes is not None and np.isfinite(bayes):
-        fig.add_hline(
-            y=100 * bayes,
-            line_dash="dash",
-            line_color="#555555",
-            annotation_text=f"Bayes error {100 * bayes:.2f}%",
-            annotation_position="top right",
-            annotation_font_size=FONT_PX,
+        # a named line in the legend, not a label on the plot: "Bayes error 1.93%" written
+        # at the line's right end sat on the data points there (H37)
+        fig.add_trace(
+            go.Scatter(
+                x=[grid[0], grid[-1]] if grid else [],
+                y=[100 * bayes] * (2 if grid else 0),
+                mode="lines",
+                name=f"Bayes error {100 * bayes:.2f}%",
+                line={"color": "#555555", "dash": "dot", "width": 2},
+                hovertemplate=f"Bayes error {100 * bayes:.2f}%<extra></extra>",
+            )
         )
     layout = _layout(
         title=escape_text(title) if title else None,
@@ -160,6 +199,7 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
             "classifiers": order,
             "n": grid,
             "bayes": float(bayes) if bayes is not None and np.isfinite(bayes) else None,
+            "coincide": {str(c): [str(o) for o in v] for c, v in same.items()},
         },
     )
     return fig.update_layout(layout)
