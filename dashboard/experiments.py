@@ -194,3 +194,50 @@ def noise_run(
             density_params=density_params(dens),
         ),
     )
+
+
+def coincide_note(meta: dict) -> str:
+    """The caption's sentence on learning curves that coincide (``layout.meta`` of
+    :func:`slb.viz.experiments.learning_curve_figure`), e.g. SLB's when its selection chose
+    TAN (H37: SLB's line was hidden under TAN's); empty when none do.
+
+    Examples
+    --------
+    >>> coincide_note({"classifiers": ["SLB", "TAN", "NB"],
+    ...                "coincide": {"SLB": ["TAN"], "TAN": ["SLB"]}})
+    " SLB's line is TAN's (the same errors at every n: SLB's selection chose TAN); both are drawn, with different markers and dashes."
+    """
+    same, said, parts = meta.get("coincide") or {}, set(), []
+    for c in meta.get("classifiers", []):
+        if c in same and c not in said:
+            said.update([c, *same[c]])
+            why = (
+                f": SLB's selection chose {same[c][0]}" if c == "SLB" and len(same[c]) == 1 else ""
+            )
+            parts.append(
+                f" {c}'s line is {' and '.join(same[c])}'s (the same errors at every n{why}); "
+                "both are drawn, with different markers and dashes."
+            )
+    return "".join(parts)
+
+
+def will_run(models, values, what: str, fmt=str) -> str:
+    """The full selection of a run under its multiselects, which cut their chips at 1024 px
+    (H37: "SLB × TA…", and the fourth classifier DISCRETE hidden behind "…").
+
+    Examples
+    --------
+    >>> will_run(["SLB", "TAN"], [400, 200], "n")
+    'Will run: SLB, TAN at n = 200, 400.'
+    >>> will_run([], [0.1], "p")
+    'Will run: nothing yet (choose at least one classifier).'
+    """
+    if not models:
+        return "Will run: nothing yet (choose at least one classifier)."
+    if not values:
+        return f"Will run: nothing yet (choose at least one {what})."
+    return (
+        f"Will run: {', '.join(map(str, models))} at {what} = "
+        + ", ".join(fmt(v) for v in sorted(values))
+        + "."
+    )

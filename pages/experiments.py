@@ -108,8 +108,13 @@ with right:
         default=list(CURVE_CLASSIFIERS),
         key="exp_models",
     )
+    st.caption(esc(exp.will_run(curve_models, n_grid, "n")))
     bayes = st.checkbox(
-        "Bayes error line (Monte Carlo, 20 000 rows per replicate)", value=True, key="exp_bayes"
+        "Bayes error line",
+        value=True,
+        key="exp_bayes",
+        help="The Bayes error of the design, by Monte Carlo with the exact densities "
+        "(20 000 rows per replicate), drawn as a dotted line.",
     )
 
 if variant == "calibrated" and not exp.has_calibration(family, cpd):
@@ -342,10 +347,11 @@ else:
         f"Balanced error rate on the test set: {_spread(res.settings['n_replicates'], True)} "
         f"(seed {res.settings['random_state']})."
         + (
-            f" Dashed line: the Bayes error ({100 * bayes_err:.2f}%)."
+            f" Dotted grey line: the Bayes error ({100 * bayes_err:.2f}%)."
             if bayes and bayes_err is not None
             else ""
         )
+        + esc(exp.coincide_note(curve.layout.meta))
     )
     with st.expander("Table (BER %, mean ± sd)", expanded=True):
         st.dataframe(res.table(paper=True, bold=False), width="stretch")
@@ -375,10 +381,21 @@ with a:
         available,
         default=[c for c in DEFAULT_NOISE_CLASSIFIERS if c in available],
         key="noise_models",
+        help="The defaults are the DISCRETE paper's Figure 1: SLB, naive Bayes, a linear SVM "
+        "and DISCRETE (that paper's classifier, learning as MAP inference); the caption under "
+        "'Flip probabilities' lists everything that will run.",
     )
 with b:
     probs = st.multiselect(
         "Flip probabilities", list(FLIP_PROBS), default=list(FLIP_PROBS), key="noise_probs"
+    )
+    st.caption(
+        esc(exp.will_run(noise_models, probs, "p", fmt=lambda p: f"{p:g}"))
+        + (
+            " DISCRETE is the DISCRETE paper's own classifier (a default, as in its Figure 1)."
+            if "DISCRETE" in noise_models
+            else ""
+        )
     )
     noise_reps = st.slider("Replicates", min_value=1, max_value=5, value=1, key="noise_reps")
     metric = st.radio(

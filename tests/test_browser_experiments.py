@@ -124,3 +124,27 @@ def test_the_experiments_page_is_readable_and_accessible(server, width, height):
         "axe": serious(axe),
     }
     assert not any(found.values()), json.dumps(found, indent=1, ensure_ascii=False)
+
+
+def test_the_selection_is_readable_in_full_at_1024_before_run(server):
+    """H37: at 1024 px the multiselects cut their chips ("SLB × TA…", "200 × 40…", the fourth
+    label-noise classifier DISCRETE out of sight) and the checkbox read "Bayes error line
+    (M…": a caption under the selections lists all of it, and no checkbox label is cut."""
+    from test_browser_a11y import CUT_JS
+
+    with chromium() as browser:
+        ctx, page = new_page(browser, {"width": 1024, "height": 768}, LONG)
+        page.goto(server.url + "/experiments?source=bundled&dataset=sonar&repeats=1")
+        page.locator(".st-key-exp_run button").wait_for()
+        wait_idle(page)
+        cut = page.evaluate(CUT_JS, '[data-testid="stMain"] [data-testid="stCheckbox"] *')
+        runs = [
+            t.replace("\\", "")
+            for t in page.get_by_test_id("stCaptionContainer").all_inner_texts()
+            if t.startswith("Will run:")
+        ]
+        page.screenshot(path=str(artifacts_dir() / "experiments-selection-1024.png"))
+        ctx.close()
+    assert not cut, cut
+    assert "Will run: SLB, TAN, NB, SLB- at n = 200, 400, 600." in runs, runs
+    assert any("DISCRETE at p = 0, 0.1, 0.2, 0.3, 0.4." in t for t in runs), runs

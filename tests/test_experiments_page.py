@@ -62,6 +62,24 @@ def _page() -> AppTest:
     return at
 
 
+def test_the_page_says_what_will_run_in_full_before_run():
+    """H37: at 1024 px the multiselects cut their chips ("SLB × TA…", "200 × 40…") and hid the
+    label-noise default DISCRETE; a caption under them lists the whole selection, and the
+    Bayes-error checkbox has a label short enough to fit (its detail in the help)."""
+    at = _page()
+    captions = [c.value.replace("\\", "") for c in at.caption]  # markdown escapes
+    assert "Will run: SLB, TAN, NB, SLB- at n = 200, 400, 600." in captions
+    noise = [c for c in captions if c.startswith("Will run: SLB, NB")]
+    assert noise and "DISCRETE at p = 0, 0.1, 0.2, 0.3, 0.4." in noise[0]
+    assert "paper's own classifier" in noise[0]  # where DISCRETE comes from
+    box = at.checkbox(key="exp_bayes")
+    assert len(box.label) <= 20 and "20 000" in box.help
+    at.multiselect(key="exp_models").set_value(["NB"])
+    at.multiselect(key="exp_grid").set_value([800, 200])
+    at.run()
+    assert "Will run: NB at n = 200, 800." in [c.value.replace("\\", "") for c in at.caption]
+
+
 @pytest.mark.slow
 def test_experiments_page_runs_and_shows_results(monkeypatch):
     at = _page()
