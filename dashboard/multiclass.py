@@ -580,7 +580,7 @@ def compare_page(c: dict, ds) -> None:
         f"SLB (one multinomial linear model) fitted on all {ds.n} rows at λ = "
         f"{controls.format_lambda(lam.value)}: the weights of class {esc(cls[k])}'s decision "
         "value (its multinomial score) on every term; each term belongs to the block of the "
-        f"class whose density it is ({esc('log p[class](a)')}, {esc('log p[class](a, b)')})."
+        f"class whose density it is ({esc('log p[class](a)')}, {esc('log p[class](a × b)')})."
     )
     st.dataframe(mine, hide_index=True, width="stretch", height=320, key="cmp_coef_k")
     st.download_button(

@@ -1,5 +1,7 @@
 """Tests of the plotly figure builders (slb.viz.figures) and the dashboard's safety helpers."""
 
+import html
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -222,7 +224,7 @@ def test_coefficient_bars_match_coef(small):
     assert sum(len(b.x) for b in bars) == len(clf.coef_series_) == fig.layout.meta["n_terms"]
     shown = {lab: v for b in bars for lab, v in zip(b.y, b.x, strict=True)}
     for term, w in clf.coef_series_.items():
-        assert shown[figures.escape_text(term)] == pytest.approx(w)
+        assert shown[figures.escape_text(figures.term_text(term))] == pytest.approx(w)
     # univariate and bivariate terms of both classes are distinct traces
     assert {b.name.split(" terms")[0] + b.name.split("class ")[1][0] for b in bars} == {
         "univariate+",
@@ -240,9 +242,11 @@ def test_coefficient_figure_draws_the_largest_weights(small):
     drawn = {lab: v for b in _bars(fig) for lab, v in zip(b.y, b.x, strict=True)}
     # an independent top 7 of |weight|: the drawn bars are exactly those, with their weights
     top = coef.abs().sort_values(ascending=False).index[:7]
-    assert drawn == {figures.escape_text(t): pytest.approx(coef[t]) for t in top}
+    assert drawn == {figures.escape_text(figures.term_text(t)): pytest.approx(coef[t]) for t in top}
     assert fig.layout.meta["n_drawn"] == 7 and fig.layout.meta["n_terms"] == coef.size
-    assert list(fig.layout.yaxis.categoryarray) == [figures.escape_text(t) for t in top]
+    assert list(fig.layout.yaxis.categoryarray) == [
+        figures.escape_text(figures.term_text(t)) for t in top
+    ]
 
 
 def test_coefficients_with_oracle():
@@ -959,3 +963,39 @@ def test_experiment_figures_keep_titles_off_their_legends():
         assert fig.layout.legend.yref == "container" and fig.layout.legend.y == 0
     assert curve.layout.meta["classifiers"] == ["SLB", "NB", "TAN", "SVM(RBF)"]
     assert [t.name for t in curve.data] == ["SLB", "NB", "TAN", "SVM(RBF)", "Bayes error 10.00%"]
+
+
+def test_pairs_are_written_a_times_b_on_every_chart_as_on_explain(small):
+    """H37: Explain names a pair "a × b" (its grouped waterfall) while the coefficient and
+    ratio charts of Compare and Experiments (and Explain's one-bar-per-term waterfall) wrote
+    "a, b". Every chart now writes Explain's "a × b"; the model's term names keep the comma."""
+    from slb.evaluation.explain import PAIR_SEP, group_contributions
+
+    X, y = small
+    clf = SLBClassifier(threshold=0.0, random_state=0).fit(X, y)
+    names = list(X.columns)
+    pairs = {
+        f"{a}{PAIR_SEP}{b}"
+        for a, b in zip(clf.term_table_["feature_i"], clf.term_table_["feature_j"], strict=True)
+        if isinstance(b, str) and b
+    }
+    assert pairs  # the fixture's dependences are kept
+    assert any(", " in str(t) for t in clf.coef_series_.index)  # the library's names
+
+    def shown(labels):
+        """Labels of pair terms, as drawn (plotly's escaping and line breaks undone)."""
+        text = [html.unescape(str(v)).replace("<br>", "") for v in labels]
+        return {v for v in text if any(p in v for p in pairs) or ", " in v}
+
+    fig = figures.coefficient_figure(clf.coef_series_, feature_names=names)
+    coef = {v for b in _bars(fig) for v in shown(b.y)}
+    ratio = shown(figures.ratio_figure(clf.ratio_coefficients()).layout.yaxis.categoryarray)
+    c = clf.contributions(X.iloc[:1])[0].iloc[0]
+    wf = figures.contributions_figure(c, baseline=0.0, top=c.size, feature_names=names).data[0]
+    water = shown(wf.y if wf.orientation == "h" else wf.x)
+    grouped = {str(k) for k in group_contributions(c, clf.term_table_).index if PAIR_SEP in k}
+    for labels in (coef, ratio, water):
+        assert labels, "no pair drawn"
+        assert not [v for v in labels if ", " in v], labels  # no "a, b"
+    assert ratio == grouped  # the same words as Explain's grouped waterfall
+    assert {v.split("(", 1)[1].rstrip(")") for v in coef} == pairs

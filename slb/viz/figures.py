@@ -41,10 +41,12 @@ from .model import (
     coefficient_figure,
     contributions_figure,
     oracle_scale,
+    pair_text,
     possessive,
     ratio_figure,
     ratio_form,
     term_kind,
+    term_text,
 )
 from .selection import clickable_pairs
 from .style import COLORS, escape_text
@@ -66,6 +68,8 @@ __all__ = [
     "ber_bars",
     "ber_curve",
     "term_kind",
+    "term_text",
+    "pair_text",
     "FIXED_WEIGHTS",
     "possessive",
     "oracle_scale",

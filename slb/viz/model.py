@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..evaluation.explain import PAIR_SEP
 from .style import COLORS, _base_layout, _layout, escape_text
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "ratio_figure",
     "contributions_figure",
     "wrap_term",
+    "pair_text",
+    "term_text",
 ]
 
 
@@ -60,6 +63,54 @@ def term_kind(term: str, feature_names: Sequence[str] | None = None) -> tuple[st
     else:
         kind = "bivariate" if ", " in inner else "univariate"
     return sign, kind
+
+
+def pair_text(argument: str, feature_names: Sequence[str] | None = None) -> str:
+    """A term's argument as the pages write it: ``a × b`` for the pair (a, b), a feature's name
+    unchanged (H37: Compare and Experiments wrote "a, b" where Explain writes "a × b").
+
+    Display only: the term names of a fitted model (``log p+(a, b)``, the index of
+    ``ratio_coefficients``) keep their comma.  With ``feature_names`` the argument is split
+    where both sides are feature names (names with ``", "`` are handled); without, at its only
+    ``", "`` (an argument with several is left as it is).
+
+    Examples
+    --------
+    >>> pair_text("band_31, band_35"), pair_text("band_31")
+    ('band_31 × band_35', 'band_31')
+    >>> pair_text("a, b, c", feature_names=["a, b", "c"])
+    'a, b × c'
+    >>> pair_text("a, b", feature_names=["a, b", "c"])  # one feature named "a, b"
+    'a, b'
+    """
+    text = str(argument)
+    if feature_names is None:
+        parts = text.split(", ")
+        return PAIR_SEP.join(parts) if len(parts) == 2 else text
+    names = set(map(str, feature_names))
+    if text in names:
+        return text
+    for m in re.finditer(", ", text):
+        a, b = text[: m.start()], text[m.end() :]
+        if a in names and b in names:
+            return f"{a}{PAIR_SEP}{b}"
+    return text
+
+
+def term_text(term: str, feature_names: Sequence[str] | None = None) -> str:
+    """A log-density term's name as the pages write it: ``log p+(a × b)`` for
+    ``log p+(a, b)`` (also ``log p[c](a, b)`` of K classes); see :func:`pair_text`.
+
+    Examples
+    --------
+    >>> term_text("log p-(a, b)"), term_text("log p[Chinstrap](x, y)"), term_text("log p+(a)")
+    ('log p-(a × b)', 'log p[Chinstrap](x × y)', 'log p+(a)')
+    """
+    t = str(term)
+    m = re.fullmatch(r"(log p(?:[+-]|\[.*?\]))\((.*)\)", t, flags=re.DOTALL)
+    if m is None:
+        return t
+    return f"{m.group(1)}({pair_text(m.group(2), feature_names)})"
 
 
 #: SLB's generative candidates (``SLBClassifier.selected_model_``), whose weights are fixed by
@@ -220,8 +271,8 @@ def coefficient_figure(
     order = _term_order(shown_d, oracle_d)
     if max_bars is not None:
         order = order[: max(int(max_bars), 1)]
-    labels = {t: escape_text(t) for t in order}
     names = set(map(str, feature_names)) if feature_names is not None else None
+    labels = {t: escape_text(term_text(t, names)) for t in order}
     kinds = {t: term_kind(t, names) for t in order}
     if fixed is not None:
         what = f"{possessive(fixed)} fixed weight"
@@ -369,8 +420,11 @@ def ratio_figure(
             pd.concat([oracle["ratio"].add_suffix(" r"), oracle["common"].add_suffix(" c")]),
         )
     shown = t.loc[terms]
-    labels = [escape_text(v) for v in terms]
     kind = shown["kind"].tolist()
+    labels = [
+        escape_text(pair_text(v) if k == "bivariate" else v)
+        for v, k in zip(terms, kind, strict=True)
+    ]
     if fixed is not None:
         what = f" ({possessive(fixed)} fixed weight)"
     else:
@@ -451,17 +505,17 @@ TERM_LINE_CHARS = 26
 
 def wrap_term(label: str, width: int = TERM_LINE_CHARS) -> str:
     """``label`` on lines of at most ``width`` characters where it can break (before ``(``,
-    after ``", "``), joined by plotly's ``<br>``; a part longer than ``width`` keeps its line.
+    after ``", "`` and ``" × "``), joined by plotly's ``<br>``; a part longer than ``width`` keeps its line.
 
     Examples
     --------
     >>> wrap_term("log p+(a)")
     'log p+(a)'
-    >>> wrap_term("log p[Chinstrap](bill_length_mm, flipper_length_mm)")
-    'log p[Chinstrap]<br>(bill_length_mm,<br>flipper_length_mm)'
+    >>> wrap_term("log p[Chinstrap](bill_length_mm × flipper_length_mm)")
+    'log p[Chinstrap]<br>(bill_length_mm ×<br>flipper_length_mm)'
     """
     lines: list[str] = []
-    for part in re.split(r"(?<=, )|(?=\()", label):
+    for part in re.split(r"(?<=, )|(?<= × )|(?=\()", label):
         if lines and len(lines[-1]) + len(part) <= width:
             lines[-1] += part
         elif part:
@@ -473,7 +527,9 @@ def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
     """Labels, values, measures and hover texts of the waterfall's steps, read from the top."""
     order = c.abs().sort_values(ascending=False, kind="stable").index.tolist()
     head, rest = order[: max(int(top), 0)], order[max(int(top), 0) :]
-    labels = ["baseline (training means)"] + [wrap_term(escape_text(t)) for t in head]
+    labels = ["baseline (training means)"] + [
+        wrap_term(escape_text(term_text(t, feature_names))) for t in head
+    ]
     values = [float(baseline)] + [float(c[t]) for t in head]
     measure = ["absolute"] + ["relative"] * len(head)
     hover = ["decision value at the training means"]
