@@ -119,6 +119,15 @@ class Dataset:
         return tuple(self.classes) if self.multiclass else self.class_names
 
     @property
+    def class_texts(self) -> tuple:
+        """Every class as the pages write it, in the order of ``y``'s codes: ``("− mine",
+        "+ rock")`` for two classes (the sidebar's and Compare's signs), the labels for more
+        (H37: the Decision surface's legend read "mine / rock")."""
+        if self.multiclass:
+            return tuple(str(c) for c in self.classes)
+        return f"− {self.negative_label}", f"+ {self.positive_label}"
+
+    @property
     def feature_names(self) -> list[str]:
         return [str(c) for c in self.X.columns]
 

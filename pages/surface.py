@@ -255,7 +255,7 @@ def page() -> None:
         surface,
         ds.X,
         ds.y,
-        class_names=[str(n) for n in ds.class_labels],
+        class_names=list(ds.class_texts),  # "− mine", "+ rock" as on the other pages
         cols=int(c["surface_cols"]),
         # K classes: each class in its colour of the other K-class pages (the two-class
         # default puts the negative class first in vermillion: class 0 and 1 were swapped, H30)

@@ -296,6 +296,14 @@ def test_page_renders_on_xor_and_follows_lambda():
     meta = spec["layout"]["meta"]
     assert meta["classifiers"] == ["SLB", "NB", "TAN"] and meta["features"] == ["x1", "x2"]
     assert meta["n_points"] == 400 and meta["grid"] == [50, 50]
+    # the classes as the other pages write them, + first (H37: the legend read "0 / 1")
+    ds = at.session_state["dataset"]
+    signed = [f"− {ds.negative_label}", f"+ {ds.positive_label}"]
+    assert meta["classes"] == signed
+    legend = sorted(
+        (t.get("legendrank", 1000), t["name"]) for t in spec["data"] if t.get("showlegend")
+    )
+    assert [name for _, name in legend] == signed[::-1]
     regions = _regions(spec)
     # NB's regions are predict of naive Bayes fitted here on the same data, node by node
     grid = surface_grid(X, ["x1", "x2"], resolution=50)

@@ -205,6 +205,8 @@ def decision_surface_figure(
                         name=label_text[kk],
                         legendgroup=f"class{kk}",
                         showlegend=p == 0,
+                        # two classes: the positive one first, as the pages list them
+                        legendrank=1000 - kk if k == 2 else 1000 + kk,
                         marker={
                             "color": colors[kk],
                             "symbol": CLASS_SYMBOLS[kk % len(CLASS_SYMBOLS)],
