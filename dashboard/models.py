@@ -216,7 +216,8 @@ def download_model(ds, key: str = "dl_model") -> None:
         )
     st.caption(
         "The file holds the classifier (the catalogue's default settings, the density settings "
-        "above, fitted on all rows: SLB's file chooses its own λ and C by cross-validation, "
+        "in use, shown in the sidebar and set on the Densities page (Compare, Dependencies "
+        "and Decision surface have the same bandwidth controls), fitted on all rows: SLB's file chooses its own λ and C by cross-validation, "
         "so it is not the model at the λ explained above) and the cleaning of the Data page, "
         "so new rows of a table "
         "with the same columns are cleaned the same way: "

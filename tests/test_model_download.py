@@ -42,6 +42,11 @@ def test_model_file_is_the_data_pages_cleaning_plus_the_classifier():
 def test_explain_page_offers_the_model_file():
     at = goto(new_app(), "pages/explain.py")
     assert not [b for b in at.get("download_button") if "Download model" in str(b.proto)]
+    # H37: the note spoke of "the density settings above", and Explain has none: it says
+    # where they are (the sidebar shows them, the Densities page sets them)
+    note = next(c.value for c in at.caption if c.value.startswith("The file holds"))
+    assert "settings above" not in note
+    assert "shown in the sidebar and set on the Densities page" in note
     at.selectbox(key="dl_model_name").set_value("NB")
     at.button(key="dl_model_fit").click().run()
     assert_ok(at)
