@@ -157,8 +157,10 @@ def probability_scores(evals: dict) -> pd.DataFrame:
 def _counts_table(table: pd.DataFrame, key: str) -> None:
     """The rows per bin of a reliability diagram, one line per classifier (H37: written beside
     the markers, the counts of coinciding bins were printed over each other)."""
-    st.caption("Rows per bin (predicted probability ranges):")
-    st.dataframe(reliability_counts(table), width="stretch", key=key)
+    st.caption("Rows per bin of predicted probability, one column per classifier:")
+    counts = reliability_counts(table).T  # ten rows: as wide as the classifiers, at 1024 px
+    counts.index.name = "predicted probability"
+    st.dataframe(counts, width="stretch", key=key)
 
 
 def reliability_section(evals: dict) -> None:
