@@ -30,6 +30,7 @@ from dashboard.safety import escape_markdown as esc  # noqa: E402
 from slb import SLBClassifier, load_dataset  # noqa: E402
 from slb.model.path import FIXED_C  # noqa: E402
 from slb.viz.figures import escape_text  # noqa: E402
+from slb.viz.model import term_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -291,7 +292,8 @@ def test_compare_page_shows_ber_and_coefficients():
     spec = chart(at, "cmp_coef")
     assert spec["layout"]["meta"]["n_terms"] == ref.n_terms_ > 40
     top = ref.coef_series_.abs().sort_values(ascending=False).index[:40]
-    assert spec["layout"]["yaxis"]["categoryarray"] == [escape_text(t) for t in top]
+    # (pairs written "a × b" on the chart, as on Explain: slb.viz.model.term_text)
+    assert spec["layout"]["yaxis"]["categoryarray"] == [escape_text(term_text(t)) for t in top]
     assert n_bars(spec) == 40
     at.slider(key="cmp_coef_visible").set_value(ref.n_terms_).run()
     assert n_bars(chart(at, "cmp_coef")) == ref.n_terms_
