@@ -294,9 +294,14 @@ def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool
         st.button("Clear all per-feature overrides", key=f"{prefix}_ov_clear", on_click=ov.clear)
 
 
+#: The widget key of Explain's "Bars" radio (by feature and pair, or one bar per term).
+EXPLAIN_GROUPING = "explain_grouping"
+
+
 def explain_sample_controls(ds, c, wrong) -> int:
-    """Explain's sample picker and number of terms shown (the two-class and the K-class page),
-    with the rows SLB gets wrong; returns the chosen row."""
+    """Explain's sample picker and how much of the decision is drawn (the share of it, in the
+    two-class page's grouped view; else the number of terms), for the two-class and the
+    K-class page, with the rows SLB gets wrong; returns the chosen row."""
     if not 0 <= int(c["explain_row"]) < ds.n:
         c["explain_row"] = 0
     a, b = st.columns(2)
@@ -314,7 +319,7 @@ def explain_sample_controls(ds, c, wrong) -> int:
         # The two-class page's default view (bars by feature and by pair; its radio's value of
         # the last run) shows the fewest bars that account for a share of the decision: a count
         # would do nothing below the bars that share needs (H35: 12 of 5-40 while 33 drawn).
-        if not ds.multiclass and st.session_state.get("explain_grouping", "group") == "group":
+        if not ds.multiclass and st.session_state.get(EXPLAIN_GROUPING, "group") == "group":
             state.bound(
                 st.slider,
                 "Share of the decision shown (%)",

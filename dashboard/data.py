@@ -728,7 +728,7 @@ def preview(ds: Dataset, n: int = 200) -> pd.DataFrame:
     if ds.multiclass:
         cls = np.asarray(ds.classes, dtype=object)[ds.y[: len(X)]]
     else:
-        cls = np.where(ds.y[: len(X)] == 1, f"+ {ds.positive_label}", f"− {ds.negative_label}")
+        cls = np.asarray(ds.class_texts, dtype=object)[ds.y[: len(X)]]
     out = X.copy()
     out.insert(0, "class (prepared)", cls)
     return out

@@ -764,7 +764,7 @@ def metrics_display(evals: dict) -> pd.DataFrame:
 def predictions_display(evals: dict, ds) -> pd.DataFrame:
     """Every out-of-fold prediction of every classifier, labels as class names, for the table
     and the CSV download (row = position in the prepared data)."""
-    names = {1: f"+ {ds.positive_label}", 0: f"− {ds.negative_label}"}
+    names = dict(enumerate(ds.class_texts))  # 0: "− neg", 1: "+ pos"
     frames = []
     for ev in evals.values():
         p = ev.predictions

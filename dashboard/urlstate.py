@@ -237,6 +237,11 @@ def parse_params(params: dict[str, list[str]]) -> tuple[dict, list[str]]:
     return values, problems
 
 
+def _default(f: Field) -> Any:
+    """The setting's value when the address leaves its parameter out."""
+    return state.DEFAULTS.get(f.key) if f.default is None else f.default
+
+
 def _read_params() -> dict[str, list[str]]:
     params = {k: st.query_params.get_all(k) for k in st.query_params}
     return {k: v for k, v in params.items() if v}  # (embedding options read as empty)
@@ -273,9 +278,7 @@ def _apply(params: dict[str, list[str]], *, history: bool) -> None:
         target = {**c, **values}
         for param, f in FIELDS.items():
             if param not in params and not f.always and f.when(target):
-                values.setdefault(
-                    f.key, state.DEFAULTS.get(f.key) if f.default is None else f.default
-                )
+                values.setdefault(f.key, _default(f))
     c.update(values)
     if "lam_value" in values:
         st.session_state[_LAM_FROM_URL] = True
@@ -300,7 +303,7 @@ def wanted(c: dict) -> dict[str, Any]:
     for param, f in FIELDS.items():
         if not f.when(c):
             continue
-        default = state.DEFAULTS.get(f.key) if f.default is None else f.default
+        default = _default(f)
         v = c.get(f.key, default)
         if not f.always and v == default:
             continue

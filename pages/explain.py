@@ -79,7 +79,7 @@ def binary_page(c: dict, ds) -> None:
         list(GROUPINGS),
         format_func=GROUPINGS.get,
         horizontal=True,
-        key="explain_grouping",
+        key=controls.EXPLAIN_GROUPING,
         help="By feature and by pair: each feature's univariate terms, and each pair's "
         "bivariate terms, of both classes summed into one bar.",
     )

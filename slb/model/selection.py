@@ -159,7 +159,7 @@ def choose(mean, se, complexity, rule="min", *, fold_ber=None, groups=None):
     if rule == "min" or (rule == "corrected" and groups is None):
         return int(best)
     if rule == "corrected":
-        return _corrected_pick(mean, np.asarray(fold_ber, dtype=float), groups, least_complex)
+        return _corrected_pick(mean, np.asarray(fold_ber, dtype=float), groups, least_complex)[0]
     bound = mean[best] + (se[best] if np.isfinite(se[best]) else 0.0)
     return int(least_complex(mean <= bound + TIE))
 
@@ -171,10 +171,9 @@ def _least_complex(ok, complexity):
 
 def _corrected_pick(mean, fold_ber, groups, least_complex):
     """``"corrected"``: the least complex of the groups' picks with the lowest score of
-    :func:`_group_scores`."""
+    :func:`_group_scores`, and those scores."""
     score = _group_scores(mean, fold_ber, groups, least_complex)
-    low = np.nanmin(score)
-    return int(least_complex(score <= low + TIE))
+    return int(least_complex(score <= np.nanmin(score) + TIE)), score
 
 
 def _group_scores(mean, fold_ber, groups, least_complex):
@@ -209,11 +208,12 @@ def select_row(table, se, complexity, rule, *, fold_ber, groups):
     [0.3, nan, 0.375]
     """
     mean = np.asarray(table["mean_ber"], dtype=float)
-    best = choose(mean, se, complexity, rule, fold_ber=fold_ber, groups=groups)
-    if rule == "corrected" and groups is not None:
-        least_complex = functools.partial(_least_complex, complexity=complexity)
-        fold_ber = np.asarray(fold_ber, dtype=float)
-        table["corrected_ber"] = _group_scores(mean, fold_ber, groups, least_complex)
+    if rule != "corrected" or groups is None:
+        return choose(mean, se, complexity, rule, fold_ber=fold_ber, groups=groups)
+    least_complex = functools.partial(_least_complex, complexity=complexity)
+    best, table["corrected_ber"] = _corrected_pick(
+        mean, np.asarray(fold_ber, dtype=float), groups, least_complex
+    )
     return best
 
 

@@ -326,12 +326,9 @@ def _report_duplicate_rows(w: _Work, report: list, drop: bool = False, labels=No
             same.append(k)
         labelled.add((g, read[k]))
     rows = w.rows[copies]
-    shown = [str(int(r) + 1) for r in rows[:8]] + (
-        [f"{len(rows) - 8:,} more"] if len(rows) > 8 else []
-    )
     text = (
         f"{_n(len(rows), 'row')} {'repeats' if len(rows) == 1 else 'repeat'} an earlier row's "
-        f"features value for value (data rows {_join(shown)}, counting from 1). "
+        f"features value for value ({_row_list(rows.astype(int), limit=8)}). "
     )
     if drop:
         text += (

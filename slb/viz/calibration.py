@@ -120,13 +120,15 @@ def reliability_counts(table: pd.DataFrame, n_bins: int = 10) -> pd.DataFrame:
     {'A': {'0–0.5': 2, '0.5–1': 2}}
     """
     edges = np.linspace(0.0, 1.0, int(n_bins) + 1)
-    columns = [f"{edges[k]:g}–{edges[k + 1]:g}" for k in range(int(n_bins))]
-    names = list(dict.fromkeys(table["classifier"]))
-    counts = np.zeros((len(names), int(n_bins)), dtype=int)
-    for name, b, c in zip(table["classifier"], table["bin"], table["count"], strict=True):
-        counts[names.index(name), int(b)] += int(c)
-    out = pd.DataFrame(counts, index=pd.Index(names, name="classifier"), columns=columns)
-    return out
+    counts = (
+        table.groupby(["classifier", table["bin"].astype(int)], sort=False)["count"]
+        .sum()
+        .unstack(fill_value=0)
+        .reindex(index=pd.unique(table["classifier"]), columns=range(int(n_bins)), fill_value=0)
+        .astype(int)
+    )
+    counts.columns = [f"{edges[k]:g}–{edges[k + 1]:g}" for k in range(int(n_bins))]
+    return counts
 
 
 def reliability_figure(
