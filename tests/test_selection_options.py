@@ -21,7 +21,8 @@ from slb import (
 from slb.density.features import LogDensityTransformer
 from slb.evaluation import balanced_error_rate
 from slb.model.cv import SLBClassifierCV
-from slb.model.selection import choose
+from slb.model.path import ThresholdPath
+from slb.model.selection import choose, generative_fold_scores, path_generative_scores
 from slb.model.svm import fit_linear_model
 
 
@@ -219,6 +220,31 @@ def test_generative_rows_are_fitted_on_the_inner_training_rows_only():
             assert res[f"split{f}_ber"][row] == pytest.approx(ber)
     ranks = res["rank_ber"]
     assert ranks.min() == 1 and ranks[int(np.argmin(res["mean_ber"]))] == 1
+
+
+@pytest.mark.parametrize(
+    ("n_classes", "max_pairs"),
+    [(2, None), (3, None), (2, 1)],  # max_pairs=1: TAN's edges outside the fold's pairs
+)
+def test_generative_scores_read_from_the_folds_maps_equal_their_own_densities(n_classes, max_pairs):
+    # The inner folds' SLB maps of their test rows hold naive Bayes's and TAN's own terms:
+    # reading them must give the decisions the models compute themselves.
+    rng = np.random.default_rng(n_classes)
+    y = np.repeat(np.arange(n_classes), 40)
+    X = rng.normal(size=(y.size, 5)) + 0.6 * y[:, None]
+    X[:, 1] += X[:, 0] * (y == 1)
+    X[:, 3] = np.round(2 * X[:, 3])  # a lattice feature: its bandwidth floor too
+    folds = list(StratifiedKFold(4, shuffle=True, random_state=0).split(X, y))
+    dens = {"lattice_floor": 1.0, "bandwidth_multiplier": 1.3}
+    path = ThresholdPath(max_pairs=max_pairs, **dens).fit(X, y, folds)
+    _, shared = path_generative_scores(path, X, y, dens, "balanced", n_classes, seed=0)
+    alone = generative_fold_scores(X, y, folds, dens, "balanced", n_classes, seed=0)
+    for g in alone:
+        np.testing.assert_array_equal(alone[g]["ber"], shared[g]["ber"])
+        for a, b in zip(alone[g]["decision"], shared[g]["decision"], strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-10)
+    if max_pairs == 1:
+        assert all(f.screen.pairs.shape[0] == 1 for f in path.folds_)
 
 
 def test_a_selected_naive_bayes_predicts_as_naive_bayes_with_calibrated_probabilities():

@@ -87,7 +87,7 @@ from .selection import (
     _prior_intercept,
     _select_best,
     _with_generative_rows,
-    generative_fold_scores,
+    path_generative_scores,
     select_row,
     standard_errors,
 )
@@ -450,9 +450,8 @@ class _LogDensitySVM(
         """KDE naive Bayes and TAN on the inner folds of ``path`` (cached with them)."""
         key = (repr(self.class_weight), seed)
         if cache.get("generative", (None,))[:2] != key:
-            folds = [(f.train, f.test) for f in path.folds_]
             cw, K = self._class_weight_index(), len(self.classes_)
-            scores = generative_fold_scores(X, y_index, folds, dens, cw, K, seed)
+            folds, scores = path_generative_scores(path, X, y_index, dens, cw, K, seed)
             cache["generative"] = (*key, folds, scores)
         return cache["generative"][3]
 
