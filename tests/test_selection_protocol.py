@@ -174,3 +174,23 @@ def test_lattice_protocol_rule_step_4_keeps_floor_0_when_nb_is_significantly_wor
     worse = {**calm, ("floor 0", "floor 1"): 0.01}
     chosen, why = lattice.decide(slb, safety, p_slb, {"NB": (nb, worse), "TAN": (nb, calm)})
     assert chosen == "floor 0" and "NB significantly worse" in why
+
+
+@pytest.mark.parametrize(
+    ("csv", "mean", "p"),
+    [("selection_runs_p6.csv", -0.26, 0.042)],  # docs/defaults.md, Protocol 6's result
+)
+def test_protocol_6_result_is_what_its_raw_runs_give(csv, mean, p, capsys):
+    # The documented decision and numbers, recomputed from the committed raw runs.
+    protocol = _protocol()
+    path = Path(__file__).resolve().parents[1] / "docs" / "defaults" / csv
+    chosen = protocol.analyse([path], protocol.CONFIRM_CANDIDATES, protocol.CONFIRM_TODAY)
+    assert chosen == "corrected + generative"
+    out = capsys.readouterr().out
+    assert "264 complete datasets" in out
+    line = next(x for x in out.splitlines() if "corrected + generative - min + generative" in x)
+    assert f"mean {mean:+.2f}" in line and f"p {p:.3f}" in line
+    df, n = protocol.load_runs([path], protocol.CONFIRM_CANDIDATES)
+    unit = protocol.family_means(df)
+    diff = unit["corrected + generative"] - unit["min + generative"]
+    assert diff.mean() == pytest.approx(mean, abs=0.005)
