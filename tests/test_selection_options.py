@@ -245,6 +245,26 @@ def test_generative_scores_read_from_the_folds_maps_equal_their_own_densities(n_
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-10)
     if max_pairs == 1:
         assert all(f.screen.pairs.shape[0] == 1 for f in path.folds_)
+    with pytest.raises(ValueError, match="bandwidth settings differ"):
+        path_generative_scores(path, X, y, {}, "balanced", n_classes, seed=0)
+
+
+def test_generative_scores_of_binned_classes_are_their_own(monkeypatch):
+    # A binned pair density's grids depend on the pairs evaluated with it: TAN's tree edges
+    # alone are not the fold map's all pairs, so TAN scores its own map there (exactly).
+    import slb.density.kde as kde
+
+    monkeypatch.setattr(kde, "KDE_BINNED_MIN_SAMPLES", 10)  # every class binned
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 60)
+    X = rng.normal(size=(120, 4)) + 0.5 * y[:, None]
+    X[:, 1] += X[:, 0]
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    path = ThresholdPath().fit(X, y, folds)
+    _, shared = path_generative_scores(path, X, y, {}, "balanced", 2, seed=0)
+    alone = generative_fold_scores(X, y, folds, {}, "balanced", 2, seed=0)
+    for a, b in zip(alone["tan"]["decision"], shared["tan"]["decision"], strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_a_selected_naive_bayes_predicts_as_naive_bayes_with_calibrated_probabilities():

@@ -302,8 +302,10 @@ def _test_log_likelihood(name, model, X_test, test_map):
     (univariate terms, then each class's terms of ``pairs``: :func:`column_mask`'s layout) from
     densities fitted on the same training rows with the same bandwidth settings.  Its columns
     are the model's own terms, so they are read from it instead of being evaluated again (one
-    fifth of a default fit's generative cost); a TAN edge outside ``pairs`` (a capped wide
-    table) evaluates the model's own map.
+    fifth of a default fit's generative cost).  TAN evaluates its own map when an edge is
+    outside ``pairs`` (a capped wide table) or a class's densities are binned (a binned pair
+    density's grids depend on the other pairs evaluated with it: equal only to the binning's
+    accuracy, so not read across).
     """
     if test_map is not None:
         T, pairs = test_map
@@ -312,7 +314,8 @@ def _test_log_likelihood(name, model, X_test, test_map):
             return model._class_log_likelihood(T[:, : K * d])
         index = {(int(a), int(b)): k for k, (a, b) in enumerate(pairs)}
         own = [index.get((int(a), int(b))) for a, b in model.transformer_.pairs_]
-        if None not in own:
+        kde = model.transformer_._kde
+        if None not in own and not any(kde.binned(c) for c in range(K)):
             P = len(pairs)
             cols = np.arange(K * d).tolist() + [K * d + p * P + k for p in range(K) for k in own]
             return model._class_log_likelihood(T[:, cols])
@@ -397,7 +400,8 @@ def path_generative_scores(path, X, y_index, bandwidth_settings, class_weight, n
     Parameters
     ----------
     path : ThresholdPath
-        Fitted on ``X`` and the labels of ``y_index``.
+        Fitted on ``X`` and the labels of ``y_index`` with the bandwidth settings
+        ``bandwidth_settings`` (else ValueError).
     X, y_index, bandwidth_settings, class_weight, n_classes, seed
         As :func:`generative_fold_scores`.
 
@@ -423,6 +427,15 @@ def path_generative_scores(path, X, y_index, bandwidth_settings, class_weight, n
     >>> [np.allclose(alone[g]["decision"], shared[g]["decision"]) for g in alone]
     [True, True]
     """
+
+    def bandwidths(settings):
+        return repr(sorted((k, v) for k, v in settings.items() if k in BANDWIDTH_CONSTRAINTS))
+
+    if bandwidths(bandwidth_settings) != bandwidths(path.density_params):
+        raise ValueError(
+            "The path's bandwidth settings differ from bandwidth_settings, so its maps are not "
+            "the generative models' densities: pass the settings the path was fitted with."
+        )
     folds = [(f.train, f.test) for f in path.folds_]
     maps = [(f.T_test, f.screen.pairs) for f in path.folds_]
     scores = generative_fold_scores(
