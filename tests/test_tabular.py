@@ -111,6 +111,18 @@ def test_one_class_is_an_error() -> None:
         prepare_table(frame, "label")
 
 
+def test_a_measurement_chosen_as_the_label_is_named_as_such() -> None:
+    # a column of floats as the label: most rows their own "class" (a newcomer's wrong guess)
+    frame = table(n=60)
+    frame["reading"] = np.round(np.random.default_rng(0).normal(size=60), 3)
+    with pytest.raises(ValueError, match=r"looks like a measurement rather than a class"):
+        prepare_table(frame, "reading")
+    few = table(n=60, labels=("cat", "dog", "fox"))
+    with pytest.raises(ValueError) as err:
+        prepare_table(few, "label")
+    assert "measurement" not in str(err.value)
+
+
 def test_many_classes_need_positive() -> None:
     frame = table(n=60, labels=("cat", "dog", "fox"))
     with pytest.raises(

@@ -192,10 +192,19 @@ def _label_rows(
             "Check that the right column is chosen as the label."
         )
     if positive is None and len(classes) > 2:
+        # many distinct values (most rows their own): a measurement, not a class
+        looks_numeric = len(classes) > 20 and len(classes) > 0.2 * len(labels)
+        hint = (
+            f"With {len(classes)} different values in {_n(len(labels), 'row')} it looks like a "
+            "measurement rather than a class: check that the right column is chosen as the "
+            "label. If it is the label, choose"
+            if looks_numeric
+            else "Two classes are made here: choose"
+        )
         raise ValueError(
             f"The label column {_q(label_name)} has {len(classes)} classes: "
-            f"{_class_list(original_counts)}. This tool separates two classes: choose the "
-            "positive class, and all the other classes will be merged into one negative class."
+            f"{_class_list(original_counts)}. {hint} the positive class, and all the other "
+            "classes will be merged into one negative class."
         )
     return rows, labels, counter, classes, original_counts
 
