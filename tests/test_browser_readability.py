@@ -55,8 +55,11 @@ MEASURE_JS = """
   const clipped = texts.filter(([, , b]) => b.left < fig.left - 2 || b.right > fig.right + 2
                                          || b.top < fig.top - 2 || b.bottom > fig.bottom + 2)
                        .map(([text]) => text);
+  const ticks = [...gd.querySelectorAll('.xtick text, .ytick text')]
+    .map(t => getComputedStyle(t).fill);
   return {index: k, key: key, kind: meta.kind || null, width: x1 - x0, height: y1 - y0,
-          texts: texts.map(([text, size]) => [text, size]), clipped: clipped};
+          texts: texts.map(([text, size]) => [text, size]), clipped: clipped,
+          tickFills: [...new Set(ticks)]};
 })
 """
 
@@ -74,6 +77,18 @@ def measure(page, name: str) -> list[dict]:
     return page.evaluate(MEASURE_JS)
 
 
+#: WCAG AA for normal text (a newcomer measured Streamlit's chart ticks at 3.7:1).
+MIN_CONTRAST = 4.5
+
+
+def contrast_on_white(css: str) -> float:
+    """WCAG contrast ratio of a computed CSS colour ("rgb(r, g, b)") against white."""
+    rgb = [int(v) / 255 for v in css[css.index("(") + 1 : css.index(")")].split(",")[:3]]
+    lum = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    y = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2]
+    return 1.05 / (y + 0.05)
+
+
 def problems(figs: list[dict]) -> list[str]:
     """What breaks the readability rules, one line per figure and rule."""
     out = []
@@ -85,6 +100,9 @@ def problems(figs: list[dict]) -> list[str]:
             out.append(f"{name}: plot area {f['width']:.0f} x {f['height']:.0f} px")
         if f.get("clipped"):
             out.append(f"{name}: texts cut at the figure's edge: {f['clipped'][:3]}")
+        faint = [c for c in f.get("tickFills", []) if contrast_on_white(c) < MIN_CONTRAST]
+        if faint:
+            out.append(f"{name}: axis ticks in {faint} (under {MIN_CONTRAST}:1 on white)")
         small = sorted({(size, text) for text, size in f["texts"] if size < MIN_FONT_PX - 0.01})
         if small:
             out.append(f"{name}: {len(small)} texts under {MIN_FONT_PX:g} px, e.g. {small[:3]}")
