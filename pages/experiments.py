@@ -310,6 +310,12 @@ else:
                 " Learned weights multiplied by the least-squares factor "
                 f"{coef_fig.layout.meta['scale']:.3g} to compare with them."
             )
+        meta = coef_fig.layout.meta
+        if meta["n_rows"] > meta["n_in_view"]:
+            lemma += (
+                f" In view: the {meta['n_in_view']} largest of {meta['n_rows']} terms (learned "
+                "or oracle); drag the term axis to scroll to the others."
+            )
         st.caption(lemma)
         if fit.ratio is not None:  # the same weights, identifiable (issue 26 item 8)
             ratio_fig = figures.ratio_figure(
@@ -400,10 +406,13 @@ with b:
     noise_reps = st.slider("Replicates", min_value=1, max_value=5, value=1, key="noise_reps")
     metric = st.radio(
         "Score",
-        ["accuracy", "ber"],
+        ["ber", "accuracy"],
         format_func={"accuracy": "accuracy", "ber": "balanced error rate"}.get,
         horizontal=True,
         key="noise_metric",
+        help="Balanced error rate by default, as everywhere here: on an imbalanced table "
+        "accuracy rewards predicting the larger class (85 % accuracy at 85:15 is chance). The "
+        "DISCRETE paper's Figure 1 reports accuracy.",
     )
 if source == "data":
     noise_key = f"data:{ds.key}"
@@ -430,7 +439,13 @@ noise_settings = {
     "n_train": int(n_train),
     "dens": dens,
 }
-if st.button("Run label noise", type="primary", key="noise_run", icon=":material/play_arrow:"):
+if st.button(
+    "Run label noise",
+    type="primary",
+    key="noise_run",
+    icon=":material/play_arrow:",
+    disabled=source == "data" and ds.multiclass,  # said above: it needs two classes
+):
     if not noise_models or not probs:
         st.error("Choose at least one classifier and one flip probability.")
     else:

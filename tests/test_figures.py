@@ -244,6 +244,10 @@ def test_coefficient_figure_draws_the_largest_weights(small):
     top = coef.abs().sort_values(ascending=False).index[:7]
     assert drawn == {figures.escape_text(figures.term_text(t)): pytest.approx(coef[t]) for t in top}
     assert fig.layout.meta["n_drawn"] == 7 and fig.layout.meta["n_terms"] == coef.size
+    # the axis shows n_visible rows of them (what the Experiments caption says)
+    few = figures.coefficient_figure(coef, feature_names=list(X.columns), n_visible=3)
+    assert (few.layout.meta["n_in_view"], few.layout.meta["n_rows"]) == (3, coef.size)
+    assert tuple(few.layout.yaxis.range) == (2.5, -0.5)
     assert list(fig.layout.yaxis.categoryarray) == [
         figures.escape_text(figures.term_text(t)) for t in top
     ]

@@ -298,6 +298,8 @@ def coefficient_figure(
             "kind": "coefficients",
             "n_terms": int(coef.size),
             "n_drawn": sum(t in shown_d for t in order),
+            "n_rows": len(order),
+            "n_in_view": n_show,
             "scale": float(scale),
             "selected_model": str(selected_model),
         },
