@@ -93,8 +93,10 @@ LAMBDA_MODES = {
     "cv": "by cross-validation",
 }
 PAIR_RULES = {
-    "either": "dependent in either class",
-    "both": "dependent in both classes",
+    # "any" / "every": the same words for two classes and for K (a newcomer read "both" as
+    # two of three classes)
+    "either": "dependent in any class (either of two)",
+    "both": "dependent in every class (both of two)",
     "per_class": "per class (each class's own pairs)",
 }
 MEASURES = {"hsic": "HSIC", "pearson": "Pearson |r|", "spearman": "Spearman |ρ|"}
@@ -306,8 +308,9 @@ def current_lambda(ds, cfg: dict, dens: tuple) -> LambdaInfo:
             ds.key, ds, cfg["measure"], rule, dens, int(ds.n_folds), int(cfg["seed"])
         )
         note = (
-            "chosen by SLB's nested inner cross-validation on all the rows; the CV BER shown at "
-            "this λ is therefore optimistic (λ was selected on the same rows)"
+            "chosen by SLB's inner cross-validation on all the rows (the λ of the figures). "
+            "Compare's BER table chooses λ again inside every fold (nested: honest); a BER "
+            "computed at this one λ on the same rows would be optimistic"
         )
     else:
         lam = float(cfg["lam_value"])
@@ -721,14 +724,21 @@ def tan_tree_positions(key: str, _ds, dens: tuple) -> dict:
     return {label: tree_layout(_ds.d, edges) for label, edges in tan.trees_.items()}
 
 
-def coefficient_table(ds, clf: SLBClassifier, oracle: pd.Series | None = None) -> pd.DataFrame:
-    """SLB's weights as a table: term, class, kind, features, weight (and oracle weight)."""
+def coefficient_table(
+    ds, clf: SLBClassifier, oracle: pd.Series | None = None, csv: bool = False
+) -> pd.DataFrame:
+    """SLB's weights as a table: term, class, kind, features, weight (and oracle weight).
+
+    ``csv``: the class column reads "positive (+)" rather than "+" (a cell starting with "+"
+    reads as a formula: the CSV writer would prefix an apostrophe that Excel and pandas keep).
+    """
     t = clf.term_table_
     pos = t["class"].to_numpy() == "+"
+    signs = ("positive (+)", "negative (−)") if csv else ("+", "−")
     out = pd.DataFrame(
         {
             "term": t.index.to_numpy(dtype=object),
-            "class": np.where(pos, "+", "−"),
+            "class": np.where(pos, *signs),
             "class label": np.where(pos, ds.positive_label, ds.negative_label),
             "kind": t["kind"].to_numpy(dtype=object),
             "feature a": t["feature_i"].to_numpy(dtype=object),

@@ -31,15 +31,24 @@ _DEFERRED = "_live_lambda_draw"  # the live λ slider waiting to be drawn (see l
 
 
 def sync_lambda_context() -> None:
-    """On a new dataset or dependence measure, start λ-by-value at the 90 % quantile, moved to
-    its kept-set position (:func:`default_lambda`), as every page then uses it."""
+    """On a new dataset, dependence measure or pair rule, start λ-by-value at the 90 % quantile,
+    moved to its kept-set position (:func:`default_lambda`), as every page then uses it.
+
+    The pair rule is part of it: "every class" compares λ with a pair's smallest class score,
+    "any class" with its largest, so a λ of one rule can keep no pair under the other (a
+    newcomer's λ became ∞ under "both" and stayed ∞ after switching back)."""
     c = state.cfg()
     ds = state.dataset()
-    ctx = (ds.key, c["measure"])
+    ctx = lambda_context(ds.key, c)
     if c["lam_context"] != ctx:
         scr = compute.screening(ds.key, ds, c["measure"])
         c["lam_value"] = default_lambda(scr, c["pair_rule"])
         c["lam_context"] = ctx
+
+
+def lambda_context(data_key, c: dict) -> tuple:
+    """What the λ value was set for: the data, the dependence measure and the pair rule."""
+    return (data_key, c["measure"], c["pair_rule"])
 
 
 def default_lambda(scr, pair_rule: str) -> float:

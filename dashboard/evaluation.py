@@ -761,10 +761,16 @@ def metrics_display(evals: dict) -> pd.DataFrame:
     return out
 
 
-def predictions_display(evals: dict, ds) -> pd.DataFrame:
+def predictions_display(evals: dict, ds, csv: bool = False) -> pd.DataFrame:
     """Every out-of-fold prediction of every classifier, labels as class names, for the table
-    and the CSV download (row = position in the prepared data)."""
+    and the CSV download (row = position in the prepared data).
+
+    ``csv``: the class written "pos (+)" rather than "+ pos": a cell starting with "+" reads as
+    a formula, so the CSV writer would prefix it with an apostrophe that Excel and pandas keep.
+    """
     names = dict(enumerate(ds.class_texts))  # 0: "− neg", 1: "+ pos"
+    if csv and not ds.multiclass:
+        names = {0: f"{ds.negative_label} (−)", 1: f"{ds.positive_label} (+)"}
     frames = []
     for ev in evals.values():
         p = ev.predictions

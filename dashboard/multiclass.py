@@ -487,9 +487,15 @@ def compare_page(c: dict, ds) -> None:
         if m in ev.summary:
             shown[f"macro {m}" if m != "log-loss" else m] = ev.summary[m].reindex(shown.index)
     st.subheader("Balanced error rate")
+    lam_text = controls.format_lambda(lam.value)
+    if lam.mode == "value":
+        slb_how = f"SLB at λ = {lam_text}"
+    else:  # each fold set its own lambda: the sidebar's is the all-rows one
+        how = "chosen again by cross-validation" if lam.mode == "cv" else "set again by its rule"
+        slb_how = f"SLB's λ {how} inside every fold (λ = {lam_text} is the one on all rows)"
     st.caption(
-        f"{len(res.folds)} folds ({reps} repeat(s) of {ds.n_folds}-fold CV), SLB at λ = "
-        f"{controls.format_lambda(lam.value)}; {esc(table.attrs.get('test', ''))}."
+        f"{len(res.folds)} folds ({reps} repeat(s) of {ds.n_folds}-fold CV), {slb_how}; "
+        f"{esc(table.attrs.get('test', ''))}."
     )
     st.dataframe(
         shown,

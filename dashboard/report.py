@@ -230,7 +230,13 @@ def comparison_report(
                 "Reproduce",
                 [
                     "Open the SLB Explorer with this address ending to get the same settings "
-                    "(an uploaded file must be uploaded again):",
+                    "(an uploaded file must be uploaded again):"
+                    + (
+                        ""
+                        if "lam" in query or lam.mode != "value"
+                        else f" λ is not in it (an uploaded table's λ stays with the file): "
+                        f"after uploading it again, set λ = {lam_text} by value."
+                    ),
                 ],
                 extra_html=f"<p><code>{_e(link)}</code></p>",
             )

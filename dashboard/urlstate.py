@@ -43,7 +43,7 @@ from slb import BUNDLED_DATASETS
 from slb.density.bandwidth import BANDWIDTH_RULES
 
 from . import _streamlit_compat, compute, data, models, state
-from .controls import FDR_LEVELS
+from .controls import FDR_LEVELS, lambda_context
 from .safety import escape_markdown as esc
 
 #: The id of this server process: a fresh one after every start of the server.
@@ -294,7 +294,7 @@ def keep_url_lambda() -> None:
     """
     if st.session_state.pop(_LAM_FROM_URL, False):
         c = state.cfg()
-        c["lam_context"] = (state.dataset().key, c["measure"])
+        c["lam_context"] = lambda_context(state.dataset().key, c)
 
 
 def wanted(c: dict) -> dict[str, Any]:

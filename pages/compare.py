@@ -254,7 +254,9 @@ def evaluation_section(v: View, res: Results) -> None:
         else "a sigmoid of its SVM score fitted on the out-of-fold scores of the other "
         "folds of the same repeat (never on the rows it scores; no extra fit), one slope with "
         "the offset pinned at the class balance of those rows, so that its prediction is "
-        "exactly the balanced rule of the probability (docs/probabilities.md)"
+        "the balanced rule of the probability at that fold's own class share "
+        "(docs/probabilities.md): the operating point's single threshold below can differ "
+        "from it on a few rows"
     )
     st.caption(
         f"Every number comes from the predictions each fold's model made for its own test rows "
@@ -319,7 +321,7 @@ def predictions_panel(v: View, evals: dict, chosen: str) -> None:
     )
     st.download_button(
         "All out-of-fold predictions, every classifier (CSV)",
-        lambda: safe_csv_bytes(evaluation.predictions_display(evals, ds)),  # built on click
+        lambda: safe_csv_bytes(evaluation.predictions_display(evals, ds, csv=True)),  # on click
         file_name="slb_oof_predictions.csv",
         mime="text/csv",
         key="dl_predictions",
@@ -493,7 +495,7 @@ def downloads_section(v: View, res: Results, clf) -> None:
     )
     d2.download_button(
         "Coefficients (CSV)",
-        lambda: safe_csv_bytes(compute.coefficient_table(v.ds, clf, v.ds.oracle_coef)),
+        lambda: safe_csv_bytes(compute.coefficient_table(v.ds, clf, v.ds.oracle_coef, csv=True)),
         file_name="slb_coefficients.csv",
         mime="text/csv",
         key="dl_coef",

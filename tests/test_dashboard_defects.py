@@ -331,3 +331,45 @@ def test_the_browser_fetches_nothing_from_other_hosts_and_the_icon_is_local():
     assert urlsplit(href).hostname in (None, "127.0.0.1"), href
     others = sorted({h for h in hosts if h not in ("127.0.0.1", "localhost", None)})
     assert not others, f"requests to other hosts: {others}"
+
+
+def test_csv_downloads_write_classes_without_a_formula_apostrophe():
+    # A newcomer's CSVs held "'+ fraud" and "'+": a cell starting with "+" reads as a formula,
+    # so the writer neutralised it, and Excel and pandas kept the apostrophe.
+    from types import SimpleNamespace
+
+    from dashboard import compute, evaluation
+    from dashboard.safety import safe_csv_bytes
+    from slb import SLBClassifier
+
+    ds = SimpleNamespace(
+        negative_label="ok",
+        positive_label="fraud",
+        multiclass=False,
+        class_texts=("− ok", "+ fraud"),
+    )
+    pred = pd.DataFrame(
+        {
+            "classifier": "SLB",
+            "row": [0, 1],
+            "repeat": 0,
+            "fold": 0,
+            "y_true": [1, 0],
+            "y_pred": [1, 1],
+            "proba": [0.9, 0.6],
+            "score": [1.2, 0.3],
+        }
+    )
+    evals = {"SLB": SimpleNamespace(predictions=pred)}
+    read = pd.read_csv(io.BytesIO(safe_csv_bytes(evaluation.predictions_display(evals, ds, True))))
+    assert read["true class"].tolist() == ["fraud (+)", "ok (−)"]
+    assert read["predicted class"].tolist() == ["fraud (+)", "fraud (+)"]
+    # the page's table keeps the signs first, as everywhere on screen
+    assert evaluation.predictions_display(evals, ds)["true class"].tolist() == ["+ fraud", "− ok"]
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 30)
+    X = rng.normal(size=(60, 3)) + y[:, None]
+    clf = SLBClassifier(threshold=0.0, C=1.0, random_state=0).fit(X, y)
+    coef = pd.read_csv(io.BytesIO(safe_csv_bytes(compute.coefficient_table(ds, clf, csv=True))))
+    assert set(coef["class"]) == {"positive (+)", "negative (−)"}
+    assert not coef.astype(str).apply(lambda c: c.str.startswith("'")).to_numpy().any()

@@ -138,6 +138,13 @@ def test_the_comparison_report_of_an_upload_with_hostile_names():
     assert f"comparison on {HOSTILE}.csv" in text  # the file name, as text
     assert "<b>pos</b>" in text and "neg & co" in text  # class labels, as text
     assert "seed 0" in text and "stratified 3-fold CV" in text and "the exact path" in text
+    # an upload's address carries no λ: the report says which λ to set (a newcomer's link
+    # restored the default λ, not the reported one)
+    up = urlstate.wanted({**state.DEFAULTS, "source": "upload", "bw_rule": "silverman"})
+    assert "lam" not in up
+    u = "".join(_check_safe(report.comparison_report(v, res, clf, settings, query=up), 2).text)
+    assert "set λ = 0 by value" in u
+    assert "set λ =" not in text  # a bundled dataset's address has it
     assert "dataset=pima" in text  # how to get the same settings again
     for col in ("mean BER (%)", "sd (%)"):
         assert col in text

@@ -3,6 +3,7 @@ values are ignored with a warning, and a tab opened before a server restart says
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -266,3 +267,24 @@ def test_an_address_from_the_browsers_history_is_applied(monkeypatch, says):
         assert (c["n_folds"], c["seed"], c["bundled_name"]) == (5, 0, "pima")
         assert at.number_input(key="n_folds").value == 5
         assert _query(at) == before  # the address stays the entry Back reached
+
+
+@pytest.mark.slow
+def test_a_pair_rule_change_starts_lambda_at_that_rules_default():
+    # A newcomer's λ became ∞ (no pair) under "dependent in every class" and stayed ∞ after
+    # switching back: a λ of one rule is on another scale (smallest vs largest class score).
+    a = _app()
+    c = a.session_state["cfg"]
+    start = float(c["lam_value"])
+    assert math.isfinite(start)
+    c["lam_value"] = start * 1.0001  # a hand-set value: kept while the rule stays
+    a.run()
+    assert a.session_state["cfg"]["lam_value"] == start * 1.0001
+    a.session_state["cfg"]["pair_rule"] = "both"
+    a.run()
+    both = float(a.session_state["cfg"]["lam_value"])
+    assert math.isfinite(both) and both < start  # smallest class scores: a smaller λ
+    a.session_state["cfg"]["pair_rule"] = "either"
+    a.run()
+    assert not a.exception
+    assert a.session_state["cfg"]["lam_value"] == start
