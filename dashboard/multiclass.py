@@ -708,7 +708,7 @@ def explain_page(c: dict, ds) -> None:
     order = np.argsort(-s, kind="stable")
     win, second = int(order[0]), int(order[1])
     margin = float(s[win] - s[second])
-    m = st.columns(4)
+    m = st.columns(2) + st.columns(2)  # two per row: four cut a class name at 1024 px
     m[0].metric("true class", esc(str(truth[i])[:40]))
     m[1].metric("SLB predicts", esc(str(clf.classes_[win])[:40]))
     m[2].metric("its score", f"{s[win]:+.3f}", help="The winner's decision value.")

@@ -63,7 +63,8 @@ def binary_page(c: dict, ds) -> None:
     i = int(c["explain_row"])
     truth = pos if ds.y[i] == 1 else neg
     guess = pos if pred[i] == 1 else neg
-    m = st.columns(4)
+    # two per row: four in a row cut a class name ("+ diab…") at 1024 px with the sidebar open
+    m = st.columns(2) + st.columns(2)
     m[0].metric("true class", esc(f"{'+' if ds.y[i] else '−'} {truth}"[:40]))
     m[1].metric("SLB predicts", esc(f"{'+' if pred[i] else '−'} {guess}"[:40]))
     m[2].metric("decision value", f"{decision[i]:+.3f}")
