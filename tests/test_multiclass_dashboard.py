@@ -280,7 +280,7 @@ def test_smaller_class_vs_rest_is_the_smaller_class_on_wine():
     assert not at.error
     assert metric(at, "classes K") == "3"
     box = at.selectbox(key="positive_class")
-    assert "class_2, 48 rows" in box.format_func(SMALLER_VS_REST)
+    assert "class_2 (48 rows as read)" in box.format_func(SMALLER_VS_REST)
     box.set_value(SMALLER_VS_REST).run()
     assert_ok(at)
     assert metric(at, esc("+ class_2")) == "48"
