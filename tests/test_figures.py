@@ -749,18 +749,36 @@ def test_ber_steps_in_chunks_join_to_the_whole(path_data):
 
 def test_class_balance_shares_and_escaped_names():
     fig = figures.class_balance(30, 90, pos_name="<b>sick</b>", neg_name="well")
-    plus, minus = fig.data
-    assert plus.x[0] == pytest.approx(25.0) and minus.x[0] == pytest.approx(75.0)
-    assert fig.layout.barmode == "stack"
-    assert "<b>" not in plus.name and "&lt;b&gt;sick" in plus.name and "30 (25 %)" in plus.name
-    assert plus.marker.color == figures.COLORS["+"] and minus.marker.color == figures.COLORS["-"]
+    (bars,) = fig.data
+    assert bars.x == pytest.approx((25.0, 75.0))
+    notes = [a.text for a in fig.layout.annotations]
+    assert notes == ["+ &lt;b&gt;sick&lt;/b&gt;: 30 (25 %)", "− well: 90 (75 %)"]
+    assert all(a.font.size >= 14 for a in fig.layout.annotations)
+    assert tuple(bars.marker.color) == (figures.COLORS["+"], figures.COLORS["-"])
     assert dict(fig.layout.meta) == {"kind": "class_balance", "n_pos": 30, "n_neg": 90}
-    assert "sick" not in plus.hovertemplate  # labels reach the hover through the trace name
-    # a full scale under the bar, two or K classes (a lone "50 %" tick at 1024 px: H30)
+    assert "sick" not in bars.hovertemplate  # labels reach the hover through customdata
+    # class + on top: the y axis runs downwards, each note just above its bar
+    assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]
+    assert [a.y for a in fig.layout.annotations] == pytest.approx([-0.3, 0.7])
+    # a labelled full scale under the bars, two or K classes (a lone "50 %" tick: H30;
+    # an unlabelled axis: H39), and a plot, not a 178 px strip (H39): at least 300 px high
     from slb.viz.multiclass import class_balance_k
 
     for f in (fig, class_balance_k({"a": 1, "b": 2, "c": 3})):
         assert list(f.layout.xaxis.tickvals) == [0, 25, 50, 75, 100]
+        assert f.layout.xaxis.title.text == "share of the rows (%)"
+        assert f.layout.height >= 300
+    # many classes: the figure grows so that every bar keeps its row and its note
+    assert class_balance_k({str(k): 1 for k in range(12)}).layout.height >= 12 * 50
+
+
+def test_class_balance_cuts_long_names_in_the_note_only():
+    from slb.viz.multiclass import class_balance_k
+
+    long = "a very long class name that goes on"
+    fig = class_balance_k({long: 3, "b": 1})
+    assert fig.layout.annotations[0].text == "a very long class n…: 3 (75 %)"
+    assert fig.data[0].customdata[0] == f"{long}: 3 (75 %)"  # the whole name in the hover
 
 
 # --- readability on a projector (issue 28) --------------------------------------------------
@@ -842,7 +860,7 @@ def test_every_figure_writes_14_px_text_and_puts_its_legend_below(small):
     for name, fig in _every_figure(small).items():
         assert _small_texts(fig) == [], name
         legend = fig.layout.legend
-        if name != "class_balance" and any(t.showlegend is not False for t in fig.data):
+        if any(t.showlegend is not False for t in fig.data):
             # below the plot, in the figure's bottom margin: never over a title or the plot
             assert (legend.yref, legend.y, legend.yanchor) == ("container", 0, "bottom"), name
         if fig.layout.title.text:

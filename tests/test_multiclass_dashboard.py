@@ -489,4 +489,6 @@ def test_multiclass_figures_escape_and_shape():
     )
     assert list(g1.layout.meta["n_edges"].values()) == [2]
     bal = mfig.class_balance_k({"x": 3, "<y>": 1})
-    assert bal.layout.meta["counts"] == [3, 1] and "<y>" not in bal.data[1].name
+    assert bal.layout.meta["counts"] == [3, 1]
+    assert "<y>" not in bal.layout.annotations[1].text
+    assert "&lt;y&gt;" in bal.data[0].customdata[1]

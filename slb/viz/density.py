@@ -7,13 +7,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..density.kde import kde_pdf_1d, kde_pdf_2d
-from .style import COLORS, _base_layout, _layout, escape_text
+from .style import AXIS_TEXT, COLORS, FONT_PX, _base_layout, _layout, escape_text
 
 __all__ = ["class_balance", "density_1d", "density_2d"]
 
 
 def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "-") -> go.Figure:
-    """The two classes' shares of the rows as one stacked horizontal bar.
+    """The two classes' shares of the rows, one labelled bar per class.
 
     Parameters
     ----------
@@ -25,53 +25,82 @@ def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "
     Returns
     -------
     Figure
-        Two bar traces (``+`` first) whose ``x`` are the shares in %; ``layout.meta``:
-        ``kind``, ``n_pos``, ``n_neg``.
+        One bar trace, class ``+`` first (on top), whose ``x`` are the shares in %; above each
+        bar a note "class: rows (share)"; ``layout.meta``: ``kind``, ``n_pos``, ``n_neg``.
 
     Examples
     --------
     >>> fig = class_balance(30, 10)
-    >>> [trace.x for trace in fig.data]  # shares in %, class + first
-    [(75.0,), (25.0,)]
+    >>> fig.data[0].x  # shares in %, class + first
+    (75.0, 25.0)
+    >>> [note.text for note in fig.layout.annotations]
+    ['+ +: 30 (75 %)', '− -: 10 (25 %)']
     >>> fig.layout.meta["n_pos"], fig.layout.meta["n_neg"]
     (30, 10)
     """
-    total = max(int(n_pos) + int(n_neg), 1)
-    bars = [
-        go.Bar(
-            x=[100.0 * n / total],
-            y=["rows"],
-            orientation="h",
-            name=f"{sym} {escape_text(name)}: {n} ({100.0 * n / total:.0f} %)",
-            marker_color=COLORS["+" if sym == "+" else "-"],
-            # the name through the trace, not the template (a label may contain "%{...}")
-            hovertemplate="%{fullData.name}<extra></extra>",
-        )
-        for sym, name, n in (("+", pos_name, int(n_pos)), ("−", neg_name, int(n_neg)))
+    return _share_bars(
+        [f"+ {pos_name}", f"− {neg_name}"],
+        [int(n_pos), int(n_neg)],
+        [COLORS["+"], COLORS["-"]],
+        meta={"kind": "class_balance", "n_pos": int(n_pos), "n_neg": int(n_neg)},
+    )
+
+
+def _share_bars(names, counts, colors, meta) -> go.Figure:
+    """Every class's share of the rows as a horizontal bar, top to bottom in class order, each
+    under a line naming the class (escaped, cut at 20 characters: the whole name is in the
+    hover), its rows and their share, on a labelled 0-100 % axis.  The names are written above
+    the bars, not as axis ticks, so the bars keep the column's whole width (the Data page's
+    column is about 300 px wide at 1024 px with the sidebar open).  A plot, not a strip: at
+    least 200 px of plot area whatever K (H39 found a 178 px strip with an unlabelled axis)."""
+    total = max(sum(counts), 1)
+    shares = [100.0 * n / total for n in counts]
+    k = len(counts)
+    bar = go.Bar(
+        x=shares,
+        y=list(range(k)),
+        width=0.5,
+        orientation="h",
+        marker_color=list(colors),
+        customdata=[
+            f"{escape_text(name)}: {n} ({s:.0f} %)"
+            for name, n, s in zip(names, counts, shares, strict=True)
+        ],
+        # the name through customdata, not the template (a label may contain "%{...}")
+        hovertemplate="%{customdata}<extra></extra>",
+        showlegend=False,
+    )
+    notes = [
+        {
+            "x": 0,
+            "y": i - 0.3,
+            "xref": "x",
+            "yref": "y",
+            "xanchor": "left",
+            "yanchor": "bottom",
+            "showarrow": False,
+            "text": escape_text(name if len(name) <= 20 else name[:19] + "…")
+            + f": {n} ({s:.0f} %)",
+            "font": {"size": FONT_PX, "color": AXIS_TEXT},
+        }
+        for i, (name, n, s) in enumerate(zip(names, counts, shares, strict=True))
     ]
     layout = _layout(
-        height=160,  # the legend (two rows in a narrow column) above, the ticks below
-        legend={
-            "orientation": "h",
-            "yanchor": "bottom",
-            "y": 1.02,
-            "xanchor": "left",
-            "x": 0,
-            "traceorder": "normal",  # + first, as the bar
-        },
-        meta={"kind": "class_balance", "n_pos": int(n_pos), "n_neg": int(n_neg)},
-        barmode="stack",
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        # a full scale under the bar (plotly's own ticks left a lone "50 %" at 1024 px, H30)
+        height=max(300, 90 + 56 * k),
+        meta=meta,
+        # room right of the axis for the "100" tick's second half (it was dropped at 10 px)
+        margin={"l": 10, "r": 24, "t": 10, "b": 10},
+        annotations=notes,
+        # a full scale under the bars (plotly's own ticks left a lone "50" at 1024 px, H30)
         xaxis={
             "range": [0, 100],
             "tickvals": [0, 25, 50, 75, 100],
-            "ticksuffix": " %",
+            "title": {"text": "share of the rows (%)"},
             "fixedrange": True,
         },
-        yaxis={"visible": False, "fixedrange": True},
+        yaxis={"range": [k - 0.5, -0.85], "visible": False, "fixedrange": True},
     )
-    return go.Figure(data=bars, layout=layout)
+    return go.Figure(data=[bar], layout=layout)
 
 
 def _grid(values, n, pad_h):

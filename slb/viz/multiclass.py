@@ -15,10 +15,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..density.kde import kde_pdf_1d, kde_pdf_2d
-from .density import _grid
+from .density import _grid, _share_bars
 from .evaluation import confusion_heatmap
 from .layout import place_labels
-from .style import FONT_PX, NODE_TEXT, _base_layout, _layout, escape_text
+from .style import FONT_PX, NODE_TEXT, _base_layout, escape_text
 
 __all__ = [
     "CLASS_COLORS",
@@ -67,55 +67,36 @@ def _lab(name) -> str:
 
 
 def class_balance_k(counts: dict) -> go.Figure:
-    """Every class's share of the rows as one stacked horizontal bar.
+    """Every class's share of the rows, one labelled bar per class.
 
     Parameters
     ----------
     counts : dict
-        Class name -> rows, in class order.
+        Class name -> rows, in class order (top to bottom).
 
     Returns
     -------
     Figure
-        One bar trace per class; ``layout.meta``: ``kind="class_balance"``, ``counts``.
+        One bar trace whose ``x`` are the shares in %; above each bar a note
+        "class: rows (share)"; ``layout.meta``: ``kind="class_balance"``, ``counts``.
 
     Examples
     --------
     >>> fig = class_balance_k({"a": 2, "b": 6, "c": 2})
-    >>> [trace.x for trace in fig.data]  # shares in %
-    [(20.0,), (60.0,), (20.0,)]
+    >>> fig.data[0].x  # shares in %
+    (20.0, 60.0, 20.0)
+    >>> [note.text for note in fig.layout.annotations]
+    ['a: 2 (20 %)', 'b: 6 (60 %)', 'c: 2 (20 %)']
     >>> fig.layout.meta["counts"]
     [2, 6, 2]
     """
     items = [(str(k), int(v)) for k, v in counts.items()]
-    total = max(sum(v for _, v in items), 1)
-    bars = [
-        go.Bar(
-            x=[100.0 * n / total],
-            y=["rows"],
-            orientation="h",
-            name=f"{_lab(name)}: {n} ({100.0 * n / total:.0f} %)",
-            marker_color=class_color(k),
-            hovertemplate="%{fullData.name}<extra></extra>",
-        )
-        for k, (name, n) in enumerate(items)
-    ]
-    layout = _layout(
-        height=130 + 24 * ((len(items) + 1) // 2),  # the legend's rows above the bar
+    return _share_bars(
+        [name for name, _ in items],
+        [n for _, n in items],
+        [class_color(k) for k in range(len(items))],
         meta={"kind": "class_balance", "counts": [n for _, n in items]},
-        barmode="stack",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"},
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        # a full scale under the bar (plotly's own ticks left a lone "50 %" at 1024 px, H30)
-        xaxis={
-            "range": [0, 100],
-            "tickvals": [0, 25, 50, 75, 100],
-            "ticksuffix": " %",
-            "fixedrange": True,
-        },
-        yaxis={"visible": False, "fixedrange": True},
     )
-    return go.Figure(data=bars, layout=layout)
 
 
 def density_1d_k(
