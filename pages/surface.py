@@ -17,7 +17,7 @@ from dashboard import compute, controls, shell, state
 from dashboard.safety import escape_markdown as esc
 from dashboard.workqueue import queued
 from slb import KDENaiveBayes
-from slb.evaluation.surface import DecisionSurface, predict_surface, surface_grid
+from slb.evaluation.surface import DecisionSurface, predict_surface, surface_axes, surface_grid
 from slb.viz.multiclass import class_color
 from slb.viz.surface import decision_surface_figure
 
@@ -86,7 +86,13 @@ def _fit(name: str, ds, c: dict, lam: float, dens: tuple):
     return fit_nb(ds.key, ds, dens), (dens,)
 
 
-def _defaults(c: dict, ds, scr) -> None:
+@st.cache_data(show_spinner=False, max_entries=32, ttl=_TTL)
+def _axes(key: str, _ds) -> list:
+    """The features with at least three values (a 0/1 dummy is no axis, H39), per dataset."""
+    return surface_axes(_ds.X)
+
+
+def _defaults(c: dict, ds, scr, axes: list) -> None:
     for k, v in SURFACE_DEFAULTS.items():
         c.setdefault(k, list(v) if isinstance(v, list) else v)
     names = ds.feature_names
@@ -94,22 +100,25 @@ def _defaults(c: dict, ds, scr) -> None:
     if not (
         isinstance(pair, (list, tuple))
         and len(pair) == 2
-        and all(f in names for f in pair)
+        and all(f in axes for f in pair)
         and pair[0] != pair[1]
     ):
+        # the most dependent pair of two axis features (either feature two-valued: skipped)
         scores = np.fmax.reduce(scr.pair_stat, axis=0) if scr.pairs.shape[0] else np.array([])
+        ok = np.isin(np.asarray(names, dtype=object), np.asarray(axes, dtype=object))
+        if scores.size:
+            scores = np.where(ok[scr.pairs[:, 0]] & ok[scr.pairs[:, 1]], scores, np.nan)
         if scores.size and np.isfinite(scores).any():
             i, j = scr.pairs[int(np.nanargmax(scores))]
+            c["surface_pair"] = [names[i], names[j]]
         else:
-            i, j = 0, 1
-        c["surface_pair"] = [names[i], names[j]]
+            c["surface_pair"] = list(axes[:2])
     c["surface_models"] = [m for m in c["surface_models"] if m in CLASSIFIERS]
     if not 0 <= int(c["surface_row"]) < ds.n:
         c["surface_row"] = 0
 
 
-def _pair_controls(c: dict, ds, cols) -> None:
-    names = ds.feature_names
+def _pair_controls(c: dict, cols, axes: list) -> None:
     for col, axis, other in ((cols[0], 0, 1), (cols[1], 1, 0)):
         with col:
 
@@ -124,7 +133,7 @@ def _pair_controls(c: dict, ds, cols) -> None:
                 st.selectbox,
                 f"Feature along {'x' if axis == 0 else 'y'}",
                 key=f"srf_feature_{'x' if axis == 0 else 'y'}",
-                options=names,
+                options=axes,
                 get=lambda axis=axis: c["surface_pair"][axis],
                 put=put,
             )
@@ -214,16 +223,33 @@ def page() -> None:
     if ds.d < 2:
         st.error("A decision surface needs at least two features: choose more on the Data page.")
         return
+    axes = _axes(ds.key, ds)
+    if len(axes) < 2:
+        st.error(
+            "A decision surface needs two features with at least three distinct values each; "
+            f"this table has {len(axes)}. The others take one or two values (a 0/1 dummy of a "
+            "one-hot column, a yes/no answer): between their two values no row lies, so a "
+            "surface over them says nothing. Choose more features on the Data page."
+        )
+        return
     scr = compute.screening(ds.key, ds, c["measure"])
-    _defaults(c, ds, scr)
+    _defaults(c, ds, scr, axes)
     dens = state.density_key()
     # three columns (the row's number under its choice): "their medians" is not cut at
     # 1024 px with the sidebar open (tests/test_browser_a11y.py)
     a, b, h = st.columns(3)
-    _pair_controls(c, ds, (a, b))
+    _pair_controls(c, (a, b), axes)
     with h:
         _held_controls(c, ds)
         _row_control(c, ds)
+    if len(axes) < ds.d:
+        left_out = ds.d - len(axes)
+        st.caption(
+            f"{left_out} feature{'s' if left_out > 1 else ''} with one or two values (a 0/1 "
+            "dummy, a yes/no answer) "
+            f"{'are' if left_out > 1 else 'is'} not offered as an axis: between two values no "
+            "row lies. They are held with the others."
+        )
     lam_col, bw_col = st.columns(2, gap="medium")
     with lam_col:
         mode = st.popover("How λ is chosen", icon=":material/tune:")

@@ -15,7 +15,7 @@ import pytest
 
 from slb import KDENaiveBayes, SLBClassifier, TANClassifier
 from slb.data.toy import spirals, xor
-from slb.evaluation.surface import decision_surface, predict_surface, surface_grid
+from slb.evaluation.surface import decision_surface, predict_surface, surface_axes, surface_grid
 from slb.viz.surface import FONT_PX, decision_surface_figure
 
 MODELS = {
@@ -403,6 +403,63 @@ def test_page_refuses_one_feature():
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("at least two features" in e.value for e in at.error)
+
+
+def test_surface_axes_leave_out_two_valued_columns():
+    X = pd.DataFrame(
+        {
+            "a": [0.1, 0.5, 0.2, 0.9],
+            "dummy": [0, 1, 1, 0],
+            "const": [3.0] * 4,
+            "three": [1, 2, 3, 1],
+            "gap": [np.nan, 1.0, 2.0, np.nan],  # two values and missing ones
+        }
+    )
+    assert surface_axes(X) == ["a", "three"]
+    assert surface_axes(X, min_values=2) == ["a", "dummy", "three", "gap"]
+    assert surface_axes(X.to_numpy()) == [0, 3]
+    with pytest.raises(ValueError, match="min_values"):
+        surface_axes(X, min_values=0)
+
+
+def _upload_surface(frame: pd.DataFrame):
+    from dashboard.data import make_upload
+
+    at = _app()
+    at.session_state["upload"] = make_upload("dummies.csv", frame.to_csv(index=False).encode())
+    at.radio(key="data_source").set_value("upload").run()
+    at.switch_page("pages/surface.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.slow
+def test_page_offers_no_two_valued_axis():
+    """A 0/1 dummy is no axis (H39): not in the choices, not the default pair even when it is
+    the most dependent feature, and the page says how many were left out."""
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=120)
+    frame = pd.DataFrame(
+        {
+            "a": a,
+            "dummy": (a > 0).astype(int),  # the pair (a, dummy) is by far the most dependent
+            "c": rng.normal(size=120),
+            "d": rng.normal(size=120),
+            "label": np.where(a + rng.normal(size=120) > 0, "yes", "no"),
+        }
+    )
+    at = _upload_surface(frame)
+    assert not at.error, [e.value for e in at.error]
+    x, y = at.selectbox(key="srf_feature_x"), at.selectbox(key="srf_feature_y")
+    assert "dummy" not in x.options and "dummy" not in y.options
+    assert sorted(x.options) == ["a", "c", "d"]
+    assert "dummy" not in _figure(at)["layout"]["meta"]["features"]
+    assert any("1 feature with one or two values" in m.value for m in at.caption)
+    # one axis feature left: a clear message, no figure
+    at = _upload_surface(frame[["a", "dummy", "label"]])
+    assert any("two features with at least three distinct values" in e.value for e in at.error)
+    assert not [el for el in at.get("plotly_chart") if el.proto.id.endswith("-srf_figure")]
 
 
 @pytest.mark.slow

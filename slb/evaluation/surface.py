@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["DecisionSurface", "SurfaceGrid", "decision_surface", "predict_surface", "surface_grid"]
+__all__ = [
+    "DecisionSurface",
+    "SurfaceGrid",
+    "decision_surface",
+    "predict_surface",
+    "surface_axes",
+    "surface_grid",
+]
 
 #: Grid nodes per axis: at least this many, at most :data:`MAX_RESOLUTION`.
 MIN_RESOLUTION = 2
@@ -187,6 +194,45 @@ def _held(frame: pd.DataFrame, held) -> tuple[pd.Series, str]:
             raise ValueError("held has missing or infinite values.")
         return values, "values"
     raise ValueError(f"held must be 'median', a row number or a mapping of values, got {held!r}.")
+
+
+def surface_axes(X, *, min_values: int = 3) -> list:
+    """The features that can span an axis of a decision surface: those with at least
+    ``min_values`` distinct values.
+
+    A column with two values (a 0/1 dummy of a one-hot encoding, a yes/no answer) or one makes
+    a poor axis: the grid runs through the range between its values where no row lies, and a
+    classifier's region there says nothing about the data.
+
+    Parameters
+    ----------
+    X : DataFrame or array of shape (n_samples, n_features)
+        The data (numeric features).
+    min_values : int, default=3
+        Distinct values a feature needs (missing values not counted).
+
+    Returns
+    -------
+    list
+        The column names (positions for an array), in the table's order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slb.evaluation.surface import surface_axes
+    >>> X = pd.DataFrame({"age": [31, 45, 52, 38], "smoker": [0, 1, 0, 1], "bmi": [22.1, 30.4, 27.0, 24.8]})
+    >>> surface_axes(X)
+    ['age', 'bmi']
+    """
+    if (
+        isinstance(min_values, bool)
+        or not isinstance(min_values, (int, np.integer))
+        or min_values < 1
+    ):
+        raise ValueError(f"min_values must be a whole number of at least 1, got {min_values!r}.")
+    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+    counts = frame.nunique(dropna=True)
+    return [col for col, n in counts.items() if n >= min_values]
 
 
 def surface_grid(X, features, *, held="median", resolution=60, margin: float = 0.05) -> SurfaceGrid:
