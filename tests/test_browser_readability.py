@@ -55,9 +55,26 @@ MEASURE_JS = """
                        .map(([text]) => text);
   const ticks = [...gd.querySelectorAll('.xtick text, .ytick text')]
     .map(t => getComputedStyle(t).fill);
+  // tick labels of one axis that overlap (a waterfall's three-line names touched, H39): by
+  // more than 4 px (a text's box is its font's whole line, a little taller than the glyphs);
+  // rotated labels are left out (their upright boxes overlap where the glyphs do not)
+  const touching = [];
+  for (const sel of ['.xtick text', '.ytick text']) {
+    const boxes = [...gd.querySelectorAll(sel)]
+      .filter(t => t.textContent.trim().length > 0
+                   && !/rotate/.test(t.getAttribute('transform') || ''))
+      .map(t => [t.textContent.slice(0, 30), t.getBoundingClientRect()])
+      .filter(([, b]) => b.width > 0 && b.height > 0);
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [a, p] = [boxes[i][1], boxes[j][1]];
+      const w = Math.min(a.right, p.right) - Math.max(a.left, p.left);
+      const h = Math.min(a.bottom, p.bottom) - Math.max(a.top, p.top);
+      if (w > 4 && h > 4) touching.push([boxes[i][0], boxes[j][0]]);
+    }
+  }
   return {index: k, key: key, kind: meta.kind || null, width: x1 - x0, height: y1 - y0,
           texts: texts.map(([text, size]) => [text, size]), clipped: clipped,
-          tickFills: [...new Set(ticks)]};
+          tickFills: [...new Set(ticks)], touching: touching};
 })
 """
 
@@ -96,6 +113,8 @@ def problems(figs: list[dict]) -> list[str]:
             out.append(f"{name}: plot area {f['width']:.0f} x {f['height']:.0f} px")
         if f.get("clipped"):
             out.append(f"{name}: texts cut at the figure's edge: {f['clipped'][:3]}")
+        if f.get("touching"):
+            out.append(f"{name}: tick labels overlap: {f['touching'][:3]}")
         faint = [c for c in f.get("tickFills", []) if contrast_on_white(c) < MIN_CONTRAST]
         if faint:
             out.append(f"{name}: axis ticks in {faint} (under {MIN_CONTRAST}:1 on white)")
@@ -220,6 +239,9 @@ def test_the_rules_catch_small_text_and_small_plots():
         {"index": 2, "key": "c", "kind": "class_balance", "width": 500, "height": 90, "texts": []},
     ]
     figs[1]["clipped"] = ["se positive rate"]
+    figs[1]["touching"] = [["log p[Adelie] (bill_depth_mm", "log p[Chinstrap] (bill_de"]]
     bad = problems(figs)
-    assert len(bad) == 4 and "64 x 64" in bad[0] and "cut" in bad[1] and "12" in bad[2]
-    assert "500 x 90" in bad[3]  # the class shares are a plot too, no strip exempt (H39)
+    assert len(bad) == 5 and "64 x 64" in bad[0] and "cut" in bad[1] and "12" in bad[3]
+    assert (
+        "overlap" in bad[2] and "500 x 90" in bad[4]
+    )  # the class shares are a plot too, no strip exempt (H39)

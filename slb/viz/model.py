@@ -501,8 +501,10 @@ def ratio_figure(
 
 #: Longest line of a waterfall's term name: longer names are broken before their "(" and
 #: after their commas.  A K-class pair term ("log p[Chinstrap](bill_length_mm,
-#: flipper_length_mm)") left the plot 242 px wide at 1024 px (the projector's 260 minimum).
-TERM_LINE_CHARS = 26
+#: flipper_length_mm)") left the plot 242 px wide at 1024 px (the projector's 260 minimum);
+#: at 30 a pair of two short names ("(bill_depth_mm × body_mass_g)") keeps one line, so the
+#: rows (as tall as the tallest name, H39) stay two lines high on penguins.
+TERM_LINE_CHARS = 30
 
 
 def wrap_term(label: str, width: int = TERM_LINE_CHARS) -> str:
@@ -515,10 +517,18 @@ def wrap_term(label: str, width: int = TERM_LINE_CHARS) -> str:
     'log p+(a)'
     >>> wrap_term("log p[Chinstrap](bill_length_mm × flipper_length_mm)")
     'log p[Chinstrap]<br>(bill_length_mm ×<br>flipper_length_mm)'
+    >>> wrap_term("log p[Gentoo](bill_depth_mm × body_mass_g)")
+    'log p[Gentoo]<br>(bill_depth_mm × body_mass_g)'
     """
-    lines: list[str] = []
-    for part in re.split(r"(?<=, )|(?<= × )|(?=\()", label):
-        if lines and len(lines[-1]) + len(part) <= width:
+    if len(label) <= width:
+        return label
+    # a long name breaks before its "(" first (every long term reads "log p[class]" over its
+    # features, H39), then its features' part where it must
+    head, paren, rest = label.partition("(")
+    lines: list[str] = [head] if head and paren else []
+    first = len(lines)  # the head keeps its own line
+    for part in re.split(r"(?<=, )|(?<= × )", paren + rest if paren else label):
+        if len(lines) > first and len(lines[-1]) + len(part) <= width:
             lines[-1] += part
         elif part:
             lines.append(part)
@@ -661,9 +671,13 @@ def contributions_figure(
         zeroline=True,
         zerolinecolor="#111827",
     )
+    # Every row of a category axis is as tall as the tallest: room for the longest name's
+    # lines (19 px each at 14 px) and a gap, or three-line names touch (H39)
+    lines = max(1 + t.count("<br>") for t in labels)
+    row_px = max(26, 19 * lines + 12)
     return _base_layout(
         fig,
-        height=int(max(340, 26 * len(labels) + 16 * sum(t.count("<br>") for t in labels) + 160)),
+        height=int(max(340, row_px * len(labels) + 160)),
         meta={
             "kind": "contributions",
             "baseline": float(baseline),
