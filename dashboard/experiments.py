@@ -222,8 +222,8 @@ def coincide_note(meta: dict) -> str:
 
 
 def will_run(models, values, what: str, fmt=str) -> str:
-    """The full selection of a run under its multiselects, which cut their chips at 1024 px
-    (H37: "SLB × TA…", and the fourth classifier DISCRETE hidden behind "…").
+    """The full selection of a run in words, under its pills (multiselects cut their chips at
+    1024 px, H37: "SLB × TA…", and the fourth classifier DISCRETE hidden behind "…").
 
     Examples
     --------

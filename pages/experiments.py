@@ -46,6 +46,15 @@ def _progress_callback(bar):
     return progress
 
 
+def _choose(label: str, options, **kw) -> list:
+    """A multi-choice as pills: every option in view, the chosen ones highlighted (a
+    multiselect cut its chips at 1024 px and hid chosen items behind "…", H37, H39).  Nested
+    in a container so the pills wrap onto rows: placed directly in a column, Streamlit keeps
+    them on one row that scrolls, and chosen items were out of sight again."""
+    with st.container():
+        return st.pills(label, options, selection_mode="multi", **kw)
+
+
 def _pct(v) -> str:
     return "—" if v is None or not np.isfinite(v) else f"{100 * v:.0f}%"
 
@@ -88,7 +97,7 @@ with mid:
         step=100,
         key="exp_n",
     )
-    n_grid = st.multiselect(
+    n_grid = _choose(
         "Training sizes of the learning curve",
         list(N_GRID),
         default=[200, 400, 600],
@@ -102,7 +111,7 @@ with right:
     seed = st.number_input(
         "Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="exp_seed"
     )
-    curve_models = st.multiselect(
+    curve_models = _choose(
         "Classifiers of the learning curve",
         classifier_names(),
         default=list(CURVE_CLASSIFIERS),
@@ -382,7 +391,7 @@ with a:
     source = st.radio(
         "Data", list(NOISE_SOURCES), format_func=NOISE_SOURCES.get, key="noise_source"
     )
-    noise_models = st.multiselect(
+    noise_models = _choose(
         "Classifiers",
         available,
         default=[c for c in DEFAULT_NOISE_CLASSIFIERS if c in available],
@@ -392,8 +401,12 @@ with a:
         "'Flip probabilities' lists everything that will run.",
     )
 with b:
-    probs = st.multiselect(
-        "Flip probabilities", list(FLIP_PROBS), default=list(FLIP_PROBS), key="noise_probs"
+    probs = _choose(
+        "Flip probabilities",
+        list(FLIP_PROBS),
+        default=list(FLIP_PROBS),
+        format_func=lambda p: f"{p:g}",
+        key="noise_probs",
     )
     st.caption(
         esc(exp.will_run(noise_models, probs, "p", fmt=lambda p: f"{p:g}"))

@@ -48,16 +48,16 @@ def _to_lowest(page, key: str) -> None:
 
 
 def _remove(page, key: str, *items: str) -> None:
-    """Remove ``items`` from a multiselect (the cross on each chosen item; the list is closed
-    and the focus moved away after each, else the next cross only closes the list)."""
+    """Unselect ``items`` of a multi-select pills widget (a click on each chosen pill, whose
+    ``aria-pressed`` then turns false)."""
     from playwright.sync_api import expect
 
     for item in items:
-        page.locator(f".st-key-{key} button[aria-label='Remove {item}']").first.click()
-        page.keyboard.press("Escape")
-        page.locator("h1").first.click()
+        pill = page.locator(f".st-key-{key}").get_by_role("button", name=item, exact=True)
+        expect(pill).to_have_attribute("aria-pressed", "true")
+        pill.click()
         wait_idle(page, quiet_s=1.0)
-        expect(page.locator(f".st-key-{key} [data-tag][aria-label='{item}']")).to_have_count(0)
+        expect(pill).to_have_attribute("aria-pressed", "false")
 
 
 def run_small_experiments(page) -> None:
@@ -129,7 +129,8 @@ def test_the_experiments_page_is_readable_and_accessible(server, width, height):
 def test_the_selection_is_readable_in_full_at_1024_before_run(server):
     """H37: at 1024 px the multiselects cut their chips ("SLB × TA…", "200 × 40…", the fourth
     label-noise classifier DISCRETE out of sight) and the checkbox read "Bayes error line
-    (M…": a caption under the selections lists all of it, and no checkbox label is cut."""
+    (M…": a caption under the selections lists all of it, and no checkbox label is cut.  H39:
+    chosen items still hid; the selections are pills, every one whole and on screen."""
     from test_browser_a11y import CUT_JS
 
     with chromium() as browser:
@@ -138,6 +139,20 @@ def test_the_selection_is_readable_in_full_at_1024_before_run(server):
         page.locator(".st-key-exp_run button").wait_for()
         wait_idle(page)
         cut = page.evaluate(CUT_JS, '[data-testid="stMain"] [data-testid="stCheckbox"] *')
+        # H39: the multiselects still hid chosen items; every pill is whole and on screen
+        pills = ", ".join(
+            f".st-key-{k} button, .st-key-{k} button *"
+            for k in ("exp_grid", "exp_models", "noise_models", "noise_probs")
+        )
+        cut += page.evaluate(CUT_JS, pills)
+        chosen = page.evaluate(
+            """(sel) => [...document.querySelectorAll(sel)]
+                 .filter(b => b.getAttribute('aria-pressed') === 'true')
+                 .map(b => { const r = b.getBoundingClientRect();
+                             return [b.innerText, r.left >= 0 && r.right <= innerWidth
+                                     && r.width > 0]; })""",
+            ", ".join(f".st-key-{k} button" for k in ("exp_models", "noise_models")),
+        )
         runs = [
             t.replace("\\", "")
             for t in page.get_by_test_id("stCaptionContainer").all_inner_texts()
@@ -146,5 +161,9 @@ def test_the_selection_is_readable_in_full_at_1024_before_run(server):
         page.screenshot(path=str(artifacts_dir() / "experiments-selection-1024.png"))
         ctx.close()
     assert not cut, cut
+    assert sorted(t for t, _ in chosen) == sorted(
+        ["SLB", "TAN", "NB", "SLB-", "SLB", "NB", "SVM(linear)", "DISCRETE"]
+    ), chosen
+    assert all(whole for _, whole in chosen), chosen
     assert "Will run: SLB, TAN, NB, SLB- at n = 200, 400, 600." in runs, runs
     assert any("DISCRETE at p = 0, 0.1, 0.2, 0.3, 0.4." in t for t in runs), runs
