@@ -77,9 +77,9 @@ def test_the_page_says_what_will_run_in_full_before_run():
     # H39: the multiselects still hid chosen items; pills keep every option in view
     assert not at.get("multiselect")
     for key in ("exp_grid", "exp_models", "noise_models", "noise_probs"):
-        assert at.pills(key=key).value, key  # the defaults, chosen
-    at.pills(key="exp_models").set_value(["NB"])
-    at.pills(key="exp_grid").set_value([800, 200])
+        assert at.button_group(key=key).value, key  # the defaults, chosen
+    at.button_group(key="exp_models").set_value(["NB"])
+    at.button_group(key="exp_grid").set_value([800, 200])
     at.run()
     assert "Will run: NB at n = 200, 800." in [c.value.replace("\\", "") for c in at.caption]
 
@@ -90,7 +90,7 @@ def test_experiments_page_runs_and_shows_results(monkeypatch):
     assert any("press Run" in i.value for i in at.info)
     at.slider(key="exp_d").set_value(8)
     at.slider(key="exp_n").set_value(200)
-    at.pills(key="exp_grid").set_value([200])
+    at.button_group(key="exp_grid").set_value([200])
     at.select_slider(key="exp_test").set_value(200)
     at.slider(key="exp_reps").set_value(1)
     at.run()
@@ -181,8 +181,8 @@ def test_experiments_page_runs_and_shows_results(monkeypatch):
 
     # label noise on the synthetic design, two classifiers, two flip probabilities
     at.radio(key="noise_source").set_value("design")
-    at.pills(key="noise_models").set_value(["NB", "SVM(linear)"])
-    at.pills(key="noise_probs").set_value([0.0, 0.2])
+    at.button_group(key="noise_models").set_value(["NB", "SVM(linear)"])
+    at.button_group(key="noise_probs").set_value([0.0, 0.2])
     at.run()
     at.button(key="noise_run").click().run()
     assert_ok(at)
@@ -230,8 +230,8 @@ def test_experiment_figures_reexported():
 @pytest.mark.slow
 def test_label_noise_on_current_dataset():
     at = _page()  # the default dataset of the Data page (Sonar)
-    at.pills(key="noise_models").set_value(["NB"])
-    at.pills(key="noise_probs").set_value([0.0, 0.3])
+    at.button_group(key="noise_models").set_value(["NB"])
+    at.button_group(key="noise_probs").set_value([0.0, 0.3])
     at.run()
     at.button(key="noise_run").click().run()
     assert_ok(at)
