@@ -757,9 +757,13 @@ def test_class_balance_shares_and_escaped_names():
     assert tuple(bars.marker.color) == (figures.COLORS["+"], figures.COLORS["-"])
     assert dict(fig.layout.meta) == {"kind": "class_balance", "n_pos": 30, "n_neg": 90}
     assert "sick" not in bars.hovertemplate  # labels reach the hover through customdata
-    # class + on top: the y axis runs downwards, each note just above its bar
+    # class + on top: the y axis runs downwards, each note just above its own bar (y grows
+    # downwards: the note's bottom a little above the bar's top, below the bar above)
     assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]
-    assert [a.y for a in fig.layout.annotations] == pytest.approx([-0.3, 0.7])
+    for k, note in enumerate(fig.layout.annotations):
+        top = bars.y[k] - bars.width / 2
+        assert top - 0.1 < note.y < top and note.yanchor == "bottom"
+        assert note.y > (bars.y[k - 1] + bars.width / 2 if k else fig.layout.yaxis.range[1])
     # a labelled full scale under the bars, two or K classes (a lone "50 %" tick: H30;
     # an unlabelled axis: H39), and a plot, not a 178 px strip (H39): at least 300 px high
     from slb.viz.multiclass import class_balance_k
@@ -772,13 +776,22 @@ def test_class_balance_shares_and_escaped_names():
     assert class_balance_k({str(k): 1 for k in range(12)}).layout.height >= 12 * 50
 
 
-def test_class_balance_cuts_long_names_in_the_note_only():
+def test_class_balance_wraps_long_names_and_keeps_them_apart():
+    """Long names are wrapped, not cut (H41: two names cut at 20 characters read the same,
+    "Patient group wit…"), and every row grows to hold the longest note."""
     from slb.viz.multiclass import class_balance_k
 
-    long = "a very long class name that goes on"
-    fig = class_balance_k({long: 3, "b": 1})
-    assert fig.layout.annotations[0].text == "a very long class n…: 3 (75 %)"
-    assert fig.data[0].customdata[0] == f"{long}: 3 (75 %)"  # the whole name in the hover
+    a, b = "Patient group with diabetes type 1", "Patient group with diabetes type 2"
+    fig = class_balance_k({a: 3, b: 1})
+    notes = [n.text.replace("<br>", " ") for n in fig.layout.annotations]
+    assert notes == [f"{a}: 3 (75 %)", f"{b}: 1 (25 %)"]
+    assert all("<br>" in n.text for n in fig.layout.annotations)  # two lines each
+    assert fig.data[0].customdata[0] == f"{a}: 3 (75 %)"  # the whole name in the hover
+    one_line = class_balance_k({"a": 3, "b": 1})
+    assert fig.data[0].width < one_line.data[0].width  # taller rows, the same 24 px bars
+    # a name past three lines ends in "…"
+    many = class_balance_k({"word " * 40: 1, "b": 1}).layout.annotations[0].text
+    assert many.count("<br>") == 2 and many.endswith("…")
 
 
 # --- readability on a projector (issue 28) --------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -46,20 +48,55 @@ def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "
     )
 
 
+#: A class-share note's line: about the ~290 px of the Data page's column at 1024 px with the
+#: sidebar open, at 14 px.
+SHARE_LINE_CHARS = 36
+#: At most this many lines per note; a longer name ends in "…" (the whole name is in the hover).
+SHARE_MAX_LINES = 3
+
+
+def _share_note(name: str, n: int, share: float) -> str:
+    """A class's note, "name: rows (share)", on lines of :data:`SHARE_LINE_CHARS` (broken at
+    spaces, escaped line by line, joined by plotly's ``<br>``).  Names are wrapped, not cut at a
+    fixed length: two long names with a common start stay apart ("Patient group wit…" twice
+    was all a cut at 20 characters left, H41).
+
+    Examples
+    --------
+    >>> _share_note("Adelie", 151, 44.2)
+    'Adelie: 151 (44 %)'
+    >>> _share_note("Patient group without diabetes <x>", 61, 50.8)
+    'Patient group without diabetes &lt;x&gt;:<br>61 (51 %)'
+    """
+    lines = textwrap.wrap(
+        f"{name}: {n} ({share:.0f} %)",
+        SHARE_LINE_CHARS,
+        max_lines=SHARE_MAX_LINES,
+        placeholder=" …",
+    )
+    return "<br>".join(escape_text(line) for line in lines)
+
+
 def _share_bars(names, counts, colors, meta) -> go.Figure:
     """Every class's share of the rows as a horizontal bar, top to bottom in class order, each
-    under a line naming the class (escaped, cut at 20 characters: the whole name is in the
-    hover), its rows and their share, on a labelled 0-100 % axis.  The names are written above
-    the bars, not as axis ticks, so the bars keep the column's whole width (the Data page's
-    column is about 300 px wide at 1024 px with the sidebar open).  A plot, not a strip: at
-    least 200 px of plot area whatever K (H39 found a 178 px strip with an unlabelled axis)."""
+    under its note (:func:`_share_note`: the class, its rows and their share; the whole name in
+    the hover), on a labelled 0-100 % axis.  The notes are written above the bars, not as axis
+    ticks, so the bars keep the column's whole width (the Data page's column is about 300 px
+    wide at 1024 px with the sidebar open).  A plot, not a strip: at least 200 px of plot area
+    whatever K (H39 found a 178 px strip with an unlabelled axis)."""
     total = max(sum(counts), 1)
     shares = [100.0 * n / total for n in counts]
     k = len(counts)
+    notes = [_share_note(str(name), n, s) for name, n, s in zip(names, counts, shares, strict=True)]
+    # every row (y from i - 0.5 to i + 0.5) holds its note's lines (19 px each) above a 24 px
+    # bar, in pixels, whatever the longest note
+    lines = max(1 + t.count("<br>") for t in notes) if notes else 1
+    row_px = 19 * lines + 38
+    bar_y = [i + 0.5 - 18 / row_px for i in range(k)]  # the bar in its row's lower part
     bar = go.Bar(
         x=shares,
-        y=list(range(k)),
-        width=0.5,
+        y=bar_y,
+        width=24 / row_px,
         orientation="h",
         marker_color=list(colors),
         customdata=[
@@ -70,27 +107,27 @@ def _share_bars(names, counts, colors, meta) -> go.Figure:
         hovertemplate="%{customdata}<extra></extra>",
         showlegend=False,
     )
-    notes = [
+    annotations = [
         {
             "x": 0,
-            "y": i - 0.3,
+            "y": y - 14 / row_px,  # 2 px above the bar's top
             "xref": "x",
             "yref": "y",
             "xanchor": "left",
             "yanchor": "bottom",
+            "align": "left",
             "showarrow": False,
-            "text": escape_text(name if len(name) <= 20 else name[:19] + "…")
-            + f": {n} ({s:.0f} %)",
+            "text": text,
             "font": {"size": FONT_PX, "color": AXIS_TEXT},
         }
-        for i, (name, n, s) in enumerate(zip(names, counts, shares, strict=True))
+        for y, text in zip(bar_y, notes, strict=True)
     ]
     layout = _layout(
-        height=max(300, 90 + 56 * k),
+        height=max(300, 90 + row_px * k),
         meta=meta,
         # room right of the axis for the "100" tick's second half (it was dropped at 10 px)
         margin={"l": 10, "r": 24, "t": 10, "b": 10},
-        annotations=notes,
+        annotations=annotations,
         # a full scale under the bars (plotly's own ticks left a lone "50" at 1024 px, H30)
         xaxis={
             "range": [0, 100],
@@ -98,7 +135,7 @@ def _share_bars(names, counts, colors, meta) -> go.Figure:
             "title": {"text": "share of the rows (%)"},
             "fixedrange": True,
         },
-        yaxis={"range": [k - 0.5, -0.85], "visible": False, "fixedrange": True},
+        yaxis={"range": [k - 0.5, -0.5], "visible": False, "fixedrange": True},
     )
     return go.Figure(data=[bar], layout=layout)
 
