@@ -50,6 +50,7 @@ from slb.viz import figures
 from slb.viz import multiclass as mfig
 from slb.viz.cells import clickable_cells, clicked_cell
 from slb.viz.evaluation import pr_figure, roc_figure
+from slb.viz.style import shorten
 
 from . import compute, controls, curve_ui, evaluation, models, state
 from .safety import escape_markdown as esc
@@ -709,13 +710,15 @@ def explain_page(c: dict, ds) -> None:
     win, second = int(order[0]), int(order[1])
     margin = float(s[win] - s[second])
     m = st.columns(2) + st.columns(2)  # two per row: four cut a class name at 1024 px
-    m[0].metric("true class", esc(str(truth[i])[:40]))
-    m[1].metric("SLB predicts", esc(str(clf.classes_[win])[:40]))
+    # names shortened with a visible "…" (a cut name read as a whole one, H41); the figure
+    # and the table below give them whole
+    m[0].metric("true class", esc(shorten(truth[i], 40)))
+    m[1].metric("SLB predicts", esc(shorten(clf.classes_[win], 40)))
     m[2].metric("its score", f"{s[win]:+.3f}", help="The winner's decision value.")
     m[3].metric(
         "margin",
         f"{margin:.3f}",
-        esc(f"runner-up: {str(clf.classes_[second])[:30]}"),
+        esc("runner-up: " + shorten(clf.classes_[second], 22)),
         delta_color="off",
         delta_arrow="off",
     )

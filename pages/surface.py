@@ -229,7 +229,9 @@ def page() -> None:
             "A decision surface needs two features with at least three distinct values each; "
             f"this table has {len(axes)}. The others take one or two values (a 0/1 dummy of a "
             "one-hot column, a yes/no answer): between their two values no row lies, so a "
-            "surface over them says nothing. Choose more features on the Data page."
+            "surface over them says nothing. The table needs another column with three or more "
+            "values (or choose one on the Data page, if it is among the feature columns left "
+            "out)."
         )
         return
     scr = compute.screening(ds.key, ds, c["measure"])

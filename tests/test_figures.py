@@ -1034,3 +1034,47 @@ def test_pairs_are_written_a_times_b_on_every_chart_as_on_explain(small):
         assert not [v for v in labels if ", " in v], labels  # no "a, b"
     assert ratio == grouped  # the same words as Explain's grouped waterfall
     assert {v.split("(", 1)[1].rstrip(")") for v in coef} == pairs
+
+
+def test_confusion_axes_wrap_long_class_names():
+    """H41: three class names of 43 characters left Compare's K x K matrix a 213 x 35 px plot
+    (turned, cut column names).  The names are wrapped on lines of at most 16 characters,
+    three lines at most, every axis label distinct; two or K classes."""
+    import re
+
+    from slb.viz.evaluation import TICK_LINE_CHARS, TICK_MAX_LINES, confusion_figure
+    from slb.viz.multiclass import confusion_figure_k
+
+    names = [
+        "Another very long class name for beta group",
+        "Another very long class name for beta group, too",
+        "short",
+    ]
+    cm = pd.DataFrame(np.arange(9).reshape(3, 3), index=names, columns=names)
+    two = confusion_figure(pd.DataFrame([[9, 1], [2, 8]]), pos_name=names[0], neg_name=names[1])
+    for fig in (confusion_figure_k(cm), two):
+        ticks = list(fig.data[0].x)
+        assert ticks == list(fig.data[0].y) and len(set(ticks)) == len(ticks)
+        for tick in ticks:
+            lines = [re.sub(r"<[^>]+>", "", line) for line in tick.split("<br>")]
+            assert len(lines) <= TICK_MAX_LINES
+            assert all(len(line.strip("\u200b")) <= TICK_LINE_CHARS + 2 for line in lines), lines
+    assert (
+        confusion_figure_k(cm).layout.height
+        > confusion_figure_k(
+            pd.DataFrame(np.eye(3), index=list("abc"), columns=list("abc"))
+        ).layout.height
+    )  # room for the lines under the columns
+
+
+def test_waterfall_titles_shorten_long_class_names():
+    """H41: a class name of 44 characters cut Explain's axis title at the figure's edge; the
+    title and the legend now carry at most 24 characters of a name, ended by "…"."""
+    c = pd.Series({"log p+(a)": 0.6, "log p-(a)": -0.2})
+    long = "Another very long class name for beta group"
+    k = figures.contributions_figure(c, baseline=0.0, score_of=long)
+    assert k.layout.xaxis.title.text == "Another very long…'s decision value"
+    two = figures.contributions_figure(c, baseline=0.0, pos_name=long, neg_name="Patient_" * 6)
+    title = two.layout.xaxis.title.text
+    assert "Another very long…" in title and "Patient_Patient_Patient…" in title
+    assert all(long not in (t.name or "") for t in two.data)

@@ -10,6 +10,8 @@ names) is escaped; ``fig.layout.meta`` holds a machine-readable summary.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -166,9 +168,52 @@ def pr_figure(
     return fig
 
 
-def _class_tick(symbol: str, name) -> str:
+#: A confusion matrix's class name on its axes: lines of this many characters, at most
+#: :data:`TICK_MAX_LINES` of them ("…" after).  Whole long names left a 213 x 35 px plot at
+#: 1024 px, the turned column names cut (H41, three names of 43 characters).
+TICK_LINE_CHARS = 16
+TICK_MAX_LINES = 3
+
+
+def tick_lines(name) -> list[str]:
+    """A class name for an axis: wrapped at spaces to :data:`TICK_LINE_CHARS` characters, at
+    most :data:`TICK_MAX_LINES` lines, each escaped.
+
+    Examples
+    --------
+    >>> tick_lines("Adelie")
+    ['Adelie']
+    >>> tick_lines("Another very long class name for <beta> group")
+    ['Another very', 'long class name', 'for &lt;beta&gt; group']
+    """
+    lines = textwrap.wrap(
+        str(name), TICK_LINE_CHARS, max_lines=TICK_MAX_LINES, placeholder=" …"
+    ) or [str(name)]
+    return [escape_text(line) for line in lines]
+
+
+def styled_ticks(lines_per_class, styles) -> list[str]:
+    """Axis labels from :func:`tick_lines` output, each line in its class's ``style`` (a
+    ``(prefix, suffix)`` of plotly's pseudo-HTML), made distinct: plotly draws equal category
+    labels as one row, so a repeated label gets an invisible zero-width tail.
+
+    Examples
+    --------
+    >>> styled_ticks([["a"], ["a"]], [("<b>", "</b>")] * 2) == ["<b>a</b>", "<b>a</b>\u200b"]
+    True
+    """
+    out: list[str] = []
+    for lines, (pre, post) in zip(lines_per_class, styles, strict=True):
+        tick = "<br>".join(f"{pre}{line}{post}" for line in lines)
+        while tick in out:
+            tick += "\u200b"
+        out.append(tick)
+    return out
+
+
+def _class_tick_lines(symbol: str, name) -> list[str]:
     sign = "+" if symbol == "+" else "−"
-    return f'<span style="color:{COLORS[symbol]}"><b>{sign}</b> {escape_text(name)}</span>'
+    return [f"<b>{sign}</b> {line}" if k == 0 else line for k, line in enumerate(tick_lines(name))]
 
 
 def confusion_heatmap(pct, ticks, text, hover_text) -> go.Figure:
@@ -254,7 +299,10 @@ def confusion_figure(
     c = np.asarray(counts, dtype=int)[::-1, ::-1]  # positive class first
     totals = c.sum(axis=1, keepdims=True)
     pct = np.divide(100.0 * c, totals, out=np.zeros(c.shape), where=totals > 0)
-    ticks = [_class_tick("+", pos_name), _class_tick("-", neg_name)]
+    ticks = styled_ticks(
+        [_class_tick_lines("+", pos_name), _class_tick_lines("-", neg_name)],
+        [(f'<span style="color:{COLORS[sym]}">', "</span>") for sym in ("+", "-")],
+    )
     text = [[f"{c[i, j]}<br>{pct[i, j]:.1f}%" for j in range(2)] for i in range(2)]
     fig = confusion_heatmap(pct, ticks, text, "%{text} of the true class")
     meta = {"kind": "confusion", "counts": c.tolist(), "total": int(c.sum())}

@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..evaluation.explain import PAIR_SEP
-from .style import COLORS, _base_layout, _layout, escape_text
+from .style import COLORS, _base_layout, _layout, escape_text, shorten
 
 __all__ = [
     "term_kind",
@@ -641,7 +641,9 @@ def contributions_figure(
     c = pd.Series(contributions, dtype=float)
     labels, values, measure, hover = _waterfall_steps(c, baseline, top, feature_names)
     decision = values[-1]
-    pos, neg = escape_text(pos_name), escape_text(neg_name)
+    # class names in the axis title and the legend, shortened with a visible "…" (a name of
+    # 44 characters cut the axis title at 1024 px, H41)
+    pos, neg = escape_text(shorten(pos_name, 24)), escape_text(shorten(neg_name, 24))
     up, down = colors or (COLORS["+"], COLORS["-"])
     fig = go.Figure(
         go.Waterfall(
@@ -660,7 +662,7 @@ def contributions_figure(
             showlegend=False,
         )
     )
-    named = None if score_of is None else escape_text(score_of)
+    named = None if score_of is None else escape_text(shorten(score_of, 24))
     for trace in _colour_legend(pos, neg, colors if named is None else (up, down), named):
         fig.add_trace(trace)
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from ..density.kde import kde_pdf_1d, kde_pdf_2d
 from .density import _grid, _share_bars
-from .evaluation import confusion_heatmap
+from .evaluation import confusion_heatmap, styled_ticks, tick_lines
 from .layout import place_labels
 from .style import FONT_PX, NODE_TEXT, _base_layout, escape_text
 
@@ -434,7 +434,10 @@ def confusion_figure_k(
     c = np.asarray(counts, dtype=int)
     K = c.shape[0]
     names = [escape_text(v) for v in counts.index]
-    ticks = [f'<span style="color:{class_color(k)}"><b>{names[k]}</b></span>' for k in range(K)]
+    lines = [tick_lines(v) for v in counts.index]
+    ticks = styled_ticks(
+        lines, [(f'<span style="color:{class_color(k)}"><b>', "</b></span>") for k in range(K)]
+    )
     totals = c.sum(axis=1, keepdims=True)
     pct = np.divide(100.0 * c, totals, out=np.zeros(c.shape), where=totals > 0)
     text = [[f"{c[i, j]}<br>{pct[i, j]:.1f}%" for j in range(K)] for i in range(K)]
@@ -443,7 +446,8 @@ def confusion_figure_k(
     return _base_layout(
         fig,
         title=escape_text(title) if title else None,
-        height=height or 160 + 60 * K,
+        # room for the names' lines under the columns (19 px each)
+        height=height or 160 + 60 * K + 19 * (max(map(len, lines)) - 1),
         meta=meta,
     )
 

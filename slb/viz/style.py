@@ -72,6 +72,31 @@ def escape_text(text) -> str:
     return html.escape(str(text), quote=True)
 
 
+def shorten(text, width: int) -> str:
+    """``text`` in at most ``width`` characters: cut at its last space in the final third of
+    that room when it has one, else anywhere, and ended with a visible "…" (plain text, not
+    escaped).  :func:`textwrap.shorten` returns only its placeholder for a long name without
+    spaces ("Patient_group_with_diabetes").
+
+    Examples
+    --------
+    >>> shorten("Adelie", 10)
+    'Adelie'
+    >>> shorten("Another very long class name", 16)
+    'Another very…'
+    >>> shorten("Patient_group_with_diabetes", 12)
+    'Patient_gro…'
+    """
+    text = str(text)
+    if len(text) <= width:
+        return text
+    cut = text[: max(width - 1, 1)]
+    space = cut.rfind(" ")
+    if space >= (2 * len(cut)) // 3:
+        cut = cut[:space]
+    return cut.rstrip() + "…"
+
+
 def _names(names) -> list[str]:
     return [escape_text(n) for n in names]
 
