@@ -55,6 +55,11 @@ def _choose(label: str, options, **kw) -> list:
         return st.pills(label, options, selection_mode="multi", **kw)
 
 
+def _p_text(p) -> str:
+    """A flip probability as the pills and the "Will run" caption write it (0, 0.1, …)."""
+    return f"{p:g}"
+
+
 def _pct(v) -> str:
     return "—" if v is None or not np.isfinite(v) else f"{100 * v:.0f}%"
 
@@ -405,11 +410,11 @@ with b:
         "Flip probabilities",
         list(FLIP_PROBS),
         default=list(FLIP_PROBS),
-        format_func=lambda p: f"{p:g}",
+        format_func=_p_text,
         key="noise_probs",
     )
     st.caption(
-        esc(exp.will_run(noise_models, probs, "p", fmt=lambda p: f"{p:g}"))
+        esc(exp.will_run(noise_models, probs, "p", fmt=_p_text))
         + (
             " DISCRETE is the DISCRETE paper's own classifier (a default, as in its Figure 1)."
             if "DISCRETE" in noise_models

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..density.kde import kde_pdf_1d, kde_pdf_2d
-from .style import AXIS_TEXT, COLORS, FONT_PX, _base_layout, _layout, escape_text
+from .style import AXIS_TEXT, COLORS, FONT_PX, _base_layout, _layout, escape_text, wrap_lines
 
 __all__ = ["class_balance", "density_1d", "density_2d"]
 
@@ -55,39 +53,20 @@ SHARE_LINE_CHARS = 36
 SHARE_MAX_LINES = 3
 
 
-def _share_note(name: str, n: int, share: float) -> str:
-    """A class's note, "name: rows (share)", on lines of :data:`SHARE_LINE_CHARS` (broken at
-    spaces, escaped line by line, joined by plotly's ``<br>``).  Names are wrapped, not cut at a
-    fixed length: two long names with a common start stay apart ("Patient group wit…" twice
-    was all a cut at 20 characters left, H41).
-
-    Examples
-    --------
-    >>> _share_note("Adelie", 151, 44.2)
-    'Adelie: 151 (44 %)'
-    >>> _share_note("Patient group without diabetes <x>", 61, 50.8)
-    'Patient group without diabetes &lt;x&gt;:<br>61 (51 %)'
-    """
-    lines = textwrap.wrap(
-        f"{name}: {n} ({share:.0f} %)",
-        SHARE_LINE_CHARS,
-        max_lines=SHARE_MAX_LINES,
-        placeholder=" …",
-    )
-    return "<br>".join(escape_text(line) for line in lines)
-
-
 def _share_bars(names, counts, colors, meta) -> go.Figure:
     """Every class's share of the rows as a horizontal bar, top to bottom in class order, each
-    under its note (:func:`_share_note`: the class, its rows and their share; the whole name in
-    the hover), on a labelled 0-100 % axis.  The notes are written above the bars, not as axis
+    under its note (the class, its rows and their share, wrapped on lines of
+    :data:`SHARE_LINE_CHARS`; the whole name in the hover), on a labelled 0-100 % axis.  The notes are written above the bars, not as axis
     ticks, so the bars keep the column's whole width (the Data page's column is about 300 px
     wide at 1024 px with the sidebar open).  A plot, not a strip: at least 200 px of plot area
     whatever K (H39 found a 178 px strip with an unlabelled axis)."""
     total = max(sum(counts), 1)
     shares = [100.0 * n / total for n in counts]
     k = len(counts)
-    notes = [_share_note(str(name), n, s) for name, n, s in zip(names, counts, shares, strict=True)]
+    # "name: rows (share)": whole in the hover, wrapped in the note (not cut at a fixed length:
+    # two long names with a common start stayed apart only wrapped, H41)
+    texts = [f"{name}: {n} ({s:.0f} %)" for name, n, s in zip(names, counts, shares, strict=True)]
+    notes = ["<br>".join(wrap_lines(t, SHARE_LINE_CHARS, SHARE_MAX_LINES)) for t in texts]
     # every row (y from i - 0.5 to i + 0.5) holds its note's lines (19 px each) above a 24 px
     # bar, in pixels, whatever the longest note
     lines = max(1 + t.count("<br>") for t in notes) if notes else 1
@@ -99,10 +78,7 @@ def _share_bars(names, counts, colors, meta) -> go.Figure:
         width=24 / row_px,
         orientation="h",
         marker_color=list(colors),
-        customdata=[
-            f"{escape_text(name)}: {n} ({s:.0f} %)"
-            for name, n, s in zip(names, counts, shares, strict=True)
-        ],
+        customdata=[escape_text(t) for t in texts],
         # the name through customdata, not the template (a label may contain "%{...}")
         hovertemplate="%{customdata}<extra></extra>",
         showlegend=False,

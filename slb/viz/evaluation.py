@@ -10,13 +10,19 @@ names) is escaped; ``fig.layout.meta`` holds a machine-readable summary.
 
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import COLORS, FONT_PX, LEGEND_ROW_PX, _base_layout, classifier_order, escape_text
+from .style import (
+    COLORS,
+    FONT_PX,
+    LEGEND_ROW_PX,
+    _base_layout,
+    classifier_order,
+    escape_text,
+    wrap_lines,
+)
 
 __all__ = ["CLASSIFIER_COLORS", "classifier_style", "roc_figure", "pr_figure", "confusion_figure"]
 
@@ -186,10 +192,7 @@ def tick_lines(name) -> list[str]:
     >>> tick_lines("Another very long class name for <beta> group")
     ['Another very', 'long class name', 'for &lt;beta&gt; group']
     """
-    lines = textwrap.wrap(
-        str(name), TICK_LINE_CHARS, max_lines=TICK_MAX_LINES, placeholder=" …"
-    ) or [str(name)]
-    return [escape_text(line) for line in lines]
+    return wrap_lines(name, TICK_LINE_CHARS, TICK_MAX_LINES)
 
 
 def styled_ticks(lines_per_class, styles) -> list[str]:

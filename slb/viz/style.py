@@ -14,6 +14,7 @@ dependent in both classes.
 from __future__ import annotations
 
 import html
+import textwrap
 
 import plotly.graph_objects as go
 
@@ -95,6 +96,23 @@ def shorten(text, width: int) -> str:
     if space >= (2 * len(cut)) // 3:
         cut = cut[:space]
     return cut.rstrip() + "…"
+
+
+def wrap_lines(text, width: int, max_lines: int) -> list[str]:
+    """``text`` wrapped at spaces (a longer word broken) on lines of at most ``width``
+    characters, at most ``max_lines`` of them (the last ending in "…" when cut), each line
+    escaped for a plotly label.
+
+    Examples
+    --------
+    >>> wrap_lines("Another very long class name for <beta> group", 16, 3)
+    ['Another very', 'long class name', 'for &lt;beta&gt; group']
+    >>> wrap_lines("word " * 20, 12, 2)
+    ['word word', 'word word …']
+    """
+    text = str(text)
+    lines = textwrap.wrap(text, width, max_lines=max_lines, placeholder=" …") or [text]
+    return [escape_text(line) for line in lines]
 
 
 def _names(names) -> list[str]:
