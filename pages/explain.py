@@ -8,6 +8,7 @@ from dashboard import compute, controls, models, multiclass, shell, state
 from dashboard.safety import escape_markdown as esc
 from slb.evaluation.explain import explained_groups, group_contributions
 from slb.viz import figures
+from slb.viz.style import shorten
 
 GROUPINGS = {"group": "by feature and by pair", "term": "one bar per term"}
 
@@ -65,8 +66,8 @@ def binary_page(c: dict, ds) -> None:
     guess = pos if pred[i] == 1 else neg
     # two per row: four in a row cut a class name ("+ diab…") at 1024 px with the sidebar open
     m = st.columns(2) + st.columns(2)
-    m[0].metric("true class", esc(f"{'+' if ds.y[i] else '−'} {truth}"[:40]))
-    m[1].metric("SLB predicts", esc(f"{'+' if pred[i] else '−'} {guess}"[:40]))
+    m[0].metric("true class", esc(shorten(f"{'+' if ds.y[i] else '−'} {truth}", 40)))
+    m[1].metric("SLB predicts", esc(shorten(f"{'+' if pred[i] else '−'} {guess}", 40)))
     m[2].metric("decision value", f"{decision[i]:+.3f}")
     m[3].metric(  # a short label: a 1024-px window cuts a long one
         "baseline",
