@@ -50,9 +50,12 @@ def _choose(label: str, options, **kw) -> list:
     """A multi-choice as pills: every option in view, the chosen ones highlighted (a
     multiselect cut its chips at 1024 px and hid chosen items behind "…", H37, H39).  Nested
     in a container so the pills wrap onto rows: placed directly in a column, Streamlit keeps
-    them on one row that scrolls, and chosen items were out of sight again."""
+    them on one row that scrolls, and chosen items were out of sight again.  The choice comes
+    back in the pills' order, whatever the order of the clicks, so the "Will run" caption, the
+    runs and the legends list them as the pills show them (H41)."""
     with st.container():
-        return st.pills(label, options, selection_mode="multi", **kw)
+        chosen = st.pills(label, options, selection_mode="multi", **kw) or []
+    return [o for o in options if o in chosen]
 
 
 def _p_text(p) -> str:

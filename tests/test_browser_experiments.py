@@ -165,5 +165,5 @@ def test_the_selection_is_readable_in_full_at_1024_before_run(server):
         ["SLB", "TAN", "NB", "SLB-", "SLB", "NB", "SVM(linear)", "DISCRETE"]
     ), chosen
     assert all(whole for _, whole in chosen), chosen
-    assert "Will run: SLB, TAN, NB, SLB- at n = 200, 400, 600." in runs, runs
+    assert "Will run: SLB, SLB-, TAN, NB at n = 200, 400, 600." in runs, runs
     assert any("DISCRETE at p = 0, 0.1, 0.2, 0.3, 0.4." in t for t in runs), runs
