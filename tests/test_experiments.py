@@ -437,3 +437,29 @@ def test_every_catalogued_classifier_has_its_own_colour_in_the_experiment_figure
     colours = {n: _classifier_colour(n) for n in names}
     assert len(set(colours.values())) == len(set(names)), colours
     assert _classifier_colour("SLB") == _classifier_colour("SLB")  # fixed, figure to figure
+
+
+def _cielab(colour: str) -> np.ndarray:
+    """CIELAB (D65) of a "#RRGGBB" colour, from the sRGB formulas (independent of the code)."""
+    c = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+    t = xyz @ c / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(t > 0.008856, np.cbrt(t), 7.787 * t + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_the_experiment_figures_default_classifiers_are_far_apart_in_colour():
+    """H41: on the label-noise figure SLB and NB were two blues (#0072B2, #56B4E9: 26 CIELAB
+    units apart, the closest pair of the palette).  The defaults of both figures now differ by
+    at least 40 units pairwise (a noticeable difference is about 2)."""
+    from itertools import combinations
+
+    from slb.experiments.common import DEFAULT_NOISE_CLASSIFIERS
+    from slb.viz.experiments import _classifier_colour
+
+    assert np.linalg.norm(_cielab("#0072B2") - _cielab("#56B4E9")) < 30  # the old pair fails
+    for defaults in (("SLB", "TAN", "NB", "SLB-"), DEFAULT_NOISE_CLASSIFIERS):
+        for a, b in combinations(defaults, 2):
+            gap = np.linalg.norm(_cielab(_classifier_colour(a)) - _cielab(_classifier_colour(b)))
+            assert gap >= 40, (a, b, gap)
