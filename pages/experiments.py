@@ -98,12 +98,16 @@ with left:
 with mid:
     d = st.slider("Features d", min_value=5, max_value=20, value=20, step=1, key="exp_d")
     n_train = st.slider(
-        "Training rows n (structure and coefficients)",
+        # H41: "Training rows n" = 400 beside the curve's sizes 200, 400, 600 read as a conflict
+        "Training rows of a single fit",
         min_value=200,
         max_value=1000,
         value=400,
         step=100,
         key="exp_n",
+        help="One training set of this many rows gives the recovered structure and the "
+        "coefficient figures, and the label-noise runs on the synthetic design. The learning "
+        "curve instead fits at each of its own sizes, chosen below.",
     )
     n_grid = _choose(
         "Training sizes of the learning curve",

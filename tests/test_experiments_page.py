@@ -72,6 +72,9 @@ def test_the_page_says_what_will_run_in_full_before_run():
     noise = [c for c in captions if c.startswith("Will run: SLB, NB")]
     assert noise and "DISCRETE at p = 0, 0.1, 0.2, 0.3, 0.4." in noise[0]
     assert "paper's own classifier" in noise[0]  # where DISCRETE comes from
+    # H41: "Training rows n" = 400 beside the curve's sizes 200, 400, 600 read as a conflict
+    rows = at.slider(key="exp_n")
+    assert " n" not in rows.label and "learning curve instead fits" in rows.help
     box = at.checkbox(key="exp_bayes")
     assert len(box.label) <= 20 and "20 000" in box.help
     # H39: the multiselects still hid chosen items; pills keep every option in view
