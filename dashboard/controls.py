@@ -137,7 +137,7 @@ def lambda_controls(prefix: str, *, live: bool = False, mode_in=None) -> compute
             min_value=0.0,
             max_value=1.0,
             step=0.01,
-            help="0.9 puts λ at the 90th percentile of the pair scores: about the 10 % most "
+            help="0.9 puts λ at the 90th percentile of the pair scores: about the 10% most "
             "dependent pairs are kept.",
         )
     elif mode == "fdr":

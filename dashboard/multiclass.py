@@ -50,7 +50,7 @@ from slb.viz import figures
 from slb.viz import multiclass as mfig
 from slb.viz.cells import clickable_cells, clicked_cell
 from slb.viz.evaluation import pr_figure, roc_figure
-from slb.viz.style import shorten
+from slb.viz.style import shorten, signed
 
 from . import compute, controls, curve_ui, evaluation, models, state
 from .safety import escape_markdown as esc
@@ -714,7 +714,7 @@ def explain_page(c: dict, ds) -> None:
     # and the table below give them whole
     m[0].metric("true class", esc(shorten(truth[i], 40)))
     m[1].metric("SLB predicts", esc(shorten(clf.classes_[win], 40)))
-    m[2].metric("its score", f"{s[win]:+.3f}", help="The winner's decision value.")
+    m[2].metric("its score", signed(s[win]), help="The winner's decision value.")
     m[3].metric(
         "margin",
         f"{margin:.3f}",

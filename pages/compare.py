@@ -200,7 +200,7 @@ def ber_section(v: View, res: Results) -> None:
         "training sets make the folds correlated; the p-values are Holm-adjusted over the "
         'comparisons. "not significantly different" only where the test does not reject (never '
         'read it as "equal": "detectable (pp)" is the difference the Holm-adjusted test finds '
-        "with 80 % power at these folds' spread, larger with fewer repeats and more "
+        "with 80% power at these folds' spread, larger with fewer repeats and more "
         "classifiers); darker bars: not significantly "
         'different from the best. "—": does not apply (the best itself; no test possible; '
         "SLB's time, whose folds share one density fit across λ)."

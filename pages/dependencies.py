@@ -54,7 +54,7 @@ def control_row(c: dict, ds) -> tuple:
         st.metric(
             "pairs kept",
             f"{lam.n_kept}",
-            f"of {lam.n_pairs} ({100 * lam.n_kept / max(lam.n_pairs, 1):.1f} %)",
+            f"of {lam.n_pairs} ({100 * lam.n_kept / max(lam.n_pairs, 1):.1f}%)",
             delta_color="off",
             delta_arrow="off",
         )

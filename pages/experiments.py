@@ -187,7 +187,7 @@ else:
     st.caption(
         "Uncalibrated: the paper's text with our own first choices where it is silent "
         "(forests of round(d / 5) trees, coefficient 1 on the parents, mixture spacing 1); "
-        "its networks are far easier than the paper's (Bayes errors below 1 %)."
+        "its networks are far easier than the paper's (Bayes errors below 1%)."
     )
 
 if st.button("Run", type="primary", key="exp_run", icon=":material/play_arrow:"):
@@ -436,7 +436,7 @@ with b:
         horizontal=True,
         key="noise_metric",
         help="Balanced error rate by default, as everywhere here: on an imbalanced table "
-        "accuracy rewards predicting the larger class (85 % accuracy at 85:15 is chance). The "
+        "accuracy rewards predicting the larger class (85% accuracy at 85:15 is chance). The "
         "DISCRETE paper's Figure 1 reports accuracy.",
     )
 if source == "data":

@@ -8,7 +8,7 @@ from dashboard import compute, controls, models, multiclass, shell, state
 from dashboard.safety import escape_markdown as esc
 from slb.evaluation.explain import explained_groups, group_contributions
 from slb.viz import figures
-from slb.viz.style import shorten
+from slb.viz.style import shorten, signed
 
 GROUPINGS = {"group": "by feature and by pair", "term": "one bar per term"}
 
@@ -68,10 +68,10 @@ def binary_page(c: dict, ds) -> None:
     m = st.columns(2) + st.columns(2)
     m[0].metric("true class", esc(shorten(f"{'+' if ds.y[i] else '−'} {truth}", 40)))
     m[1].metric("SLB predicts", esc(shorten(f"{'+' if pred[i] else '−'} {guess}", 40)))
-    m[2].metric("decision value", f"{decision[i]:+.3f}")
+    m[2].metric("decision value", signed(decision[i]))
     m[3].metric(  # a short label: a 1024-px window cuts a long one
         "baseline",
-        f"{baseline:+.3f}",
+        signed(baseline),
         help="The decision value of a sample at the training means: where the waterfall starts.",
     )
 
@@ -92,14 +92,14 @@ def binary_page(c: dict, ds) -> None:
         share = int(c["explain_share"])
         fig, e = grouped_figure(row, terms, baseline, share / 100, pos, neg)
         rest = (
-            f"the other {e.n_other} features and pairs add {e.other:+.3f}"
+            f"the other {e.n_other} features and pairs add {signed(e.other)}"
             if e.n_other
             else "every feature and pair is shown"
         )
         st.markdown(
             f"**{len(e.shown)} bars account for {e.share:.0%} of this decision's move from the "
-            f"baseline** ({e.total:+.3f}); {rest}. Shown: the fewest largest features and "
-            f"pairs that account for at least {share} % of it (the slider 'Share of the "
+            f"baseline** ({signed(e.total)}); {rest}. Shown: the fewest largest features and "
+            f"pairs that account for at least {share}% of it (the slider 'Share of the "
             "decision shown'), and enough that the 'other' step is never the largest."
         )
     else:

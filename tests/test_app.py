@@ -157,6 +157,13 @@ def test_every_page_runs_on_the_default_dataset():
     assert spec["layout"]["meta"]["kind"] == "contributions"
     at.number_input(key="explain_row").set_value(5).run()
     assert_ok(at)
+    # H41: the metrics wrote "-1.086" beside the figure's "−1.0"; one minus sign, "−" (U+2212)
+    values = [metric(at, "decision value"), metric(at, "baseline")]
+    assert not any("-" in v for v in values), values
+    decision = float(values[0].replace("\u2212", "-"))
+    assert decision == pytest.approx(
+        chart(at, "explain_figure")["layout"]["meta"]["decision"], abs=5e-4
+    )
 
 
 def test_lambda_changes_kept_pairs_and_pair_graph():

@@ -322,7 +322,7 @@ def test_ber_curve_names_its_marks_in_the_legend_not_over_the_lines():
     fig = figures.ber_curve(steps, 0.04, 0.3, lam_range=(0.0, 0.25), nested_ber=0.18)
     assert len(fig.layout.annotations) == 0  # no text in the plot area
     names = [t.name for t in fig.data if t.showlegend is not False]
-    assert "not computed yet" in names and "nested CV estimate: 18.0 %" in names
+    assert "not computed yet" in names and "nested CV estimate: 18.0%" in names
     nested = next(t for t in fig.data if t.name.startswith("nested"))
     assert list(nested.y) == [18.0, 18.0] and list(nested.x) == [0.0, 0.25]
     grey = [s for s in fig.layout.shapes if s.type == "rect"]
@@ -752,7 +752,7 @@ def test_class_balance_shares_and_escaped_names():
     (bars,) = fig.data
     assert bars.x == pytest.approx((25.0, 75.0))
     notes = [a.text for a in fig.layout.annotations]
-    assert notes == ["+ &lt;b&gt;sick&lt;/b&gt;: 30 (25 %)", "− well: 90 (75 %)"]
+    assert notes == ["+ &lt;b&gt;sick&lt;/b&gt;: 30 (25%)", "− well: 90 (75%)"]
     assert all(a.font.size >= 14 for a in fig.layout.annotations)
     assert tuple(bars.marker.color) == (figures.COLORS["+"], figures.COLORS["-"])
     assert dict(fig.layout.meta) == {"kind": "class_balance", "n_pos": 30, "n_neg": 90}
@@ -784,9 +784,9 @@ def test_class_balance_wraps_long_names_and_keeps_them_apart():
     a, b = "Patient group with diabetes type 1", "Patient group with diabetes type 2"
     fig = class_balance_k({a: 3, b: 1})
     notes = [n.text.replace("<br>", " ") for n in fig.layout.annotations]
-    assert notes == [f"{a}: 3 (75 %)", f"{b}: 1 (25 %)"]
+    assert notes == [f"{a}: 3 (75%)", f"{b}: 1 (25%)"]
     assert all("<br>" in n.text for n in fig.layout.annotations)  # two lines each
-    assert fig.data[0].customdata[0] == f"{a}: 3 (75 %)"  # the whole name in the hover
+    assert fig.data[0].customdata[0] == f"{a}: 3 (75%)"  # the whole name in the hover
     one_line = class_balance_k({"a": 3, "b": 1})
     assert fig.data[0].width < one_line.data[0].width  # taller rows, the same 24 px bars
     # a name past three lines ends in "…"

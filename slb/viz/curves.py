@@ -292,7 +292,7 @@ def _mark_nested(fig: go.Figure, nested_ber, rng) -> None:
                 y=[y, y],
                 mode="lines",
                 line={"color": COLORS["-"], "dash": "dot", "width": 2},
-                name=f"nested CV estimate: {y:.1f} %",
+                name=f"nested CV estimate: {y:.1f}%",
                 hovertemplate=(
                     f"nested CV estimate {y:.2f}%<br>(λ and C chosen inside each fold)"
                     "<extra></extra>"

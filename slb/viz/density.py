@@ -34,7 +34,7 @@ def class_balance(n_pos: int, n_neg: int, pos_name: str = "+", neg_name: str = "
     >>> fig.data[0].x  # shares in %, class + first
     (75.0, 25.0)
     >>> [note.text for note in fig.layout.annotations]
-    ['+ +: 30 (75 %)', '− -: 10 (25 %)']
+    ['+ +: 30 (75%)', '− -: 10 (25%)']
     >>> fig.layout.meta["n_pos"], fig.layout.meta["n_neg"]
     (30, 10)
     """
@@ -56,7 +56,7 @@ SHARE_MAX_LINES = 3
 def _share_bars(names, counts, colors, meta) -> go.Figure:
     """Every class's share of the rows as a horizontal bar, top to bottom in class order, each
     under its note (the class, its rows and their share, wrapped on lines of
-    :data:`SHARE_LINE_CHARS`; the whole name in the hover), on a labelled 0-100 % axis.  The notes are written above the bars, not as axis
+    :data:`SHARE_LINE_CHARS`; the whole name in the hover), on a labelled 0-100% axis.  The notes are written above the bars, not as axis
     ticks, so the bars keep the column's whole width (the Data page's column is about 300 px
     wide at 1024 px with the sidebar open).  A plot, not a strip: at least 200 px of plot area
     whatever K (H39 found a 178 px strip with an unlabelled axis)."""
@@ -65,7 +65,7 @@ def _share_bars(names, counts, colors, meta) -> go.Figure:
     k = len(counts)
     # "name: rows (share)": whole in the hover, wrapped in the note (not cut at a fixed length:
     # two long names with a common start stayed apart only wrapped, H41)
-    texts = [f"{name}: {n} ({s:.0f} %)" for name, n, s in zip(names, counts, shares, strict=True)]
+    texts = [f"{name}: {n} ({s:.0f}%)" for name, n, s in zip(names, counts, shares, strict=True)]
     notes = ["<br>".join(wrap_lines(t, SHARE_LINE_CHARS, SHARE_MAX_LINES)) for t in texts]
     # every row (y from i - 0.5 to i + 0.5) holds its note's lines (19 px each) above a 24 px
     # bar, in pixels, whatever the longest note

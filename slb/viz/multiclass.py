@@ -18,7 +18,7 @@ from ..density.kde import kde_pdf_1d, kde_pdf_2d
 from .density import _grid, _share_bars
 from .evaluation import confusion_heatmap, styled_ticks, tick_lines
 from .layout import place_labels
-from .style import FONT_PX, NODE_TEXT, _base_layout, escape_text
+from .style import FONT_PX, NODE_TEXT, _base_layout, escape_text, signed
 
 __all__ = [
     "CLASS_COLORS",
@@ -86,7 +86,7 @@ def class_balance_k(counts: dict) -> go.Figure:
     >>> fig.data[0].x  # shares in %
     (20.0, 60.0, 20.0)
     >>> [note.text for note in fig.layout.annotations]
-    ['a: 2 (20 %)', 'b: 6 (60 %)', 'c: 2 (20 %)']
+    ['a: 2 (20%)', 'b: 6 (60%)', 'c: 2 (20%)']
     >>> fig.layout.meta["counts"]
     [2, 6, 2]
     """
@@ -486,7 +486,7 @@ def class_scores_figure(scores, class_names: Sequence[str], *, title: str | None
             orientation="h",
             marker_color=[class_color(k) for k in range(len(s))],
             marker_line={"width": [3 if k == win else 0 for k in range(len(s))], "color": "#111"},
-            text=[f"{v:+.3f}" for v in s],
+            text=[signed(v) for v in s],
             textposition="auto",
             textfont={"size": FONT_PX},
             hovertemplate="%{y}: %{x:+.4f}<extra></extra>",

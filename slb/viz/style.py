@@ -98,6 +98,19 @@ def shorten(text, width: int) -> str:
     return cut.rstrip() + "…"
 
 
+def signed(value, decimals: int = 3) -> str:
+    """``value`` with its sign always written, a negative one with the minus sign "−" (U+2212)
+    that plotly draws on axes and in hover labels, so a number beside a figure reads as the
+    figure's own (H41: "-1.086" in a metric beside "−1.0" on the waterfall's axis).
+
+    Examples
+    --------
+    >>> signed(-1.0864), signed(0.25), signed(2, decimals=1)
+    ('−1.086', '+0.250', '+2.0')
+    """
+    return f"{float(value):+.{int(decimals)}f}".replace("-", "\u2212")
+
+
 def wrap_lines(text, width: int, max_lines: int) -> list[str]:
     """``text`` wrapped at spaces (a longer word broken) on lines of at most ``width``
     characters, at most ``max_lines`` of them (the last ending in "…" when cut), each line
