@@ -552,9 +552,26 @@ def compare_page(c: dict, ds) -> None:
             "and repeat, with the share of the true class (row). Click a cell to list its rows "
             "below."
         )
-        recall = per_class_recall(pred)
-        st.markdown("**Recall of each class** (1 − mean recall = the pooled macro BER)")
-        st.dataframe(recall, width="stretch", key="cmp_recall_k")
+        # classes as rows, classifiers as columns, names in a column of fixed width: with the
+        # classes as columns, three names of 43 characters made the table scroll sideways at
+        # 1024 px (H41); a row per class grows down, and a cut name is whole on hover
+        recall = 100 * per_class_recall(pred).T
+        recall.index = recall.index.map(str)
+        st.markdown("**Recall of each class (%)**")
+        st.dataframe(
+            recall.rename_axis("class").reset_index(),
+            hide_index=True,
+            width="stretch",
+            key="cmp_recall_k",
+            column_config={
+                "class": st.column_config.TextColumn(width=220),
+                **{m: st.column_config.NumberColumn(format="%.1f") for m in recall.columns},
+            },
+        )
+        st.caption(
+            "Pooled over every fold and repeat. A column's mean is 100 minus the classifier's "
+            "pooled macro BER."
+        )
     with right:
         k = class_picker(ds, "cmp_roc_class", "One-vs-rest curves of class")
         curves, auc = pooled_roc(pred, pos_label=cls[k])

@@ -168,6 +168,13 @@ def test_three_class_upload_every_page_no_merge(three):
     assert any(shown in c.value for c in at.caption), [
         c.value for c in at.caption if "predictions of" in c.value
     ]
+    # the recall of each class: a row per class (H41: classes as columns scrolled sideways with
+    # long names), a column per classifier whose mean is 100 minus the pooled macro BER
+    recall = next(df for df in at.dataframe if "class" in df.value.columns).value
+    assert recall["class"].tolist() == [str(c) for c in classes]
+    pooled = at.session_state["cmp_pred_model_k"]
+    share = counts / counts.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(recall[pooled].to_numpy(), 100 * np.diag(share))
     table = next(df for df in at.dataframe if "mean BER (%)" in df.value.columns).value
     assert {"SLB", "TAN", "NB"} <= set(table.index)
     assert table["mean BER (%)"].between(0, 100).all()
