@@ -486,6 +486,10 @@ def test_multiclass_figures_escape_and_shape():
     assert "<script>" not in json.dumps(fc.to_plotly_json()["layout"]["meta"])
     sc = mfig.class_scores_figure([0.2, -1.0, 0.9, 0.1], names)
     assert sc.layout.meta["winner"] == 2 and abs(sc.layout.meta["margin"] - 0.7) < 1e-12
+    # H43: labels 0/1/2 made plotly draw a numeric axis, on which the winner "★ 0" had no place
+    num = mfig.class_scores_figure([1.4, 1.0, -2.4], ["0", "1", "2"])
+    assert num.layout.yaxis.type == "category"
+    assert list(num.data[0].y) == ["★ 0", "1", "2"]
     pairs = np.array([[0, 1], [1, 2], [2, 3]])
     kept = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 0]], bool)
     g = mfig.pair_graph_k(names, pairs, rng.random((4, 3)), kept, rng.random((4, 2)), names)

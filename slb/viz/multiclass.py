@@ -492,7 +492,9 @@ def class_scores_figure(scores, class_names: Sequence[str], *, title: str | None
             hovertemplate="%{y}: %{x:+.4f}<extra></extra>",
         )
     )
-    fig.update_yaxes(autorange="reversed")
+    # names as categories: plotly reads labels "1", "2" as numbers and drew a numeric axis on
+    # which the winner "★ 0" had no place (H43, class labels 0/1/2)
+    fig.update_yaxes(type="category", autorange="reversed")
     fig.update_xaxes(title_text="decision value (multinomial score)", zeroline=True)
     return _base_layout(
         fig,
