@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import streamlit as st
-from sklearn.base import clone
 
 from slb import SLBClassifier
 from slb._utils import overrides_by_index
@@ -42,7 +41,6 @@ from slb.evaluation.metrics import balanced_error_rate
 from slb.evaluation.predictions import (
     calibrate_decisions,  # path_predictions' calibration, on the warm pass's decision values
     fold_prediction_frame,
-    model_outputs,
     naive_bayes_path_predictions,
     repeat_of_folds,
     with_repeats,
@@ -58,6 +56,7 @@ from slb.viz.evaluation import confusion_figure, pr_figure, roc_figure
 
 from . import compute, models
 from .compute import _TTL, DASH
+from .fold_tasks import fold_outputs, slb_fold_outputs
 from .state import density_params
 from .workqueue import (
     QUEUE,
@@ -154,14 +153,6 @@ def _ber_of(pred: pd.DataFrame) -> np.ndarray:
     return np.array([balanced_error_rate(g[k]["y_true"], g[k]["y_pred"]) for k in range(n_folds)])
 
 
-def _one_fold_outputs(est, X, y, train, test) -> dict:
-    """Fit ``est`` on ``train`` and predict ``test`` (labels, probabilities, scores): one fold
-    of ``compare_estimators(record_predictions=True)``, for a worker process."""
-    rows = (lambda idx: X.iloc[idx]) if hasattr(X, "iloc") else (lambda idx: X[idx])
-    model = clone(est).fit(rows(train), y[train])
-    return model_outputs(model, rows(test))
-
-
 def _per_fold(fn, calls: list, n_proc: int, cost: float) -> list:
     """``[fn(*c) for c in calls]``, one fold per task: in the niced workers (already started)
     for big data, else in ``n_proc`` joblib processes (here when ``n_proc`` is 1)."""
@@ -172,13 +163,6 @@ def _per_fold(fn, calls: list, n_proc: int, cost: float) -> list:
     from joblib import Parallel, delayed
 
     return Parallel(n_jobs=n_proc)(delayed(fn)(*c) for c in calls)
-
-
-def _one_fold_slb(est, X, y, train, test) -> tuple[dict, int]:
-    """:func:`_one_fold_outputs` of an SLB estimator, and the number of pairs it kept."""
-    rows = (lambda idx: X.iloc[idx]) if hasattr(X, "iloc") else (lambda idx: X[idx])
-    model = clone(est).fit(rows(train), y[train])
-    return model_outputs(model, rows(test)), len(model.pairs_)
 
 
 #: Set in the thread of :func:`prefetch_runs`: SLB's path is being fitted beside it (one
@@ -234,7 +218,7 @@ def model_fold_run(
         ber = comp.per_fold[name].to_numpy(dtype=float)
         return FoldRun(ber, float(comp.fit_seconds[name]), comp.predictions)
     t0 = time.perf_counter()
-    outs = _per_fold(_one_fold_outputs, [(est, X, y, tr, te) for tr, te in f], n_proc, cost)
+    outs = _per_fold(fold_outputs, [(est, X, y, tr, te) for tr, te in f], n_proc, cost)
     frames = [
         fold_prediction_frame(name, k, te, y[te], **out)
         for k, ((_, te), out) in enumerate(zip(f, outs, strict=True))
@@ -409,7 +393,7 @@ def slb_nested_eval(
     # One fold per task, on every free core: the folds are independent refits (25 on Sonar,
     # 13.4 s of one idle core), so two cores halve the wait.  Each fold is fitted exactly as
     # compare_estimators fits it (tests/test_nested_estimate_parallel.py checks the equality).
-    outs = _per_fold(_one_fold_slb, calls, n_proc, cost)
+    outs = _per_fold(slb_fold_outputs, calls, n_proc, cost)
     frames = [
         fold_prediction_frame(name, k, te, y[te], **out)
         for k, ((_, te), (out, _)) in enumerate(zip(f, outs, strict=True))

@@ -47,6 +47,37 @@ def test_a_compute_worker_imports_the_pages_cached_functions_quietly():
     assert "No runtime found" not in runs["workqueue._init_worker(0);"].stderr
 
 
+def test_the_compare_folds_joblib_workers_run_import_no_cached_function():
+    """H43: the first Compare of a small table logged 84 "No runtime found" warnings: its folds
+    run in joblib's workers (not in the quieted pool), which imported the cached functions of
+    dashboard.evaluation to unpickle the task.  The tasks live in dashboard.fold_tasks now."""
+    import pickle
+    import subprocess
+    import sys
+
+    from dashboard.fold_tasks import fold_outputs, slb_fold_outputs
+
+    load = "import pickle, sys; pickle.loads(sys.stdin.buffer.read())"
+    for task in (fold_outputs, slb_fold_outputs):  # what a joblib worker does with a task
+        run = subprocess.run(
+            [sys.executable, "-c", load],
+            input=pickle.dumps(task),
+            cwd=ROOT,
+            capture_output=True,
+            timeout=300,
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert b"No runtime found" not in run.stderr, run.stderr[-2000:]
+    # what the old tasks' module costs a worker: the warnings come back
+    run = subprocess.run(
+        [sys.executable, "-c", "import dashboard.evaluation"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=300,
+    )
+    assert b"No runtime found" in run.stderr
+
+
 def test_the_history_flag_exists_from_its_release_on():
     """urlstate.restore applies an address from the browser's history only on a run that
     Back or Forward started, when Streamlit says so (from HISTORY_FLAG_SINCE on)."""
