@@ -159,6 +159,19 @@ def test_ber_bars_one_bar_per_classifier():
     assert len(pts.y) == pf.size
 
 
+def test_ber_bars_error_bars_stay_between_0_and_100():
+    """H43: on 15 rows TAN's mean BER 78% ± 30 drew a bar past 100%; the bar stops at 100% (and
+    at 0%), the hover keeps the whole sd."""
+    pf = pd.DataFrame({"SLB": [0.9, 0.3, 1.0, 0.9], "TAN": [0.0, 0.3, 0.0, 0.1]})
+    bar = figures.ber_bars(pf).data[0]
+    mean, sd = 100 * pf.mean().to_numpy(), 100 * pf.std().to_numpy()
+    top, bottom = mean + np.asarray(bar.error_y.array), mean - np.asarray(bar.error_y.arrayminus)
+    assert np.all(top <= 100 + 1e-9) and np.all(bottom >= -1e-9)
+    assert top[0] == pytest.approx(100) and bottom[1] == pytest.approx(0)
+    assert (mean + sd)[0] > 100 and (mean - sd)[1] < 0  # unclipped, both would cross
+    np.testing.assert_allclose(bar.customdata, sd)
+
+
 def test_ber_bars_turn_horizontal_when_the_names_do_not_fit_side_by_side():
     """H33: with every peer classifier added, plotly rotated the twelve names under the bars;
     the bars are horizontal then (SLB on top), names level, the per-fold points on their bar."""
@@ -171,6 +184,7 @@ def test_ber_bars_turn_horizontal_when_the_names_do_not_fit_side_by_side():
     assert list(bar.y) == names  # the catalogue's order, never re-sorted
     np.testing.assert_allclose(bar.x, 100 * pf.mean().to_numpy())
     np.testing.assert_allclose(bar.error_x.array, 100 * pf.std().to_numpy())
+    np.testing.assert_allclose(bar.customdata, 100 * pf.std().to_numpy())  # hover: the sd
     assert tuple(fig.layout.yaxis.range) == tuple(fig.layout.yaxis2.range) == (12.5, -0.5)
     assert pts.yaxis == "y2" and pts.xaxis is None
     k = np.repeat(np.arange(13), 25)
