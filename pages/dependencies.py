@@ -60,6 +60,7 @@ def control_row(c: dict, ds) -> tuple:
         )
     if lam.note:
         st.caption(lam.note + ".")
+    controls.small_class_warning(ds, c["pair_rule"])
     return lam, query
 
 

@@ -399,6 +399,21 @@ def test_a_too_small_class_says_how_to_leave_it_out():
     assert metric(at, "rows n") == "60"
 
 
+def test_a_class_of_few_rows_is_flagged_on_dependencies():
+    """H43: a 6-row class of independent features decided all 3 kept pairs of a 4-class table
+    (its HSIC 0.07-0.09, the others' 0.004-0.016); the page now says why and what to do."""
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(rng.normal(size=(96, 4)), columns=["a", "b", "c", "d"])
+    df["label"] = ["x"] * 45 + ["y"] * 45 + ["tiny"] * 6
+    at = goto(upload_app(df, "tiny_class.csv"), "pages/dependencies.py")
+    assert not at.error, [e.value for e in at.error]
+    warned = [w.value for w in at.warning if "Few rows in class tiny (6 rows)" in w.value]
+    assert warned and "dependent in every class" in warned[0]
+    # without a small class, nothing is said
+    at = goto(upload_app(three_class_frame()), "pages/dependencies.py")
+    assert not [w for w in at.warning if "Few rows" in w.value]
+
+
 @pytest.mark.parametrize(
     "counts, advice",
     [
