@@ -37,7 +37,7 @@ from slb.evaluation import (
     pooled_pr,
     pooled_roc,
 )
-from slb.evaluation.metrics import balanced_error_rate
+from slb.evaluation.metrics import balanced_error_rate, chance_ber
 from slb.evaluation.predictions import (
     calibrate_decisions,  # path_predictions' calibration, on the warm pass's decision values
     fold_prediction_frame,
@@ -783,6 +783,22 @@ def predictions_table(what: tuple, _ev: FoldEval, _ds) -> pd.DataFrame:
     settings of its folds, densities and λ), so a rerun that does not change them reuses it."""
     name = what[0]
     return predictions_display({name: _ev}, _ds).drop(columns="classifier")
+
+
+def chance_warning(per_fold: pd.DataFrame, n_classes: int, n_rows: int) -> None:
+    """Say so when no classifier's mean BER is below a guess's (H43: on 15 rows every
+    classifier was at 74-78% and the table still called one of them "best")."""
+    best = float(per_fold.mean(axis=0).min())
+    chance = chance_ber(n_classes)
+    if best < chance:
+        return
+    st.warning(
+        f"No classifier does better than guessing here: the lowest mean BER is "
+        f"{100 * best:.1f}%, and a guess (one class for every row, or at random) has "
+        f"{100 * chance:.0f}% with {n_classes} classes. With {n_rows} rows the folds' training "
+        'sets are too small for these models to learn from; "best" below only means least bad.',
+        icon="⚠️",
+    )
 
 
 def table_height(n_rows: int) -> int:

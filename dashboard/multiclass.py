@@ -523,6 +523,7 @@ def compare_page(c: dict, ds) -> None:
             on_click=st.session_state.__setitem__,
             args=("cmp_nested_k", nested_key),
         )
+    evaluation.chance_warning(res.per_fold, ds.K, ds.n)
     st.plotly_chart(figures.ber_bars(res.per_fold), key="cmp_ber_bars_k", config=CHART)
     st.subheader("SLB's BER along λ")
     if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):

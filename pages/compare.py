@@ -165,6 +165,7 @@ def ber_section(v: View, res: Results) -> None:
             f"{v.ds.n**2 * v.ds.d / 1e6:.0f} M rows² × features, and the page runs at most "
             f"{compute.CV_BUDGET / 1e6:.0f} M per visit so that it answers in about a minute."
         )
+    evaluation.chance_warning(per_fold, 2, v.ds.n)
     st.plotly_chart(
         figures.ber_bars(per_fold, table.rename(columns={"tied with best": "tied_with_best"})),
         key="cmp_ber_bars",
@@ -193,6 +194,13 @@ def ber_section(v: View, res: Results) -> None:
         )
     else:
         slb_line = f"SLB at λ = {lam} keeps {kept:.1f} pairs per fold on average."
+        if round(kept) != v.lam.n_kept:  # H43: 196.3 here beside the sidebar's 181
+            slb_line += (
+                f" On all {v.ds.n} rows it keeps {v.lam.n_kept}, the sidebar's count: a fold "
+                "has fewer rows, and dependence measured on fewer rows is larger by chance "
+                "(HSIC's bias is about 0.3 / n), so the same λ keeps "
+                + ("more." if kept > v.lam.n_kept else "a different number.")
+            )
     st.caption(
         f"{slb_line} Each classifier is "
         "compared with the best (lowest mean BER) by a t-test on the per-fold differences whose "
