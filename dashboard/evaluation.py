@@ -785,6 +785,22 @@ def predictions_table(what: tuple, _ev: FoldEval, _ds) -> pd.DataFrame:
     return predictions_display({name: _ev}, _ds).drop(columns="classifier")
 
 
+#: Columns of a comparison table that fit beside the classifier's name at 1024 x 768 with the
+#: sidebar open (H30, H43: the rest were hidden with no hint that they exist).
+SHOWN_AT_1024 = 4
+
+
+def more_columns_caption(shown: pd.DataFrame) -> None:
+    """Name the comparison table's columns that a 1024-px screen shows only by scrolling it."""
+    later = list(shown.columns[SHOWN_AT_1024:])
+    if later:
+        st.caption(
+            "More columns to the right (scroll the table sideways on a narrow screen): "
+            + ", ".join(later)
+            + "."
+        )
+
+
 def chance_warning(per_fold: pd.DataFrame, n_classes: int, n_rows: int) -> None:
     """Say so when no classifier's mean BER is below a guess's (H43: on 15 rows every
     classifier was at 74-78% and the table still called one of them "best")."""

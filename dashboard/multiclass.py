@@ -486,8 +486,10 @@ def compare_page(c: dict, ds) -> None:
     ev = evaluate_predictions(res.predictions)
     shown = compute.comparison_display(table)
     for m in ("AUC", "F1", "log-loss"):
-        if m in ev.summary:
-            shown[f"macro {m}" if m != "log-loss" else m] = ev.summary[m].reindex(shown.index)
+        if m in ev.summary:  # "—" where it does not apply, as on the two-class page (H43: "None")
+            shown[f"macro {m}" if m != "log-loss" else m] = [
+                compute._fmt(v, ".3f") for v in ev.summary[m].reindex(shown.index)
+            ]
     st.subheader("Balanced error rate")
     lam_text = controls.format_lambda(lam.value)
     if lam.mode == "value":
@@ -496,7 +498,8 @@ def compare_page(c: dict, ds) -> None:
         how = "chosen again by cross-validation" if lam.mode == "cv" else "set again by its rule"
         slb_how = f"SLB's λ {how} inside every fold (λ = {lam_text} is the one on all rows)"
     st.caption(
-        f"{len(res.folds)} folds ({reps} repeat(s) of {ds.n_folds}-fold CV), {slb_how}; "
+        f"{len(res.folds)} folds ({reps} repeat{'s' if reps != 1 else ''} of {ds.n_folds}-fold "
+        f"CV), {slb_how}; "
         f"{esc(table.attrs.get('test', ''))}."
     )
     st.dataframe(
@@ -508,13 +511,9 @@ def compare_page(c: dict, ds) -> None:
             "mean BER (%)": st.column_config.NumberColumn(format="%.1f"),
             "sd (%)": st.column_config.NumberColumn(format="%.1f"),
             **evaluation.VERDICT_COLUMNS,
-            **{
-                col: st.column_config.NumberColumn(format="%.3f")
-                for col in shown.columns
-                if col.startswith("macro") or col == "log-loss"
-            },
         },
     )
+    evaluation.more_columns_caption(shown)
     st.caption(f"SLB: {evaluation.SLB_HOW.get(lam.mode, evaluation.SLB_HOW['value'])}.")
     if NESTED not in names:
         st.button(

@@ -184,6 +184,7 @@ def ber_section(v: View, res: Results) -> None:
             **evaluation.VERDICT_COLUMNS,
         },
     )
+    evaluation.more_columns_caption(compute.comparison_display(table))
     kept = res.runs["SLB"].n_pairs.mean()
     lam = controls.format_lambda(v.lam.value)
     if v.lam.mode != "value":  # each fold set its own lambda: the sidebar's is the all-rows one

@@ -614,6 +614,7 @@ def test_compare_page_says_what_is_honest_and_offers_a_nested_estimate():
     n_kept = int(re.search(r"(\d+) / \d+ pairs kept", sidebar_text(at)).group(1))
     assert f"On all 208 rows it keeps {n_kept}, the sidebar's count" in captions
     assert not [w for w in at.warning if "better than guessing" in w.value]
+    assert "More columns to the right (scroll the table sideways" in captions
     # automatic λ by quantile: recomputed inside each fold, as the library's per-fold selector
     at.radio(key="cmp_lam_mode").set_value("quantile").run()
     at.slider(key="cmp_lam_quantile").set_value(0.9).run()

@@ -177,6 +177,13 @@ def test_three_class_upload_every_page_no_merge(three):
     np.testing.assert_allclose(recall[pooled].to_numpy(), 100 * np.diag(share))
     table = next(df for df in at.dataframe if "mean BER (%)" in df.value.columns).value
     assert {"SLB", "TAN", "NB"} <= set(table.index)
+    # H43: SLB's log-loss read "None"; what does not apply is "—", and the columns past the
+    # fourth are named in a caption (hidden at 1024 px unless the table is scrolled)
+    assert table.loc["SLB", "log-loss"] == "—" and float(table.loc["NB", "log-loss"]) > 0
+    assert any(
+        c.value.startswith("More columns to the right") and "log-loss" in c.value
+        for c in at.caption
+    )
     assert table["mean BER (%)"].between(0, 100).all()
     # SLB's BER (from the cached per-fold densities) is that of cold SLBClassifier fits at λ
     # on the same folds, and NB's that of KDENaiveBayes
