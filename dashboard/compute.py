@@ -299,9 +299,10 @@ def current_lambda(ds, cfg: dict, dens: tuple) -> LambdaInfo:
     elif mode == "fdr":
         lam, n_bh = fdr_lambda(scr, cfg["fdr_alpha"], rule)
         note = (
-            f"Benjamini-Hochberg at α = {cfg['fdr_alpha']:g} rejects {n_bh} pairs; λ is the "
-            "smallest of their scores (SLBClassifier(threshold='fdr').threshold_), so every pair "
-            "at least as dependent is kept too"
+            f"Benjamini-Hochberg at α = {cfg['fdr_alpha']:g} rejects {n_bh} "
+            f"pair{'' if n_bh == 1 else 's'}; λ is the smallest of their scores "
+            "(SLBClassifier(threshold='fdr').threshold_), so every pair at least as dependent "
+            "is kept too"
         )
     elif mode == "cv":
         lam, _ = cv_lambda(

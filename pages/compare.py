@@ -395,7 +395,8 @@ def coefficients_section(v: View):
     msg = (
         f"SLB fitted on all {ds.n} rows at λ = {controls.format_lambda(lam.value)}: "
         f"{n_terms} terms ({n_uni} univariate, {n_terms - n_uni} bivariate, "
-        f"{len(clf.pairs_)} pairs). Solid bars: univariate terms; hatched: bivariate."
+        f"{len(clf.pairs_)} pair{'' if len(clf.pairs_) == 1 else 's'}). Solid bars: univariate "
+        "terms; hatched: bivariate."
     )
     if n_drawn < n_terms:
         msg += f" Drawn: the {n_drawn} largest weights (the slider above)."
