@@ -113,6 +113,21 @@ def small_class_warning(ds, rule: str) -> None:
     )
 
 
+def repeats_control(prefix: str) -> None:
+    """The repeats of the K-fold cross-validation (Compare, two or K classes)."""
+    state.bound(
+        st.number_input,
+        "Repeats of the K-fold cross-validation",
+        "cv_repeats",
+        key=f"{prefix}_repeats",
+        min_value=1,
+        max_value=10,
+        step=1,
+        help="The K-fold CV is repeated on new random stratified splits; more repeats give a "
+        "more stable estimate and a more powerful test. Large data sets get fewer repeats.",
+    )
+
+
 def pair_rule_control(prefix: str) -> None:
     state.bound(
         st.selectbox,

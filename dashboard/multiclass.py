@@ -52,7 +52,7 @@ from slb.viz.cells import clickable_cells, clicked_cell
 from slb.viz.evaluation import pr_figure, roc_figure
 from slb.viz.style import shorten, signed
 
-from . import compute, controls, curve_ui, evaluation, models, state
+from . import compute, controls, curve_ui, evaluation, models, sidebar, state
 from .safety import escape_markdown as esc
 from .safety import safe_csv_bytes
 from .workqueue import queued
@@ -471,6 +471,14 @@ def compare_page(c: dict, ds) -> None:
         names = models_control(c)
     if lam.note:
         st.caption(lam.note + ".")
+    # the two-class page's density and repeats controls (H43: missing here, while Explain's
+    # caption said Compare has the same bandwidth controls)
+    low = st.columns([3, 3], gap="medium")
+    with low[0]:
+        controls.bandwidth_controls("cmp", overrides=False)
+    with low[1]:
+        controls.repeats_control("cmp")
+    sidebar.refresh_settings(lam)  # the bandwidth line, after a move of the multiplier
     dens = state.density_key()
     reps = compute.affordable_repeats(ds.n, ds.d, int(c["cv_repeats"]))
     nested_key = ("nested", ds.key, c["measure"], c["pair_rule"], dens, int(c["seed"]), reps)

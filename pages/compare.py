@@ -94,17 +94,7 @@ def controls_row() -> compute.LambdaInfo:
         lam = controls.lambda_controls("cmp")
     with right:
         controls.bandwidth_controls("cmp", overrides=False)
-        state.bound(
-            st.number_input,
-            "Repeats of the K-fold cross-validation",
-            "cv_repeats",
-            key="cmp_repeats",
-            min_value=1,
-            max_value=10,
-            step=1,
-            help="The K-fold CV is repeated on new random stratified splits; more repeats give a "
-            "more stable estimate and a more powerful test. Large data sets get fewer repeats.",
-        )
+        controls.repeats_control("cmp")
     # Full width, below the two columns: with every classifier chosen all chips stay visible.
     state.bound(
         st.multiselect,

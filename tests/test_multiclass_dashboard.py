@@ -391,6 +391,15 @@ def test_five_classes_pickers_lambda_modes_and_an_added_classifier():
     at.selectbox(key="cmp_roc_class").set_value(4).run()
     assert_ok(at)
     chart_with_key(at, "cmp_roc_k")
+    # H43: the two-class page's bandwidth and repeats controls are here too, and act
+    counts = np.asarray(cm["layout"]["meta"]["counts"])
+    at.number_input(key="cmp_repeats").set_value(1).run()
+    at.slider(key="cmp_bw_mult").set_value(2.0).run()
+    assert_ok(at)
+    assert any("(1 repeat of 5-fold CV)" in c.value for c in at.caption)
+    assert "× 2" in "\n".join(m.value for m in at.markdown)  # the sidebar's bandwidth line
+    fewer = np.asarray(chart_with_key(at, "cmp_confusion_k")["layout"]["meta"]["counts"])
+    assert fewer.sum() == 150 < counts.sum()  # one repeat of the 150 rows, not several
 
 
 def test_a_too_small_class_says_how_to_leave_it_out():
