@@ -208,7 +208,13 @@ def dependencies_page(c: dict, ds) -> None:
 
     table = kept_table(ds, scr, keep_c)
     st.subheader(f"Kept pairs ({len(table)})")
-    st.dataframe(table, hide_index=True, width="stretch", height=320, key="dep_pairs_table")
+    st.dataframe(  # as tall as its rows, up to 320 px (H43: 5 empty rows under 3 pairs)
+        table,
+        hide_index=True,
+        width="stretch",
+        height=min(320, evaluation.table_height(len(table))),
+        key="dep_pairs_table",
+    )
     if len(table):
         pair_view(ds, table)
 
@@ -615,7 +621,13 @@ def compare_page(c: dict, ds) -> None:
         "value (its multinomial score) on every term; each term belongs to the block of the "
         f"class whose density it is ({esc('log p[class](a)')}, {esc('log p[class](a × b)')})."
     )
-    st.dataframe(mine, hide_index=True, width="stretch", height=320, key="cmp_coef_k")
+    st.dataframe(
+        mine,
+        hide_index=True,
+        width="stretch",
+        height=min(320, evaluation.table_height(len(mine))),
+        key="cmp_coef_k",
+    )
     st.download_button(
         "Download all coefficients (CSV)",
         lambda: safe_csv_bytes(coef),  # feature names are the user's: no formula cells

@@ -18,7 +18,7 @@ app's setup and sidebar (the fragment redraws the sidebar's λ and density lines
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, controls, multiclass, shell, sidebar, state
+from dashboard import compute, controls, evaluation, multiclass, shell, sidebar, state
 from dashboard.safety import escape_markdown as esc
 from slb.viz import figures
 
@@ -256,7 +256,7 @@ def dependencies_page() -> None:
         table,
         hide_index=True,
         width="stretch",
-        height=360,
+        height=min(360, evaluation.table_height(len(table))),  # no empty rows (H43)
         key="dep_pairs_table",
         column_config={
             col: st.column_config.NumberColumn(format="%.4g") for col in table.columns[2:7]
