@@ -154,7 +154,14 @@ def dependencies_page(c: dict, ds) -> None:
     )
     top = st.columns([4, 2, 3], gap="small")
     with top[2]:
-        settings = st.popover("How λ is chosen · measure · pair rule", width="stretch")
+        settings = st.popover(  # a short label: a long one was cut at 1024 px (H43)
+            "How λ is chosen",
+            icon=":material/tune:",
+            width="stretch",
+            help="How λ is chosen, the dependence measure and the pair rule; now: "
+            f"λ {compute.LAMBDA_MODES[c['lam_mode']]} · {compute.MEASURES[c['measure']]}, "
+            f"{compute.PAIR_RULES[c['pair_rule']]}.",
+        )
     with top[0]:
         lam = controls.lambda_controls("dep", mode_in=settings)
     with settings:

@@ -36,9 +36,16 @@ def control_row(c: dict, ds) -> tuple:
     with ctl[2]:
         how = (
             f"λ {compute.LAMBDA_MODES[c['lam_mode']]} · {compute.MEASURES[c['measure']]}, "
-            f"{c['pair_rule'].replace('_', ' ')}"
+            f"{compute.PAIR_RULES[c['pair_rule']]}"
         )
-        settings = st.popover(how, width="stretch", help="How λ is chosen; the dependence measure")
+        # a short label: the settings in it were cut at 1024 px ("λ by value · HS…", H43); the
+        # sidebar and the help say what they are
+        settings = st.popover(
+            "How λ is chosen",
+            icon=":material/tune:",
+            width="stretch",
+            help=f"How λ is chosen, the dependence measure and the pair rule; now: {how}.",
+        )
         query = st.text_input(
             "Find a feature",
             key="dep_search",
