@@ -211,6 +211,11 @@ def test_figure_draws_the_regions_and_the_data(fitted):
     assert fig.layout.xaxis3.anchor == "y3" and fig.layout.xaxis3.visible is not False
     assert fig.layout.xaxis4.visible is False and fig.layout.yaxis4.visible is False  # empty cell
     assert fig.layout.xaxis2.title.text == "x1"  # under the lowest panel of column 2
+    # H43: stacked panels showed tick labels and the title under the lowest panel only, about
+    # 1000 px below the first; every panel has its own now
+    stacked = decision_surface_figure(s, X, y, class_names=names, cols=1)
+    axes = [stacked.layout[f"xaxis{i if i > 1 else ''}"] for i in range(1, len(models) + 1)]
+    assert all(a.showticklabels is not False and a.title.text == "x1" for a in axes), axes
     sizes = _font_sizes(fig.to_dict()["layout"])
     assert sizes and min(sizes) >= FONT_PX >= 14
     assert fig.layout.font.size >= 14

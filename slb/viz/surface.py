@@ -223,11 +223,18 @@ def decision_surface_figure(
     x0, x1 = float(grid.x[0]), float(grid.x[-1])
     y0, y1 = float(grid.y[0]), float(grid.y[-1])
     tick = {"size": FONT_PX}
-    fig.update_xaxes(range=[x0, x1], tickfont=tick, showgrid=False, zeroline=False)
+    # tick labels and the axis title under every panel: shared axes showed them under the
+    # lowest panel only, about 1000 px below the first when the panels are stacked (H43)
+    fig.update_xaxes(
+        range=[x0, x1], tickfont=tick, showgrid=False, zeroline=False, showticklabels=True
+    )
     fig.update_yaxes(range=[y0, y1], tickfont=tick, showgrid=False, zeroline=False)
-    for c in range(cols):  # the axis title under the lowest panel of each column
-        last = rows if (rows - 1) * cols + c < len(names) else rows - 1
-        fig.update_xaxes(title={"text": _esc(fx), "font": {"size": FONT_PX}}, row=last, col=c + 1)
+    for p in range(len(names)):
+        fig.update_xaxes(
+            title={"text": _esc(fx), "font": {"size": FONT_PX}},
+            row=p // cols + 1,
+            col=p % cols + 1,
+        )
     for r in range(rows):
         fig.update_yaxes(title={"text": _esc(fy), "font": {"size": FONT_PX}}, row=r + 1, col=1)
     for p in range(len(names), rows * cols):  # the empty cells of the last row
