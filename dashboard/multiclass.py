@@ -155,8 +155,7 @@ def dependencies_page(c: dict, ds) -> None:
     top = st.columns([4, 2, 3], gap="small")
     with top[2]:
         settings = st.popover(  # a short label: a long one was cut at 1024 px (H43)
-            "How λ is chosen",
-            icon=":material/tune:",
+            "λ settings",
             width="stretch",
             help="How λ is chosen, the dependence measure and the pair rule; now: "
             f"λ {compute.LAMBDA_MODES[c['lam_mode']]} · {compute.MEASURES[c['measure']]}, "

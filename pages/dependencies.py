@@ -38,11 +38,10 @@ def control_row(c: dict, ds) -> tuple:
             f"λ {compute.LAMBDA_MODES[c['lam_mode']]} · {compute.MEASURES[c['measure']]}, "
             f"{compute.PAIR_RULES[c['pair_rule']]}"
         )
-        # a short label: the settings in it were cut at 1024 px ("λ by value · HS…", H43); the
-        # sidebar and the help say what they are
+        # a short label: the settings in it were cut at 1024 px ("λ by value · HS…", then
+        # "How λ is c…", H43); the sidebar and the help say what they are
         settings = st.popover(
-            "How λ is chosen",
-            icon=":material/tune:",
+            "λ settings",
             width="stretch",
             help=f"How λ is chosen, the dependence measure and the pair rule; now: {how}.",
         )

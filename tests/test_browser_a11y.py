@@ -241,6 +241,8 @@ def test_every_page_passes_axe_and_has_readable_captions(server, title, width, h
         low = [c for c in page.evaluate(CONTRAST_JS) if c["ratio"] < 4.5]
         cut = [c for c in page.evaluate(TRUNCATED_JS) if c["label"] not in KNOWN_CUT]
         side_cut = page.evaluate(CUT_JS, SIDEBAR)
+        # H43: the Dependencies popover's button read "λ by value · HS…", then "How λ is c…"
+        button_cut = page.evaluate(CUT_JS, '[data-testid="stMain"] button *')
         ends = page.evaluate(SLIDER_ENDS_JS)
         plots = [
             b["width"]
@@ -254,6 +256,7 @@ def test_every_page_passes_axe_and_has_readable_captions(server, title, width, h
         "captions below 4.5:1": low,
         "cut select boxes": cut,
         "cut sidebar texts": side_cut,
+        "cut button labels": button_cut,
         "slider end labels run together": ends,
         "plots narrower than 260 px": narrow,
     }
