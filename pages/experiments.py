@@ -380,7 +380,8 @@ else:
         )
         + esc(exp.coincide_note(curve.layout.meta))
     )
-    with st.expander("Table (BER %, mean ± sd)", expanded=True):
+    one = int(res.settings["n_replicates"]) <= 1  # H43: "mean ± sd" over rows without a ±
+    with st.expander("Table (BER %)" if one else "Table (BER %, mean ± sd)", expanded=True):
         st.dataframe(res.table(paper=True, bold=False), width="stretch")
         if bayes_err is not None:
             st.caption(

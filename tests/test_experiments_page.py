@@ -112,6 +112,7 @@ def test_experiments_page_runs_and_shows_results(monkeypatch):
     curve_caption = next(c.value for c in at.caption if c.value.startswith("Balanced error"))
     assert "one replicate, so no error bars" in curve_caption
     assert "standard error" not in curve_caption
+    assert "Table (BER %)" in [e.label for e in at.expander]  # H43: no "mean ± sd" header
     ds = spec.make(200, seed0)
     for key, lab in (("exp_graph_pos", 1), ("exp_graph_neg", -1)):
         spec = chart(at, key)
