@@ -40,6 +40,7 @@ from slb import (
 from slb._folds import duplicate_groups
 from slb._parallel import idle_n_jobs
 from slb._utils import all_pairs
+from slb.density.bandwidth import lattice_spacing
 from slb.dependence import screening as screening_rules
 from slb.evaluation import (
     corrected_t_against_best,
@@ -57,6 +58,7 @@ from slb.viz.figures import (
     tree_layout,
 )
 
+from .safety import escape_markdown
 from .state import density_params
 from .workqueue import QUEUE, data_cost, offload, offload_each, queued
 
@@ -355,6 +357,23 @@ def bandwidths(key: str, _ds, dens: tuple) -> tuple[np.ndarray, np.ndarray]:
     """Univariate and pair bandwidths ``(2, d)`` of the full data (rows: negative, positive)."""
     tf = LogDensityTransformer(pairs=[], **density_params(dens)).fit(_ds.X, _ds.y)
     return tf.bandwidths_, tf.pair_bandwidths_
+
+
+def floor_note(ds, feature: str, h) -> str:
+    """A sentence for the Densities caption when ``h`` (one feature's bandwidth per class) sits
+    at the lattice floor of that feature, else "" (H43: one-hot 0/1 columns showed
+    bandwidths "1" beside histogram spikes, with no word of the floor).  The estimators'
+    default ``lattice_floor`` is one step."""
+    j = list(ds.feature_names).index(feature)
+    step = float(lattice_spacing(np.asarray(ds.X)[:, [j]])[0])
+    at_floor = np.isfinite(step) and np.isclose(np.asarray(h, dtype=float), step).any()
+    if not at_floor:
+        return ""
+    return (
+        f" The values of {escape_markdown(feature)} lie on a lattice of step {step:.4g}; a "
+        "bandwidth below one step is raised to it (the library's lattice_floor), so a curve "
+        "stays smooth where the histogram has spikes."
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -268,7 +268,8 @@ def bandwidth_caption(ds, chosen: list[str], h1, h2) -> str:
     if len(chosen) == 1:
         i = names.index(chosen[0])
         parts = [f"{esc(c)} {h1[k, i]:.4g}" for k, c in enumerate(cls)]
-        return f"Bandwidth of {esc(chosen[0])}: " + ", ".join(parts) + "."
+        note = compute.floor_note(ds, chosen[0], h1[:, i])
+        return f"Bandwidth of {esc(chosen[0])}: " + ", ".join(parts) + "." + note
     i, j = names.index(chosen[0]), names.index(chosen[1])
     parts = [f"{esc(c)} ({h2[k, i]:.3g}, {h2[k, j]:.3g})" for k, c in enumerate(cls)]
     return "Pair bandwidths: " + ", ".join(parts) + "."

@@ -130,6 +130,7 @@ with picture:
         st.caption(
             f"Bandwidth of {esc(chosen[0])}: {h1[1, i]:.4g} in + ({esc(pos)}), {h1[0, i]:.4g} in − "
             f"({esc(neg)}). Bars: histogram; lines: KDE; ticks below: the data (rug)."
+            + compute.floor_note(ds, chosen[0], h1[:, i])
         )
         st.caption(TEACH_1D)
     else:

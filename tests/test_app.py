@@ -640,6 +640,30 @@ def test_compare_page_says_what_is_honest_and_offers_a_nested_estimate():
     )
 
 
+def test_densities_say_when_a_bandwidth_sits_at_the_lattice_floor():
+    """H43: a 0/1 column showed bandwidths "1" beside histogram spikes, with no word that they
+    were raised to the column's step."""
+    rng = np.random.default_rng(0)
+    n = 80
+    y = np.repeat(["p", "q"], n // 2)
+    df = pd.DataFrame(
+        {
+            "flag": (rng.random(n) < np.where(y == "p", 0.2, 0.7)).astype(int),
+            "x": rng.normal(size=n) + (y == "p"),
+            "label": y,
+        }
+    )
+    at = goto(
+        csv_upload(new_app(), "flag.csv", df.to_csv(index=False).encode()), "pages/densities.py"
+    )
+    note = "lie on a lattice of step 1; a bandwidth below one step is raised to it"
+    at.selectbox(key="dens_feature").set_value("flag").run()
+    assert_ok(at)
+    assert any(note in c.value for c in at.caption)
+    at.selectbox(key="dens_feature").set_value("x").run()  # continuous: nothing said
+    assert not any("lie on a lattice" in c.value for c in at.caption)
+
+
 def test_compare_says_when_no_classifier_beats_a_guess():
     """H43: on 15 rows every classifier was at 74-78% BER, one of them labelled "best"."""
     rng = np.random.default_rng(0)
