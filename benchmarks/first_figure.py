@@ -153,8 +153,14 @@ def static_variants() -> dict[str, str]:
     first = first.replace(
         "        st.dataframe(", _FIGURE_LINE.replace("st.", "slot.", 1) + "        st.dataframe("
     )
+    # the table in a collapsed expander: does a hidden grid still cost the first figure?
+    folded = RICH_PAGE.replace(
+        _TABLE_LINE,
+        '        with st.expander("Preview (first 200 rows)", expanded=False):\n    ' + _TABLE_LINE,
+    )
     return {
         "rich static page": RICH_PAGE,
+        "rich, table in a collapsed expander": folded,
         "rich, figure sent first": first,
         "rich without its table": no_table,
         "... and without the sidebar's controls": head + "pages = " + nav,
