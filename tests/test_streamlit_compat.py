@@ -8,6 +8,8 @@ import ast
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 from dashboard import _streamlit_compat as compat
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +49,7 @@ def test_a_compute_worker_imports_the_pages_cached_functions_quietly():
     assert "No runtime found" not in runs["workqueue._init_worker(0);"].stderr
 
 
+@pytest.mark.slow  # three fresh interpreters: about 8 s
 def test_the_compare_folds_joblib_workers_run_import_no_cached_function():
     """H43: the first Compare of a small table logged 84 "No runtime found" warnings: its folds
     run in joblib's workers (not in the quieted pool), which imported the cached functions of
