@@ -30,6 +30,7 @@ def test_nested_predictions_match_fit_linear_svm_on_every_mask(loss):
 
 
 @pytest.mark.parametrize("pair_rule", ["either", "per_class"])
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_every_step_equals_slb_refitted_from_scratch(pair_rule):
     X, y = make_two_class(n_per_class=30, d=4, seed=8)
     folds = stratified_folds(y, n_splits=3, random_state=1)

@@ -365,6 +365,7 @@ def test_pair_rule_semantics(two_class):
     np.testing.assert_allclose(clf["either"].pair_scores_, [s[p].max() for p in pairs])
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_warm_start_refit_equals_cold_fit():
     X, y = make_two_class(n_per_class=50, seed=11)
     E = np.random.default_rng(6).normal(size=(30, 5))

@@ -349,6 +349,7 @@ def test_home_page_maps_the_four_steps_to_the_pages():
     assert labels == ["Dependencies →", "Densities →", "Explain →", "Compare →"], labels
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_dashboard_evaluation_reuses_the_fits_and_equals_the_estimators(monkeypatch):
     """NB read off SLB's path and TAN in worker processes: the same out-of-fold labels,
     probabilities and scores as the estimators cross-validated by compare_estimators."""

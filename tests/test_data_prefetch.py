@@ -60,6 +60,7 @@ def prefetch_on(monkeypatch):
     monkeypatch.setattr(evaluation.atexit, "register", lambda fn: fn)  # no exit hook from tests
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_compare_fits_nothing_after_the_data_page_prefetch(prefetch_on, monkeypatch):
     at = csv_upload(new_app(), "prefetched.csv", small_csv(seed=101))
     thread = evaluation.DATA_PREFETCH["thread"]

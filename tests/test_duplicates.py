@@ -59,6 +59,7 @@ def test_folds_keep_copies_together_and_are_unchanged_without_copies():
     assert all(np.array_equal(a[1], b[1]) for a, b in zip(plain, same, strict=True))
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_label_free_table_twice_is_at_chance():
     X, y = _twice()
     rf = {"RF": RandomForestClassifier(100, random_state=0)}

@@ -231,6 +231,7 @@ def test_bombs_stay_under_300MB_resident(tmp_path, name):
     assert int(grown) < PEAK_BYTES, f"{name}: resident memory grew by {int(grown) / 1e6:.0f} MB"
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_a_model_at_the_density_cap_loads_and_predicts_within_300MB(tmp_path):
     # The largest density model load_model accepts by default: its prediction is what the cap
     # bounds (measured in a fresh process, resident memory).

@@ -395,6 +395,7 @@ def test_many_bad_lines_is_an_error() -> None:
     assert "2 lines (3 and 5) have more values than the header row has columns (3)" in read.notes[0]
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_large_csv_is_read_quickly() -> None:
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(
@@ -590,6 +591,7 @@ def test_corpus_values_issue15() -> None:
     assert prepared.X["rate"].between(0, 1).all()
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_excel_stream_cap_cannot_be_bypassed_by_the_dimension(monkeypatch) -> None:
     gen = _generators()
     # a lying dimension (A1:C4) over 30,000 rows of 20 empty styled cells (600,000 positions):
@@ -613,6 +615,7 @@ def test_excel_stream_cap_cannot_be_bypassed_by_the_dimension(monkeypatch) -> No
     assert read.frame.shape == (40, 4)
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_parquet_bombs_refused_from_metadata(monkeypatch) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq

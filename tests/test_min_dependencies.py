@@ -149,6 +149,7 @@ def _third_party_imports(paths, module_level_only=False) -> set[str]:
     return found
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_every_imported_package_is_declared():
     """The library's module-level imports are dependencies ("install"); its on-demand imports
     (plotly for slb.viz, openpyxl/pyarrow for uploads) and the app's imports may be [app]."""

@@ -289,6 +289,7 @@ def test_k_class_prediction_metrics_equal_sklearn():
     assert auc["NB"] == pytest.approx(roc_auc_score(g["y_true"] == "b", g["proba[b]"]))
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_k_class_threshold_path_warm_folds_and_steps_agree_with_cold_fits():
     """The dashboard's live-λ machinery on three classes: the warm per-fold SVMs (kernels moved
     both ways), the exact BER steps and the out-of-fold predictions give the numbers of one

@@ -76,12 +76,14 @@ IMPORT_CHECK = (
 )
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_import_slb_loads_neither_streamlit_nor_plotly():
     res = _run(IMPORT_CHECK, ROOT, timeout=300)
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines()[1] == "[]"
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_experiments_command_runs_without_plotly(tmp_path):
     """plotly belongs to the [app] extra: tables and CSV files must not need it."""
     code = (
@@ -213,6 +215,7 @@ def make_venv_with_our_dependencies(venv: Path) -> Path:
     return py
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_the_fresh_venv_sees_the_running_interpreters_packages(tmp_path):
     """The venv of test_wheel_in_a_fresh_venv imports the dependencies this interpreter has
     (from a venv too, where --system-site-packages would give the base interpreter's)."""
@@ -313,6 +316,7 @@ def test_wheel_in_a_fresh_venv(wheel, tmp_path):
     assert lines[-2].startswith(str(app.parent)) and lines[-1].startswith(str(venv))
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_import_slb_explorer_starts_nothing():
     """The app package's launcher imports neither streamlit nor plotly (a child process runs
     streamlit), and the library does not import the app package."""

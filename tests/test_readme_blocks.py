@@ -191,6 +191,7 @@ def test_bash_block_commands_exist(line, code):
 # ----------------------------------------------------------------------------------------------
 # the harness can fail
 # ----------------------------------------------------------------------------------------------
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_a_broken_block_fails(tmp_path):
     broken = (
         "from slb import SLBClassifier, load_dataset\n"

@@ -161,6 +161,7 @@ def _by_hand_corrected(res, scores=False):
 
 
 @pytest.mark.parametrize("data", ["xor", "weak", "permuted"])
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_corrected_picks_the_candidate_computed_by_hand_from_the_same_table(data):
     X, y = {"xor": _xor, "weak": _weak, "permuted": _permuted_tied}[data]()
     lo = SLBClassifier(selection="min", random_state=0).fit(X, y)

@@ -96,6 +96,7 @@ def _private_sklearn_imports(path):
     return found
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_no_private_sklearn_import_outside_the_compat_module():
     files = [
         p

@@ -313,6 +313,7 @@ def test_binned_features_through_transformer(monkeypatch):
 # ---------------------------------------------------------------------------------------------
 # classifier: nested-kernel threshold CV
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_nested_kernel_cv_equals_one_svm_per_threshold(monkeypatch):
     rng = np.random.default_rng(12)
     n, d = 160, 6
@@ -508,6 +509,7 @@ def test_dashboard_naive_bayes_from_the_path_equals_kde_naive_bayes():
     assert 0 < fast.mean() < 0.5
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_dashboard_tan_in_worker_processes_equals_compare_estimators(monkeypatch):
     import streamlit as st
 

@@ -28,6 +28,7 @@ def test_the_entries_resolve():
     assert importlib.util.find_spec(compat.CACHE_DATA_LOGGER) is not None
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_a_compute_worker_imports_the_pages_cached_functions_quietly():
     """H35: the launcher's terminal showed 84 "No runtime found" warnings, one per cached
     function the compute workers imported; the worker initializer quiets that logger."""

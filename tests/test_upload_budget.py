@@ -264,6 +264,7 @@ def test_a_spent_budget_stops_every_reader(kind: str) -> None:
         read_table(data, f"t.{kind}", time_limit=0)
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_the_deadline_fires_while_parsing_and_cleaning() -> None:
     data = wide_csv(40, 3000)
     # a budget smaller than the parse: the reader stops itself with the clear message

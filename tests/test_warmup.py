@@ -118,6 +118,7 @@ def test_page_runs_count_every_run_and_its_grace():
     assert runs.quiet(0.0)
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_the_warm_up_starts_nothing_while_a_page_is_built(monkeypatch):
     """The warm-up's first act (starting the worker processes) and every step wait for the
     page runs under way and :data:`warmup.GRACE_S` after them (the first visitor's page)."""

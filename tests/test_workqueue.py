@@ -138,6 +138,7 @@ def test_offload_runs_big_work_in_a_niced_worker_with_the_same_result(monkeypatc
     assert workqueue.offload(10**9, os.getpid) == here
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_offload_workers_do_not_run_the_page_again(monkeypatch, tmp_path):
     """Inside a Streamlit script run ``__main__`` is the page; a worker that re-ran it (as the
     standard library's ``spawn`` does) would redo the page's work and start workers of its own."""
@@ -165,6 +166,7 @@ def test_offload_workers_do_not_run_the_page_again(monkeypatch, tmp_path):
     assert workers and all(w.ppid() == os.getpid() for w in workers if w.is_running())
 
 
+@pytest.mark.slow  # >= 1.4 s in the development tier (stop 43, --durations)
 def test_started_workers_have_imported_what_offloaded_work_needs(monkeypatch):
     """``start_workers`` (server start) leaves the pool's processes running with the imports
     done, so the first big computation does not pay them (2-3 s on this machine)."""
