@@ -87,9 +87,9 @@ def measure_control(prefix: str) -> None:
 SMALL_CLASS_ROWS = 20
 
 
-def small_class_warning(ds, rule: str) -> None:
+def small_class_warning(ds, rule: str, measure: str) -> None:
     """Say when a class has so few rows that its dependence is mostly chance, and what that
-    does to the kept pairs under ``rule``."""
+    does to the kept pairs under ``rule`` (HSIC's numbers when ``measure`` is HSIC)."""
     counts = ds.class_counts
     small = {k: n for k, n in counts.items() if n < SMALL_CLASS_ROWS}
     if not small:
@@ -104,11 +104,15 @@ def small_class_warning(ds, rule: str) -> None:
         else "Its kept pairs are mostly chance; consider merging or dropping the class on the "
         "Data page."
     )
+    hsic = (
+        "HSIC of independent features averages about 0.3 / n (0.04 on 6 rows, 0.003 on 100), "
+        "and its p-values are too small (on 6 rows, 10% of independent pairs have p < 0.05). "
+        if measure == "hsic"
+        else ""
+    )
     st.warning(
         f"Few rows in {which} {names}: dependence measured on fewer than {SMALL_CLASS_ROWS} rows "
-        "is mostly chance. HSIC of independent features averages about 0.3 / n (0.04 on 6 "
-        "rows, 0.003 on 100), and its p-values are too small (on 6 rows, 10% of independent "
-        f"pairs have p < 0.05). {effect}",
+        f"is mostly chance. {hsic}{effect}",
         icon="⚠️",
     )
 

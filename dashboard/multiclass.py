@@ -176,7 +176,7 @@ def dependencies_page(c: dict, ds) -> None:
         )
     if lam.note:
         st.caption(lam.note + ".")
-    controls.small_class_warning(ds, c["pair_rule"])
+    controls.small_class_warning(ds, c["pair_rule"], c["measure"])
     scr = compute.screening(ds.key, ds, c["measure"])
     keep_c = compute.kept_mask(scr, lam.value, c["pair_rule"])
 

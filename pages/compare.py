@@ -188,8 +188,9 @@ def ber_section(v: View, res: Results) -> None:
         if round(kept) != v.lam.n_kept:  # H43: 196.3 here beside the sidebar's 181
             slb_line += (
                 f" On all {v.ds.n} rows it keeps {v.lam.n_kept}, the sidebar's count: a fold "
-                "has fewer rows, and dependence measured on fewer rows is larger by chance "
-                "(HSIC's bias is about 0.3 / n), so the same λ keeps "
+                "has fewer rows, and dependence measured on fewer rows is larger by chance"
+                + (" (HSIC's bias is about 0.3 / n)" if v.measure == "hsic" else "")
+                + ", so the same λ keeps "
                 + ("more." if kept > v.lam.n_kept else "a different number.")
             )
     st.caption(

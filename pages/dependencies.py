@@ -66,7 +66,7 @@ def control_row(c: dict, ds) -> tuple:
         )
     if lam.note:
         st.caption(lam.note + ".")
-    controls.small_class_warning(ds, c["pair_rule"])
+    controls.small_class_warning(ds, c["pair_rule"], c["measure"])
     return lam, query
 
 

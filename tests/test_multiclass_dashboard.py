@@ -424,7 +424,10 @@ def test_a_class_of_few_rows_is_flagged_on_dependencies():
     at = goto(upload_app(df, "tiny_class.csv"), "pages/dependencies.py")
     assert not at.error, [e.value for e in at.error]
     warned = [w.value for w in at.warning if "Few rows in class tiny (6 rows)" in w.value]
-    assert warned and "dependent in every class" in warned[0]
+    assert warned and "dependent in every class" in warned[0] and "HSIC of independent" in warned[0]
+    at.radio(key="dep_measure").set_value("pearson").run()  # HSIC's numbers only for HSIC
+    warned = [w.value for w in at.warning if "Few rows in class tiny (6 rows)" in w.value]
+    assert warned and "HSIC" not in warned[0]
     # without a small class, nothing is said
     at = goto(upload_app(three_class_frame()), "pages/dependencies.py")
     assert not [w for w in at.warning if "Few rows" in w.value]
