@@ -161,8 +161,9 @@ def ber_section(v: View, res: Results) -> None:
         key="cmp_ber_bars",
         config={"displaylogo": False},
     )
+    shown = compute.comparison_display(table)
     st.dataframe(
-        compute.comparison_display(table),
+        shown,
         width="stretch",
         height=evaluation.table_height(len(table)),
         key="cmp_table",
@@ -174,7 +175,7 @@ def ber_section(v: View, res: Results) -> None:
             **evaluation.VERDICT_COLUMNS,
         },
     )
-    evaluation.more_columns_caption(compute.comparison_display(table))
+    evaluation.more_columns_caption(shown)
     kept = res.runs["SLB"].n_pairs.mean()
     lam = controls.format_lambda(v.lam.value)
     if v.lam.mode != "value":  # each fold set its own lambda: the sidebar's is the all-rows one
