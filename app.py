@@ -175,7 +175,8 @@ def _classes_widgets(c: dict, build: data.BuildResult) -> None:
 
     def fmt(v):
         if v == AUTO:
-            return f"all {K} classes, kept apart (no merge)"
+            # short: "all 3 classes, kept apart (no merge)" was cut in its box at 1024 px (H45)
+            return f"all {K} classes"
         if v == data.SMALLER_VS_REST:
             small = data.smaller_class(build.multi_classes, rows)
             # short (cut at 1024 px otherwise); counted in the file as read, before the cleaning

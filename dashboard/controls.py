@@ -39,16 +39,20 @@ def sync_lambda_context() -> None:
     newcomer's λ became ∞ under "both" and stayed ∞ after switching back)."""
     c = state.cfg()
     ds = state.dataset()
-    ctx = lambda_context(ds.key, c)
+    ctx = lambda_context(ds, c)
     if c["lam_context"] != ctx:
         scr = compute.screening(ds.key, ds, c["measure"])
         c["lam_value"] = default_lambda(scr, c["pair_rule"])
         c["lam_context"] = ctx
 
 
-def lambda_context(data_key, c: dict) -> tuple:
-    """What the λ value was set for: the data, the dependence measure and the pair rule."""
-    return (data_key, c["measure"], c["pair_rule"])
+def lambda_context(ds, c: dict) -> tuple:
+    """What the λ value was set for: the data, the dependence measure and the pair rule.
+
+    The data by its rows and their grouping into classes (``ds.partition_key``), not by which
+    class is positive: swapping the two classes keeps every pair's per-class scores, so it
+    keeps λ (H45: choosing the positive class reset a λ set by hand)."""
+    return (ds.partition_key or ds.key, c["measure"], c["pair_rule"])
 
 
 def default_lambda(scr, pair_rule: str) -> float:

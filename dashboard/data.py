@@ -103,6 +103,9 @@ class Dataset:
     read_seconds: float = 0.0  # time the upload's reading took (the rest of its budget cleans)
     notes: tuple = field(default=())
     classes: tuple = ()  # K > 2: the class labels, in the order of y's codes
+    #: the rows, the features and which rows share a class, whatever the classes' order and
+    #: names (swapping the positive class keeps it: the per-class dependence is the same)
+    partition_key: str = ""
 
     @property
     def K(self) -> int:
@@ -485,6 +488,10 @@ def _prepare_table(
     h.update("\x1f".join(X.columns).encode())
     h.update(y.tobytes())
     h.update("\x1f".join(classes).encode() if classes else f"{pos}\x1f{neg}".encode())
+    part = hashlib.blake2b(digest_size=16)
+    part.update(np.ascontiguousarray(X.to_numpy()).tobytes())
+    part.update("\x1f".join(X.columns).encode())
+    part.update(_first_seen_codes(y).tobytes())
     report = pd.DataFrame(
         {
             "severity": [c.severity for c in changes],
@@ -525,7 +532,25 @@ def _prepare_table(
         oracle_coef=oracle,
         notes=_raw.notes,
         classes=classes,
+        partition_key=part.hexdigest(),
     )
+
+
+def _first_seen_codes(y) -> np.ndarray:
+    """``y`` recoded by the order in which its classes first appear: the same array for the
+    same grouping of the rows, whatever the classes' codes.
+
+    Examples
+    --------
+    >>> _first_seen_codes(np.array([1, 1, 0, 1])).tolist()
+    [0, 0, 1, 0]
+    >>> _first_seen_codes(np.array([2, 0, 2, 1])).tolist()
+    [0, 1, 0, 2]
+    """
+    _, first, inverse = np.unique(y, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return rank[inverse.ravel()]
 
 
 #: Bundled and synthetic tables: shared by every session, so cached process-wide.
@@ -618,13 +643,17 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
     if raw is None:
         return BuildResult(None, None, None)
 
-    # A new raw table: forget the choices made for the previous one.
+    # A new raw table: forget the choices made for the previous one.  The session's first
+    # table keeps its positive class: it is the default or a shared address's (H45: a link
+    # lost the class the teacher had chosen).
     if cfg.get("raw_key") != raw.key:
-        if cfg.get("raw_key", "").split(":", 2)[:2] != raw.key.split(":", 2)[:2]:
+        first = cfg.get("raw_key") is None
+        if (cfg.get("raw_key") or "").split(":", 2)[:2] != raw.key.split(":", 2)[:2]:
             cfg["features"] = None
         cfg["raw_key"] = raw.key
         cfg["label"] = None if not raw.label_fixed else raw.default_label
-        cfg["positive"] = None
+        if not first:
+            cfg["positive"] = None
         cfg["drop_classes"] = []
         if cfg["features"] is not None:
             cfg["features"] = [f for f in cfg["features"] if f in map(str, raw.frame.columns)]

@@ -45,6 +45,7 @@ def setup() -> compute.LambdaInfo:
     urlstate.restore()  # a new session (tab, reload, restart): the settings in its address
     data.refresh()
     urlstate.keep_url_lambda()
+    urlstate.check_url_positive()
     state.sync_url()
     if state.upload_lost():
         st.sidebar.warning(state.LOST_MESSAGE, icon=":material/cloud_off:")

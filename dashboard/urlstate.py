@@ -54,6 +54,7 @@ _RESTORED = "_url_restored"  # the session has read its address (once)
 _WRITTEN = "_url_written"  # the settings' parameters this session last put in its address
 _WARNINGS = "_url_warnings"  # the values of the address that were ignored, for this run
 _LAM_FROM_URL = "_url_lambda"  # λ came from the address: keep it for the dataset it names
+_POS_FROM_URL = "_url_positive"  # the positive class the address asked for (checked once built)
 RESTARTED = "_server_restarted"
 
 RESTART_MESSAGE = (
@@ -66,6 +67,8 @@ SYN_FAMILIES = ("forest", "bn")
 SYN_BALANCE = (0.5, 0.75)
 SYN_CPD = ("normal", "complex")
 MAX_VALUE_SHOWN = 60  # characters of an ignored value quoted in its warning
+MAX_CLASS_TEXT = 200  # characters of a class label in the address
+SMALLER_TEXT = "smaller-vs-rest*"  # the address's text for data.SMALLER_VS_REST
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,19 @@ def number(lo: float, hi: float, *, inf: bool = False) -> Callable[[str], float]
     return parse
 
 
+def class_label(text: str) -> str:
+    """A class label as the address gives it (checked against the data once it is built);
+    :data:`SMALLER_TEXT` is "the smaller class against the rest"."""
+    text = str(text).strip()
+    if not text or len(text) > MAX_CLASS_TEXT:
+        raise ValueError(f"not a class name (1 to {MAX_CLASS_TEXT} characters)")
+    return data.SMALLER_VS_REST if text == SMALLER_TEXT else text
+
+
+def _class_text(value) -> str:
+    return SMALLER_TEXT if value == data.SMALLER_VS_REST else str(value)
+
+
 def boolean(text: str) -> bool:
     if text not in ("0", "1"):
         raise ValueError("not 0 or 1")
@@ -168,6 +184,9 @@ FIELDS: dict[str, Field] = {
         when=lambda c: c["source"] == "synthetic" and c["syn_family"] == "bn",
     ),
     "dseed": Field("syn_seed", integer(0, 2**31 - 1), when=_is("synthetic")),
+    # the positive class (or one class against the rest): a class label, so it is checked
+    # against the data once built (:func:`check_url_positive`); "automatic" is left out
+    "pos": Field("positive", class_label, show=lambda v: _class_text(v), when=_shareable),
     "folds": Field("n_folds", integer(2, 10)),
     "seed": Field("seed", integer(0, 2**31 - 1)),
     "repeats": Field("cv_repeats", integer(1, 10)),
@@ -279,11 +298,40 @@ def _apply(params: dict[str, list[str]], *, history: bool) -> None:
         for param, f in FIELDS.items():
             if param not in params and not f.always and f.when(target):
                 values.setdefault(f.key, _default(f))
+    if history and values.get("positive") is not None and _other_data(c, values):
+        # the data changes with the step back: its positive class is the address's, not
+        # reset as for a new table (dashboard.data.build keeps the first table's choice)
+        c.pop("raw_key", None)
     c.update(values)
     if "lam_value" in values:
         st.session_state[_LAM_FROM_URL] = True
+    if values.get("positive") is not None:
+        st.session_state[_POS_FROM_URL] = values["positive"]
     if problems:
         st.session_state[_WARNINGS] = problems
+
+
+def _other_data(c: dict, values: dict) -> bool:
+    """Whether the settings ``values`` name other data than ``c`` does."""
+    return any(
+        k in values and values[k] != c.get(k) for k in ("source", "bundled_name", *_DATA_KEYS)
+    )
+
+
+#: The synthetic designs' settings (another value: another table).
+_DATA_KEYS = ("syn_family", "syn_n", "syn_d", "syn_balance", "syn_cpd", "syn_shared", "syn_seed")
+
+
+def check_url_positive() -> None:
+    """After the dataset is built: a positive class from the address that the data does not
+    have is named among the ignored values (the data went back to "automatic")."""
+    asked = st.session_state.pop(_POS_FROM_URL, None)
+    if asked is not None and state.cfg().get("positive") != asked:
+        problems = st.session_state.get(_WARNINGS) or []
+        st.session_state[_WARNINGS] = [
+            *problems,
+            f"pos = {_quoted(asked)}: not a class of this data, ignored",
+        ]
 
 
 def keep_url_lambda() -> None:
@@ -294,7 +342,7 @@ def keep_url_lambda() -> None:
     """
     if st.session_state.pop(_LAM_FROM_URL, False):
         c = state.cfg()
-        c["lam_context"] = lambda_context(state.dataset().key, c)
+        c["lam_context"] = lambda_context(state.dataset(), c)
 
 
 def wanted(c: dict) -> dict[str, Any]:

@@ -283,6 +283,21 @@ def test_the_densities_pair_view_cuts_no_control_at_1024(server):
     assert not cut, cut
 
 
+def test_the_k_class_data_page_cuts_no_box_at_1024(server):
+    """Penguins' three classes: the Data page's "Classes" box showed "all 3 classes, kept
+    apart (r" at 1024 x 768 (H45; the check reported it, 217 px needed in 160)."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(server.url + "/?source=bundled&dataset=penguins")
+        page.locator(".st-key-positive_class").wait_for(timeout=LONG)
+        wait_idle(page)
+        cut = page.evaluate(TRUNCATED_JS)
+        value = page.locator(".st-key-positive_class input").input_value()
+        page.screenshot(path=str(artifacts_dir() / "a11y-data-penguins-1024x768.png"))
+    assert value.startswith("all 3 classes"), value
+    assert not cut, cut
+
+
 def test_the_report_downloads_as_one_self_contained_file(server, tmp_path):
     from playwright.sync_api import expect
 

@@ -31,6 +31,7 @@ SHARED = {
     "bw_rule": "silverman",
     "bw_mult": 1.35,
     "extra_models": ["RF", "SVM(linear)"],
+    "positive": "healthy",  # automatic: diabetic, the smaller class (H45: a link lost it)
 }
 
 
@@ -118,6 +119,19 @@ def test_good_models_are_kept_beside_a_bad_one():
     assert len(problems) == 1 and "nope" in problems[0]
 
 
+def test_the_positive_class_reads_back_and_one_against_the_rest_has_a_word():
+    from dashboard import data
+
+    for value in ("mine", "R&D / ü", data.SMALLER_VS_REST):
+        cfg = {**state.DEFAULTS, "positive": value}
+        want = urlstate.wanted(cfg)
+        assert "\x00" not in want["pos"]  # the constant's NUL never reaches an address
+        assert urlstate.parse_params(_params(want))[0]["positive"] == value
+    assert "pos" not in urlstate.wanted(dict(state.DEFAULTS))  # automatic: not written
+    values, problems = urlstate.parse_params({"pos": ["x" * 201]})
+    assert values == {} and problems[0].startswith("pos = “")
+
+
 def test_unknown_parameters_are_left_alone():
     assert urlstate.parse_params({"utm_source": ["x"], "embed": ["true"]}) == ({}, [])
 
@@ -181,6 +195,8 @@ def test_changing_settings_updates_the_address_and_a_new_session_restores_them()
         assert cb[k] == v, k
     assert cb["lam_value"] == lam and cb["lam_last"] == lam  # not reset to the new data's default
     assert b.session_state["dataset"].name == a.session_state["dataset"].name
+    assert b.session_state["dataset"].positive_label == "healthy"
+    assert b.selectbox(key="positive_class").value == "healthy"
     assert b.selectbox(key="bundled_name").value == "pima"
     assert b.number_input(key="seed").value == 7
     assert not b.warning, [w.value for w in b.warning]
@@ -288,3 +304,31 @@ def test_a_pair_rule_change_starts_lambda_at_that_rules_default():
     a.run()
     assert not a.exception
     assert a.session_state["cfg"]["lam_value"] == start
+
+
+@pytest.mark.slow
+def test_an_address_positive_class_the_data_lacks_is_named_and_ignored():
+    at = _app({"dataset": "pima", "pos": "<b>nope</b>"})
+    assert at.session_state["cfg"]["positive"] is None
+    assert at.session_state["dataset"].positive_label == "diabetic"  # automatic
+    warn = [w.value for w in at.warning if "not understood" in w.value]
+    assert len(warn) == 1 and "“\\<b\\>nope\\</b\\>”" in warn[0]  # escaped
+    assert "not a class of this data" in warn[0]
+    assert "pos" not in at.query_params
+
+
+@pytest.mark.slow
+def test_choosing_the_positive_class_keeps_a_lambda_set_by_hand():
+    """Swapping the two classes keeps every pair's per-class scores, so λ stays (H45: it went
+    back to the default); one class against the rest is other data, so λ starts again."""
+    at = _app({"dataset": "sonar", "lam": "0.03"})
+    assert at.session_state["cfg"]["lam_value"] == 0.03
+    at.selectbox(key="positive_class").set_value("mine").run()
+    assert not at.exception
+    assert at.session_state["dataset"].positive_label == "mine"
+    assert at.session_state["cfg"]["lam_value"] == 0.03
+    assert at.query_params["lam"] in ("0.03", ["0.03"])
+    assert at.query_params["pos"] in ("mine", ["mine"])
+    # a new seed or fold count is the same data too; another dataset is not
+    at.selectbox(key="bundled_name").set_value("pima").run()
+    assert at.session_state["cfg"]["lam_value"] != 0.03
