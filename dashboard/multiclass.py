@@ -520,9 +520,17 @@ def compare_page(c: dict, ds) -> None:
         slb_how = f"SLB's λ {how} inside every fold (λ = {lam_text} is the one on all rows)"
     st.caption(
         f"{len(res.folds)} folds ({reps} repeat{'s' if reps != 1 else ''} of {ds.n_folds}-fold "
-        f"CV), {slb_how}; "
-        f"{esc(table.attrs.get('test', ''))}."
+        f"CV), seed {int(c['seed'])}, {slb_how}; "
+        f"{esc(table.attrs.get('test', ''))}; darker bars: not significantly different from "
+        "the best."
     )
+    evaluation.chance_warning(res.per_fold, ds.K, ds.n)
+    # the bars first and shaded by the test's verdict, as on the two-class page (H45: every
+    # bar the same blue, a "significantly worse" one too)
+    bars = figures.ber_bars(
+        res.per_fold, table.rename(columns={"tied with best": "tied_with_best"})
+    )
+    st.plotly_chart(bars, key="cmp_ber_bars_k", config=CHART)
     st.dataframe(
         shown,
         width="stretch",
@@ -543,8 +551,6 @@ def compare_page(c: dict, ds) -> None:
             on_click=st.session_state.__setitem__,
             args=("cmp_nested_k", nested_key),
         )
-    evaluation.chance_warning(res.per_fold, ds.K, ds.n)
-    st.plotly_chart(figures.ber_bars(res.per_fold), key="cmp_ber_bars_k", config=CHART)
     st.subheader("SLB's BER along λ")
     if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
         # the exact steps of slb.model.steps.ber_steps on the same folds (the K-class
@@ -624,7 +630,7 @@ def compare_page(c: dict, ds) -> None:
     mine = mine.reindex(mine["weight"].abs().sort_values(ascending=False).index)
     st.caption(
         f"SLB (one multinomial linear model) fitted on all {ds.n} rows at λ = "
-        f"{controls.format_lambda(lam.value)}: the weights of class {esc(cls[k])}'s decision "
+        f"{controls.format_lambda(lam.value)}, seed {int(c['seed'])}: the weights of class {esc(cls[k])}'s decision "
         "value (its multinomial score) on every term; each term belongs to the block of the "
         f"class whose density it is ({esc('log p[class](a)')}, {esc('log p[class](a × b)')})."
     )
@@ -739,7 +745,8 @@ def explain_page(c: dict, ds) -> None:
     lam = compute.current_lambda(ds, c, dens)
     st.title("Explain a decision")
     st.caption(
-        f"SLB fitted on all the data at λ = {controls.format_lambda(lam.value)}: one decision "
+        f"SLB fitted on all the data at λ = {controls.format_lambda(lam.value)}, seed "
+        f"{int(c['seed'])} (the folds of its cross-fitted densities): one decision "
         f"value per class (its multinomial score); the class with the largest one wins."
     )
     clf = full_fit(ds, c, lam, dens)

@@ -48,7 +48,8 @@ def binary_page(c: dict, ds) -> None:
 
     st.title("Explain a decision")
     st.caption(
-        f"SLB fitted on all the data at λ = {controls.format_lambda(lam.value)} (change λ on the "
+        f"SLB fitted on all the data at λ = {controls.format_lambda(lam.value)}, seed "
+        f"{int(c['seed'])} (the folds of its cross-fitted densities; change λ on the "
         "Dependencies or Compare page). Each term contributes weight × (its value for this sample − "
         "its training mean); the contributions add up to the decision value."
     )

@@ -155,6 +155,7 @@ def test_every_page_runs_on_the_default_dataset():
     # the Explain page explains one sample
     spec = chart(at, "explain_figure")
     assert spec["layout"]["meta"]["kind"] == "contributions"
+    assert any("seed 0 (the folds" in c.value for c in at.caption)  # H45: no seed shown
     at.number_input(key="explain_row").set_value(5).run()
     assert_ok(at)
     # H41: the metrics wrote "-1.086" beside the figure's "−1.0"; one minus sign, "−" (U+2212)

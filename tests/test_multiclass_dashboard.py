@@ -185,6 +185,14 @@ def test_three_class_upload_every_page_no_merge(three):
         for c in at.caption
     )
     assert table["mean BER (%)"].between(0, 100).all()
+    # H45: the bars are shaded by the verdict as on the two-class page (all one blue before),
+    # and the caption gives the seed
+    bars = next(t for t in chart_with_key(at, "cmp_ber_bars_k")["data"] if t["type"] == "bar")
+    names = bars["y"] if bars.get("orientation") == "h" else bars["x"]
+    colour = dict(zip(names, bars["marker"]["color"], strict=True))
+    worse = table["vs best"] == "significantly worse"
+    assert {n: colour[n] == "#9DB9D6" for n in table.index} == worse.to_dict()
+    assert any("seed 0" in c.value and "darker bars" in c.value for c in at.caption)
     # SLB's BER (from the cached per-fold densities) is that of cold SLBClassifier fits at λ
     # on the same folds, and NB's that of KDENaiveBayes
     ds, cfg = at.session_state["dataset"], at.session_state["cfg"]
@@ -228,6 +236,7 @@ def test_three_class_upload_every_page_no_merge(three):
     assert not at.error, [e.value for e in at.error]
     scores = chart_with_key(at, "explain_scores_k")
     assert len(scores["data"][0]["y"]) == 3
+    assert any("seed 0 (the folds" in c.value for c in at.caption)  # H45: no seed shown
     margin = float(metric(at, "margin"))  # over the runner-up (short: cut at 1024 px, H30)
     assert margin >= 0
     assert abs(margin - scores["layout"]["meta"]["margin"]) < 1e-3
