@@ -349,6 +349,56 @@ def kept_pairs_table(ds, scr: Screening, lam: float, pair_rule: str) -> pd.DataF
     ).sort_values("screening score", ascending=False, ignore_index=True, kind="stable")
 
 
+def pair_table_columns(table: pd.DataFrame, measure_label: str, *, short: bool = True) -> dict:
+    """``st.dataframe`` column settings of a kept-pairs table: statistics to 4 and p-values to
+    2 significant digits; with ``short``, short headers ("HSIC +", "p −") and the whole name
+    on hover.
+
+    The long headers made the two-class table wider than the page at 1024 px, and the column
+    cut at the edge showed "4.805e-1" of 4.805e-10 (H45).  With these it is 562 px wide in
+    its 562-px box (measured in Chromium).  The K-class table keeps its headers (a class's
+    name is the user's text, and a header's help is Markdown): a column per class is wider
+    than the page anyway.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame(columns=["feature a", "HSIC in + (rock)", "p-value in + (rock)"])
+    >>> cfg = pair_table_columns(t, "HSIC")
+    >>> cfg["HSIC in + (rock)"]["label"], cfg["p-value in + (rock)"]["label"]
+    ('HSIC +', 'p +')
+    """
+    out = {}
+    for col in table.columns:
+        if col == "screening score":
+            out[col] = st.column_config.NumberColumn(
+                "score" if short else None,
+                format="%.4g",
+                help="The screening score λ is compared with (the larger of the classes' "
+                "dependence under 'any class', the smaller under 'every class').",
+            )
+        elif col.startswith(f"{measure_label} in "):
+            label = f"{measure_label} {_class_part(col[len(measure_label) + 4 :])}"
+            out[col] = st.column_config.NumberColumn(
+                label if short else None,
+                format="%.4g",
+                help=escape_markdown(col) if short else None,
+            )
+        elif col.startswith("p-value in "):
+            label = f"p {_class_part(col[len('p-value in ') :])}"
+            out[col] = st.column_config.NumberColumn(
+                label if short else None,
+                format="%.2g",
+                help=escape_markdown(col) if short else None,
+            )
+    return out
+
+
+def _class_part(text: str) -> str:
+    """ "+" of "+ (rock)" (two classes: the sign names the class, as in the sidebar); a K-class
+    table's class name as it is."""
+    return text[0] if text[:2] in ("+ ", "− ") else text
+
+
 # --------------------------------------------------------------------------------------------
 # Densities
 # --------------------------------------------------------------------------------------------

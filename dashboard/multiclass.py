@@ -220,8 +220,13 @@ def dependencies_page(c: dict, ds) -> None:
         width="stretch",
         height=min(320, evaluation.table_height(len(table))),
         key="dep_pairs_table",
+        column_config=compute.pair_table_columns(table, compute.MEASURES[scr.measure], short=False),
     )
     if len(table):
+        # a column per class twice: wider than the page at 1024 px with three classes
+        st.caption(
+            "The table scrolls sideways: each class's p-value, then the classes whose term is kept."
+        )
         pair_view(ds, table)
 
 

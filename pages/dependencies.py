@@ -264,9 +264,7 @@ def dependencies_page() -> None:
         width="stretch",
         height=min(360, evaluation.table_height(len(table))),  # no empty rows (H43)
         key="dep_pairs_table",
-        column_config={
-            col: st.column_config.NumberColumn(format="%.4g") for col in table.columns[2:7]
-        },
+        column_config=compute.pair_table_columns(table, compute.MEASURES[scr.measure]),
     )
     sidebar.refresh_settings(lam)  # λ, the measure and the bandwidth of this run
 

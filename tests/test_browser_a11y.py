@@ -298,6 +298,27 @@ def test_the_k_class_data_page_cuts_no_box_at_1024(server):
     assert not cut, cut
 
 
+def test_the_kept_pairs_table_fits_the_page_at_1024(server):
+    """Sonar's kept pairs: every column within the page at 1024 x 768 (H45: the long headers
+    made it 8 columns wider than its box, and the p-value column cut at the edge read
+    "4.805e-1" for 4.805e-10).  The grid's scroller is as wide as its content."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(server.url + "/dependencies" + QUERY)
+        grid = page.locator('[data-testid="stDataFrame"]').last
+        grid.wait_for(timeout=LONG)
+        grid.scroll_into_view_if_needed()
+        wait_idle(page)
+        page.locator('[data-testid="stDataFrame"] .dvn-scroller').last.wait_for(timeout=LONG)
+        need, box = page.evaluate(
+            """() => { const s = [...document.querySelectorAll(
+                 '[data-testid="stDataFrame"] .dvn-scroller')].pop();
+               return [s.scrollWidth, s.clientWidth]; }"""
+        )
+        grid.screenshot(path=str(artifacts_dir() / "a11y-kept-pairs-1024x768.png"))
+    assert 300 < box and need <= box + 1, (need, box)
+
+
 def test_the_report_downloads_as_one_self_contained_file(server, tmp_path):
     from playwright.sync_api import expect
 
