@@ -477,3 +477,31 @@ def test_probabilities_from_the_decision_equal_predict_proba(monkeypatch):
     plain = SLBClassifier(threshold=0.0, C=1.0, probability=False, random_state=0)
     out = model_outputs(plain.fit(X[:80], y[:80]), X[80:])
     assert np.isnan(out["proba"]).all() and np.isfinite(out["score"]).all()
+
+
+def test_inner_calibration_folds_keep_copies_together():
+    """H46: the inner calibration's splits were plain stratified folds, so a copy of a test
+    row could sit in the training rows.  Every row twice: no fold trains on a test row's
+    twin (the plain folds did on every fold)."""
+    from slb.evaluation.predictions import _inner_decisions
+
+    rng = np.random.default_rng(0)
+    T = rng.normal(size=(60, 3))
+    T, y = np.vstack([T, T]), np.tile(np.arange(60) % 2, 2)
+    leaks = []
+
+    def fit(T_train, y_train):
+        rows = {r.tobytes() for r in T_train}
+        leaks.append(rows)
+        return np.zeros(T.shape[1]), 0.0
+
+    d = _inner_decisions(T, y, fit, 3, 0)
+    assert d is not None and len(leaks) == 3
+    seen = set()
+    from slb._folds import stratified_splits
+
+    for (_, te), rows in zip(stratified_splits(y, 3, random_state=0, X=T), leaks, strict=True):
+        twins = [r.tobytes() in rows for r in T[te]]
+        assert not any(twins)
+        seen.update(te.tolist())
+    assert seen == set(range(120))

@@ -31,8 +31,8 @@ from sklearn.metrics import (
     roc_auc_score,
     roc_curve,
 )
-from sklearn.model_selection import StratifiedKFold
 
+from .._folds import stratified_splits
 from .._utils import DecisionPredictMixin
 
 __all__ = [
@@ -688,8 +688,9 @@ def _inner_decisions(T, y_index, fit, n_folds, random_state, n_classes=2):
     if n_folds < 2:
         return None
     d = np.empty(len(y_index)) if n_classes == 2 else np.empty((len(y_index), n_classes))
-    cv = StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
-    for itr, ite in cv.split(T, y_index):
+    # identical rows in one fold, as every split of the library (H46 found this one plain):
+    # copies of a row have identical feature-map rows (the path's own folds keep them together)
+    for itr, ite in stratified_splits(y_index, n_folds, random_state=random_state, X=T):
         d[ite] = linear_decision(T[ite], *fit(T[itr], y_index[itr]))
     return d
 
