@@ -8,6 +8,12 @@ through :func:`stratified_splits`, which groups identical rows (:func:`duplicate
 uses scikit-learn's ``StratifiedGroupKFold`` when a group has more than one row.  Without
 duplicates it is ``StratifiedKFold`` itself: the same folds as before, bit for bit.
 
+Only *exact* copies are grouped.  Near-copies (a row repeated with rounding noise, or jittered
+by 1e-9) are different rows here and may sit on both sides: on label-free data with every row
+twice and jittered by 1e-9, a random forest's CV BER fell to about 10 % and SLB's held-out
+log-loss rose from 0.703 to 1.040 (H46).  Round such columns to their recorded precision
+before fitting, or pass ``groups`` yourself.
+
 A leaf module (numpy, pandas and scikit-learn only), so that :mod:`slb.model`, :mod:`slb.density` and
 :mod:`slb.evaluation` can all use it.
 """
