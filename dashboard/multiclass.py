@@ -188,7 +188,13 @@ def dependencies_page(c: dict, ds) -> None:
     st.caption(
         "What it shows: the dependence of every pair of features within one class (darker: "
         "more dependent), in the class's colour; outlined cells above the diagonal are the "
-        "class's pair terms kept at the current λ."
+        "class's pair terms kept at the current λ"
+        + (
+            ". Under “any class” a pair that reaches λ in one class keeps its term in every "
+            "class, so a pale cell can be outlined: it is kept for another class's dependence."
+            if c["pair_rule"] == "either"
+            else "."
+        )
     )
     state.bound(
         st.checkbox, "Order features by hierarchical clustering", "cluster", key="dep_cluster"

@@ -120,6 +120,8 @@ def test_three_class_upload_every_page_no_merge(three):
     # Dependencies: one class's heatmap at a time (a picker), the pair graph (union by default)
     goto(at, "pages/dependencies.py")
     assert not at.error, [e.value for e in at.error]
+    # H45: an outlined pale cell read as a contradiction; the caption says why under "any class"
+    assert any("a pale cell can be outlined" in c.value for c in at.caption)
     for k in range(3):
         at.radio(key="dep_class_k").set_value(k).run()
         assert_ok(at)
