@@ -1092,3 +1092,23 @@ def test_waterfall_titles_shorten_long_class_names():
     title = two.layout.xaxis.title.text
     assert "Another very long…" in title and "Patient_Patient_Patient…" in title
     assert all(long not in (t.name or "") for t in two.data)
+
+
+def test_ratio_figure_axes_stay_apart():
+    """The weights' axis and the importances' axis are 0.1 of the width apart: at 0.05 their
+    end ticks read as one axis at 1024 px ("0.2 0 0.1", H45)."""
+    import pandas as pd
+
+    from slb.viz.model import ratio_figure
+
+    t = pd.DataFrame(
+        {
+            "kind": ["univariate", "bivariate"],
+            "ratio": [0.8, 0.4],
+            "common": [0.1, 0.0],
+            "importance": [0.9, float("nan")],
+        },
+        index=["a", "a, b"],
+    )
+    lay = ratio_figure(t).layout
+    assert lay.xaxis2.domain[0] - lay.xaxis.domain[1] >= 0.1 - 1e-9

@@ -431,8 +431,10 @@ def ratio_figure(
         what = f" ({possessive(fixed)} fixed weight)"
     else:
         what = f" × {scale:.3g}" if oracle is not None else ""
+    # 0.1 apart: at 0.05 the weight axis's last tick and the importance axis's first read as
+    # one axis at 1024 px ("0.2 0 0.1", "1 2 0 1 2"; H45)
     fig = make_subplots(
-        rows=1, cols=2, shared_yaxes=True, column_widths=[0.66, 0.34], horizontal_spacing=0.05
+        rows=1, cols=2, shared_yaxes=True, column_widths=[0.66, 0.34], horizontal_spacing=0.1
     )
     for col, colour, name in (
         ("ratio", "#374151", "log-density ratio (log p+ − log p−)"),
