@@ -54,6 +54,7 @@ _RESTORED = "_url_restored"  # the session has read its address (once)
 _WRITTEN = "_url_written"  # the settings' parameters this session last put in its address
 _WARNINGS = "_url_warnings"  # the values of the address that were ignored, for this run
 _LAM_FROM_URL = "_url_lambda"  # λ came from the address: keep it for the dataset it names
+_LAM_NOTE = "_url_lambda_note"  # the address's λ keeps no pair: said once
 _POS_FROM_URL = "_url_positive"  # the positive class the address asked for (checked once built)
 RESTARTED = "_server_restarted"
 
@@ -342,7 +343,16 @@ def keep_url_lambda() -> None:
     """
     if st.session_state.pop(_LAM_FROM_URL, False):
         c = state.cfg()
-        c["lam_context"] = lambda_context(state.dataset(), c)
+        ds = state.dataset()
+        c["lam_context"] = lambda_context(ds, c)
+        lam = float(c["lam_value"])
+        if c["lam_mode"] == "value" and math.isfinite(lam):
+            s = compute.screening(ds.key, ds, c["measure"]).scores(c["pair_rule"])
+            if s.size and lam > float(s.max()):  # H45: it became ∞ without a word
+                st.session_state[_LAM_NOTE] = (
+                    f"λ = {lam:g} from the address is above every pair's score on this data "
+                    f"(the largest is {float(s.max()):.4g}): no pair is kept, so λ is ∞."
+                )
 
 
 def wanted(c: dict) -> dict[str, Any]:
@@ -388,6 +398,9 @@ def notices() -> None:
             + "  \n".join(esc(p) for p in problems),
             icon=":material/link_off:",
         )
+    note = st.session_state.pop(_LAM_NOTE, None)
+    if note:
+        st.info(note, icon=":material/link:")
     if st.session_state.get(RESTARTED):
         with st.sidebar:
             st.warning(RESTART_MESSAGE, icon=":material/restart_alt:")

@@ -332,3 +332,15 @@ def test_choosing_the_positive_class_keeps_a_lambda_set_by_hand():
     # a new seed or fold count is the same data too; another dataset is not
     at.selectbox(key="bundled_name").set_value("pima").run()
     assert at.session_state["cfg"]["lam_value"] != 0.03
+
+
+@pytest.mark.slow
+def test_an_address_lambda_above_every_score_says_it_keeps_no_pair():
+    at = _app({"dataset": "pima", "lam": "0.5"})
+    note = [i.value for i in at.info if "above every pair's score" in i.value]
+    assert len(note) == 1 and "λ = 0.5 from the address" in note[0], [i.value for i in at.info]
+    at.run()  # said once
+    assert not [i.value for i in at.info if "above every pair's score" in i.value]
+    # a λ that keeps pairs gets no note
+    ok = _app({"dataset": "pima", "lam": "0.001"})
+    assert not [i.value for i in ok.info if "above every pair's score" in i.value]
