@@ -376,20 +376,16 @@ def pair_table_columns(table: pd.DataFrame, measure_label: str, *, short: bool =
                 help="The screening score λ is compared with (the larger of the classes' "
                 "dependence under 'any class', the smaller under 'every class').",
             )
-        elif col.startswith(f"{measure_label} in "):
-            label = f"{measure_label} {_class_part(col[len(measure_label) + 4 :])}"
-            out[col] = st.column_config.NumberColumn(
-                label if short else None,
-                format="%.4g",
-                help=escape_markdown(col) if short else None,
-            )
-        elif col.startswith("p-value in "):
-            label = f"p {_class_part(col[len('p-value in ') :])}"
-            out[col] = st.column_config.NumberColumn(
-                label if short else None,
-                format="%.2g",
-                help=escape_markdown(col) if short else None,
-            )
+        for prefix, head, fmt in (
+            (f"{measure_label} in ", measure_label, "%.4g"),
+            ("p-value in ", "p", "%.2g"),
+        ):
+            if col.startswith(prefix):
+                out[col] = st.column_config.NumberColumn(
+                    f"{head} {_class_part(col[len(prefix) :])}" if short else None,
+                    format=fmt,
+                    help=escape_markdown(col) if short else None,
+                )
     return out
 
 

@@ -486,12 +486,10 @@ def _prepare_table(
     h = hashlib.blake2b(digest_size=16)
     h.update(np.ascontiguousarray(X.to_numpy()).tobytes())
     h.update("\x1f".join(X.columns).encode())
+    part = h.copy()  # the same rows and features (hashed once), then the grouping alone
+    part.update(_first_seen_codes(y).tobytes())
     h.update(y.tobytes())
     h.update("\x1f".join(classes).encode() if classes else f"{pos}\x1f{neg}".encode())
-    part = hashlib.blake2b(digest_size=16)
-    part.update(np.ascontiguousarray(X.to_numpy()).tobytes())
-    part.update("\x1f".join(X.columns).encode())
-    part.update(_first_seen_codes(y).tobytes())
     report = pd.DataFrame(
         {
             "severity": [c.severity for c in changes],

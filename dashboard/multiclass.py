@@ -641,7 +641,8 @@ def compare_page(c: dict, ds) -> None:
     mine = mine.reindex(mine["weight"].abs().sort_values(ascending=False).index)
     st.caption(
         f"SLB (one multinomial linear model) fitted on all {ds.n} rows at λ = "
-        f"{controls.format_lambda(lam.value)}, seed {int(c['seed'])}: the weights of class {esc(cls[k])}'s decision "
+        f"{controls.format_lambda(lam.value)}, seed {int(c['seed'])}: the weights of class "
+        f"{esc(cls[k])}'s decision "
         "value (its multinomial score) on every term; each term belongs to the block of the "
         f"class whose density it is ({esc('log p[class](a)')}, {esc('log p[class](a × b)')})."
     )

@@ -187,7 +187,7 @@ FIELDS: dict[str, Field] = {
     "dseed": Field("syn_seed", integer(0, 2**31 - 1), when=_is("synthetic")),
     # the positive class (or one class against the rest): a class label, so it is checked
     # against the data once built (:func:`check_url_positive`); "automatic" is left out
-    "pos": Field("positive", class_label, show=lambda v: _class_text(v), when=_shareable),
+    "pos": Field("positive", class_label, show=_class_text, when=_shareable),
     "folds": Field("n_folds", integer(2, 10)),
     "seed": Field("seed", integer(0, 2**31 - 1)),
     "repeats": Field("cv_repeats", integer(1, 10)),
@@ -312,15 +312,14 @@ def _apply(params: dict[str, list[str]], *, history: bool) -> None:
         st.session_state[_WARNINGS] = problems
 
 
+#: The settings that name the data (another value: another table).
+_DATA_KEYS = ("source", "bundled_name", "syn_family", "syn_n", "syn_d", "syn_balance", "syn_cpd")
+_DATA_KEYS += ("syn_shared", "syn_seed")
+
+
 def _other_data(c: dict, values: dict) -> bool:
     """Whether the settings ``values`` name other data than ``c`` does."""
-    return any(
-        k in values and values[k] != c.get(k) for k in ("source", "bundled_name", *_DATA_KEYS)
-    )
-
-
-#: The synthetic designs' settings (another value: another table).
-_DATA_KEYS = ("syn_family", "syn_n", "syn_d", "syn_balance", "syn_cpd", "syn_shared", "syn_seed")
+    return any(k in values and values[k] != c.get(k) for k in _DATA_KEYS)
 
 
 def check_url_positive() -> None:
@@ -331,7 +330,7 @@ def check_url_positive() -> None:
         problems = st.session_state.get(_WARNINGS) or []
         st.session_state[_WARNINGS] = [
             *problems,
-            f"pos = {_quoted(asked)}: not a class of this data, ignored",
+            f"pos = {_quoted(_class_text(asked))}: not a class of this data, ignored",
         ]
 
 
