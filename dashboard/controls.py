@@ -148,10 +148,16 @@ def pair_rule_control(prefix: str) -> None:
 
 
 def _mode_changed() -> None:
-    # Switching to "by value" starts from the λ in use, so the model does not jump.
+    # Switching to "by value" starts from the λ in use, so the model does not jump; "by
+    # quantile" from the quantile level of that λ (to the slider's 0.01 step).
     c = state.cfg()
-    if c["lam_mode"] == "value" and np.isfinite(c.get("lam_last", np.nan)):
-        c["lam_value"] = float(c["lam_last"])
+    last = float(c.get("lam_last", np.nan))
+    if c["lam_mode"] == "value" and np.isfinite(last):
+        c["lam_value"] = last
+    elif c["lam_mode"] == "quantile" and not np.isnan(last):
+        ds = state.dataset()
+        scr = compute.screening(ds.key, ds, c["measure"])
+        c["lam_quantile"] = compute.quantile_of(scr, c["pair_rule"], last)
 
 
 def lambda_controls(prefix: str, *, live: bool = False, mode_in=None) -> compute.LambdaInfo:

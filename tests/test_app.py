@@ -228,6 +228,29 @@ def test_lambda_by_quantile_fdr_and_cv():
     assert at.select_slider(key="dep_lambda").value == pytest.approx(lam_cv, abs=1e-3)
 
 
+def test_switching_to_quantile_keeps_the_pairs():
+    """H45: the default λ by value kept 181 pairs of Sonar, "by quantile" at 0.9 kept 177 (the
+    default was rounded to an old slider step).  Both keep the same pairs now, and "by quantile"
+    starts from the quantile level of the λ in use, as "by value" starts from its value."""
+    at = goto(new_app(), "pages/dependencies.py")
+    n_value = int(metric(at, "pairs kept").split()[0])
+    at.radio(key="dep_lam_mode").set_value("quantile").run()
+    assert_ok(at)
+    assert at.slider(key="dep_lam_quantile").value == pytest.approx(0.9)
+    assert int(metric(at, "pairs kept").split()[0]) == n_value == 177  # 10 % of 1,770
+    # a λ moved by hand: the quantile control starts at its level, the pairs kept within
+    # the control's step (0.01 of 1,770 pairs: 18 pairs, so within 9 of the 531 or so)
+    at.radio(key="dep_lam_mode").set_value("value").run()
+    values = np.asarray(at.select_slider(key="dep_lambda").format_func.values)
+    set_lambda(at, "dep_lambda", float(np.quantile(values[np.isfinite(values)], 0.7)))
+    n_value = int(metric(at, "pairs kept").split()[0])
+    at.radio(key="dep_lam_mode").set_value("quantile").run()
+    assert_ok(at)
+    q = at.slider(key="dep_lam_quantile").value
+    assert q == pytest.approx(1 - n_value / 1770, abs=0.006)
+    assert abs(int(metric(at, "pairs kept").split()[0]) - n_value) <= 9
+
+
 def test_switching_the_dependence_measure():
     at = goto(new_app(), "pages/dependencies.py")
     at.radio(key="dep_measure").set_value("spearman").run()
