@@ -72,9 +72,17 @@ MEASURE_JS = """
       if (w > 4 && h > 4) touching.push([boxes[i][0], boxes[j][0]]);
     }
   }
+  // texts under plotly's toolbar (shown on hover at the figure's top right, H45: a
+  // learning-curve title went under it): by more than 2 px both ways
+  const bar = gd.querySelector('.modebar');
+  const mb = bar ? bar.getBoundingClientRect() : null;
+  const underBar = (mb && mb.width > 0) ? texts.filter(([, , b]) =>
+      Math.min(b.right, mb.right) - Math.max(b.left, mb.left) > 2
+      && Math.min(b.bottom, mb.bottom) - Math.max(b.top, mb.top) > 2).map(([text]) => text)
+    : [];
   return {index: k, key: key, kind: meta.kind || null, width: x1 - x0, height: y1 - y0,
           texts: texts.map(([text, size]) => [text, size]), clipped: clipped,
-          tickFills: [...new Set(ticks)], touching: touching};
+          tickFills: [...new Set(ticks)], touching: touching, underBar: underBar};
 })
 """
 
@@ -113,6 +121,8 @@ def problems(figs: list[dict]) -> list[str]:
             out.append(f"{name}: plot area {f['width']:.0f} x {f['height']:.0f} px")
         if f.get("clipped"):
             out.append(f"{name}: texts cut at the figure's edge: {f['clipped'][:3]}")
+        if f.get("underBar"):
+            out.append(f"{name}: texts under the plot's toolbar: {f['underBar'][:3]}")
         if f.get("touching"):
             out.append(f"{name}: tick labels overlap: {f['touching'][:3]}")
         faint = [c for c in f.get("tickFills", []) if contrast_on_white(c) < MIN_CONTRAST]
@@ -240,8 +250,10 @@ def test_the_rules_catch_small_text_and_small_plots():
     ]
     figs[1]["clipped"] = ["se positive rate"]
     figs[1]["touching"] = [["log p[Adelie] (bill_depth_mm", "log p[Chinstrap] (bill_de"]]
+    figs[2]["underBar"] = ["BER against n: forest-complex"]
     bad = problems(figs)
-    assert len(bad) == 5 and "64 x 64" in bad[0] and "cut" in bad[1] and "12" in bad[3]
+    assert len(bad) == 6 and "64 x 64" in bad[0] and "cut" in bad[1] and "12" in bad[3]
     assert (
         "overlap" in bad[2] and "500 x 90" in bad[4]
     )  # the class shares are a plot too, no strip exempt (H39)
+    assert "toolbar" in bad[5] and "forest-complex" in bad[5]

@@ -132,8 +132,14 @@ def _names(names) -> list[str]:
     return [escape_text(n) for n in names]
 
 
+#: Height of plotly's toolbar band at a figure's top (its buttons, shown on hover, end 27 px
+#: below the top at the dashboard's sizes): titles start below it.
+MODEBAR_PX = 30
+
+
 def _title(title) -> dict | None:
-    """The title in the figure's top margin (grown to fit it), left-aligned."""
+    """The title in the figure's top margin (grown to fit it), left-aligned, below the band of
+    plotly's toolbar (H45: a long title went under the buttons on hover)."""
     if not title:
         return None
     return {
@@ -144,7 +150,7 @@ def _title(title) -> dict | None:
         "yref": "container",
         "y": 1.0,
         "yanchor": "top",
-        "pad": {"t": 8, "l": 4},
+        "pad": {"t": MODEBAR_PX, "l": 4},
         "automargin": True,
         "font": {"size": TITLE_PX},
     }
