@@ -298,6 +298,27 @@ def test_the_k_class_data_page_cuts_no_box_at_1024(server):
     assert not cut, cut
 
 
+@pytest.mark.parametrize("dataset", ["sonar", "penguins"])
+def test_the_sidebar_setup_fits_a_768_px_screen(server, dataset):
+    """The sidebar's "Current setup" box ends on screen at 1024 x 768 (H45: the K-class
+    sidebar scrolled; one Markdown element per line put it at 790 px on penguins)."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(server.url + f"/?source=bundled&dataset={dataset}")
+        box = page.get_by_test_id("stSidebar").get_by_text("Current setup")
+        box.wait_for(timeout=LONG)
+        page.get_by_test_id("stSidebar").get_by_text("pairs kept").wait_for(timeout=LONG)
+        wait_idle(page)
+        bottom = page.evaluate(
+            """() => { const t = [...document.querySelectorAll(
+                 '[data-testid="stSidebar"] [data-testid="stVerticalBlock"]')]
+                 .filter(e => e.innerText.startsWith('Current setup')).pop();
+               return t ? t.getBoundingClientRect().bottom : null; }"""
+        )
+        page.screenshot(path=str(artifacts_dir() / f"a11y-sidebar-{dataset}-1024x768.png"))
+    assert bottom is not None and bottom <= 768, bottom
+
+
 def test_the_kept_pairs_table_fits_the_page_at_1024(server):
     """Sonar's kept pairs: every column within the page at 1024 x 768 (H45: the long headers
     made it 8 columns wider than its box, and the p-value column cut at the edge read
