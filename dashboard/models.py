@@ -221,6 +221,7 @@ def download_model(ds, key: str = "dl_model") -> None:
         "so it is not the model at the λ explained above) and the cleaning of the Data page, "
         "so new rows of a table "
         "with the same columns are cleaned the same way: "
-        "`slb.persistence.load_model(path).predict(new_table)` (see the README). "
+        "`slb.persistence.load_model(path).predict(new_table)` (see the README), or "
+        '"Apply a saved model" below. '
         "It is JSON plus numeric arrays: loading it runs no code from the file."
     )

@@ -52,7 +52,7 @@ from slb.viz.cells import clickable_cells, clicked_cell
 from slb.viz.evaluation import pr_figure, roc_figure
 from slb.viz.style import shorten, signed
 
-from . import compute, controls, curve_ui, evaluation, models, sidebar, state
+from . import apply_model, compute, controls, curve_ui, evaluation, models, sidebar, state
 from .safety import escape_markdown as esc
 from .safety import safe_csv_bytes
 from .workqueue import queued
@@ -826,3 +826,4 @@ def explain_page(c: dict, ds) -> None:
     with st.expander("This sample's feature values"):
         st.dataframe(ds.X.iloc[[i]].T.rename(columns={ds.X.index[i]: "value"}), width="stretch")
     models.download_model(ds)
+    apply_model.apply_model(ds)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import compute, controls, models, multiclass, shell, state
+from dashboard import apply_model, compute, controls, models, multiclass, shell, state
 from dashboard.safety import escape_markdown as esc
 from slb.evaluation.explain import explained_groups, group_contributions
 from slb.viz import figures
@@ -139,6 +139,7 @@ def binary_page(c: dict, ds) -> None:
     with st.expander("This sample's feature values"):
         st.dataframe(ds.X.iloc[[i]].T.rename(columns={ds.X.index[i]: "value"}), width="stretch")
     models.download_model(ds)
+    apply_model.apply_model(ds)
 
 
 if state.dataset().multiclass:  # K > 2 classes: every class's score, the winner's margin

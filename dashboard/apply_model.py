@@ -1,0 +1,118 @@
+"""The "Apply a saved model" block: a model file predicts the rows of the table in use.
+
+A file of :mod:`slb.persistence` (the Explain page's "Download model", or one saved in Python)
+is read by :func:`slb.persistence.load_model` (no pickle, no code from the file; sizes, work and
+time bounded, every fitted number checked) and applied by
+:func:`slb.evaluation.scoring.score_table` to the Data page's raw table: each row's class and
+probabilities, and the balanced error where the table's labels are the model's classes.
+Everything from the file (class names, messages quoting its columns) is shown as text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import warnings
+
+import streamlit as st
+
+from slb.evaluation.scoring import score_table
+from slb.persistence import load_model
+
+from .safety import escape_markdown as esc
+from .safety import safe_csv_bytes
+
+#: Rows of the predictions shown on the page (all of them go in the download).
+SHOWN_ROWS = 200
+
+
+def _result(data: bytes, ds, raw):
+    """(warnings, scores) or (warnings, error message) of the file ``data`` on the table."""
+    notes = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            model = load_model(data)
+            scores = score_table(model, raw.frame, ds.label)
+        except ValueError as e:
+            return notes, str(e)
+    notes = list(dict.fromkeys(str(w.message) for w in caught))
+    return notes, scores
+
+
+def apply_model(ds, key: str = "apply_model") -> None:
+    """Upload a model file; show its predictions of the table in use and their balanced error.
+
+    Pages call it with one line, below :func:`dashboard.models.download_model`.  The result is
+    kept in the session for the same file and data.
+    """
+    build = st.session_state.get("data_build")
+    raw = getattr(build, "raw", None)
+    st.markdown("**Apply a saved model**")
+    if raw is None:
+        st.caption("Build a dataset on the Data page to apply a saved model to it.")
+        return
+    up = st.file_uploader(
+        "A model file (.slbmodel) to predict the rows of the data in use",
+        type=["slbmodel"],
+        key=f"{key}_file",
+    )
+    if up is None:
+        st.caption(
+            'A file from "Download model" (for this table, or another with the same columns) '
+            "predicts every row of the Data page's table; where a row's label is one of the "
+            "model's classes, the page gives the balanced error rate. Loading runs no code "
+            "from the file."
+        )
+        return
+    data = up.getvalue()
+    wanted = (hashlib.sha256(data).hexdigest(), ds.key)
+    made = st.session_state.get(f"{key}_result")
+    if made is None or made[0] != wanted:
+        with st.spinner("Reading the model file and predicting…"):
+            made = (wanted, *_result(data, ds, raw))
+        st.session_state[f"{key}_result"] = made
+    _, notes, scores = made
+    for note in notes:
+        st.warning(esc(note))
+    if isinstance(scores, str):
+        st.error(esc(scores))
+        return
+    counts = scores.predictions["predicted"].value_counts()
+    shown = " · ".join(f"{esc(c)}: {int(counts.get(c, 0))}" for c in scores.classes)
+    rows = f"{scores.n_scored:,} rows predicted"
+    if scores.n_scored < scores.n_rows:
+        rows += f" (the first {scores.n_scored:,} of {scores.n_rows:,})"
+    st.markdown(f"{rows}: {shown}")
+    if scores.n_labelled:
+        st.markdown(
+            f"Balanced error rate **{100 * scores.ber:.2f} %** on the {scores.n_labelled:,} "
+            "rows whose label is one of the model's classes."
+        )
+        st.caption(
+            "A test error only if the model never saw these rows. A file fitted on this table "
+            '(as "Fit it for download" above does) gives its training error here: '
+            "optimistic. Compare's cross-validated table is the honest estimate."
+        )
+    else:
+        st.caption(
+            f"No row's label ({esc(ds.label)}) is one of the model's classes: no error rate."
+        )
+    st.dataframe(
+        scores.predictions.head(SHOWN_ROWS),
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.3f")
+            for c in scores.predictions.columns
+            if c != "predicted"
+        },
+    )
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{ds.name}_predictions").strip("_")[:80]
+    st.download_button(
+        "Download the predictions (CSV)",
+        safe_csv_bytes(scores.predictions, index=True),
+        file_name=f"{stem or 'predictions'}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        on_click="ignore",
+    )

@@ -1,0 +1,118 @@
+"""A saved model applied to a raw table: each row's class and probabilities, and the balanced
+error on the rows whose label the model knows.
+
+:func:`score_table` is what the dashboard's "Apply a saved model" block shows: a model file of
+:mod:`slb.persistence` (a classifier and its :class:`~slb.tables.TableCleaner`, or a bare
+classifier) predicts every row of a table read by :func:`slb.tables.read_table`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .metrics import balanced_error_rate
+
+#: Rows scored at most (the first ones); a model's prediction cost grows with the rows.
+MAX_SCORED_ROWS = 20_000
+
+
+@dataclass(frozen=True)
+class TableScores:
+    """What :func:`score_table` found.
+
+    Attributes
+    ----------
+    predictions : DataFrame
+        One row per scored row (the table's index): ``"predicted"`` (the class name), then
+        ``"P(<class>)"`` for each of the model's classes (when it has ``predict_proba``).
+    classes : list of str
+        The model's classes, as text.
+    n_rows, n_scored : int
+        Rows of the table, and rows scored (the first :data:`MAX_SCORED_ROWS`).
+    n_labelled : int
+        Scored rows whose label (as text) is one of the model's classes.
+    ber : float
+        Balanced error rate of the predictions on those rows (macro average of the per-class
+        error rates over the classes present); NaN when no row is labelled.
+    """
+
+    predictions: pd.DataFrame
+    classes: list
+    n_rows: int
+    n_scored: int
+    n_labelled: int
+    ber: float
+
+
+def score_table(model, frame, label=None, *, max_rows=MAX_SCORED_ROWS) -> TableScores:
+    """Predict every row of ``frame`` with a fitted ``model``; score it where labels are known.
+
+    Parameters
+    ----------
+    model : fitted classifier
+        E.g. :func:`slb.persistence.load_model`'s result: a ``Pipeline`` of a
+        :class:`~slb.tables.TableCleaner` and a classifier takes the raw table as it was read.
+    frame : DataFrame
+        The raw rows (the label column may be present: the cleaner reads its own columns).
+    label : str or None
+        The label column of ``frame``; None: no error rate.  A row counts as labelled when its
+        label, as stripped text, is one of the model's classes (as text).
+    max_rows : int
+        Rows scored at most (the first ones).
+
+    Returns
+    -------
+    TableScores
+
+    Raises
+    ------
+    ValueError
+        The model cannot read the table (a column missing, an unknown category, ...): the
+        cleaner's message, which names what is wrong.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from sklearn.pipeline import Pipeline
+    >>> from slb import TableCleaner
+    >>> from slb.evaluation.scoring import score_table
+    >>> from slb.peers import KDENaiveBayes
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat(["ham", "spam"], 40)
+    >>> table = pd.DataFrame({"a": rng.normal(size=80) + 2 * (y == "spam"), "kind": y})
+    >>> cleaner = TableCleaner("kind")
+    >>> prep = cleaner.fit_prepare(table)
+    >>> model = Pipeline([("clean", cleaner), ("nb", KDENaiveBayes().fit(prep.X, prep.y))])
+    >>> s = score_table(model, table, "kind")
+    >>> list(s.predictions.columns), s.n_labelled, round(s.ber, 3)
+    (['predicted', 'P(ham)', 'P(spam)'], 80, 0.125)
+    >>> score_table(model, table.drop(columns="a"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: The new rows lack 1 column the model was trained with: 'a'. ...
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError("score_table needs the table as a pandas DataFrame.")
+    n_rows = len(frame)
+    rows = frame.iloc[: int(max_rows)]
+    if not len(rows):
+        raise ValueError("The table has no row to predict.")
+    pred = np.asarray(model.predict(rows))
+    classes = [str(c) for c in getattr(model, "classes_", np.unique(pred))]
+    out = pd.DataFrame({"predicted": pred.astype(str)}, index=rows.index)
+    if hasattr(model, "predict_proba"):
+        proba = np.asarray(model.predict_proba(rows), dtype=float)
+        for k, c in enumerate(classes):
+            out[f"P({c})"] = proba[:, k]
+    ber, n_labelled = float("nan"), 0
+    if label is not None and label in rows.columns:
+        truth = rows[label].astype(str).str.strip().to_numpy()
+        known = np.isin(truth, classes)
+        n_labelled = int(known.sum())
+        if n_labelled:
+            ber = float(balanced_error_rate(truth[known], out["predicted"].to_numpy()[known]))
+    return TableScores(out, classes, n_rows, len(rows), n_labelled, ber)

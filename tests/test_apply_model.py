@@ -1,0 +1,147 @@
+"""A saved model applied to the table in use (H45: a downloaded model could be loaded back in
+Python only): :func:`slb.evaluation.scoring.score_table` and the Explain page's "Apply a saved
+model" block, checked against the model's own predictions and scikit-learn's balanced
+accuracy."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import balanced_accuracy_score
+from test_app import assert_ok, goto, new_app
+
+from slb.evaluation.scoring import score_table
+from slb.persistence import load_model
+
+
+def _downloaded(at, name="NB") -> bytes:
+    """The bytes behind Explain's "Download model" for ``name``."""
+    at.selectbox(key="dl_model_name").set_value(name)
+    at.button(key="dl_model_fit").click().run()
+    assert_ok(at)
+    return at.session_state["dl_model_file"][1]
+
+
+def _texts(at) -> str:
+    return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+
+
+def _reference(payload: bytes, frame: pd.DataFrame, label: str):
+    model = load_model(payload)
+    pred = model.predict(frame)
+    truth = frame[label].astype(str).str.strip().to_numpy()
+    return model, pred, 1.0 - balanced_accuracy_score(truth, pred.astype(str))
+
+
+def test_score_table_is_the_models_predictions_and_their_ber():
+    at = goto(new_app(), "pages/explain.py")
+    payload = _downloaded(at)
+    raw = at.session_state["data_build"].raw
+    label = at.session_state["data_build"].dataset.label
+    model, pred, ber = _reference(payload, raw.frame, label)
+    s = score_table(model, raw.frame, label)
+    np.testing.assert_array_equal(s.predictions["predicted"].to_numpy(), pred.astype(str))
+    proba = model.predict_proba(raw.frame)
+    for k, c in enumerate(model.classes_):
+        np.testing.assert_array_equal(s.predictions[f"P({c})"].to_numpy(), proba[:, k])
+    assert s.n_labelled == s.n_scored == len(raw.frame) == 208
+    assert s.ber == pytest.approx(ber, abs=1e-12) and 0.0 < ber < 0.5
+    # the first rows only, and no error rate without a label column
+    few = score_table(model, raw.frame.drop(columns=label), None, max_rows=10)
+    assert (few.n_scored, few.n_rows, few.n_labelled) == (10, 208, 0) and np.isnan(few.ber)
+
+
+def test_explain_applies_an_uploaded_model_file():
+    at = goto(new_app(), "pages/explain.py")
+    assert not at.error
+    payload = _downloaded(at)
+    raw = at.session_state["data_build"].raw
+    label = at.session_state["data_build"].dataset.label
+    _, pred, ber = _reference(payload, raw.frame, label)
+    at.file_uploader(key="apply_model_file").set_value(
+        ("sonar_NB.slbmodel", payload, "application/octet-stream")
+    ).run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    text = _texts(at)
+    assert "208 rows predicted" in text
+    assert f"Balanced error rate **{100 * ber:.2f} %** on the 208 rows" in text
+    assert "training error" in text  # the file was fitted on these rows: said to be optimistic
+    shown = next(d.value for d in at.dataframe if "predicted" in d.value.columns)
+    assert len(shown) == 200
+    np.testing.assert_array_equal(shown["predicted"].to_numpy(), pred[:200].astype(str))
+    assert any("Download the predictions" in str(b.proto) for b in at.get("download_button"))
+
+
+@pytest.mark.parametrize("what", ["damaged", "other columns"])
+def test_a_file_that_cannot_be_applied_gets_a_message(what):
+    at = goto(new_app(), "pages/explain.py")
+    payload = _downloaded(at)
+    if what == "damaged":
+        payload = payload[: len(payload) // 2]
+        expected = "model file"
+    else:  # a model for Pima, applied to Sonar: the cleaner names the missing columns
+        goto(at, "app.py")
+        at.selectbox(key="bundled_name").set_value("pima").run()
+        assert_ok(at)
+        goto(at, "pages/explain.py")
+        pima = _downloaded(at)
+        goto(at, "app.py")
+        at.selectbox(key="bundled_name").set_value("sonar").run()
+        goto(at, "pages/explain.py")
+        payload, expected = pima, "lack"
+    at.file_uploader(key="apply_model_file").set_value(
+        ("m.slbmodel", payload, "application/octet-stream")
+    ).run()
+    assert_ok(at)
+    assert len(at.error) == 1 and expected in at.error[0].value, [e.value for e in at.error]
+    assert not [d for d in at.dataframe if "predicted" in d.value.columns]
+
+
+def test_a_file_with_markdown_in_its_names_is_shown_as_text():
+    """Class names come from the file: shown as text, never as Markdown or HTML."""
+    rng = np.random.default_rng(0)
+    y = np.repeat(["**bold**", "<b>x</b>"], 40)
+    table = pd.DataFrame({"a": rng.normal(size=80) + 2 * (y == "<b>x</b>"), "k": y})
+    from sklearn.pipeline import Pipeline
+
+    from slb import TableCleaner
+    from slb.peers import KDENaiveBayes
+    from slb.persistence import save_model
+
+    cleaner = TableCleaner("k")
+    prep = cleaner.fit_prepare(table)
+    buf = io.BytesIO()
+    save_model(Pipeline([("c", cleaner), ("m", KDENaiveBayes().fit(prep.X, prep.y))]), buf)
+    assert zipfile.is_zipfile(io.BytesIO(buf.getvalue()))
+    at = goto(new_app(), "pages/explain.py")
+    at.file_uploader(key="apply_model_file").set_value(
+        ("m.slbmodel", buf.getvalue(), "application/octet-stream")
+    ).run()
+    assert_ok(at)
+    # the file's cleaner needs column "a": Sonar lacks it, and the message says so as text
+    assert len(at.error) == 1 and "lack" in at.error[0].value
+    assert "<b>" not in at.error[0].value
+
+
+def test_three_classes_too():
+    """Penguins (three species) on the K-class Explain page: every class's probability."""
+    at = new_app()
+    at.selectbox(key="bundled_name").set_value("penguins").run()
+    goto(at, "pages/explain.py")
+    payload = _downloaded(at)
+    build = at.session_state["data_build"]
+    model, pred, ber = _reference(payload, build.raw.frame, build.dataset.label)
+    at.file_uploader(key="apply_model_file").set_value(
+        ("penguins_NB.slbmodel", payload, "application/octet-stream")
+    ).run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    shown = next(d.value for d in at.dataframe if "predicted" in d.value.columns)
+    assert list(shown.columns) == ["predicted"] + [f"P({c})" for c in model.classes_]
+    assert len(model.classes_) == 3
+    assert f"Balanced error rate **{100 * ber:.2f} %**" in _texts(at)
