@@ -86,7 +86,7 @@ def apply_model(ds, key: str = "apply_model") -> None:
     st.markdown(f"{rows}: {shown}")
     if scores.n_labelled:
         st.markdown(
-            f"Balanced error rate **{100 * scores.ber:.2f} %** on the {scores.n_labelled:,} "
+            f"Balanced error rate **{100 * scores.ber:.2f}%** on the {scores.n_labelled:,} "
             "rows whose label is one of the model's classes."
         )
         st.caption(

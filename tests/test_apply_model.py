@@ -68,7 +68,7 @@ def test_explain_applies_an_uploaded_model_file():
     assert not at.error, [e.value for e in at.error]
     text = _texts(at)
     assert "208 rows predicted" in text
-    assert f"Balanced error rate **{100 * ber:.2f} %** on the 208 rows" in text
+    assert f"Balanced error rate **{100 * ber:.2f}%** on the 208 rows" in text
     assert "training error" in text  # the file was fitted on these rows: said to be optimistic
     shown = next(d.value for d in at.dataframe if "predicted" in d.value.columns)
     assert len(shown) == 200
@@ -144,4 +144,4 @@ def test_three_classes_too():
     shown = next(d.value for d in at.dataframe if "predicted" in d.value.columns)
     assert list(shown.columns) == ["predicted"] + [f"P({c})" for c in model.classes_]
     assert len(model.classes_) == 3
-    assert f"Balanced error rate **{100 * ber:.2f} %**" in _texts(at)
+    assert f"Balanced error rate **{100 * ber:.2f}%**" in _texts(at)
