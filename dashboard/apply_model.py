@@ -11,7 +11,6 @@ Everything from the file (class names, messages quoting its columns) is shown as
 from __future__ import annotations
 
 import hashlib
-import re
 import warnings
 
 import streamlit as st
@@ -19,8 +18,9 @@ import streamlit as st
 from slb.evaluation.scoring import score_table
 from slb.persistence import load_model
 
+from . import state
 from .safety import escape_markdown as esc
-from .safety import safe_csv_bytes
+from .safety import safe_csv_bytes, safe_file_stem
 
 #: Rows of the predictions shown on the page (all of them go in the download).
 SHOWN_ROWS = 200
@@ -28,16 +28,13 @@ SHOWN_ROWS = 200
 
 def _result(data: bytes, ds, raw):
     """(warnings, scores) or (warnings, error message) of the file ``data`` on the table."""
-    notes = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            model = load_model(data)
-            scores = score_table(model, raw.frame, ds.label)
+            outcome = score_table(load_model(data), raw.frame, ds.label)
         except ValueError as e:
-            return notes, str(e)
-    notes = list(dict.fromkeys(str(w.message) for w in caught))
-    return notes, scores
+            outcome = str(e)
+    return list(dict.fromkeys(str(w.message) for w in caught)), outcome
 
 
 def apply_model(ds, key: str = "apply_model") -> None:
@@ -46,8 +43,7 @@ def apply_model(ds, key: str = "apply_model") -> None:
     Pages call it with one line, below :func:`dashboard.models.download_model`.  The result is
     kept in the session for the same file and data.
     """
-    build = st.session_state.get("data_build")
-    raw = getattr(build, "raw", None)
+    raw = state.raw_table()
     st.markdown("**Apply a saved model**")
     if raw is None:
         st.caption("Build a dataset on the Data page to apply a saved model to it.")
@@ -107,11 +103,10 @@ def apply_model(ds, key: str = "apply_model") -> None:
             if c != "predicted"
         },
     )
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{ds.name}_predictions").strip("_")[:80]
     st.download_button(
         "Download the predictions (CSV)",
         safe_csv_bytes(scores.predictions, index=True),
-        file_name=f"{stem or 'predictions'}.csv",
+        file_name=f"{safe_file_stem(f'{ds.name}_predictions', 'predictions')}.csv",
         mime="text/csv",
         key=f"{key}_csv",
         on_click="ignore",

@@ -17,7 +17,6 @@ model file of :mod:`slb.persistence`.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -32,6 +31,7 @@ from slb.persistence import save_model
 from slb.tables.clean import TableCleaner
 
 from . import state
+from .safety import safe_file_stem
 
 #: Compared from the start, in this order (SLB first: the page reads it from the λ path).
 DEFAULT_MODELS = ("SLB", "TAN", "NB")
@@ -182,8 +182,7 @@ def download_model(ds, key: str = "dl_model") -> None:
     Pages call it with one line.  The file is made on demand (fitting SLB can take a while) and
     kept in the session for the same data, classifier and settings.
     """
-    build = st.session_state.get("data_build")
-    raw = getattr(build, "raw", None)
+    raw = state.raw_table()
     st.markdown("**Download model**")
     if raw is None:
         st.caption("Build a dataset on the Data page to download a model for it.")
@@ -205,11 +204,10 @@ def download_model(ds, key: str = "dl_model") -> None:
             st.error(str(e))
     made = st.session_state.get(f"{key}_file")
     if made is not None and made[0] == wanted:
-        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{ds.name}_{name}").strip("_")[:80]
         st.download_button(
             f"Download model ({name} + its table cleaner)",
             made[1],
-            file_name=f"{stem or 'model'}.slbmodel",
+            file_name=f"{safe_file_stem(f'{ds.name}_{name}', 'model')}.slbmodel",
             mime="application/zip",
             key=f"{key}_button",
             on_click="ignore",

@@ -58,6 +58,18 @@ def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def safe_file_stem(text: str, fallback: str) -> str:
+    """A download's file name stem from user text: letters, digits, ``_.-`` only, at most 80
+    characters (``fallback`` when nothing is left).
+
+    Examples
+    --------
+    >>> safe_file_stem("my data/<b>NB</b>", "model"), safe_file_stem("???", "model")
+    ('my_data_b_NB_b', 'model')
+    """
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_")[:80] or fallback
+
+
 def safe_csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:
     """UTF-8 CSV of ``frame`` with formula-like text cells neutralised."""
     return neutralise_frame(frame).to_csv(index=index).encode("utf-8")

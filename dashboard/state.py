@@ -200,6 +200,12 @@ def dataset():
     return st.session_state["dataset"]
 
 
+def raw_table():
+    """The :class:`dashboard.data.RawTable` the session's dataset was built from (None before
+    the Data page built one)."""
+    return getattr(st.session_state.get("data_build"), "raw", None)
+
+
 def sync_url() -> None:
     """Keep the upload's state in step with the data source; the tab's upload mark in the
     address (``data=upload``) follows :func:`upload_marked`, written by

@@ -102,7 +102,7 @@ def score_table(model, frame, label=None, *, max_rows=MAX_SCORED_ROWS) -> TableS
     if not len(rows):
         raise ValueError("The table has no row to predict.")
     pred = np.asarray(model.predict(rows))
-    classes = [str(c) for c in getattr(model, "classes_", np.unique(pred))]
+    classes = [str(c) for c in model.classes_]
     out = pd.DataFrame({"predicted": pred.astype(str)}, index=rows.index)
     if hasattr(model, "predict_proba"):
         proba = np.asarray(model.predict_proba(rows), dtype=float)
