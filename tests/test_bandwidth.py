@@ -305,6 +305,58 @@ def test_lattice_spacing_matches_a_search_and_rejects_continuous_columns():
     assert np.isnan(got[3:]).all() and np.isfinite(got[:3]).all()
 
 
+def _lattice_spacing_one_column_at_a_time(X):
+    """The per-column loop lattice_spacing was before it was vectorised (a slow reference)."""
+    X = np.asarray(X, dtype=float)
+    out = np.full(X.shape[1], np.nan)
+    for j in range(X.shape[1]):
+        u = np.unique(X[:, j][np.isfinite(X[:, j])])
+        if u.size < 2:
+            continue
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            gaps = np.diff(u)
+            step = float(gaps.min())
+            k = gaps / step
+        if not np.isfinite(k).all() or k.sum() > 1e9:
+            continue
+        ulps = 8 * np.finfo(float).eps * float(np.abs(u).max())
+        if ulps > 1e-3 * step:
+            continue
+        if np.all(np.abs(gaps - np.round(k) * step) <= max(1e-6 * step, ulps)):
+            out[j] = step
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lattice_spacing_equals_the_one_column_loop(seed):
+    """All columns at once give each column's value of the loop, bit for bit, on lattices,
+    continuous columns, constant ones, non-finite values, near-lattices and extreme values."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    cols = [
+        rng.integers(-5, 6, n) * 0.25,
+        rng.poisson(0.3, n).astype(float),
+        np.round(rng.normal(size=n), int(rng.integers(0, 4))),
+        rng.normal(size=n),
+        np.full(n, 2.5),
+        np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 4, n) * 3.0),
+        np.where(rng.random(n) < 0.2, rng.choice([np.inf, -np.inf], n), rng.integers(0, 9, n)),
+        rng.integers(0, 4, n) * 1e-3 + 1e12,  # a step below the values' rounding
+        rng.integers(0, 3, n) * 2.0**-33 + rng.integers(0, 2, n),  # 8.6e9 steps across
+        np.where(rng.random(n) < 0.5, 0.0, 1.0) + rng.normal(size=n) * 1e-13,  # near-lattice
+        rng.choice([1.7e308, -1.7e308, 0.0], n),
+        rng.choice([0.0, 5.24288e5, 2.91644881e-303], n),
+        np.full(n, np.nan),
+    ]
+    X = np.column_stack(cols)
+    got = bandwidth_module.lattice_spacing(X)
+    want = _lattice_spacing_one_column_at_a_time(X)
+    np.testing.assert_array_equal(got, want)
+    assert np.isfinite(got[:3]).all() and np.isnan(got[3:5]).all()
+    one = bandwidth_module.lattice_spacing(X[:1])
+    assert np.isnan(one).all() and one.shape == (X.shape[1],)
+
+
 def test_lattice_floor_floors_lattice_features_only():
     rng = np.random.default_rng(5)
     y = np.repeat([0, 1], 100)

@@ -179,30 +179,37 @@ def lattice_spacing(X):
     [2.0, 0.1, nan]
     """
     X = np.asarray(X, dtype=float)
-    out = np.full(X.shape[1], np.nan)
-    for j in range(X.shape[1]):
-        u = np.unique(X[:, j][np.isfinite(X[:, j])])
-        if u.size < 2:
-            continue
-        # a "lattice" of more than a billion steps across the range is no lattice a bandwidth
-        # could resolve (its floor would be nothing), and its ratios could overflow (a step of
-        # 1e-303 beside a gap of 5e5: found by tests/test_fuzz_pipeline.py; gaps of values near
-        # the float limits overflow too)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            gaps = np.diff(u)
-            step = float(gaps.min())
-            k = gaps / step
-        if not np.isfinite(k).all() or k.sum() > _MAX_LATTICE_STEPS:
-            continue
+    p = X.shape[1]
+    out = np.full(p, np.nan)
+    if X.shape[0] < 2 or p == 0:
+        return out
+    # All columns at once (one sort; a loop of np.unique per column cost 2.8 ms per call on a
+    # Sonar fold, 11% of its per-fold densities): the positive differences of a sorted column
+    # are exactly the gaps of its distinct values (NaN, for the non-finite values, sorts last
+    # and compares false).
+    S = np.sort(np.where(np.isfinite(X), X, np.nan), axis=0)
+    # a "lattice" of more than a billion steps across the range is no lattice a bandwidth
+    # could resolve (its floor would be nothing), and its ratios could overflow (a step of
+    # 1e-303 beside a gap of 5e5: found by tests/test_fuzz_pipeline.py; gaps of values near
+    # the float limits overflow too)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        gaps = np.diff(S, axis=0)
+        is_gap = gaps > 0
+        step = np.where(is_gap, gaps, np.inf).min(axis=0)
+        k = np.where(is_gap, gaps / step, 0.0)
         # multiples of the step up to rounding of the recorded values (decimals are inexact
         # in binary: 0.3 - 0.1 is not 0.2, an error of a few ulps of the values); a continuous
         # column fails on almost every gap.  Where the values' rounding is not small against
         # the step (a large offset beside a tiny gap) the test cannot tell: no lattice.
-        ulps = 8 * np.finfo(float).eps * float(np.abs(u).max())
-        if ulps > 1e-3 * step:
-            continue
-        if np.all(np.abs(gaps - np.round(k) * step) <= max(1e-6 * step, ulps)):
-            out[j] = step
+        ulps = 8 * np.finfo(float).eps * np.where(np.isnan(S), 0.0, np.abs(S)).max(axis=0)
+        near = np.abs(gaps - np.round(k) * step) <= np.maximum(1e-6 * step, ulps)
+        ok = (
+            is_gap.any(axis=0)
+            & (k.sum(axis=0) <= _MAX_LATTICE_STEPS)  # false for an infinite or NaN ratio too
+            & ~(ulps > 1e-3 * step)
+            & (near | ~is_gap).all(axis=0)
+        )
+    out[ok] = step[ok]
     return out
 
 
