@@ -185,6 +185,14 @@ def density_key() -> tuple:
     return (str(c["bw_rule"]), float(c["bw_mult"]), ov)
 
 
+def design_density_key() -> tuple:
+    """:func:`density_key` for a synthetic design: the rule and the multiplier, without the
+    per-feature multipliers, which name the session's own columns (a design's features are
+    others: passed to it they were refused as unknown features)."""
+    rule, mult, _ = density_key()
+    return (rule, mult, ())
+
+
 def density_params(key: tuple) -> dict:
     """Keyword arguments of the density estimators for a :func:`density_key`."""
     rule, mult, ov = key

@@ -151,7 +151,8 @@ if variant == "calibrated" and not exp.has_calibration(family, cpd):
         "yet; showing the uncalibrated design."
     )
     variant = "uncalibrated"
-dens = state.density_key()
+dens = state.design_density_key()  # the design's features are not the data's columns
+own_multipliers = bool(state.density_key()[2])
 design_args = (family, cpd, float(balance), bool(shared), int(d), int(n_test), variant)
 settings = {
     "design_args": design_args,
@@ -168,7 +169,13 @@ try:
     st.caption(
         f"Design **{esc(spec.name)}**, d = {int(d)}, seed {int(seed)}; test set of "
         f"{int(n_test)} balanced rows. Bandwidths follow the density settings of the "
-        "Densities page."
+        "Densities page"
+        + (
+            " (its rule and multiplier: the per-feature multipliers set there belong to the "
+            "data's columns, not to the design's features)."
+            if own_multipliers
+            else "."
+        )
     )
 except ValueError as err:
     st.error(f"Invalid design: {esc(err)}")
@@ -478,7 +485,7 @@ noise_settings = {
     "reps": int(noise_reps),
     "seed": int(seed),
     "n_train": int(n_train),
-    "dens": dens,
+    "dens": state.density_key() if source == "data" else dens,
 }
 if st.button(
     "Run label noise",

@@ -259,3 +259,37 @@ def test_label_noise_on_current_dataset():
     assert "sonar" in spec["layout"]["title"]["text"].lower()
     traces = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
     assert len(traces) == 1 and len(arr(traces[0]["x"])) == 2
+
+
+def test_a_per_feature_bandwidth_of_the_data_does_not_stop_a_design_run():
+    """H47: a per-feature multiplier set on Densities (for a column of the session's data)
+    made Experiments' Run fail with "Bandwidth override for unknown feature": the design's
+    features are others.  The design runs on the rule and multiplier, and says so; the label
+    noise on the data itself keeps the override."""
+    from tests.test_app import goto
+
+    at = goto(AppTest.from_file(APP, default_timeout=TIMEOUT), "pages/densities.py")
+    at.toggle(key="dens_ovon_0").set_value(True).run()
+    at.slider(key="dens_ov_0").set_value(0.5).run()
+    assert at.session_state["cfg"]["bw_overrides"] == {"band_1": 0.5}
+    at.switch_page(PAGE)
+    at.run()
+    assert_ok(at)
+    at.slider(key="exp_d").set_value(8)
+    at.slider(key="exp_n").set_value(200)
+    at.button_group(key="exp_grid").set_value([200])
+    at.select_slider(key="exp_test").set_value(200)
+    at.slider(key="exp_reps").set_value(1)
+    at.button_group(key="exp_models").set_value(["NB"])
+    at.run()
+    assert any("not to the design's features" in c.value for c in at.caption)
+    at.button(key="exp_run").click().run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    assert chart(at, "exp_curve")["layout"]["meta"]["classifiers"] == ["NB"]
+    at.button_group(key="noise_models").set_value(["NB"])
+    at.button_group(key="noise_probs").set_value([0.0])
+    at.run()
+    at.button(key="noise_run").click().run()
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["noise_last"][0]["dens"][2] == (("band_1", 0.5),)
