@@ -13,8 +13,11 @@ from __future__ import annotations
 import hashlib
 import warnings
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
+from slb.evaluation.metrics import balanced_error_rate
 from slb.evaluation.scoring import score_table
 from slb.persistence import load_model
 
@@ -35,6 +38,35 @@ def _result(data: bytes, ds, raw):
         except ValueError as e:
             outcome = str(e)
     return list(dict.fromkeys(str(w.message) for w in caught)), outcome
+
+
+def _table(scores, ds, raw) -> pd.DataFrame:
+    """The predictions as the page and its CSV show them: the row's number in the file (from
+    1, as the Data page's notes count), its label as read, whether the Data page's table kept
+    it, then the predicted class and the probabilities."""
+    n = scores.n_scored
+    out = pd.DataFrame({"file row": np.arange(1, n + 1)})
+    if scores.truth is not None:  # the label as the model reads it ("not dog" for "cat")
+        out[f"{ds.label} (as the model reads it)"] = scores.truth
+    if ds.source_rows is not None:
+        kept = np.zeros(len(raw.frame), dtype=bool)
+        kept[ds.source_rows] = True
+        out["in the Data page's table"] = np.where(kept[:n], "yes", "no")
+    for col in scores.predictions.columns:
+        out[col] = scores.predictions[col].to_numpy()
+    return out
+
+
+def _data_page_ber(table: pd.DataFrame, scores, ds) -> tuple[int, float]:
+    """Rows of the Data page's table among the labelled ones, and the balanced error there."""
+    col = "in the Data page's table"
+    if col not in table or scores.truth is None:
+        return 0, float("nan")
+    on = (table[col] == "yes").to_numpy() & np.isin(scores.truth, scores.classes)
+    if not on.any():
+        return 0, float("nan")
+    truth, pred = scores.truth[on], table["predicted"].to_numpy()[on]
+    return int(on.sum()), float(balanced_error_rate(truth, pred))
 
 
 def apply_model(ds, key: str = "apply_model") -> None:
@@ -80,11 +112,27 @@ def apply_model(ds, key: str = "apply_model") -> None:
     if scores.n_scored < scores.n_rows:
         rows += f" (the first {scores.n_scored:,} of {scores.n_rows:,})"
     st.markdown(f"{rows}: {shown}")
-    if scores.n_labelled:
-        st.markdown(
-            f"Balanced error rate **{100 * scores.ber:.2f}%** on the {scores.n_labelled:,} "
-            "rows whose label is one of the model's classes."
+    table = _table(scores, ds, raw)
+    n_page, page_ber = _data_page_ber(table, scores, ds)
+    outside = int((table.get("in the Data page's table", pd.Series(dtype=str)) == "no").sum())
+    if outside:
+        st.caption(
+            f"{outside:,} of these rows are not in the Data page's table of {ds.n:,} rows "
+            "(its cleaning dropped them: missing values, repeated rows, left-out classes or "
+            "its row limit; see its notes). The model file predicts every row it can read: "
+            "it fills a missing value with the training rows' median, as its cleaner's "
+            '"fill" does. Column "in the Data page\'s table" says which rows are which.'
         )
+    if scores.n_labelled:
+        line = (
+            f"Balanced error rate **{100 * scores.ber:.2f}%** on the {scores.n_labelled:,} "
+            "rows whose label is one of the model's classes"
+        )
+        if outside and n_page:
+            line += (
+                f"; **{100 * page_ber:.2f}%** on the {n_page:,} of them in the Data page's table"
+            )
+        st.markdown(line + ".")
         st.caption(
             "A test error only if the model never saw these rows. A file fitted on this table "
             '(as "Fit it for download" above does) gives its training error here: '
@@ -95,17 +143,18 @@ def apply_model(ds, key: str = "apply_model") -> None:
             f"No row's label ({esc(ds.label)}) is one of the model's classes: no error rate."
         )
     st.dataframe(
-        scores.predictions.head(SHOWN_ROWS),
+        table.head(SHOWN_ROWS),
         width="stretch",
+        hide_index=True,
         column_config={
             c: st.column_config.NumberColumn(format="%.3f")
-            for c in scores.predictions.columns
-            if c != "predicted"
+            for c in table.columns
+            if c.startswith("P(")
         },
     )
     st.download_button(
         "Download the predictions (CSV)",
-        safe_csv_bytes(scores.predictions, index=True),
+        safe_csv_bytes(table, index=False),
         file_name=f"{safe_file_stem(f'{ds.name}_predictions', 'predictions')}.csv",
         mime="text/csv",
         key=f"{key}_csv",

@@ -106,6 +106,9 @@ class Dataset:
     #: the rows, the features and which rows share a class, whatever the classes' order and
     #: names (swapping the positive class keeps it: the per-class dependence is the same)
     partition_key: str = ""
+    #: each prepared row's position in the raw table (0-based; rows the cleaning dropped are
+    #: absent): what "Apply a saved model" compares its predicted rows with
+    source_rows: np.ndarray | None = None
 
     @property
     def K(self) -> int:
@@ -426,9 +429,10 @@ def _prepare_table(
     if dropped or multiclass:  # two-class label is never converted)
         texts = frame.iloc[:, [str(c) for c in frame.columns].index(label)]
         texts = texts.astype(str).str.strip()
+    positions = np.arange(len(frame))  # each row's position in the raw table
     if dropped:  # classes the user chose to leave out (Data page)
         keep = ~texts.isin(set(dropped)).to_numpy()
-        frame, texts = frame.loc[keep], texts.loc[keep]
+        frame, texts, positions = frame.loc[keep], texts.loc[keep], positions[keep]
     if multiclass:
         counts = texts[texts != ""].value_counts().to_dict()
         order = _class_options(frame, label)
@@ -531,6 +535,7 @@ def _prepare_table(
         notes=_raw.notes,
         classes=classes,
         partition_key=part.hexdigest(),
+        source_rows=positions[np.asarray(prep.source_rows, dtype=np.int64)],
     )
 
 

@@ -37,6 +37,9 @@ class TableScores:
     ber : float
         Balanced error rate of the predictions on those rows (macro average of the per-class
         error rates over the classes present); NaN when no row is labelled.
+    truth : ndarray of str or None
+        Each scored row's label as the model reads it (stripped text; the merged class for
+        a merged one; ``""`` when missing); None without a label column.
     """
 
     predictions: pd.DataFrame
@@ -45,6 +48,20 @@ class TableScores:
     n_scored: int
     n_labelled: int
     ber: float
+    truth: np.ndarray | None = None
+
+
+def _merged_classes(model, classes):
+    """``(positive, "not positive")`` as text when ``model`` is a pipeline whose table cleaner
+    merged the other classes into one and whose classifier has exactly those two classes;
+    else None (a K-class file's cleaner codes one class against the rest only to read the
+    table: its classifier has the K classes)."""
+    steps = getattr(model, "steps", None)
+    cleaner = steps[0][1] if steps else None
+    if not getattr(cleaner, "merged_", False):
+        return None
+    pos, neg = str(cleaner.positive_label_), str(cleaner.negative_label_)
+    return (pos, neg) if sorted(classes) == sorted([pos, neg]) else None
 
 
 def score_table(model, frame, label=None, *, max_rows=MAX_SCORED_ROWS) -> TableScores:
@@ -59,7 +76,9 @@ def score_table(model, frame, label=None, *, max_rows=MAX_SCORED_ROWS) -> TableS
         The raw rows (the label column may be present: the cleaner reads its own columns).
     label : str or None
         The label column of ``frame``; None: no error rate.  A row counts as labelled when its
-        label, as stripped text, is one of the model's classes (as text).
+        label, as stripped text, is one of the model's classes (as text); for a model whose
+        cleaner merged the other classes (``positive="dog"``: "dog" against "not dog"), every
+        row with a label counts, the other classes as the merged one.
     max_rows : int
         Rows scored at most (the first ones).
 
@@ -108,11 +127,16 @@ def score_table(model, frame, label=None, *, max_rows=MAX_SCORED_ROWS) -> TableS
         proba = np.asarray(model.predict_proba(rows), dtype=float)
         for k, c in enumerate(classes):
             out[f"P({c})"] = proba[:, k]
-    ber, n_labelled = float("nan"), 0
+    ber, n_labelled, truth = float("nan"), 0, None
     if label is not None and label in rows.columns:
-        truth = rows[label].astype(str).str.strip().to_numpy()
+        raw = rows[label]
+        text = raw.astype(str).str.strip().to_numpy()
+        truth = np.where(raw.isna().to_numpy(), "", text).astype(str)  # "": no label
+        merged = _merged_classes(model, classes)
+        if merged is not None:  # "dog" against "not dog": every other class is the second
+            truth = np.where(truth == merged[0], merged[0], np.where(truth != "", merged[1], ""))
         known = np.isin(truth, classes)
         n_labelled = int(known.sum())
         if n_labelled:
             ber = float(balanced_error_rate(truth[known], out["predicted"].to_numpy()[known]))
-    return TableScores(out, classes, n_rows, len(rows), n_labelled, ber)
+    return TableScores(out, classes, n_rows, len(rows), n_labelled, ber, truth)
