@@ -96,9 +96,9 @@ LAMBDA_MODES = {
 }
 PAIR_RULES = {
     # "any" / "every": the same words for two classes and for K (a newcomer read "both" as
-    # two of three classes)
-    "either": "dependent in any class (either of two)",
-    "both": "dependent in every class (both of two)",
+    # two of three classes; H47 read "(either of two)" beside three classes)
+    "either": "dependent in any class",
+    "both": "dependent in every class",
     "per_class": "per class (each class's own pairs)",
 }
 MEASURES = {"hsic": "HSIC", "pearson": "Pearson |r|", "spearman": "Spearman |ρ|"}

@@ -548,3 +548,14 @@ def test_multiclass_figures_escape_and_shape():
     assert bal.layout.meta["counts"] == [3, 1]
     assert "<y>" not in bal.layout.annotations[1].text
     assert "&lt;y&gt;" in bal.data[0].customdata[1]
+
+
+def test_the_pair_rule_names_no_number_of_classes(three):
+    """H47: with three classes the rule read "dependent in any class (either of two)"."""
+    at = upload_app(three)
+    at.switch_page("pages/dependencies.py").run()
+    assert_ok(at)
+    box = at.selectbox(key="dep_pair_rule")
+    shown = list(box.options)  # as displayed
+    assert shown[:2] == ["dependent in any class", "dependent in every class"], shown
+    assert not any("two" in s or "both" in s or "either" in s for s in shown), shown
