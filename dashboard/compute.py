@@ -683,6 +683,25 @@ def _verdict(best: bool, tied: bool, p_adjusted: float) -> str:
     return "not significantly different" if tied else "significantly worse"
 
 
+def comparison_export(table: pd.DataFrame, per_fold: pd.DataFrame) -> pd.DataFrame:
+    """The comparison table with every fold's BER beside it, all in percent ("BER (%) fold
+    k"; H47: the folds were fractions beside "mean BER (%)"), one row per classifier: the
+    "Comparison table (CSV)" download of both Compare pages.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dashboard.compute import comparison_export
+    >>> per_fold = pd.DataFrame({"SLB": [0.2, 0.3]}, index=pd.RangeIndex(1, 3, name="fold"))
+    >>> table = pd.DataFrame({"mean BER (%)": [25.0]}, index=["SLB"])
+    >>> comparison_export(table, per_fold).round(6).to_dict("records")
+    [{'mean BER (%)': 25.0, 'BER (%) fold 1': 20.0, 'BER (%) fold 2': 30.0}]
+    """
+    folds = (100.0 * per_fold).T
+    folds.columns = [f"BER (%) fold {k}" for k in range(1, len(per_fold) + 1)]
+    return table.join(folds)
+
+
 def comparison_display(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`comparison` (plus ``fit time (s)``) for the page: the numbers that may not apply
     (tests against the best, SLB's fit time) as text with "—", and a verdict column."""

@@ -25,6 +25,7 @@ the figures).
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ import pandas as pd
 import streamlit as st
 
 from slb import SLBClassifier
+from slb import __version__ as slb_version
 from slb.evaluation.metrics import balanced_error_rate
 from slb.evaluation.predictions import (
     class_column,
@@ -634,6 +636,7 @@ def compare_page(c: dict, ds) -> None:
     st.subheader("SLB's coefficients, one block per class")
     clf = full_fit(ds, c, lam, dens)
     if clf is None:
+        downloads_section(ds, c, lam, dens, reps, table, res, None)
         return
     coef = coefficient_blocks(clf)
     k = class_picker(ds, "cmp_coef_class", "Decision of class")
@@ -659,6 +662,78 @@ def compare_page(c: dict, ds) -> None:
         file_name="slb_coefficients.csv",
         mime="text/csv",
         key="cmp_coef_csv_k",
+        on_click="ignore",
+    )
+    downloads_section(ds, c, lam, dens, reps, table, res, clf)
+
+
+def settings_record(ds, c: dict, lam, dens: tuple, reps: int, table, clf) -> dict:
+    """Everything that produced the K-class Compare page's numbers (the settings download)."""
+    return {
+        "slb_version": slb_version,
+        "dataset": {
+            "name": ds.name,
+            "source": ds.source,
+            "n": ds.n,
+            "d": ds.d,
+            "label": ds.label,
+            "classes": [str(k) for k in ds.classes],
+            "features": ds.feature_names,
+            "data_seed": ds.data_seed,
+            "content_hash": ds.key,
+        },
+        "cross_validation": {
+            "n_folds": int(ds.n_folds),
+            "n_repeats": int(reps),
+            "n_repeats_requested": int(c["cv_repeats"]),
+            "seed": int(c["seed"]),
+            "stratified": True,
+            "significance": table.attrs.get("test", ""),
+            "alpha": 0.05,
+            "ber": "macro-averaged over the classes (1 - balanced accuracy)",
+        },
+        "screening": {
+            "measure": c["measure"],
+            "pair_rule": c["pair_rule"],
+            "lambda_mode": lam.mode,
+            "lambda": lam.value if np.isfinite(lam.value) else None,
+            "lambda_quantile": c["lam_quantile"],
+            "fdr_alpha": c["fdr_alpha"],
+            "pairs_kept": lam.n_kept,
+        },
+        "densities": state.density_params(dens),
+        "slb_params": {}
+        if clf is None
+        else {
+            kk: val
+            for kk, val in clf.get_params().items()
+            if isinstance(val, (int, float, str, bool, type(None), dict))
+        },
+        "classifiers": list(table.index),
+    }
+
+
+def downloads_section(ds, c: dict, lam, dens: tuple, reps: int, table, res, clf) -> None:
+    """The comparison table and the settings, as on the two-class page (H47: the K-class page
+    had the coefficients' download only)."""
+    st.subheader("Downloads")
+    left, right = st.columns(2)
+    left.download_button(
+        "Comparison table (CSV)",
+        lambda: safe_csv_bytes(compute.comparison_export(table, res.per_fold), index=True),
+        file_name="slb_comparison.csv",
+        mime="text/csv",
+        key="dl_comparison_k",
+        on_click="ignore",
+    )
+    right.download_button(
+        "Settings (JSON)",
+        lambda: json.dumps(
+            settings_record(ds, c, lam, dens, reps, table, clf), indent=2, default=str
+        ),
+        file_name="slb_settings.json",
+        mime="application/json",
+        key="dl_settings_k",
         on_click="ignore",
     )
 

@@ -489,7 +489,7 @@ def downloads_section(v: View, res: Results, clf) -> None:
     d1, d2, d3 = st.columns(3)
     d1.download_button(
         "Comparison table (CSV)",
-        lambda: safe_csv_bytes(res.table.join(res.per_fold.T.add_prefix("BER fold ")), index=True),
+        lambda: safe_csv_bytes(compute.comparison_export(res.table, res.per_fold), index=True),
         file_name="slb_comparison.csv",
         mime="text/csv",
         key="dl_comparison",

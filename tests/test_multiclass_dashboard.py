@@ -559,3 +559,29 @@ def test_the_pair_rule_names_no_number_of_classes(three):
     shown = list(box.options)  # as displayed
     assert shown[:2] == ["dependent in any class", "dependent in every class"], shown
     assert not any("two" in s or "both" in s or "either" in s for s in shown), shown
+
+
+def test_compare_offers_the_comparison_table_and_settings(three):
+    """H47: the K-class Compare page had the coefficients' download only; it has the
+    two-class page's comparison table (every BER in percent) and settings too."""
+    at = upload_app(three)
+    at.switch_page("pages/compare.py").run()
+    assert_ok(at)
+    assert not at.error, [e.value for e in at.error]
+    labels = {b.label for b in at.get("download_button")}
+    assert {"Comparison table (CSV)", "Settings (JSON)"} <= labels, labels
+
+
+def test_the_comparison_export_is_in_percent_throughout():
+    from dashboard import compute
+    from slb.evaluation import stratified_folds
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 30)
+    folds = stratified_folds(y, 5, n_repeats=2, random_state=0)
+    per_fold = pd.DataFrame({"SLB": rng.uniform(0.1, 0.3, 10), "NB": rng.uniform(0.2, 0.4, 10)})
+    table = compute.comparison(per_fold, folds)
+    out = compute.comparison_export(table, per_fold)
+    cols = [f"BER (%) fold {k}" for k in range(1, 11)]
+    assert list(out.columns[-10:]) == cols
+    np.testing.assert_allclose(out[cols].mean(axis=1), out["mean BER (%)"], rtol=1e-12)
