@@ -732,11 +732,15 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
         )
 
     try:
-        ds = prepare(positive)
-        if auto is not None and not many and str(ds.positive_label) != str(auto[0]):
+        if auto is not None and not many:
             # "automatic" means the smaller class, also for 0/1 labels, where prepare_table's
             # own default is 1; cfg["positive"] stays None, so the box still says "automatic".
+            # Prepared with it, so that the note is the page's, with the prepared rows' counts
+            # (prepare_table's own note counts the file's rows: H47 read "'fault' (22 rows)"
+            # above "+ fault: 21" once a row was dropped for a missing value).
             ds = _auto_note(prepare(auto[0]), auto, counts)
+        else:
+            ds = prepare(positive)
     except ValueError as e:
         result.error = control_words(str(e))
         return result

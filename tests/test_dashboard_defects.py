@@ -373,3 +373,24 @@ def test_csv_downloads_write_classes_without_a_formula_apostrophe():
     coef = pd.read_csv(io.BytesIO(safe_csv_bytes(compute.coefficient_table(ds, clf, csv=True))))
     assert set(coef["class"]) == {"positive (+)", "negative (−)"}
     assert not coef.astype(str).apply(lambda c: c.str.startswith("'")).to_numpy().any()
+
+
+@pytest.mark.slow
+def test_the_note_counts_the_prepared_rows_when_the_smaller_class_is_the_librarys_pick_too():
+    """H47: string labels whose smaller class prepare_table picks too kept prepare_table's
+    note, which counts the file's rows: "'fault' (22 rows)" above "+ fault: 21" once a row
+    was dropped for an unreadable value.  The page's own note gives the prepared counts."""
+    rng = np.random.default_rng(4)
+    y = np.array(["fault"] * 22 + ["ok"] * 128)
+    df = pd.DataFrame(
+        {"x1": rng.normal(size=150).round(3).astype(object), "x2": rng.normal(size=150)}
+    )
+    df["state"] = y
+    df.loc[3, "x1"] = "n/a?"  # a fault row, dropped with the default "drop the rows"
+    at = upload(new_app(), "junk.csv", df.to_csv(index=False).encode())
+    assert not at.error, [e.value for e in at.error]
+    assert (metric(at, r"\+ fault"), metric(at, r"− ok")) == ("21", "128")
+    text = texts(at)
+    assert "'fault' (21 rows) is treated as the positive class and 'ok' (128 rows)" in text
+    assert "(22 and 128 in the table as read)" in text
+    assert "(22 rows" not in text.replace("(22 and 128", "")

@@ -185,7 +185,10 @@ CASES = [
     Case("merged_two_row_header.xlsx", notes=("The header spans rows 1 and 2",)),
     Case("mixed_utf8_latin1.csv", notes=("mixes two text encodings",)),
     Case("all_sheets_hidden.xlsx", notes=("Every sheet of the workbook is hidden",)),
-    Case("space_thousands.csv", notes=("'yes' (20 rows) is treated as the positive class",)),
+    Case(
+        "space_thousands.csv",
+        notes=("'yes' (20 rows in the file) is treated as the positive class",),
+    ),
     Case("duration.parquet", notes=("Durations (lengths of time, not dates) in 'stay'",)),
     Case("lookalike_names.csv", notes=("'[U+FEFF]id_x' -> 'id_x'", "(looks like 'label'")),
     Case("sample_code_shuffled.csv", notes=("('sample_code': all different whole numbers",)),

@@ -236,9 +236,12 @@ def _positive_class(
         report.append(
             Change(
                 "chose_positive_class",
-                f"{_q(_label_text(pos))} ({_n(counter[pos], 'row')}) is treated as the positive "
-                f"class and {_q(_label_text(neg))} ({_n(counter[neg], 'row')}) as the negative "
-                f"class, because {why}. Choose the positive class to change this.",
+                # counted in the file: later steps (missing values, repeated rows) may drop
+                # some, and the final counts are the Data page's (H47 read 22 here beside 21)
+                f"{_q(_label_text(pos))} ({_n(counter[pos], 'row')} in the file) is treated as "
+                f"the positive class and {_q(_label_text(neg))} ({_n(counter[neg], 'row')} in "
+                f"the file) as the negative class, because {why}. Choose the positive class to "
+                "change this.",
                 columns=(label_name,),
             )
         )
@@ -267,10 +270,11 @@ def _positive_class(
                 Change(
                     "merged_classes",
                     f"The label column {_q(label_name)} has {len(classes)} classes. "
-                    f"{_q(pos_text)} ({_n(counter[pos], 'row')}) is the positive class; the "
+                    f"{_q(pos_text)} ({_n(counter[pos], 'row')} in the file) is the positive "
+                    "class; the "
                     f"other {len(others)} classes ({_names([_label_text(c) for c in others], limit=6)}) "
                     f"were merged into one negative class named {_q(neg_text)} "
-                    f"({_n(int(np.sum(~is_pos)), 'row')}).",
+                    f"({_n(int(np.sum(~is_pos)), 'row')} in the file).",
                     columns=(label_name,),
                     count=len(others),
                 )
