@@ -58,16 +58,23 @@ def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+#: A table's file extension, taken out of a download's name (H47: "a.csv_SLB.slbmodel").
+_TABLE_EXTENSION = re.compile(r"\.(csv|tsv|txt|xlsx|xls|parquet|pq)(?=_|$)", re.IGNORECASE)
+
+
 def safe_file_stem(text: str, fallback: str) -> str:
     """A download's file name stem from user text: letters, digits, ``_.-`` only, at most 80
-    characters (``fallback`` when nothing is left).
+    characters, without a table file's extension (``fallback`` when nothing is left).
 
     Examples
     --------
     >>> safe_file_stem("my data/<b>NB</b>", "model"), safe_file_stem("???", "model")
     ('my_data_b_NB_b', 'model')
+    >>> safe_file_stem("a_three_class.csv_SLB", "model")  # not "a_three_class.csv_SLB"
+    'a_three_class_SLB'
     """
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_")[:80] or fallback
+    text = _TABLE_EXTENSION.sub("", str(text))
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:80] or fallback
 
 
 def safe_csv_bytes(frame: pd.DataFrame, *, index: bool = False) -> bytes:

@@ -473,6 +473,8 @@ def class_scores_figure(scores, class_names: Sequence[str], *, title: str | None
     ('a', 'b', '★ c')
     >>> fig.layout.meta["winner"], round(fig.layout.meta["margin"], 3)
     (2, 0.5)
+    >>> fig.data[0].textangle  # horizontal values, never turned to fit a thin bar
+    0
     """
     s = np.asarray(scores, dtype=float)
     order = np.argsort(-s, kind="stable")
@@ -488,6 +490,8 @@ def class_scores_figure(scores, class_names: Sequence[str], *, title: str | None
             marker_line={"width": [3 if k == win else 0 for k in range(len(s))], "color": "#111"},
             text=[signed(v) for v in s],
             textposition="auto",
+            textangle=0,  # inside when it fits, else beside the bar: never turned 90° (H47)
+            cliponaxis=False,
             textfont={"size": FONT_PX},
             hovertemplate="%{y}: %{x:+.4f}<extra></extra>",
         )
