@@ -363,6 +363,22 @@ def slb_predictions(
     return named(pred, class_names(_ds)), time.perf_counter() - t0
 
 
+def nested_run(ds, c: dict, dens: tuple, reps: int, nested: bool = True):
+    """SLB with λ (and, ``nested``, C) chosen by inner CV inside every fold (cached)."""
+    return evaluation.slb_nested_eval(
+        ds.key,
+        ds,
+        c["measure"],
+        c["pair_rule"],
+        dens,
+        int(ds.n_folds),
+        int(c["seed"]),
+        nested,
+        NESTED if nested else "SLB",
+        n_repeats=reps,
+    )
+
+
 def cross_validate(ds, c: dict, lam, names: list[str], dens: tuple, reps: int) -> MultiResults:
     """Every classifier of the page on the same folds: SLB through :func:`slb_predictions`,
     the others through the two-class page's cached runs
@@ -371,21 +387,12 @@ def cross_validate(ds, c: dict, lam, names: list[str], dens: tuple, reps: int) -
     n_folds, seed = int(ds.n_folds), int(c["seed"])
     folds = compute.folds(ds.key, ds, n_folds, seed, reps)
     preds, ber, secs = [], {}, {}
-    for name in names:
+    bar = st.progress(0.0, text="Cross-validating…")  # H47: 37 s with no progress shown
+    for n_done, name in enumerate(names):
+        bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
         if name == "SLB" and lam.mode == "cv" or name == NESTED:
             # λ (and C for the nested estimate) chosen by inner CV inside every fold: honest
-            ev = evaluation.slb_nested_eval(
-                ds.key,
-                ds,
-                c["measure"],
-                c["pair_rule"],
-                dens,
-                n_folds,
-                seed,
-                name == NESTED,
-                name,
-                n_repeats=reps,
-            )
+            ev = nested_run(ds, c, dens, reps, name == NESTED)
             pred, sec = named(ev.predictions, class_names(ds)), np.nan
         elif name == "SLB":
             mode = lam.mode if lam.mode in ("quantile", "fdr") else "value"
@@ -411,6 +418,7 @@ def cross_validate(ds, c: dict, lam, names: list[str], dens: tuple, reps: int) -
         preds.append(pred)
         ber[name] = fold_ber(pred)
         secs[name] = sec
+    bar.empty()
     per_fold = pd.DataFrame(ber)
     per_fold.index.name = "fold"
     return MultiResults(
@@ -557,13 +565,15 @@ def compare_page(c: dict, ds) -> None:
     )
     evaluation.more_columns_caption(shown)
     st.caption(f"SLB: {evaluation.SLB_HOW.get(lam.mode, evaluation.SLB_HOW['value'])}.")
-    if NESTED not in names:
-        st.button(
-            "Nested estimate of SLB (λ and C chosen again inside every fold; slow)",
-            key="cmp_nested_button_k",
-            on_click=st.session_state.__setitem__,
-            args=("cmp_nested_k", nested_key),
-        )
+    if NESTED not in names and st.button(
+        "Nested estimate of SLB (λ and C chosen again inside every fold; slow)",
+        key="cmp_nested_button_k",
+    ):
+        # computed here, so that its spinner is beside the button the user pressed (H47: at the
+        # top of the page it was 800 px above the screen); the rerun reads the cached result
+        nested_run(ds, c, dens, reps)
+        st.session_state["cmp_nested_k"] = nested_key
+        st.rerun()
     st.subheader("SLB's BER along λ")
     if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
         # the exact steps of slb.model.steps.ber_steps on the same folds (the K-class
