@@ -42,8 +42,29 @@ def sync_lambda_context() -> None:
     ctx = lambda_context(ds, c)
     if c["lam_context"] != ctx:
         scr = compute.screening(ds.key, ds, c["measure"])
-        c["lam_value"] = default_lambda(scr, c["pair_rule"])
+        fresh = default_lambda(scr, c["pair_rule"])
+        # A λ set by hand stays when only the cleaning of the same table changed (repeated
+        # rows dropped, missing values filled, classes or features left out): its scale is
+        # the same table's (H47: "Drop repeated rows" put a hand-set λ back to the default
+        # without a word, while choosing the positive class kept it).
+        old = c["lam_context"]
+        by_hand = c.get("lam_default") is None or c["lam_value"] != c["lam_default"]
+        same_table = (
+            old is not None
+            and tuple(old[1:]) == ctx[1:]
+            and c.get("lam_table") == table_identity(ds)
+        )
+        if not (by_hand and same_table):
+            c["lam_value"] = fresh
+        c["lam_default"] = fresh
         c["lam_context"] = ctx
+        c["lam_table"] = table_identity(ds)
+
+
+def table_identity(ds) -> tuple:
+    """The table behind the dataset (the raw file and its label column), whatever its cleaning."""
+    raw = state.raw_table()
+    return (getattr(raw, "key", None), ds.label)
 
 
 def lambda_context(ds, c: dict) -> tuple:

@@ -58,6 +58,8 @@ DEFAULTS: dict[str, Any] = {
     "lam_quantile": 0.9,
     "fdr_alpha": 0.05,
     "lam_context": None,  # (data key, measure, pair rule) the λ value was set for
+    "lam_default": None,  # the default λ of that context (a different lam_value: set by hand)
+    "lam_table": None,  # (raw table key, label) of that context (controls.table_identity)
     "cluster": True,
     # --- densities ---------------------------------------------------------------------------
     "bw_rule": "scott",

@@ -43,7 +43,7 @@ from slb import BUNDLED_DATASETS
 from slb.density.bandwidth import BANDWIDTH_RULES
 
 from . import _streamlit_compat, compute, data, models, state
-from .controls import FDR_LEVELS, lambda_context
+from .controls import FDR_LEVELS, lambda_context, table_identity
 from .safety import escape_markdown as esc
 
 #: The id of this server process: a fresh one after every start of the server.
@@ -344,6 +344,7 @@ def keep_url_lambda() -> None:
         c = state.cfg()
         ds = state.dataset()
         c["lam_context"] = lambda_context(ds, c)
+        c["lam_default"], c["lam_table"] = None, table_identity(ds)  # the address's: by hand
         lam = float(c["lam_value"])
         if c["lam_mode"] == "value" and math.isfinite(lam):
             s = compute.screening(ds.key, ds, c["measure"]).scores(c["pair_rule"])

@@ -585,3 +585,36 @@ def test_the_comparison_export_is_in_percent_throughout():
     cols = [f"BER (%) fold {k}" for k in range(1, 11)]
     assert list(out.columns[-10:]) == cols
     np.testing.assert_allclose(out[cols].mean(axis=1), out["mean BER (%)"], rtol=1e-12)
+
+
+def test_a_cleaning_option_keeps_a_lambda_set_by_hand(three):
+    """H47: "Drop repeated rows" put a λ set by hand back to the default without a word (a
+    positive class did not).  A hand-set λ stays through a cleaning change of the same table;
+    an untouched default follows the new rows' default; a new table starts at its default."""
+    from tests.test_app import set_lambda
+
+    frame = pd.concat([three, three.head(12)], ignore_index=True)  # 12 repeated rows
+    at = upload_app(frame, "twelve_twice.csv")
+    at.switch_page("pages/dependencies.py").run()
+    assert_ok(at)
+    default = at.session_state["cfg"]["lam_value"]
+    values = np.asarray(at.select_slider(key="dep_lambda").format_func.values)
+    mine = set_lambda(at, "dep_lambda", float(np.quantile(values[np.isfinite(values)], 0.4)))
+    assert mine != default
+    at.switch_page("app.py").run()
+    at.checkbox(key="drop_duplicates").set_value(True).run()
+    assert_ok(at)
+    assert at.session_state["data_build"].dataset.n == len(three)
+    at.switch_page("pages/dependencies.py").run()
+    kept = at.session_state["cfg"]["lam_value"]
+    steps = np.asarray(at.select_slider(key="dep_lambda").format_func.values)
+    assert kept == steps[steps >= mine].min()  # the same λ, at the new rows' position
+    # untouched: the default of the new rows
+    at2 = upload_app(frame, "twelve_twice.csv")
+    at2.switch_page("pages/dependencies.py").run()
+    at2.switch_page("app.py").run()
+    at2.checkbox(key="drop_duplicates").set_value(True).run()
+    at2.switch_page("pages/dependencies.py").run()
+    again = upload_app(three, "three.csv")
+    again.switch_page("pages/dependencies.py").run()
+    assert at2.session_state["cfg"]["lam_value"] == again.session_state["cfg"]["lam_value"]
