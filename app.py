@@ -474,23 +474,25 @@ def data_page() -> None:
             st.markdown("\n".join(f"- {esc(m)}" for m in infos))
         elif not len(notes):
             st.caption("Nothing was dropped or changed.")
-        st.markdown(
-            "**Preview** (first 200 rows of the prepared data, numbered from 0 as on the other "
-            "pages; the notes above number the file's rows from 1, as a spreadsheet does)"
-        )
-        shown = data.preview(ds)
-        st.dataframe(
-            shown,
-            width="stretch",
-            height=320,
-            # four significant digits in every column (H43: the grid's fixed four decimals
-            # wrote 0.00093 as "0.0009" and -0.00004 with one digit beside 1234.5678)
-            column_config={
-                col: st.column_config.NumberColumn(format="%.4g")
-                for col in shown.columns[1:]
-                if shown[col].dtype.kind == "f"
-            },
-        )
+    # full width, below the two columns (H47: in the right column a 1024-px screen showed
+    # 2.5 of 8 columns)
+    st.markdown(
+        "**Preview** (first 200 rows of the prepared data, numbered from 0 as on the other "
+        "pages; the notes above number the file's rows from 1, as a spreadsheet does)"
+    )
+    shown = data.preview(ds)
+    st.dataframe(
+        shown,
+        width="stretch",
+        height=320,
+        # four significant digits in every column (H43: the grid's fixed four decimals
+        # wrote 0.00093 as "0.0009" and -0.00004 with one digit beside 1234.5678)
+        column_config={
+            col: st.column_config.NumberColumn(format="%.4g")
+            for col in shown.columns[1:]
+            if shown[col].dtype.kind == "f"
+        },
+    )
     if not build.error:  # new data: Compare's cross-validation starts now, in idle time
         try:
             evaluation.prefetch_compare(ds, c, state.density_key())

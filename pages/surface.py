@@ -182,7 +182,9 @@ def _view_controls(c: dict) -> None:
         key="srf_cols",
         options=[1, 2, 3],
         horizontal=True,
-        help="One per row keeps every panel large on a small screen or a projector.",
+        help="One per row keeps every panel large on a small screen or a projector; two or "
+        "three per row are for a wide window (at 1024 px, three make each panel about 140 px "
+        "wide, two about 220).",
     )
     state.bound(
         st.select_slider,

@@ -396,3 +396,25 @@ def test_an_open_tab_says_when_the_server_restarted(tmp_path):
             expect(side).to_contain_text("Data: pima")  # the settings came back
             expect(side).to_contain_text("bandwidth Silverman")
             page.screenshot(path=str(artifacts_dir() / "a11y-restart-notice.png"))
+
+
+def test_the_data_preview_spans_the_page_at_1024(server):
+    """The Data page's preview below both columns (H47: in the right column it was about 305 px
+    wide at 1024 x 768, 2.5 of 8 columns visible); Sonar's main area is about 700 px."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(server.url + "/" + QUERY)
+        grid = page.locator('[data-testid="stDataFrame"]').last
+        grid.wait_for(timeout=LONG)
+        grid.scroll_into_view_if_needed()
+        wait_idle(page)
+        width, main = page.evaluate(
+            """() => { const g = [...document.querySelectorAll(
+                 '[data-testid="stDataFrame"]')].pop();
+               const m = document.querySelector('[data-testid="stMainBlockContainer"]');
+               const cs = getComputedStyle(m);
+               return [g.getBoundingClientRect().width, m.clientWidth
+                       - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)]; }"""
+        )
+        grid.screenshot(path=str(artifacts_dir() / "a11y-data-preview-1024x768.png"))
+    assert width >= main - 2 and width > 500, (width, main)  # the main area's whole width
