@@ -34,7 +34,6 @@ import pandas as pd
 import streamlit as st
 
 from slb import SLBClassifier
-from slb import __version__ as slb_version
 from slb.evaluation.metrics import balanced_error_rate
 from slb.evaluation.predictions import (
     class_column,
@@ -54,7 +53,7 @@ from slb.viz.cells import clickable_cells, clicked_cell
 from slb.viz.evaluation import pr_figure, roc_figure
 from slb.viz.style import shorten, signed
 
-from . import apply_model, compute, controls, curve_ui, evaluation, models, sidebar, state
+from . import apply_model, compute, controls, curve_ui, evaluation, models, report, sidebar, state
 from .safety import escape_markdown as esc
 from .safety import safe_csv_bytes
 from .workqueue import queued
@@ -677,52 +676,6 @@ def compare_page(c: dict, ds) -> None:
     downloads_section(ds, c, lam, dens, reps, table, res, clf)
 
 
-def settings_record(ds, c: dict, lam, dens: tuple, reps: int, table, clf) -> dict:
-    """Everything that produced the K-class Compare page's numbers (the settings download)."""
-    return {
-        "slb_version": slb_version,
-        "dataset": {
-            "name": ds.name,
-            "source": ds.source,
-            "n": ds.n,
-            "d": ds.d,
-            "label": ds.label,
-            "classes": [str(k) for k in ds.classes],
-            "features": ds.feature_names,
-            "data_seed": ds.data_seed,
-            "content_hash": ds.key,
-        },
-        "cross_validation": {
-            "n_folds": int(ds.n_folds),
-            "n_repeats": int(reps),
-            "n_repeats_requested": int(c["cv_repeats"]),
-            "seed": int(c["seed"]),
-            "stratified": True,
-            "significance": table.attrs.get("test", ""),
-            "alpha": 0.05,
-            "ber": "macro-averaged over the classes (1 - balanced accuracy)",
-        },
-        "screening": {
-            "measure": c["measure"],
-            "pair_rule": c["pair_rule"],
-            "lambda_mode": lam.mode,
-            "lambda": lam.value if np.isfinite(lam.value) else None,
-            "lambda_quantile": c["lam_quantile"],
-            "fdr_alpha": c["fdr_alpha"],
-            "pairs_kept": lam.n_kept,
-        },
-        "densities": state.density_params(dens),
-        "slb_params": {}
-        if clf is None
-        else {
-            kk: val
-            for kk, val in clf.get_params().items()
-            if isinstance(val, (int, float, str, bool, type(None), dict))
-        },
-        "classifiers": list(table.index),
-    }
-
-
 def downloads_section(ds, c: dict, lam, dens: tuple, reps: int, table, res, clf) -> None:
     """The comparison table and the settings, as on the two-class page (H47: the K-class page
     had the coefficients' download only)."""
@@ -739,7 +692,19 @@ def downloads_section(ds, c: dict, lam, dens: tuple, reps: int, table, res, clf)
     right.download_button(
         "Settings (JSON)",
         lambda: json.dumps(
-            settings_record(ds, c, lam, dens, reps, table, clf), indent=2, default=str
+            report.settings_record(
+                ds,
+                c,
+                lam,
+                state.density_params(dens),
+                clf,
+                reps=reps,
+                wanted=int(c["cv_repeats"]),
+                test=table.attrs.get("test", ""),
+                classifiers=table.index,
+            ),
+            indent=2,
+            default=str,
         ),
         file_name="slb_settings.json",
         mime="application/json",

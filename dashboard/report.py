@@ -36,6 +36,66 @@ figcaption { color: #374151; }
 """
 
 
+def settings_record(
+    ds, c: dict, lam, densities: dict, clf, *, reps: int, wanted: int, test: str, classifiers
+) -> dict:
+    """Everything that produced a Compare page's numbers (its "Settings (JSON)" download), for
+    two classes (the positive and negative class) or K (the classes).
+
+    ``c``: the session's settings; ``lam``: the page's ``LambdaInfo``; ``densities``: the
+    density estimators' keyword arguments; ``clf``: SLB fitted on all rows (None: no
+    parameters); ``reps`` / ``wanted``: the repeats run / asked for; ``test``: the
+    significance test's description.
+    """
+    from slb import __version__
+
+    classes = (
+        {"classes": [str(k) for k in ds.classes]}
+        if getattr(ds, "multiclass", False)
+        else {"positive_class": ds.positive_label, "negative_class": ds.negative_label}
+    )
+    params = {} if clf is None else clf.get_params()
+    return {
+        "slb_version": __version__,
+        "dataset": {
+            "name": ds.name,
+            "source": ds.source,
+            "n": ds.n,
+            "d": ds.d,
+            "label": ds.label,
+            **classes,
+            "features": ds.feature_names,
+            "data_seed": ds.data_seed,
+            "content_hash": ds.key,
+        },
+        "cross_validation": {
+            "n_folds": int(ds.n_folds),
+            "n_repeats": int(reps),
+            "n_repeats_requested": int(wanted),
+            "seed": int(c["seed"]),
+            "stratified": True,
+            "significance": test,
+            "alpha": 0.05,
+        },
+        "screening": {
+            "measure": c["measure"],
+            "pair_rule": c["pair_rule"],
+            "lambda_mode": lam.mode,
+            "lambda": lam.value if np.isfinite(lam.value) else None,
+            "lambda_quantile": c["lam_quantile"],
+            "fdr_alpha": c["fdr_alpha"],
+            "pairs_kept": lam.n_kept,
+        },
+        "densities": densities,
+        "slb_params": {
+            k: v
+            for k, v in params.items()
+            if isinstance(v, (int, float, str, bool, type(None), dict))
+        },
+        "classifiers": list(classifiers),
+    }
+
+
 @dataclass
 class Section:
     """A heading, paragraphs of plain text, and optional tables and figures (in that order)."""

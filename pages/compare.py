@@ -8,11 +8,9 @@ and density lines).  Each section is a function of the settings of the run (:cla
 import json
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-import slb
 from dashboard import (
     compute,
     controls,
@@ -449,47 +447,17 @@ def tan_section(v: View) -> None:
 
 def settings_record(v: View, res: Results, clf) -> dict:
     """Everything that produced the page's numbers, for the settings download."""
-    ds, c, lam = v.ds, v.c, v.lam
-    return {
-        "slb_version": slb.__version__,
-        "dataset": {
-            "name": ds.name,
-            "source": ds.source,
-            "n": ds.n,
-            "d": ds.d,
-            "label": ds.label,
-            "positive_class": ds.positive_label,
-            "negative_class": ds.negative_label,
-            "features": ds.feature_names,
-            "data_seed": ds.data_seed,
-            "content_hash": ds.key,
-        },
-        "cross_validation": {
-            "n_folds": v.k,
-            "n_repeats": v.reps,
-            "n_repeats_requested": v.wanted,
-            "seed": v.seed,
-            "stratified": True,
-            "significance": res.table.attrs["test"],
-            "alpha": 0.05,
-        },
-        "screening": {
-            "measure": v.measure,
-            "pair_rule": v.rule,
-            "lambda_mode": lam.mode,
-            "lambda": lam.value if np.isfinite(lam.value) else None,
-            "lambda_quantile": c["lam_quantile"],
-            "fdr_alpha": c["fdr_alpha"],
-            "pairs_kept": lam.n_kept,
-        },
-        "densities": state.density_params(v.dens),
-        "slb_params": {
-            kk: val
-            for kk, val in clf.get_params().items()
-            if isinstance(val, (int, float, str, bool, type(None), dict))
-        },
-        "classifiers": v.names,
-    }
+    return report.settings_record(
+        v.ds,
+        v.c,
+        v.lam,
+        state.density_params(v.dens),
+        clf,
+        reps=v.reps,
+        wanted=v.wanted,
+        test=res.table.attrs["test"],
+        classifiers=v.names,
+    )
 
 
 def downloads_section(v: View, res: Results, clf) -> None:

@@ -319,17 +319,23 @@ def test_the_sidebar_setup_fits_a_768_px_screen(server, dataset):
     assert bottom is not None and bottom <= 768, bottom
 
 
+def _last_grid_at_1024(browser, url):
+    """A 1024 x 768 page at ``url`` and its last data grid, scrolled into view, the app idle."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.goto(url)
+    grid = page.locator('[data-testid="stDataFrame"]').last
+    grid.wait_for(timeout=LONG)
+    grid.scroll_into_view_if_needed()
+    wait_idle(page)
+    return page, grid
+
+
 def test_the_kept_pairs_table_fits_the_page_at_1024(server):
     """Sonar's kept pairs: every column within the page at 1024 x 768 (H45: the long headers
     made it 8 columns wider than its box, and the p-value column cut at the edge read
     "4.805e-1" for 4.805e-10).  The grid's scroller is as wide as its content."""
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        page.goto(server.url + "/dependencies" + QUERY)
-        grid = page.locator('[data-testid="stDataFrame"]').last
-        grid.wait_for(timeout=LONG)
-        grid.scroll_into_view_if_needed()
-        wait_idle(page)
+        page, grid = _last_grid_at_1024(browser, server.url + "/dependencies" + QUERY)
         page.locator('[data-testid="stDataFrame"] .dvn-scroller').last.wait_for(timeout=LONG)
         need, box = page.evaluate(
             """() => { const s = [...document.querySelectorAll(
@@ -402,12 +408,7 @@ def test_the_data_preview_spans_the_page_at_1024(server):
     """The Data page's preview below both columns (H47: in the right column it was about 305 px
     wide at 1024 x 768, 2.5 of 8 columns visible); Sonar's main area is about 700 px."""
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        page.goto(server.url + "/" + QUERY)
-        grid = page.locator('[data-testid="stDataFrame"]').last
-        grid.wait_for(timeout=LONG)
-        grid.scroll_into_view_if_needed()
-        wait_idle(page)
+        page, grid = _last_grid_at_1024(browser, server.url + "/" + QUERY)
         width, main = page.evaluate(
             """() => { const g = [...document.querySelectorAll(
                  '[data-testid="stDataFrame"]')].pop();

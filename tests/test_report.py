@@ -209,3 +209,29 @@ def test_the_curves_section_holds_roc_pr_and_every_confusion_matrix_with_how():
     outside = re.sub(r"<script[^>]*>.*?</script>", "", doc, flags=re.DOTALL)
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", outside, flags=re.I)
     assert "@import" not in outside and "url(" not in outside
+
+
+def test_settings_record_names_the_classes_of_two_and_of_k():
+    """Both Compare pages' settings download (one builder): the positive and negative class
+    for two classes, every class for K, and the same screening, CV and density settings."""
+    from types import SimpleNamespace
+
+    from dashboard.report import settings_record
+
+    base = dict(name="t", source="upload", n=10, d=3, label="y", feature_names=["a", "b", "c"])
+    base.update(data_seed=None, key="k", n_folds=5)
+    two = SimpleNamespace(**base, multiclass=False, positive_label="p", negative_label="n")
+    many = SimpleNamespace(**base, multiclass=True, classes=("a", "b", "c"))
+    c = dict(seed=3, measure="hsic", pair_rule="either", lam_quantile=0.9, fdr_alpha=0.05)
+    lam = SimpleNamespace(mode="value", value=float("inf"), n_kept=0)
+    kw = dict(reps=2, wanted=5, test="t-test", classifiers=["SLB", "NB"])
+    r2 = settings_record(two, c, lam, {"bandwidth": "scott"}, None, **kw)
+    rk = settings_record(many, c, lam, {"bandwidth": "scott"}, None, **kw)
+    assert (r2["dataset"]["positive_class"], r2["dataset"]["negative_class"]) == ("p", "n")
+    assert rk["dataset"]["classes"] == ["a", "b", "c"] and "positive_class" not in rk["dataset"]
+    for r in (r2, rk):
+        assert r["screening"]["lambda"] is None and r["screening"]["pairs_kept"] == 0
+        assert r["cross_validation"]["n_repeats"] == 2
+        assert r["cross_validation"]["n_repeats_requested"] == 5
+        assert r["slb_params"] == {} and r["classifiers"] == ["SLB", "NB"]
+        __import__("json").dumps(r)  # a JSON document
