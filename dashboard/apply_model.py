@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from slb.evaluation.metrics import balanced_error_rate
 from slb.evaluation.scoring import score_table
 from slb.persistence import load_model
 
@@ -40,33 +39,27 @@ def _result(data: bytes, ds, raw):
     return list(dict.fromkeys(str(w.message) for w in caught)), outcome
 
 
-def _table(scores, ds, raw) -> pd.DataFrame:
+def _kept(ds, raw, n: int):
+    """Whether the Data page's table has each of the first ``n`` raw rows (None: unknown)."""
+    if ds.source_rows is None:
+        return None
+    kept = np.zeros(len(raw.frame), dtype=bool)
+    kept[ds.source_rows] = True
+    return kept[:n]
+
+
+def _table(scores, ds, kept) -> pd.DataFrame:
     """The predictions as the page and its CSV show them: the row's number in the file (from
-    1, as the Data page's notes count), its label as read, whether the Data page's table kept
-    it, then the predicted class and the probabilities."""
-    n = scores.n_scored
-    out = pd.DataFrame({"file row": np.arange(1, n + 1)})
+    1, as the Data page's notes count), its label as the model reads it, whether the Data
+    page's table kept it, then the predicted class and the probabilities."""
+    out = pd.DataFrame({"file row": np.arange(1, scores.n_scored + 1)})
     if scores.truth is not None:  # the label as the model reads it ("not dog" for "cat")
         out[f"{ds.label} (as the model reads it)"] = scores.truth
-    if ds.source_rows is not None:
-        kept = np.zeros(len(raw.frame), dtype=bool)
-        kept[ds.source_rows] = True
-        out["in the Data page's table"] = np.where(kept[:n], "yes", "no")
+    if kept is not None:
+        out["in the Data page's table"] = np.where(kept, "yes", "no")
     for col in scores.predictions.columns:
         out[col] = scores.predictions[col].to_numpy()
     return out
-
-
-def _data_page_ber(table: pd.DataFrame, scores, ds) -> tuple[int, float]:
-    """Rows of the Data page's table among the labelled ones, and the balanced error there."""
-    col = "in the Data page's table"
-    if col not in table or scores.truth is None:
-        return 0, float("nan")
-    on = (table[col] == "yes").to_numpy() & np.isin(scores.truth, scores.classes)
-    if not on.any():
-        return 0, float("nan")
-    truth, pred = scores.truth[on], table["predicted"].to_numpy()[on]
-    return int(on.sum()), float(balanced_error_rate(truth, pred))
 
 
 def apply_model(ds, key: str = "apply_model") -> None:
@@ -112,9 +105,10 @@ def apply_model(ds, key: str = "apply_model") -> None:
     if scores.n_scored < scores.n_rows:
         rows += f" (the first {scores.n_scored:,} of {scores.n_rows:,})"
     st.markdown(f"{rows}: {shown}")
-    table = _table(scores, ds, raw)
-    n_page, page_ber = _data_page_ber(table, scores, ds)
-    outside = int((table.get("in the Data page's table", pd.Series(dtype=str)) == "no").sum())
+    kept = _kept(ds, raw, scores.n_scored)
+    table = _table(scores, ds, kept)
+    outside = 0 if kept is None else int((~kept).sum())
+    n_page, page_ber = scores.ber_on(kept) if outside else (0, float("nan"))
     if outside:
         st.caption(
             f"{outside:,} of these rows are not in the Data page's table of {ds.n:,} rows "

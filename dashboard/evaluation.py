@@ -413,6 +413,25 @@ def slb_nested_eval(
 #: Names of SLB's nested estimates in the tables: λ by inner CV, and λ and C by inner CV.
 NESTED_NAMES = {False: "SLB", True: "SLB (nested λ, C)"}
 
+
+def nested_for(ds, c: dict, dens: tuple, reps: int, nested: bool = True):
+    """:func:`slb_nested_eval` with the session's settings ``c``: SLB with λ (and, ``nested``,
+    C) chosen by inner CV inside every fold, on the page's folds (cached); both Compare pages
+    call it, from their table and from the nested estimate's button."""
+    return slb_nested_eval(
+        ds.key,
+        ds,
+        c["measure"],
+        c["pair_rule"],
+        dens,
+        int(ds.n_folds),
+        int(c["seed"]),
+        nested,
+        NESTED_NAMES[nested],
+        n_repeats=reps,
+    )
+
+
 #: Column widths (px) of the BER tables (two and K classes): the classifier's name and the
 #: verdict against the best, as wide as "SLB (nested λ, C)" and "not significantly
 #: different" (the default width cut them at 1024 px, H28), and no wider: with "large" (400

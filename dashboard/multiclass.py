@@ -362,22 +362,6 @@ def slb_predictions(
     return named(pred, class_names(_ds)), time.perf_counter() - t0
 
 
-def nested_run(ds, c: dict, dens: tuple, reps: int, nested: bool = True):
-    """SLB with λ (and, ``nested``, C) chosen by inner CV inside every fold (cached)."""
-    return evaluation.slb_nested_eval(
-        ds.key,
-        ds,
-        c["measure"],
-        c["pair_rule"],
-        dens,
-        int(ds.n_folds),
-        int(c["seed"]),
-        nested,
-        NESTED if nested else "SLB",
-        n_repeats=reps,
-    )
-
-
 def cross_validate(ds, c: dict, lam, names: list[str], dens: tuple, reps: int) -> MultiResults:
     """Every classifier of the page on the same folds: SLB through :func:`slb_predictions`,
     the others through the two-class page's cached runs
@@ -391,7 +375,7 @@ def cross_validate(ds, c: dict, lam, names: list[str], dens: tuple, reps: int) -
         bar.progress(n_done / len(names), text=f"Cross-validating {name}…")
         if name == "SLB" and lam.mode == "cv" or name == NESTED:
             # λ (and C for the nested estimate) chosen by inner CV inside every fold: honest
-            ev = nested_run(ds, c, dens, reps, name == NESTED)
+            ev = evaluation.nested_for(ds, c, dens, reps, name == NESTED)
             pred, sec = named(ev.predictions, class_names(ds)), np.nan
         elif name == "SLB":
             mode = lam.mode if lam.mode in ("quantile", "fdr") else "value"
@@ -570,7 +554,7 @@ def compare_page(c: dict, ds) -> None:
     ):
         # computed here, so that its spinner is beside the button the user pressed (H47: at the
         # top of the page it was 800 px above the screen); the rerun reads the cached result
-        nested_run(ds, c, dens, reps)
+        evaluation.nested_for(ds, c, dens, reps)
         st.session_state["cmp_nested_k"] = nested_key
         st.rerun()
     st.subheader("SLB's BER along λ")

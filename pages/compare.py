@@ -106,15 +106,6 @@ def controls_row() -> compute.LambdaInfo:
     return lam
 
 
-def nested_eval(v: View):
-    """SLBClassifier() with λ and C chosen by inner CV inside every fold (cached)."""
-    ds, dens, k, seed, reps, measure, rule = v.cv_args()
-    nested = evaluation.NESTED_NAMES[True]
-    return evaluation.slb_nested_eval(
-        ds.key, ds, measure, rule, dens, k, seed, True, nested, n_repeats=reps
-    )
-
-
 def cross_validate(v: View) -> Results:
     """Every classifier on the same folds (cached; only SLB depends on λ).
 
@@ -129,7 +120,7 @@ def cross_validate(v: View) -> Results:
     bar = st.progress(0.0, text="Cross-validating…")
     runs["SLB"], slb_how = evaluation.slb_run_for(ds, v.c, v.lam, dens, k, reps)
     if st.session_state.get("cmp_nested") == v.nested_key:
-        runs[evaluation.NESTED_NAMES[True]] = nested_eval(v)
+        runs[evaluation.NESTED_NAMES[True]] = evaluation.nested_for(ds, v.c, dens, reps)
     for n_done, name in enumerate(v.names[1:], start=1):
         bar.progress(n_done / len(v.names), text=f"Cross-validating {name}…")
         runs[name] = evaluation.classifier_run(ds, name, *v.cv_args()[1:])
@@ -223,7 +214,7 @@ def ber_section(v: View, res: Results) -> None:
         ):
             # computed here, so that its spinner is beside the button the user pressed (H47:
             # at the top of the page it was 800 px above the screen); the rerun reads it cached
-            nested_eval(v)
+            evaluation.nested_for(v.ds, v.c, v.dens, v.reps)
             st.session_state["cmp_nested"] = v.nested_key
             st.rerun()  # the whole app: the sidebar and every section see the new run
     elif "SLB (nested λ, C)" in per_fold:

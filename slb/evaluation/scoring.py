@@ -8,6 +8,7 @@ classifier) predicts every row of a table read by :func:`slb.tables.read_table`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +50,39 @@ class TableScores:
     n_labelled: int
     ber: float
     truth: np.ndarray | None = None
+
+    def ber_on(self, rows) -> tuple[int, float]:
+        """Labelled rows among ``rows`` and the balanced error rate there.
+
+        Parameters
+        ----------
+        rows : array-like of bool, shape (n_scored,)
+            The scored rows to count (e.g. those another cleaning kept).
+
+        Returns
+        -------
+        n : int
+            Rows in ``rows`` whose label is one of the model's classes.
+        ber : float
+            Their balanced error rate; NaN when ``n`` is 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from slb.evaluation.scoring import TableScores
+        >>> pred = pd.DataFrame({"predicted": ["a", "b", "b", "a"]})
+        >>> s = TableScores(pred, ["a", "b"], 4, 4, 4, 0.25, np.array(["a", "b", "a", ""]))
+        >>> s.ber_on([True, True, True, False])  # the unlabelled last row never counts
+        (3, 0.25)
+        """
+        if self.truth is None:
+            return 0, float("nan")
+        on = np.asarray(rows, dtype=bool) & np.isin(self.truth, self.classes)
+        if not on.any():
+            return 0, float("nan")
+        pred = self.predictions["predicted"].to_numpy()
+        return int(on.sum()), float(balanced_error_rate(self.truth[on], pred[on]))
 
 
 def _merged_classes(model, classes):
@@ -135,8 +169,8 @@ def score_table(model, frame, label=None, *, max_rows=MAX_SCORED_ROWS) -> TableS
         merged = _merged_classes(model, classes)
         if merged is not None:  # "dog" against "not dog": every other class is the second
             truth = np.where(truth == merged[0], merged[0], np.where(truth != "", merged[1], ""))
-        known = np.isin(truth, classes)
-        n_labelled = int(known.sum())
-        if n_labelled:
-            ber = float(balanced_error_rate(truth[known], out["predicted"].to_numpy()[known]))
-    return TableScores(out, classes, n_rows, len(rows), n_labelled, ber, truth)
+    scores = TableScores(out, classes, n_rows, len(rows), n_labelled, ber, truth)
+    if truth is None:
+        return scores
+    n_labelled, ber = scores.ber_on(np.ones(len(rows), dtype=bool))
+    return dataclasses.replace(scores, n_labelled=n_labelled, ber=ber)
