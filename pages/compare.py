@@ -379,8 +379,18 @@ def coefficients_section(v: View):
     st.caption(
         "The same weights per term, as the weight of its log-density ratio (log p+ − log p−) "
         "and of its common part (log p+ + log p−): the two weights of a useless feature cancel "
-        "in the bars above but not here (Lemma 1's oracle: ratio 1 on every forest edge). "
-        "Right: each feature's importance (feature_importances_)."
+        "in the bars above but not here (Lemma 1's oracle: ratio 1 on every forest edge)."
+    )
+    st.plotly_chart(
+        figures.importance_figure(
+            pd.Series(clf.feature_importances_, index=ds.feature_names), max_bars=30
+        ),
+        key="cmp_importance",
+        config={"displaylogo": False},
+    )
+    st.caption(
+        "Each feature's importance (feature_importances_): the standard deviation over the "
+        "training rows of what its terms, univariate and in pairs, add to the decision."
     )
     n_uni = int((clf.term_table_["kind"] == "univariate").sum())
     msg = (

@@ -378,7 +378,17 @@ else:
                 "(log p+ − log p−, dark) and of its common part (log p+ + log p−, grey): a "
                 "feature's two weights can cancel in the bars above, not here. Lemma 1 in this "
                 "form (diamonds): ratio 1 − (deg+ + deg−)/2 for a feature, 1 for an edge of both "
-                f"classes, ½ for an edge of one. {scaled} Right: feature_importances_."
+                f"classes, ½ for an edge of one. {scaled}"
+            )
+            uni = fit.ratio["kind"] == "univariate"
+            st.plotly_chart(
+                figures.importance_figure(fit.ratio.loc[uni, "importance"], max_bars=30),
+                key="exp_importance",
+                config=CHART,
+            )
+            st.caption(
+                "Each feature's importance (feature_importances_): the standard deviation over "
+                "the training rows of what its terms add to the decision."
             )
     else:
         st.info(

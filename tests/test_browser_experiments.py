@@ -25,13 +25,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, needs_browser]
 LONG = 600_000  # ms: the runs fit several classifiers on a shared 2-core machine
 SIZES = [(1024, 768), (1440, 900)]
 #: Figures of a run: the two true networks, SLB's kept pairs, the coefficients against the
-#: oracle (and their ratio form), the learning curve, the label-noise curves.
+#: oracle (and their ratio form), the importances, the learning curve, the label-noise curves.
 EXPECTED_KEYS = {
     "exp_graph_pos",
     "exp_graph_neg",
     "exp_graph_kept",
     "exp_coef",
     "exp_ratio",
+    "exp_importance",
     "exp_curve",
     "noise_fig",
 }

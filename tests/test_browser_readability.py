@@ -4,8 +4,10 @@ on the default page (Sonar), Dependencies, Densities and Compare, every plotly f
 labels excepted) is at least 14 px and inside the figure (not cut at its edge).  Screenshots go to ``test-artifacts/``.
 
 Measured in Debian's Chromium through Playwright (``tests/browser_support.py``): the plot area
-is the union of a figure's ``.nsewdrag`` rectangles (plotly's drag layer covers exactly the axes'
-domain), the text size each ``<text>``'s computed ``font-size``.
+is that of a figure's smallest panel, a panel being one column of its ``.nsewdrag`` rectangles
+(plotly's drag layer covers exactly an axes' domain; subplots stacked in one column, such as a
+density and its rug strip, count together), the text size each ``<text>``'s computed
+``font-size``.
 """
 
 from __future__ import annotations
@@ -31,14 +33,21 @@ MEASURE_JS = """
   const box = gd.closest('[class*="st-key-"]');
   const key = box ? (box.className.match(/st-key-(\\S+)/) || [])[1] : null;
   const meta = (gd.layout && gd.layout.meta) || {};
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  // one panel per column of subplots: its width, and the height of the column's subplots
+  // together (a density's rug strip belongs to the panel above it); a figure is as readable
+  // as its smallest panel (H47: an importance panel beside the weights was 147 px wide while
+  // the union of the two was 430)
+  const panels = [];
   gd.querySelectorAll('.nsewdrag').forEach(r => {
     const b = r.getBoundingClientRect();
     if (b.width > 0 && b.height > 0) {
-      x0 = Math.min(x0, b.left); y0 = Math.min(y0, b.top);
-      x1 = Math.max(x1, b.right); y1 = Math.max(y1, b.bottom);
+      const c = panels.find(p => Math.abs(p.l - b.left) < 2 && Math.abs(p.r - b.right) < 2);
+      if (c) { c.t = Math.min(c.t, b.top); c.b = Math.max(c.b, b.bottom); }
+      else panels.push({l: b.left, r: b.right, t: b.top, b: b.bottom});
     }
   });
+  const width = panels.length ? Math.min(...panels.map(p => p.r - p.l)) : 0;
+  const height = panels.length ? Math.min(...panels.map(p => p.b - p.t)) : 0;
   const texts = [...gd.querySelectorAll('svg text')]
     .filter(t => !t.closest('.hoverlayer') && t.textContent.trim().length > 0)
     .filter(t => {
@@ -80,7 +89,8 @@ MEASURE_JS = """
       Math.min(b.right, mb.right) - Math.max(b.left, mb.left) > 2
       && Math.min(b.bottom, mb.bottom) - Math.max(b.top, mb.top) > 2).map(([text]) => text)
     : [];
-  return {index: k, key: key, kind: meta.kind || null, width: x1 - x0, height: y1 - y0,
+  return {index: k, key: key, kind: meta.kind || null, width: width, height: height,
+          panels: panels.length,
           texts: texts.map(([text, size]) => [text, size]), clipped: clipped,
           tickFills: [...new Set(ticks)], touching: touching, underBar: underBar};
 })

@@ -43,11 +43,10 @@ from .model import (
     oracle_scale,
     pair_text,
     possessive,
-    ratio_figure,
-    ratio_form,
     term_kind,
     term_text,
 )
+from .ratio import importance_figure, ratio_figure, ratio_form
 from .selection import clickable_pairs
 from .style import COLORS, escape_text
 
@@ -87,4 +86,5 @@ __all__ = [
     "clickable_pairs",
     "ratio_form",
     "ratio_figure",
+    "importance_figure",
 ]
