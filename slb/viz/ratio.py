@@ -15,6 +15,22 @@ from .style import COLORS, _base_layout, escape_text
 __all__ = ["ratio_form", "ratio_figure", "importance_figure"]
 
 
+def _rows_top_down(fig: go.Figure, labels: list) -> None:
+    """Horizontal bars in the order of ``labels``, the first at the top."""
+    fig.update_yaxes(
+        type="category",
+        categoryorder="array",
+        categoryarray=labels,
+        autorange="reversed",
+        automargin=True,
+    )
+
+
+def _bars_height(n_rows: int) -> int:
+    """Figure height for ``n_rows`` horizontal bars: 26 px a row, 360 to 960 px."""
+    return int(min(960, max(360, 26 * n_rows + 180)))
+
+
 def ratio_form(coef: pd.Series, feature_names: Sequence[str] | None = None) -> pd.DataFrame:
     """Two-class term weights ``log p±(...)`` rewritten per log-density ratio and common part.
 
@@ -151,19 +167,13 @@ def ratio_figure(
         o = oracle.reindex(terms)
         fig.add_trace(_oracle_trace(labels, o["ratio"].fillna(0.0).tolist()))
     fig.update_layout(barmode="group", bargap=0.2)
-    fig.update_yaxes(
-        type="category",
-        categoryorder="array",
-        categoryarray=labels,
-        autorange="reversed",
-        automargin=True,
-    )
+    _rows_top_down(fig, labels)
     x_title = f"{possessive(fixed)} fixed weight" if fixed is not None else "weight" + what
     fig.update_xaxes(title_text=x_title, zeroline=True, zerolinecolor="#9CA3AF")
     return _base_layout(
         fig,
         title=escape_text(title) if title else None,
-        height=int(min(960, max(360, 26 * len(terms) + 180))),
+        height=_bars_height(len(terms)),
         meta={
             "kind": "ratio_coefficients",
             "terms": [str(v) for v in terms],
@@ -220,18 +230,12 @@ def importance_figure(
             hovertemplate="%{y}<br>importance %{x:.3g}<extra></extra>",
         )
     )
-    fig.update_yaxes(
-        type="category",
-        categoryorder="array",
-        categoryarray=labels,
-        autorange="reversed",
-        automargin=True,
-    )
+    _rows_top_down(fig, labels)
     fig.update_xaxes(title_text="importance (spread of the feature's terms)", rangemode="tozero")
     return _base_layout(
         fig,
         title=escape_text(title) if title else None,
-        height=int(min(960, max(360, 26 * len(shown) + 180))),
+        height=_bars_height(len(shown)),
         meta={
             "kind": "feature_importance",
             "features": [str(v) for v in shown.index],
