@@ -165,6 +165,10 @@ def pair_rule_control(prefix: str) -> None:
         key=f"{prefix}_pair_rule",
         options=list(compute.PAIR_RULES),
         format_func=compute.PAIR_RULES.get,
+        # at once, as the measure: the Dependencies page is a fragment, whose rerun skips the
+        # app's setup, so λ stayed the old rule's (snapped: 68 pairs) until the next page
+        # reset it to the new rule's default (177 pairs; H48)
+        on_change=sync_lambda_context,
     )
 
 

@@ -38,3 +38,41 @@ def test_a_first_visitors_link_to_a_page_gets_the_apps_navigation(server, browse
         assert re.search(r"/compare\?.*dataset=pima", page.url)
     finally:
         ctx.close()
+
+
+def test_a_pair_rule_change_moves_lambda_at_once_everywhere(server, browser):
+    """H48: the Dependencies page is a fragment, so its rerun after "dependent in every
+    class" skipped the app's λ reset: it showed the old rule's λ snapped (0.01985, 68 pairs),
+    and the next page the new rule's default (0.01075, 177 pairs).  Now the page, the address
+    and the next page agree at once."""
+    ctx, page = new_page(browser, {"width": 1024, "height": 768}, LONG)
+
+    def lam_shown() -> tuple[str, str]:
+        body = page.inner_text("body")
+        m = re.search(r"λ = ([0-9.]+) \(by value\) · (\d+) / \d+ pairs kept", body)
+        assert m, body[:400]
+        return m.group(1), m.group(2)
+
+    try:
+        page.goto(server.url + "/dependencies?source=bundled&dataset=sonar")
+        page.locator(".st-key-dep_pair_graph .js-plotly-plot").first.wait_for()
+        wait_idle(page)
+        before = lam_shown()
+        page.get_by_text("λ settings").first.click()
+        page.locator(".st-key-dep_pair_rule").first.click()
+        page.get_by_role("option", name="dependent in every class").click()
+        page.wait_for_function("() => location.search.includes('pairs=both')", timeout=LONG)
+        wait_idle(page)
+        page.wait_for_timeout(1000)
+        wait_idle(page)
+        here = lam_shown()
+        assert here != before and here[1] == before[1], (before, here)  # the default's share
+        lam_url = re.search(r"lam=([0-9.e-]+)", page.url).group(1)
+        assert float(lam_url) == pytest.approx(float(here[0]), rel=1e-3), (lam_url, here)
+        page.keyboard.press("Escape")
+        page.get_by_test_id("stSidebarNav").get_by_text("Densities").click()
+        page.wait_for_function("() => location.pathname.endsWith('/densities')", timeout=LONG)
+        wait_idle(page)
+        assert lam_shown() == here
+    finally:
+        ctx.close()
