@@ -649,15 +649,17 @@ def build(cfg: dict, upload: dict | None) -> BuildResult:
     # A new raw table: forget the choices made for the previous one.  The session's first
     # table keeps its positive class: it is the default or a shared address's (H45: a link
     # lost the class the teacher had chosen).
+    # Its classes left out and its feature columns too (H48: a link that left a class out
+    # gave the three classes).
     if cfg.get("raw_key") != raw.key:
         first = cfg.get("raw_key") is None
-        if (cfg.get("raw_key") or "").split(":", 2)[:2] != raw.key.split(":", 2)[:2]:
+        if not first and cfg["raw_key"].split(":", 2)[:2] != raw.key.split(":", 2)[:2]:
             cfg["features"] = None
         cfg["raw_key"] = raw.key
         cfg["label"] = None if not raw.label_fixed else raw.default_label
         if not first:
             cfg["positive"] = None
-        cfg["drop_classes"] = []
+            cfg["drop_classes"] = []
         if cfg["features"] is not None:
             cfg["features"] = [f for f in cfg["features"] if f in map(str, raw.frame.columns)]
             cfg["features"] = cfg["features"] or None

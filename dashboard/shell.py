@@ -46,6 +46,7 @@ def setup() -> compute.LambdaInfo:
     data.refresh()
     urlstate.keep_url_lambda()
     urlstate.check_url_positive()
+    urlstate.check_url_data()
     state.sync_url()
     if state.upload_lost():
         st.sidebar.warning(state.LOST_MESSAGE, icon=":material/cloud_off:")

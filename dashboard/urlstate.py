@@ -1,4 +1,5 @@
-"""Shareable settings: the browser's address carries the data, λ, the bandwidth and the models.
+"""Shareable settings: the browser's address carries the data (with the Data page's classes left
+out and feature columns), λ, the bandwidths and the models.
 
 A teacher copies the address and hands it out; a reload keeps the settings.  Streamlit's
 documented ``st.query_params`` is the only interface: :func:`restore` reads it on a session's
@@ -56,6 +57,9 @@ _WARNINGS = "_url_warnings"  # the values of the address that were ignored, for 
 _LAM_FROM_URL = "_url_lambda"  # λ came from the address: keep it for the dataset it names
 _LAM_NOTE = "_url_lambda_note"  # the address's λ keeps no pair: said once
 _POS_FROM_URL = "_url_positive"  # the positive class the address asked for (checked once built)
+_DATA_FROM_URL = "_url_names"  # the classes, columns and multipliers it named (checked once built)
+#: The settings whose values name the data's classes or columns.
+_NAMED = ("drop_classes", "features", "bw_overrides")
 RESTARTED = "_server_restarted"
 
 RESTART_MESSAGE = (
@@ -90,6 +94,7 @@ class Field:
     many: bool = False
     always: bool = False  # written even when equal to the default (λ's default depends on data)
     default: Any = None  # None: the setting's default in dashboard.state.DEFAULTS
+    collect: Callable[[list], Any] = list  # ``many``: the parsed items -> the setting's value
 
 
 def choice(options) -> Callable[[str], Any]:
@@ -145,6 +150,27 @@ def _class_text(value) -> str:
     return SMALLER_TEXT if value == data.SMALLER_VS_REST else str(value)
 
 
+def column_name(text: str) -> str:
+    """A class or column name as the address gives it (checked against the data once built)."""
+    text = str(text).strip()
+    if not text or len(text) > MAX_CLASS_TEXT:
+        raise ValueError(f"not a name (1 to {MAX_CLASS_TEXT} characters)")
+    return text
+
+
+def feature_multiplier(text: str) -> tuple[str, float]:
+    """One per-feature bandwidth multiplier, ``name:multiplier`` (the name may contain ``:``;
+    the multiplier in the Densities slider's range)."""
+    name, sep, mult = str(text).rpartition(":")
+    if not sep:
+        raise ValueError("not a feature:multiplier pair")
+    return column_name(name), number(0.2, 3.0)(mult)
+
+
+def _multipliers_text(overrides: dict) -> list[str]:
+    return [f"{k}:{float(v):g}" for k, v in overrides.items()]
+
+
 def boolean(text: str) -> bool:
     if text not in ("0", "1"):
         raise ValueError("not 0 or 1")
@@ -188,6 +214,11 @@ FIELDS: dict[str, Field] = {
     # the positive class (or one class against the rest): a class label, so it is checked
     # against the data once built (:func:`check_url_positive`); "automatic" is left out
     "pos": Field("positive", class_label, show=_class_text, when=_shareable),
+    # the Data page's classes left out and feature columns, the Densities page's per-feature
+    # multipliers: names of the data's classes and columns, checked once it is built
+    # (:func:`check_url_data`; H48: a pasted link gave 3 classes for 2, and other BERs)
+    "drop": Field("drop_classes", column_name, show=list, when=_shareable, many=True),
+    "cols": Field("features", column_name, show=list, when=_shareable, many=True),
     "folds": Field("n_folds", integer(2, 10)),
     "seed": Field("seed", integer(0, 2**31 - 1)),
     "repeats": Field("cv_repeats", integer(1, 10)),
@@ -202,6 +233,14 @@ FIELDS: dict[str, Field] = {
     "alpha": Field("fdr_alpha", choice(FDR_LEVELS), when=_lam_mode("fdr")),
     "bw": Field("bw_rule", choice(BANDWIDTH_RULES)),
     "bwx": Field("bw_mult", number(0.2, 3.0), show=lambda v: f"{float(v):g}"),
+    "bwf": Field(
+        "bw_overrides",
+        feature_multiplier,
+        show=_multipliers_text,
+        when=_shareable,
+        many=True,
+        collect=dict,
+    ),
     "model": Field("extra_models", choice(models.OPTIONAL_MODELS), show=list, many=True),
 }
 
@@ -248,7 +287,7 @@ def parse_params(params: dict[str, list[str]]) -> tuple[dict, list[str]]:
                     items.append(f.parse(t))
                 except ValueError as e:
                     problems.append(f"{param} = {_quoted(t)}: {e}, ignored")
-            values[f.key] = list(dict.fromkeys(items))
+            values[f.key] = f.collect(dict.fromkeys(items) if f.collect is list else items)
             continue
         try:
             values[f.key] = f.parse(texts[-1])
@@ -304,6 +343,9 @@ def _apply(params: dict[str, list[str]], *, history: bool) -> None:
         # reset as for a new table (dashboard.data.build keeps the first table's choice)
         c.pop("raw_key", None)
     c.update(values)
+    asked = {k: values[k] for k in _NAMED if values.get(k)}
+    if asked:
+        st.session_state[_DATA_FROM_URL] = asked
     if "lam_value" in values:
         st.session_state[_LAM_FROM_URL] = True
     if values.get("positive") is not None:
@@ -332,6 +374,33 @@ def check_url_positive() -> None:
             *problems,
             f"pos = {_quoted(_class_text(asked))}: not a class of this data, ignored",
         ]
+
+
+def check_url_data() -> None:
+    """After the dataset is built: the classes, columns and per-feature multipliers the
+    address named that this data does not have are named among the ignored values (and the
+    multipliers dropped, so the sidebar counts the ones in use)."""
+    asked = st.session_state.pop(_DATA_FROM_URL, None)
+    build = st.session_state.get("data_build")
+    if not asked or build is None or build.dataset is None:
+        return
+    c = state.cfg()
+    problems = []
+    classes = {str(v) for v in (getattr(build, "class_rows", None) or {})}
+    for v in asked.get("drop_classes", []):
+        if v not in classes:
+            problems.append(f"drop = {_quoted(v)}: not a class of this data, ignored")
+    columns = {str(v) for v in (build.feature_options or [])}
+    for v in asked.get("features") or []:
+        if v not in columns:
+            problems.append(f"cols = {_quoted(v)}: not a feature column of this data, ignored")
+    names = set(map(str, build.dataset.feature_names))
+    for v in list(asked.get("bw_overrides", {})):
+        if v not in names:
+            problems.append(f"bwf = {_quoted(v)}: not a feature of this data, ignored")
+            c["bw_overrides"].pop(v, None)
+    if problems:
+        st.session_state[_WARNINGS] = [*(st.session_state.get(_WARNINGS) or []), *problems]
 
 
 def keep_url_lambda() -> None:

@@ -46,6 +46,13 @@ def _params(want: dict) -> dict[str, list[str]]:
     "cfg",
     [
         {**state.DEFAULTS, **SHARED, "lam_value": 0.0123456789012345},
+        {  # H48: the classes left out, the feature columns, the per-feature multipliers
+            **state.DEFAULTS,
+            "bundled_name": "penguins",
+            "drop_classes": ["Chinstrap", "a class: with a colon"],
+            "features": ["bill_length_mm", "x:y"],
+            "bw_overrides": {"bill_length_mm": 1.6, "x:y": 0.75},
+        },
         {
             **state.DEFAULTS,
             "source": "synthetic",
@@ -304,6 +311,35 @@ def test_a_pair_rule_change_starts_lambda_at_that_rules_default():
     a.run()
     assert not a.exception
     assert a.session_state["cfg"]["lam_value"] == start
+
+
+@pytest.mark.slow
+def test_an_address_restores_the_classes_left_out_the_columns_and_the_multipliers():
+    """H48: a link pasted in a new tab gave penguins' three classes where the teacher had
+    left Chinstrap out, and Scott x 1 where a feature had its own multiplier (other BERs)."""
+    at = _app({"dataset": "penguins", "drop": "Chinstrap"})
+    ds = at.session_state["dataset"]
+    assert sorted(map(str, ds.class_counts)) == ["Adelie", "Gentoo"] and ds.n == 274
+    assert _all(at, "drop") == ["Chinstrap"]
+    cols = ["bill_length_mm", "flipper_length_mm", "body_mass_g"]
+    at = _app({"dataset": "penguins", "cols": cols, "bwf": ["body_mass_g:1.6"]})
+    ds = at.session_state["dataset"]
+    assert list(ds.feature_names) == cols and ds.multiclass
+    assert at.session_state["cfg"]["bw_overrides"] == {"body_mass_g": 1.6}
+    assert _all(at, "cols") == cols and _all(at, "bwf") == ["body_mass_g:1.6"]
+    assert not [w.value for w in at.warning if "not understood" in w.value]
+
+
+@pytest.mark.slow
+def test_address_names_the_data_lacks_are_named_and_ignored():
+    at = _app({"dataset": "sonar", "drop": "<b>x</b>", "cols": ["band_1", "nope"], "bwf": "zz:1.5"})
+    warn = [w.value for w in at.warning if "not understood" in w.value]
+    assert len(warn) == 1, warn
+    assert "drop \\= “\\<b\\>x\\</b\\>”\\: not a class" in warn[0]  # escaped
+    assert "cols \\= “nope”\\: not a feature column" in warn[0]
+    assert "bwf \\= “zz”\\: not a feature of this data" in warn[0]
+    assert at.session_state["cfg"]["bw_overrides"] == {} and "bwf" not in at.query_params
+    assert list(at.session_state["dataset"].feature_names) == ["band_1"]
 
 
 @pytest.mark.slow
