@@ -315,13 +315,17 @@ def draw_live_lambda() -> None:
         draw()
 
 
-def bandwidth_controls(prefix: str, features: list[str] = (), *, overrides: bool = True) -> None:
-    """Bandwidth rule, global multiplier and (for ``features``) per-feature overrides."""
+def bandwidth_controls(
+    prefix: str, features: list[str] = (), *, overrides: bool = True, rule_in=None
+) -> None:
+    """Bandwidth rule, global multiplier and (for ``features``) per-feature overrides.
+
+    ``rule_in``: a container for the rule's box (None: here, above the multiplier)."""
     c = state.cfg()
     # One above the other: side by side, the rule's box got a third of a half-width column
     # and showed "Scot" at 1024 x 768 (tests/test_browser_a11y.py checks no box is cut).
     state.bound(
-        st.selectbox,
+        st.selectbox if rule_in is None else rule_in.selectbox,
         "Bandwidth rule",
         "bw_rule",
         key=f"{prefix}_bw_rule",

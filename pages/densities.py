@@ -48,8 +48,9 @@ if not (
     else:
         c["density_pair"] = None
 
-# Controls beside the picture they move (issue 13): what to show left, the density right with
-# its bandwidths under it (a third | two thirds: the plot keeps >= 260 px at 1024 px, issue 28).
+# Controls beside the picture they move (issue 13): what to show and the multipliers left, the
+# density right with the bandwidth rule under it (a third | two thirds: the plot keeps >= 260 px
+# at 1024 px, issue 28).
 left, right = st.columns([1, 2], gap="medium")
 with left:
     views = {"feature": "one feature"}
@@ -100,10 +101,15 @@ with left:
             )
         chosen = list(dict.fromkeys(c["density_pair"]))
 
-with right:  # the picture, and under it the bandwidths that move it (set before it is drawn)
-    picture = st.container()
+    # the multipliers a teacher drags beside the curve they smooth (H48: under the picture
+    # they were a screen below it at 1024 x 768); the rule's box, whose longest option needs
+    # more than this third of the page, under the picture
     st.markdown("**Bandwidths**")
-    controls.bandwidth_controls("dens", chosen)
+with right:  # the picture, and under it the bandwidth rule (set before it is drawn)
+    picture = st.container()
+    rule_box = st.container()
+with left:
+    controls.bandwidth_controls("dens", chosen, rule_in=rule_box)
 
 dens = state.density_key()
 h1, h2 = compute.bandwidths(ds.key, ds, dens)

@@ -283,6 +283,24 @@ def test_the_densities_pair_view_cuts_no_control_at_1024(server):
     assert not cut, cut
 
 
+def test_the_bandwidth_multiplier_sits_beside_its_curve_at_1024(server):
+    """H48: at 1024 x 768 the "Bandwidth multiplier" slider was a screen below the KDE curve it
+    smooths (page y about 1250, the figure at the top), so a teacher dragging it could not see
+    the curve move.  Now it is in the first screen, level with the figure."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(server.url + "/densities" + QUERY)
+        page.locator(PAGES["Densities"]).first.wait_for(timeout=LONG)
+        wait_idle(page)
+        page.evaluate("() => window.scrollTo(0, 0)")
+        fig = page.locator(".st-key-dens_figure").bounding_box()
+        slider = page.locator(".st-key-dens_bw_mult").bounding_box()
+        page.screenshot(path=str(artifacts_dir() / "a11y-densities-multiplier-1024x768.png"))
+    assert slider["y"] + slider["height"] <= 768, slider  # on the first screen
+    assert fig["y"] <= slider["y"] <= fig["y"] + fig["height"], (fig, slider)  # level with it
+    assert slider["x"] + slider["width"] <= fig["x"], (fig, slider)  # beside it
+
+
 def test_the_k_class_data_page_cuts_no_box_at_1024(server):
     """Penguins' three classes: the Data page's "Classes" box showed "all 3 classes, kept
     apart (r" at 1024 x 768 (H45; the check reported it, 217 px needed in 160)."""
