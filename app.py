@@ -393,7 +393,8 @@ def _class_summary_k(ds) -> None:
     m[1].metric("features d", ds.d)
     m[2].metric("classes K", ds.K)
     st.markdown(
-        f"Label **{esc(ds.label)}**, {ds.K} classes: "
+        # "Label column" (H48: a column named "label" read "Label **label**")
+        f"Label column **{esc(ds.label)}**, {ds.K} classes: "
         + ", ".join(f"**{esc(c)}** ({ds.class_counts[c]})" for c in ds.classes)
     )
     st.plotly_chart(
