@@ -119,6 +119,26 @@ def _table(caption: str, frame: pd.DataFrame) -> str:
     return f"<p class='note'>{_e(caption)}</p>\n{body}" if caption else body
 
 
+def fixed_decimals(frame: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
+    """``frame`` with its float columns written with ``decimals`` decimals, as the page shows
+    them (the report's tables otherwise write 4 significant digits, so one column read
+    "23.21" above "8.524", H48).
+
+    Examples
+    --------
+    >>> fixed_decimals(pd.DataFrame({"BER": [23.2145, 8.5239, 10.0], "n": [1, 2, 3]}))
+        BER  n
+    0  23.2  1
+    1   8.5  2
+    2  10.0  3
+    """
+    out = frame.copy()
+    for col in out.columns:
+        if pd.api.types.is_float_dtype(out[col]):
+            out[col] = [f"{v:.{decimals}f}" if np.isfinite(v) else "—" for v in out[col]]
+    return out
+
+
 def _settings_rows(settings: dict, prefix: str = "") -> list[tuple[str, str]]:
     rows = []
     for k, v in settings.items():
@@ -259,8 +279,11 @@ def comparison_report(
     results = Section(
         "Results",
         tables=[
-            ("Mean BER over the folds, its spread and the test against the best.", table),
-            ("BER (%) of every classifier in every fold.", 100 * res.per_fold),
+            (
+                "Mean BER over the folds, its spread and the test against the best.",
+                fixed_decimals(table),
+            ),
+            ("BER (%) of every classifier in every fold.", fixed_decimals(100 * res.per_fold)),
         ],
         figures=[
             (

@@ -110,7 +110,7 @@ def test_the_comparison_report_of_an_upload_with_hostile_names():
     clf = SLBClassifier(threshold=0.0, C=1.0, random_state=0, probability=False).fit(ds.X, ds.y)
     folds = compute.folds(ds.key, ds, 3, 0, 1)
     per_fold = pd.DataFrame(
-        {"SLB": [0.2, 0.25, 0.3], "TAN": [0.3, 0.35, 0.3], "NB": [0.25, 0.2, 0.3]}
+        {"SLB": [0.075, 0.07536, 0.1477], "TAN": [0.3, 0.35, 0.09809], "NB": [0.25, 0.2, 0.3]}
     )
     table = compute.comparison(per_fold, folds)
     lam = SimpleNamespace(value=0.0, mode="value", n_kept=6, n_pairs=6)
@@ -148,8 +148,13 @@ def test_the_comparison_report_of_an_upload_with_hostile_names():
     assert "dataset=pima" in text  # how to get the same settings again
     for col in ("mean BER (%)", "sd (%)"):
         assert col in text
-    # the numbers are the results' numbers
-    assert f"{table.loc['SLB', 'mean BER (%)']:.4g}" in text
+    # the numbers are the results' numbers, with the page's one decimal throughout (H48: a
+    # column read "23.21" above "8.524", the folds "7.5", "7.536", "14.77")
+    assert f"{table.loc['SLB', 'mean BER (%)']:.1f}" in text
+    cells = [t.strip() for t in p.text]
+    assert {"7.5", "14.8", "9.8", "35.0"} <= set(cells), cells  # the folds, in percent
+    assert not {"7.536", "14.77", "9.809"} & set(cells), cells
+    assert f"{table.loc['SLB', 'sd (%)']:.1f}" in cells
 
 
 def _evals(names=("SLB", HOSTILE), n=120, seed=0):
