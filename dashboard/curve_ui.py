@@ -72,6 +72,11 @@ def _steps(args, reps: int, pieces, lam: float, fill: bool):
     return steps, [p for i, p in enumerate(pieces) if i not in frames]
 
 
+#: The switch that draws the curve.  It draws the steps around the current λ first and the
+#: rest on request ("Compute every step"): "at every λ" promised the whole range (H48).
+CURVE_TOGGLE = "Draw SLB's BER along λ (exact steps near the current λ; the whole range on request)"
+
+
 def ber_curve_section(ds, cfg: dict, lam: compute.LambdaInfo, dens, k: int, reps: int, per_fold):
     """Draw the exact step curve of SLB's CV BER over the slider's range, with captions."""
     measure, rule, seed = cfg["measure"], cfg["pair_rule"], int(cfg["seed"])

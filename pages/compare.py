@@ -526,7 +526,7 @@ def compare_page() -> None:
             evaluation_section(v, res)
 
     st.subheader("SLB's BER along λ")
-    if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
+    if st.toggle(curve_ui.CURVE_TOGGLE, key="cmp_curve_on"):
         curve_ui.ber_curve_section(ds, c, lam, v.dens, v.k, reps, res.per_fold)
 
     clf = coefficients_section(v)
