@@ -558,7 +558,7 @@ def compare_page(c: dict, ds) -> None:
         st.session_state["cmp_nested_k"] = nested_key
         st.rerun()
     st.subheader("SLB's BER along λ")
-    if st.toggle("Draw SLB's BER at every λ (exact steps, computed once)", key="cmp_curve_on"):
+    if st.toggle(curve_ui.CURVE_TOGGLE, key="cmp_curve_on"):
         # the exact steps of slb.model.steps.ber_steps on the same folds (the K-class
         # multinomial model; the same per-fold BER as the cold fits above)
         curve_ui.ber_curve_section(ds, c, lam, dens, int(ds.n_folds), reps, res.per_fold)
@@ -609,9 +609,14 @@ def compare_page(c: dict, ds) -> None:
     with right:
         k = class_picker(ds, "cmp_roc_class", "One-vs-rest curves of class")
         curves, auc = pooled_roc(pred, pos_label=cls[k])
-        st.plotly_chart(roc_figure(curves, auc), key="cmp_roc_k", config=CHART)
+        # the classifiers' lines in colours no class has here (H48: TAN's orange and NB's
+        # green read as Chinstrap and Gentoo, the colours of penguins' other figures)
+        taken = [mfig.class_color(j) for j in range(len(cls))]
+        st.plotly_chart(roc_figure(curves, auc, avoid_colors=taken), key="cmp_roc_k", config=CHART)
         pcurves, ap, prev = pooled_pr(pred, pos_label=cls[k])
-        st.plotly_chart(pr_figure(pcurves, ap, prev), key="cmp_pr_k", config=CHART)
+        st.plotly_chart(
+            pr_figure(pcurves, ap, prev, avoid_colors=taken), key="cmp_pr_k", config=CHART
+        )
         st.caption(
             f"Class {esc(cls[k])} against the rest, from every classifier's out-of-fold "
             "scores for that class pooled over the folds."
@@ -829,8 +834,10 @@ def explain_page(c: dict, ds) -> None:
         "Every class's decision value for this sample (its multinomial score); the largest wins, "
         "and the margin is how far it is ahead of the runner-up."
     )
-    st.dataframe(
-        pd.DataFrame({"class": [str(v) for v in clf.classes_], "decision value": s}),
+    st.dataframe(  # the figure's numbers as it writes them (H48: "-1.086" beside "−1.086")
+        pd.DataFrame(
+            {"class": [str(v) for v in clf.classes_], "decision value": [signed(v) for v in s]}
+        ),
         hide_index=True,
         key="explain_scores_table",
     )

@@ -214,7 +214,15 @@ def test_three_class_upload_every_page_no_merge(three):
         assert table.loc[name, "mean BER (%)"] == pytest.approx(
             100 * ref.per_fold[name].mean(), abs=1e-9
         )
-    chart_with_key(at, "cmp_roc_k")
+    # the classifiers' lines take no class's colour, nor one that reads as it (H48: TAN's
+    # orange and NB's green on the ROC curves read as the second and third classes)
+    taken = {mfig.class_color(k).upper() for k in range(3)} | {"#E69F00", "#56B4E9"}
+    for key in ("cmp_roc_k", "cmp_pr_k", "cmp_reliability_k"):
+        lines = [
+            t for t in chart_with_key(at, key)["data"] if t.get("mode", "").startswith("lines")
+        ]
+        colors = {t["line"]["color"].upper() for t in lines if "color" in t.get("line", {})}
+        assert len(colors) >= 2 and not colors & taken, (key, colors)
     at.radio(key="cmp_roc_class").set_value(2).run()
     assert_ok(at)
     chart_with_key(at, "cmp_pr_k")
@@ -238,6 +246,10 @@ def test_three_class_upload_every_page_no_merge(three):
     assert not at.error, [e.value for e in at.error]
     scores = chart_with_key(at, "explain_scores_k")
     assert len(scores["data"][0]["y"]) == 3
+    # the table below writes the figure's numbers as the figure does (H48: "-1.086" and
+    # "4.9596" under "−1.086" and "+4.960")
+    table = next(df for df in at.dataframe if "decision value" in df.value.columns).value
+    assert table["decision value"].tolist() == scores["data"][0]["text"]
     assert any("seed 0 (the folds" in c.value for c in at.caption)  # H45: no seed shown
     margin = float(metric(at, "margin"))  # over the runner-up (short: cut at 1024 px, H30)
     assert margin >= 0

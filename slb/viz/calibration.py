@@ -11,6 +11,8 @@ Every user string is escaped; ``fig.layout.meta`` holds the numbers drawn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -185,6 +187,7 @@ def _reliability_diagram(
     height: int,
     meta: dict,
     digits: int | None = None,
+    avoid: Sequence[str] = (),
 ) -> go.Figure:
     """The reliability diagram of a table of bins (the two-class one and one class's).
 
@@ -197,6 +200,7 @@ def _reliability_diagram(
     already.  ``layout.meta`` is ``meta`` followed by ``classifiers`` and ``bins`` (name ->
     list of ``[mean_predicted, observed, count]``, the two shares rounded to ``digits``
     decimals when given).  The figure is ``height`` plus one legend row per line and one more.
+    ``avoid``: colours the lines do not use (:func:`slb.viz.evaluation.classifier_style`).
     """
     fig = go.Figure()
     fig.add_trace(
@@ -213,7 +217,7 @@ def _reliability_diagram(
     meta_bins = {}
     for name in names:
         t = table[table["classifier"] == name]
-        style = classifier_style(order.index(name))
+        style = classifier_style(order.index(name), avoid)
         safe = escape_text(name)
         n = t["count"].to_numpy(dtype=int)
         fig.add_trace(

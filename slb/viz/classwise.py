@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from ..evaluation.predictions import class_column
 from ..probabilities import one_vs_rest_reliability
 from .calibration import _reliability_diagram
+from .multiclass import class_color
 from .style import classifier_order, escape_text
 
 __all__ = ["classwise_reliability_figure", "classwise_reliability_table"]
@@ -129,4 +130,6 @@ def classwise_reliability_figure(
         height=height,
         meta={"kind": "classwise_reliability", "class": str(class_label)},
         digits=12,
+        # colours no class has in the K-class figures (H48: TAN's orange read as a class)
+        avoid=[class_color(k) for k in range(len(classes))],
     )

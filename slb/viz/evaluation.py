@@ -31,8 +31,16 @@ CLASSIFIER_COLORS = ("#000000", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#8C
 _DASHES = ("solid", "dash", "dot", "dashdot")
 
 
-def classifier_style(index: int) -> dict:
+#: Colours that read as the same hue on a projector: a figure that avoids one avoids both
+#: (H48: TAN's orange #E69F00 read as penguins' Chinstrap, vermillion #D55E00).
+_LOOKALIKES = {"#D55E00": ("#E69F00",), "#0072B2": ("#56B4E9",), "#E69F00": ("#D55E00",)}
+
+
+def classifier_style(index: int, avoid=()) -> dict:
     """Line colour and dash of the ``index``-th classifier (colours first, then dashes).
+
+    ``avoid``: colours that mean something else in the same view (a K-class table's class
+    colours), left out of the palette with their look-alikes.
 
     Examples
     --------
@@ -40,12 +48,17 @@ def classifier_style(index: int) -> dict:
     {'color': '#000000', 'dash': 'solid'}
     >>> classifier_style(len(CLASSIFIER_COLORS) + 1)  # colours run out: the next dash
     {'color': '#E69F00', 'dash': 'dash'}
+    >>> classifier_style(1, avoid=["#0072B2", "#D55E00", "#009E73"])  # penguins' classes
+    {'color': '#CC79A7', 'dash': 'solid'}
     """
-    n = len(CLASSIFIER_COLORS)
-    return {"color": CLASSIFIER_COLORS[index % n], "dash": _DASHES[(index // n) % len(_DASHES)]}
+    banned = {c.upper() for c in avoid}
+    banned |= {x for c in list(banned) for x in _LOOKALIKES.get(c, ())}
+    palette = [c for c in CLASSIFIER_COLORS if c.upper() not in banned] or ["#000000"]
+    n = len(palette)
+    return {"color": palette[index % n], "dash": _DASHES[(index // n) % len(_DASHES)]}
 
 
-def _curve_figure(curves, areas, x, y, label, chance, *, title, height):
+def _curve_figure(curves, areas, x, y, label, chance, *, title, height, avoid=()):
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
@@ -66,7 +79,11 @@ def _curve_figure(curves, areas, x, y, label, chance, *, title, height):
                 y=c[y].to_numpy(),
                 mode="lines",
                 name=f"{safe} ({label} {areas[name]:.3f})",
-                line={**classifier_style(i), "width": 2, "shape": "hv" if x == "recall" else None},
+                line={
+                    **classifier_style(i, avoid),
+                    "width": 2,
+                    "shape": "hv" if x == "recall" else None,
+                },
                 hovertemplate=f"{safe}<br>{x} %{{x:.3f}}<br>{y} %{{y:.3f}}<extra></extra>",
             )
         )
@@ -83,7 +100,7 @@ def _curve_figure(curves, areas, x, y, label, chance, *, title, height):
     return _base_layout(fig, title=title, height=height, meta=meta)
 
 
-def roc_figure(curves: dict, auc: pd.Series, *, height: int = 420) -> go.Figure:
+def roc_figure(curves: dict, auc: pd.Series, *, height: int = 420, avoid_colors=()) -> go.Figure:
     """ROC curves, one line per classifier (in the catalogue's order), its area in the legend.
 
     Parameters
@@ -94,6 +111,8 @@ def roc_figure(curves: dict, auc: pd.Series, *, height: int = 420) -> go.Figure:
         Area under each curve.
     height : int
         Height without the legend (below the plot: the figure grows by one row per line).
+    avoid_colors : sequence of str
+        Colours the classifiers' lines do not use (:func:`classifier_style`).
 
     Returns
     -------
@@ -122,6 +141,7 @@ def roc_figure(curves: dict, auc: pd.Series, *, height: int = 420) -> go.Figure:
         ([0, 1], [0, 1]),
         title="ROC curves (out-of-fold, all folds pooled)",
         height=height,
+        avoid=avoid_colors,
     )
     fig.update_xaxes(title_text="false positive rate (1 − specificity)")
     fig.update_yaxes(title_text="true positive rate (recall)")
@@ -129,7 +149,12 @@ def roc_figure(curves: dict, auc: pd.Series, *, height: int = 420) -> go.Figure:
 
 
 def pr_figure(
-    curves: dict, average_precision: pd.Series, prevalence: float, *, height: int = 420
+    curves: dict,
+    average_precision: pd.Series,
+    prevalence: float,
+    *,
+    height: int = 420,
+    avoid_colors=(),
 ) -> go.Figure:
     """Precision-recall curves, one line per classifier, average precision in the legend.
 
@@ -143,6 +168,8 @@ def pr_figure(
         Share of positives: the precision of a random ranking (the dotted line).
     height : int
         Height without the legend (below the plot: the figure grows by one row per line).
+    avoid_colors : sequence of str
+        As in :func:`roc_figure`.
 
     Returns
     -------
@@ -168,6 +195,7 @@ def pr_figure(
         ([0, 1], [prevalence, prevalence]),
         title="Precision-recall curves (out-of-fold, all folds pooled)",
         height=height,
+        avoid=avoid_colors,
     )
     fig.update_xaxes(title_text="recall (true positive rate)")
     fig.update_yaxes(title_text="precision")
