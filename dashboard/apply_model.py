@@ -48,6 +48,10 @@ def _kept(ds, raw, n: int):
     return kept[:n]
 
 
+#: The predictions' column saying whether the Data page's table kept the row.
+ON_PAGE = "on the Data page"
+
+
 def _table(scores, ds, kept) -> pd.DataFrame:
     """The predictions as the page and its CSV show them: the row's number in the file (from
     1, as the Data page's notes count), its label as the model reads it, whether the Data
@@ -56,7 +60,9 @@ def _table(scores, ds, kept) -> pd.DataFrame:
     if scores.truth is not None:  # the label as the model reads it ("not dog" for "cat")
         out[f"{ds.label} (as the model reads it)"] = scores.truth
     if kept is not None:
-        out["in the Data page's table"] = np.where(kept, "yes", "no")
+        # kept / dropped, not yes / no: a table whose classes are "yes" and "no" read
+        # "no, yes, no" (H49)
+        out[ON_PAGE] = np.where(kept, "kept", "dropped")
     for col in scores.predictions.columns:
         out[col] = scores.predictions[col].to_numpy()
     return out
@@ -115,16 +121,16 @@ def apply_model(ds, key: str = "apply_model") -> None:
             "(its cleaning dropped them: missing values, repeated rows, left-out classes or "
             "its row limit; see its notes). The model file predicts every row it can read: "
             "it fills a missing value with the training rows' median, as its cleaner's "
-            '"fill" does. Column "in the Data page\'s table" says which rows are which.'
+            f'"fill" does. Column "{ON_PAGE}" says which rows are which.'
         )
     if scores.n_labelled:
         line = (
-            f"Balanced error rate **{100 * scores.ber:.2f}%** on the {scores.n_labelled:,} "
+            f"Balanced error rate **{100 * scores.ber:.1f}%** on the {scores.n_labelled:,} "
             "rows whose label is one of the model's classes"
         )
         if outside and n_page:
             line += (
-                f"; **{100 * page_ber:.2f}%** on the {n_page:,} of them in the Data page's table"
+                f"; **{100 * page_ber:.1f}%** on the {n_page:,} of them in the Data page's table"
             )
         st.markdown(line + ".")
         st.caption(

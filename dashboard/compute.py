@@ -58,6 +58,7 @@ from slb.viz.figures import (
     tree_layout,
 )
 
+from .lambda_steps import format_value
 from .safety import escape_markdown
 from .state import density_params
 from .workqueue import QUEUE, data_cost, offload, offload_each, queued
@@ -325,10 +326,12 @@ def current_lambda(ds, cfg: dict, dens: tuple) -> LambdaInfo:
         lam, _ = cv_lambda(
             ds.key, ds, cfg["measure"], rule, dens, int(ds.n_folds), int(cfg["seed"])
         )
+        # the value first: no slider shows it in this mode (H49: the caption began
+        # "chosen by …" and λ = ∞ was in the sidebar only)
         note = (
-            "chosen by SLB's inner cross-validation on all the rows (the λ of the figures). "
-            "Compare's BER table chooses λ again inside every fold (nested: honest); a BER "
-            "computed at this one λ on the same rows would be optimistic"
+            f"λ = {format_value(lam)}, chosen by SLB's inner cross-validation on all the rows "
+            "(the λ of the figures). Compare's BER table chooses λ again inside every fold "
+            "(nested: honest); a BER computed at this one λ on the same rows would be optimistic"
         )
     else:
         lam = float(cfg["lam_value"])

@@ -90,6 +90,8 @@ def controls_row() -> compute.LambdaInfo:
     left, right = st.columns(2, gap="large")
     with left:
         lam = controls.lambda_controls("cmp")
+        if lam.mode in ("fdr", "cv") and lam.note:  # no slider shows λ in these modes (H49)
+            st.caption(lam.note + ".")
     with right:
         controls.bandwidth_controls("cmp", overrides=False)
         controls.repeats_control("cmp")
@@ -134,6 +136,11 @@ def cross_validate(v: View) -> Results:
     return Results(runs, slb_how, per_fold, table)
 
 
+def _count(mean: float) -> str:
+    """A mean count: "196" when whole, "196.3" otherwise (H49: "196.0 pairs")."""
+    return f"{mean:.0f}" if float(mean).is_integer() else f"{mean:.1f}"
+
+
 def ber_section(v: View, res: Results) -> None:
     """The BER bars and table, the test, how SLB's BER was obtained, the nested button."""
     per_fold, table = res.per_fold, res.table
@@ -141,7 +148,9 @@ def ber_section(v: View, res: Results) -> None:
     st.caption(
         f"Balanced error rate (BER) by {v.cv_text}, seed {v.seed}; significance: "
         f"{table.attrs['test']} (α = 0.05). All {len(per_fold)} folds are the same for every "
-        "classifier. Moving λ only refits SLB's SVMs."
+        "classifier." + (" Moving λ only refits SLB's SVMs." if v.lam.mode == "value" else "")
+        # by value only: by quantile or FDR the rule sets λ again in every fold, by CV there is
+        # no λ to move (H49)
     )
     if v.reps < v.wanted:
         st.caption(
@@ -177,10 +186,10 @@ def ber_section(v: View, res: Results) -> None:
         how = "chosen again by cross-validation" if v.lam.mode == "cv" else "set again by its rule"
         slb_line = (
             f"SLB's λ was {how} inside every fold (the sidebar's λ = {lam} is the one on all "
-            f"rows, not the folds'); its folds keep {kept:.1f} pairs on average."
+            f"rows, not the folds'); its folds keep {_count(kept)} pairs on average."
         )
     else:
-        slb_line = f"SLB at λ = {lam} keeps {kept:.1f} pairs per fold on average."
+        slb_line = f"SLB at λ = {lam} keeps {_count(kept)} pairs per fold on average."
         if round(kept) != v.lam.n_kept:  # H43: 196.3 here beside the sidebar's 181
             slb_line += (
                 f" On all {v.ds.n} rows it keeps {v.lam.n_kept}, the sidebar's count: a fold "
@@ -192,7 +201,8 @@ def ber_section(v: View, res: Results) -> None:
     st.caption(
         f"{slb_line} Each classifier is "
         "compared with the best (lowest mean BER) by a t-test on the per-fold differences whose "
-        "variance is inflated by `1/J + n_test/n_train` (`J` folds), because overlapping "
+        # plain text, not Markdown code: inline code drew at 10.5 px inside 14 px (H49)
+        "variance is inflated by 1/J + n_test/n_train (J folds), because overlapping "
         "training sets make the folds correlated; the p-values are Holm-adjusted over the "
         'comparisons. "not significantly different" only where the test does not reject (never '
         'read it as "equal": "detectable (pp)" is the difference the Holm-adjusted test finds '

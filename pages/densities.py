@@ -51,7 +51,7 @@ if not (
 # Controls beside the picture they move (issue 13): what to show and the multipliers left, the
 # density right with the bandwidth rule under it (a third | two thirds: the plot keeps >= 260 px
 # at 1024 px, issue 28).
-left, right = st.columns([1, 2], gap="medium")
+left, right = st.columns([1, 2.25], gap="medium")
 with left:
     views = {"feature": "one feature"}
     if ds.d >= 2:

@@ -319,7 +319,8 @@ def page() -> None:
                 for n, k in flat.items()
             )
             + f": no boundary to draw. With {where}, these two features do not change "
-            "its decision here (another pair, or the held values of a row, may)."
+            f"{'its' if len(flat) == 1 else 'their'} decision here (another pair, or the held "
+            "values of a row, may)."
         )
     st.caption(TEACH)
     with st.expander("Share of the grid given to each class, and the held values"):

@@ -26,6 +26,7 @@ os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dashboard.data import make_upload  # noqa: E402
+from dashboard.lambda_steps import format_value as controls_format  # noqa: E402
 from dashboard.safety import escape_markdown as esc  # noqa: E402
 from slb import SLBClassifier, load_dataset  # noqa: E402
 from slb.model.path import FIXED_C  # noqa: E402
@@ -223,6 +224,9 @@ def test_lambda_by_quantile_fdr_and_cv():
     X, y = load_dataset("sonar")
     ref.fit(X, (y == "rock").astype(int))
     assert lam_cv == pytest.approx(ref.threshold_)
+    # no slider shows λ in this mode: its caption starts with it (H49: "chosen by …" only)
+    shown = f"λ = {controls_format(lam_cv)}, chosen by SLB's inner cross-validation"
+    assert any(c.value.startswith(shown) for c in at.caption), [c.value for c in at.caption]
     # back to "by value": the slider starts at the λ in use
     at.radio(key="dep_lam_mode").set_value("value").run()
     assert at.select_slider(key="dep_lambda").value == pytest.approx(lam_cv, abs=1e-3)

@@ -68,7 +68,7 @@ def test_explain_applies_an_uploaded_model_file():
     assert not at.error, [e.value for e in at.error]
     text = _texts(at)
     assert "208 rows predicted" in text
-    assert f"Balanced error rate **{100 * ber:.2f}%** on the 208 rows" in text
+    assert f"Balanced error rate **{100 * ber:.1f}%** on the 208 rows" in text
     assert "training error" in text  # the file was fitted on these rows: said to be optimistic
     shown = next(d.value for d in at.dataframe if "predicted" in d.value.columns)
     assert len(shown) == 200
@@ -146,11 +146,11 @@ def test_three_classes_too():
     assert list(shown.columns) == [
         "file row",
         f"{label} (as the model reads it)",
-        "in the Data page's table",
+        "on the Data page",
         "predicted",
     ] + [f"P({c})" for c in model.classes_]
     assert len(model.classes_) == 3
-    assert f"Balanced error rate **{100 * ber:.2f}%**" in _texts(at)
+    assert f"Balanced error rate **{100 * ber:.1f}%**" in _texts(at)
 
 
 def _upload_with_gaps(tmp_frame: pd.DataFrame):
@@ -185,15 +185,17 @@ def test_rows_the_data_page_dropped_are_named_and_scored_apart():
     text = _texts(at)
     assert "25 of these rows are not in the Data page's table of 275 rows" in text
     shown = next(d.value for d in at.dataframe if "predicted" in d.value.columns)
-    outside = shown.loc[shown["in the Data page's table"] == "no", "file row"].to_numpy()
+    outside = shown.loc[shown["on the Data page"] == "dropped", "file row"].to_numpy()
     assert sorted(outside) == sorted(gaps[gaps < 200] + 1)  # numbered from 1, as the notes
+    # kept / dropped, not yes / no (H49: beside "yes"/"no" labels it read "no, yes, no")
+    assert set(shown["on the Data page"]) == {"kept", "dropped"}
     model = load_model(payload)
     pred = model.predict(df).astype(str)
     on = np.setdiff1d(np.arange(n), gaps)
     page_ber = 1.0 - balanced_accuracy_score(y[on], pred[on])
     all_ber = 1.0 - balanced_accuracy_score(y, pred)
-    assert f"**{100 * all_ber:.2f}%** on the 300 rows" in text
-    assert f"**{100 * page_ber:.2f}%** on the 275 of them in the Data page's table" in text
+    assert f"**{100 * all_ber:.1f}%** on the 300 rows" in text
+    assert f"**{100 * page_ber:.1f}%** on the 275 of them in the Data page's table" in text
 
 
 def test_a_one_against_the_rest_file_reads_the_other_classes_as_the_rest():

@@ -286,7 +286,8 @@ def test_the_densities_pair_view_cuts_no_control_at_1024(server):
 def test_the_bandwidth_multiplier_sits_beside_its_curve_at_1024(server):
     """H48: at 1024 x 768 the "Bandwidth multiplier" slider was a screen below the KDE curve it
     smooths (page y about 1250, the figure at the top), so a teacher dragging it could not see
-    the curve move.  Now it is in the first screen, level with the figure."""
+    the curve move.  Now it is in the first screen, level with the figure; and the pair view's
+    plot beside the controls is at least 260 px wide (H49: 255)."""
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1024, "height": 768})
         page.goto(server.url + "/densities" + QUERY)
@@ -296,9 +297,19 @@ def test_the_bandwidth_multiplier_sits_beside_its_curve_at_1024(server):
         fig = page.locator(".st-key-dens_figure").bounding_box()
         slider = page.locator(".st-key-dens_bw_mult").bounding_box()
         page.screenshot(path=str(artifacts_dir() / "a11y-densities-multiplier-1024x768.png"))
+        # the pair view's plot beside the controls keeps the projector's 260 px (H49: 255)
+        page.get_by_text("a pair of features").click()
+        page.locator(".st-key-dens_pair_b").wait_for(timeout=LONG)
+        wait_idle(page)
+        page.wait_for_timeout(1000)
+        plot = page.evaluate(
+            "() => document.querySelector('.st-key-dens_figure .nsewdrag')"
+            ".getBoundingClientRect().width"
+        )
     assert slider["y"] + slider["height"] <= 768, slider  # on the first screen
     assert fig["y"] <= slider["y"] <= fig["y"] + fig["height"], (fig, slider)  # level with it
     assert slider["x"] + slider["width"] <= fig["x"], (fig, slider)  # beside it
+    assert plot >= 260, plot
 
 
 def test_the_k_class_data_page_cuts_no_box_at_1024(server):

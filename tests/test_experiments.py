@@ -189,6 +189,12 @@ def test_learning_curve_keeps_coinciding_curves_and_the_bayes_label_visible():
         and list(bayes[0].y) == pytest.approx([1.93, 1.93])
         and bayes[0].showlegend is not False
     )
+    assert list(bayes[0].x) == [200, 400]
+    # one training size: the line still has a length around it (H49: from 200 to 200 it was
+    # not drawn, though the legend and the caption named it)
+    one = learning_curve_figure(pd.DataFrame([r for r in rows if r["n"] == 200]), bayes=0.0193)
+    (line,) = [t for t in one.data if t.name.startswith("Bayes error")]
+    assert line.x[0] < 200 < line.x[1]
 
 
 def test_design_names_and_paper_tables():

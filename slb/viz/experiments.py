@@ -180,9 +180,12 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
     if bayes is not None and np.isfinite(bayes):
         # a named line in the legend, not a label on the plot: "Bayes error 1.93%" written
         # at the line's right end sat on the data points there (H37)
+        # one training size: a short segment around it (H49: from n to n the line had no
+        # length, so the legend named a line the plot did not draw)
+        pad = 0.1 * grid[0] if len(grid) == 1 else 0.0
         fig.add_trace(
             go.Scatter(
-                x=[grid[0], grid[-1]] if grid else [],
+                x=[grid[0] - pad, grid[-1] + pad] if grid else [],
                 y=[100 * bayes] * (2 if grid else 0),
                 mode="lines",
                 name=f"Bayes error {100 * bayes:.2f}%",
