@@ -22,6 +22,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -54,7 +55,7 @@ from slb.model.path import (
 from slb.model.warm import WarmFolds
 from slb.viz.evaluation import confusion_figure, pr_figure, roc_figure
 
-from . import compute, models
+from . import _streamlit_compat, compute, models
 from .compute import _TTL, DASH
 from .fold_tasks import fold_outputs, slb_fold_outputs
 from .state import density_params
@@ -356,13 +357,42 @@ def slb_fold_eval(
     return ev
 
 
-@st.cache_data(
-    show_spinner="Nested cross-validation: SLB selects its settings again inside every fold "
-    "(on Sonar, 208 rows × 60 features, about 7 s with two free cores, 12 s with one; the time "
-    "grows with rows² × features; done once)…",
-    max_entries=16,
-    ttl=_TTL,
-)
+#: Seconds of the nested estimate on Sonar (208 x 60, 5 x 5 folds) with two free cores
+#: (benchmarks/fit_speed.py: 6.4-6.5 s); other tables are scaled by rows² x features x folds.
+NESTED_SONAR_SECONDS = 7.0
+
+
+def nested_spinner_text(n: int, d: int, n_folds: int) -> str:
+    """What the nested estimate's spinner says, with the time expected for this table (H49:
+    a 150 x 9 upload's spinner spoke of Sonar only).
+
+    Examples
+    --------
+    >>> nested_spinner_text(208, 60, 25)[-88:]
+    'about 7 s for these 208 rows × 60 features with two free cores (more on a busy machine)…'
+    """
+    return (
+        "Nested cross-validation: SLB selects its settings again inside every fold (done "
+        f"once): {nested_time_text(n, d, n_folds)}…"
+    )
+
+
+def nested_time_text(n: int, d: int, n_folds: int) -> str:
+    """The nested estimate's expected time for an ``n`` x ``d`` table on ``n_folds`` folds.
+
+    Examples
+    --------
+    >>> nested_time_text(150, 9, 25)
+    'about 1 s for these 150 rows × 9 features with two free cores (more on a busy machine)'
+    """
+    est = NESTED_SONAR_SECONDS * (n / 208) ** 2 * (d / 60) * (n_folds / 25)
+    return (
+        f"about {max(est, 1.0):.0f} s for these {n} rows × {d} features with two free cores "
+        "(more on a busy machine)"
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=16, ttl=_TTL)  # nested_for's spinner
 @queued
 def slb_nested_eval(
     key: str,
@@ -418,18 +448,18 @@ def nested_for(ds, c: dict, dens: tuple, reps: int, nested: bool = True):
     """:func:`slb_nested_eval` with the session's settings ``c``: SLB with λ (and, ``nested``,
     C) chosen by inner CV inside every fold, on the page's folds (cached); both Compare pages
     call it, from their table and from the nested estimate's button."""
-    return slb_nested_eval(
-        ds.key,
-        ds,
-        c["measure"],
-        c["pair_rule"],
-        dens,
-        int(ds.n_folds),
-        int(c["seed"]),
-        nested,
-        NESTED_NAMES[nested],
-        n_repeats=reps,
-    )
+    args = (ds.key, ds, c["measure"], c["pair_rule"], dens, int(ds.n_folds), int(c["seed"]))
+    return _nested_with_spinner(ds, args, nested, reps)
+
+
+def _nested_with_spinner(ds, args: tuple, nested: bool, reps: int):
+    """:func:`slb_nested_eval` under a spinner that says how long this table takes, in a
+    page's run (a prefetch thread has no page to show it on)."""
+    call = partial(slb_nested_eval, *args, nested, NESTED_NAMES[nested], n_repeats=reps)
+    if _streamlit_compat.script_run_ctx() is None:
+        return call()
+    with st.spinner(nested_spinner_text(ds.n, ds.d, int(args[5]) * int(reps))):
+        return call()
 
 
 #: Column widths (px) of the BER tables (two and K classes): the classifier's name and the
@@ -473,7 +503,7 @@ def slb_run_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
     args, mode, param = _slb_args(ds, cfg, lam, dens, n_folds)
     how = SLB_HOW.get(lam.mode, SLB_HOW["value"])
     if lam.mode == "cv":
-        return slb_nested_eval(*args, False, NESTED_NAMES[False], n_repeats=n_repeats), how
+        return _nested_with_spinner(ds, args, False, n_repeats), how
     return slb_fold_pass(*args, mode, param, n_repeats=n_repeats), how
 
 
@@ -482,7 +512,7 @@ def slb_eval_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
     args, mode, param = _slb_args(ds, cfg, lam, dens, n_folds)
     how = SLB_HOW.get(lam.mode, SLB_HOW["value"])
     if lam.mode == "cv":
-        return slb_nested_eval(*args, False, NESTED_NAMES[False], n_repeats=n_repeats), how
+        return _nested_with_spinner(ds, args, False, n_repeats), how
     return slb_fold_eval(*args, mode, param, n_repeats=n_repeats), how
 
 

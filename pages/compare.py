@@ -220,7 +220,9 @@ def ber_section(v: View, res: Results) -> None:
             "densities and the inner cross-validation are refitted from each fold's training "
             "rows (naive Bayes and TAN compete in that inner selection, as in "
             "SLBClassifier's default). Cached; on Sonar (208 rows, 60 features) about 7 s with two "
-            "free cores, 12 s with one; the time grows with rows² × features.",
+            "free cores, 12 s with one; the time grows with rows² × features: "
+            + evaluation.nested_time_text(v.ds.n, v.ds.d, v.k * v.reps)
+            + ".",
         ):
             # computed here, so that its spinner is beside the button the user pressed (H47:
             # at the top of the page it was 800 px above the screen); the rerun reads it cached
