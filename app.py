@@ -20,7 +20,8 @@ from slb.viz import multiclass as mfigures
 shell.page_config()  # the tab icon is a local file (a material name is fetched from a CDN)
 
 SYN_FAMILIES = {"forest": "Forest Bayesian networks", "bn": "Bayesian networks, 3 parents"}
-SYN_BALANCE = {0.5: "balanced 50/50", 0.75: "imbalanced 75/25"}
+# short: in the Data page's narrow column "imbalanced 75/25" broke as "imbalanc / ed" (H49)
+SYN_BALANCE = {0.5: "50/50", 0.75: "75/25"}
 SYN_CPD = {"normal": "normal", "complex": "complex (t₅ / Gaussian mixture)"}
 NON_NUMERIC = {"drop": "drop them", "encode": "one-hot encode (≤ 10 categories)"}
 AUTO = "\x00automatic"  # the "let the library decide" option of a selectbox
