@@ -448,17 +448,20 @@ def nested_for(ds, c: dict, dens: tuple, reps: int, nested: bool = True):
     """:func:`slb_nested_eval` with the session's settings ``c``: SLB with λ (and, ``nested``,
     C) chosen by inner CV inside every fold, on the page's folds (cached); both Compare pages
     call it, from their table and from the nested estimate's button."""
-    args = (ds.key, ds, c["measure"], c["pair_rule"], dens, int(ds.n_folds), int(c["seed"]))
-    return _nested_with_spinner(ds, args, nested, reps)
+    n_folds = int(ds.n_folds)
+    args = (ds.key, ds, c["measure"], c["pair_rule"], dens, n_folds, int(c["seed"]))
+    return _nested_with_spinner(args, n_folds, nested, reps)
 
 
-def _nested_with_spinner(ds, args: tuple, nested: bool, reps: int):
-    """:func:`slb_nested_eval` under a spinner that says how long this table takes, in a
-    page's run (a prefetch thread has no page to show it on)."""
+def _nested_with_spinner(args: tuple, n_folds: int, nested: bool, reps: int):
+    """:func:`slb_nested_eval` of ``args`` (key, data, measure, rule, densities, ``n_folds``,
+    seed) under a spinner that says how long this table takes, in a page's run (a prefetch
+    thread has no page to show it on)."""
     call = partial(slb_nested_eval, *args, nested, NESTED_NAMES[nested], n_repeats=reps)
     if _streamlit_compat.script_run_ctx() is None:
         return call()
-    with st.spinner(nested_spinner_text(ds.n, ds.d, int(args[5]) * int(reps))):
+    ds = args[1]
+    with st.spinner(nested_spinner_text(ds.n, ds.d, int(n_folds) * int(reps))):
         return call()
 
 
@@ -503,7 +506,7 @@ def slb_run_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
     args, mode, param = _slb_args(ds, cfg, lam, dens, n_folds)
     how = SLB_HOW.get(lam.mode, SLB_HOW["value"])
     if lam.mode == "cv":
-        return _nested_with_spinner(ds, args, False, n_repeats), how
+        return _nested_with_spinner(args, n_folds, False, n_repeats), how
     return slb_fold_pass(*args, mode, param, n_repeats=n_repeats), how
 
 
@@ -512,7 +515,7 @@ def slb_eval_for(ds, cfg: dict, lam, dens: tuple, n_folds: int, n_repeats: int):
     args, mode, param = _slb_args(ds, cfg, lam, dens, n_folds)
     how = SLB_HOW.get(lam.mode, SLB_HOW["value"])
     if lam.mode == "cv":
-        return _nested_with_spinner(ds, args, False, n_repeats), how
+        return _nested_with_spinner(args, n_folds, False, n_repeats), how
     return slb_fold_eval(*args, mode, param, n_repeats=n_repeats), how
 
 

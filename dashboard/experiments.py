@@ -125,6 +125,7 @@ class StructureFit:
     recovery: dict  # slb.data.synthetic.edge_recovery
     positions: np.ndarray  # (d, 2) shared node positions
     ratio: pd.DataFrame | None = None  # clf.ratio_coefficients(): the identifiable weights
+    importance: pd.Series | None = None  # clf.feature_importances_, by column name
     selected_model: str = "slb"  # clf.selected_model_: "slb", or the special case CV chose
 
 
@@ -158,6 +159,7 @@ def structure_fit(design_args: tuple, n_train: int, seed: int, dens: tuple) -> S
         recovery=rec,
         positions=positions,
         ratio=clf.ratio_coefficients(),
+        importance=pd.Series(clf.feature_importances_, index=cols),
         selected_model=str(clf.selected_model_),
     )
 

@@ -94,7 +94,8 @@ class Field:
     many: bool = False
     always: bool = False  # written even when equal to the default (λ's default depends on data)
     default: Any = None  # None: the setting's default in dashboard.state.DEFAULTS
-    collect: Callable[[list], Any] = list  # ``many``: the parsed items -> the setting's value
+    #: ``many``: the parsed items -> the setting's value (default: a list without repeats)
+    collect: Callable[[list], Any] = lambda items: list(dict.fromkeys(items))
 
 
 def choice(options) -> Callable[[str], Any]:
@@ -140,9 +141,7 @@ def number(lo: float, hi: float, *, inf: bool = False) -> Callable[[str], float]
 def class_label(text: str) -> str:
     """A class label as the address gives it (checked against the data once it is built);
     :data:`SMALLER_TEXT` is "the smaller class against the rest"."""
-    text = str(text).strip()
-    if not text or len(text) > MAX_CLASS_TEXT:
-        raise ValueError(f"not a class name (1 to {MAX_CLASS_TEXT} characters)")
+    text = column_name(text, "class name")
     return data.SMALLER_VS_REST if text == SMALLER_TEXT else text
 
 
@@ -150,11 +149,11 @@ def _class_text(value) -> str:
     return SMALLER_TEXT if value == data.SMALLER_VS_REST else str(value)
 
 
-def column_name(text: str) -> str:
+def column_name(text: str, what: str = "name") -> str:
     """A class or column name as the address gives it (checked against the data once built)."""
     text = str(text).strip()
     if not text or len(text) > MAX_CLASS_TEXT:
-        raise ValueError(f"not a name (1 to {MAX_CLASS_TEXT} characters)")
+        raise ValueError(f"not a {what} (1 to {MAX_CLASS_TEXT} characters)")
     return text
 
 
@@ -287,7 +286,7 @@ def parse_params(params: dict[str, list[str]]) -> tuple[dict, list[str]]:
                     items.append(f.parse(t))
                 except ValueError as e:
                     problems.append(f"{param} = {_quoted(t)}: {e}, ignored")
-            values[f.key] = f.collect(dict.fromkeys(items) if f.collect is list else items)
+            values[f.key] = f.collect(items)
             continue
         try:
             values[f.key] = f.parse(texts[-1])

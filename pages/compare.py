@@ -145,12 +145,12 @@ def ber_section(v: View, res: Results) -> None:
     """The BER bars and table, the test, how SLB's BER was obtained, the nested button."""
     per_fold, table = res.per_fold, res.table
     st.subheader("Balanced error rate")
+    # "Moving λ …" by value only: by quantile or FDR the rule sets λ again in every fold, by
+    # CV there is no λ to move (H49)
     st.caption(
         f"Balanced error rate (BER) by {v.cv_text}, seed {v.seed}; significance: "
         f"{table.attrs['test']} (α = 0.05). All {len(per_fold)} folds are the same for every "
         "classifier." + (" Moving λ only refits SLB's SVMs." if v.lam.mode == "value" else "")
-        # by value only: by quantile or FDR the rule sets λ again in every fold, by CV there is
-        # no λ to move (H49)
     )
     if v.reps < v.wanted:
         st.caption(

@@ -52,6 +52,9 @@ if not (
 # density right with the bandwidth rule under it (a third | two thirds: the plot keeps >= 260 px
 # at 1024 px, issue 28).
 left, right = st.columns([1, 2.25], gap="medium")
+with right:  # the picture, and under it the bandwidth rule (set before it is drawn)
+    picture = st.container()
+    rule_box = st.container()
 with left:
     views = {"feature": "one feature"}
     if ds.d >= 2:
@@ -105,10 +108,6 @@ with left:
     # they were a screen below it at 1024 x 768); the rule's box, whose longest option needs
     # more than this third of the page, under the picture
     st.markdown("**Bandwidths**")
-with right:  # the picture, and under it the bandwidth rule (set before it is drawn)
-    picture = st.container()
-    rule_box = st.container()
-with left:
     controls.bandwidth_controls("dens", chosen, rule_in=rule_box)
 
 dens = state.density_key()

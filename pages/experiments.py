@@ -380,9 +380,8 @@ else:
                 "form (diamonds): ratio 1 − (deg+ + deg−)/2 for a feature, 1 for an edge of both "
                 f"classes, ½ for an edge of one. {scaled}"
             )
-            uni = fit.ratio["kind"] == "univariate"
             st.plotly_chart(
-                figures.importance_figure(fit.ratio.loc[uni, "importance"], max_bars=30),
+                figures.importance_figure(fit.importance, max_bars=30),
                 key="exp_importance",
                 config=CHART,
             )
