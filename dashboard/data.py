@@ -272,7 +272,9 @@ def _synthetic(
         what = "Bayesian networks with 3 parents per node" + (
             ", about a third of the nodes shared" if shared else ", independent classes"
         )
-    frame = syn.X_train.assign(y=syn.y_train)
+    # The generators label the classes +1 / -1 (the paper's convention); the pages write the
+    # negative class as "− <label>", which read "− -1" (H49), so the table says 1 / 0.
+    frame = syn.X_train.assign(y=np.where(np.asarray(syn.y_train) == 1, 1, 0))
     name = f"synthetic {syn.name}"
     desc = (
         f"Synthetic {what}, {cpd} marginals, n = {n}, d = {d}, "

@@ -421,6 +421,9 @@ def test_synthetic_forest_shows_oracle_weights():
     assert_ok(at)
     assert metric(at, "rows n") == "150" and metric(at, "features d") == "8"
     assert "data seed **3**" in sidebar_text(at)
+    # the classes read "+ 1" and "− 0", never "− -1" (H49 9b: the generators' labels are ±1)
+    assert "+ 1: 75" in sidebar_text(at) and "− 0: 75" in sidebar_text(at)
+    assert "-1" not in sidebar_text(at)
     goto(at, "pages/compare.py")
     spec = chart(at, "cmp_coef")
     assert any(t.get("name", "").startswith("oracle") for t in spec["data"])
