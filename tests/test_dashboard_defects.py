@@ -234,7 +234,8 @@ def test_waterfall_steps_add_up_to_the_decision_value(fitted, top):
         np.testing.assert_allclose(steps[:shown], row[expect].to_numpy())
         assert np.all(np.diff(np.abs(steps[:shown])) <= 1e-12)
         if n_terms > shown:
-            assert wf.y[-2] == f"{n_terms - shown} other terms"
+            rest = n_terms - shown
+            assert wf.y[-2] == ("1 other term" if rest == 1 else f"{rest} other terms")
             assert steps[-1] == pytest.approx(row.drop(expect).sum())
             assert len(steps) == shown + 1
         else:

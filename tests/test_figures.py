@@ -293,7 +293,9 @@ def test_fixed_weights_against_the_oracle_are_not_rescaled():
     )
     assert fig.layout.meta["scale"] == 1.0
     shown = {lab: v for b in _bars(fig) for lab, v in zip(b.y, b.x, strict=True)}
-    assert shown == {figures.escape_text(t): w for t, w in clf.coef_series_.items()}
+    assert shown == {
+        figures.escape_text(figures.term_text(t)): w for t, w in clf.coef_series_.items()
+    }
     title = fig.layout.xaxis.title.text
     assert title.startswith("naive Bayes' fixed weight") and "learned" not in title
     assert all("learned" not in b.hovertemplate for b in _bars(fig))

@@ -97,18 +97,21 @@ def pair_text(argument: str, feature_names: Sequence[str] | None = None) -> str:
 
 def term_text(term: str, feature_names: Sequence[str] | None = None) -> str:
     """A log-density term's name as the pages write it: ``log p+(a × b)`` for
-    ``log p+(a, b)`` (also ``log p[c](a, b)`` of K classes); see :func:`pair_text`.
+    ``log p+(a, b)`` (also ``log p[c](a, b)`` of K classes); see :func:`pair_text`.  The
+    negative class's sign is the minus sign ``−`` the pages' prose writes, not the library
+    name's ASCII hyphen (H49: "log p-(f2)" under "log p−(x)").
 
     Examples
     --------
     >>> term_text("log p-(a, b)"), term_text("log p[Chinstrap](x, y)"), term_text("log p+(a)")
-    ('log p-(a × b)', 'log p[Chinstrap](x × y)', 'log p+(a)')
+    ('log p−(a × b)', 'log p[Chinstrap](x × y)', 'log p+(a)')
     """
     t = str(term)
     m = re.fullmatch(r"(log p(?:[+-]|\[.*?\]))\((.*)\)", t, flags=re.DOTALL)
     if m is None:
         return t
-    return f"{m.group(1)}({pair_text(m.group(2), feature_names)})"
+    head = "log p−" if m.group(1) == "log p-" else m.group(1)
+    return f"{head}({pair_text(m.group(2), feature_names)})"
 
 
 #: SLB's generative candidates (``SLBClassifier.selected_model_``), whose weights are fixed by
@@ -368,10 +371,11 @@ def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
     hover = ["decision value at the training means"]
     hover += [f"{term_kind(t, feature_names)[1]} term" for t in head]
     if rest:
-        labels.append(f"{len(rest)} other terms")
+        one = len(rest) == 1
+        labels.append("1 other term" if one else f"{len(rest)} other terms")
         values.append(float(c[rest].sum()))
         measure.append("relative")
-        hover.append(f"sum of the other {len(rest)} terms")
+        hover.append("the one other term" if one else f"sum of the other {len(rest)} terms")
     labels.append("decision value")
     values.append(float(baseline) + float(c.sum()))
     measure.append("total")
@@ -449,7 +453,7 @@ def contributions_figure(
     >>> c = pd.Series({"log p+(a)": 0.6, "log p-(a)": -0.2, "log p+(b)": 0.1})
     >>> fig = contributions_figure(c, baseline=0.5, top=2)
     >>> fig.data[0].y
-    ('baseline (training means)', 'log p+(a)', 'log p-(a)', '1 other terms', 'decision value')
+    ('baseline (training means)', 'log p+(a)', 'log p−(a)', '1 other term', 'decision value')
     >>> fig.data[0].x  # the decision value is the baseline plus every step
     (0.5, 0.6, -0.2, 0.1, 1.0)
 
