@@ -195,6 +195,17 @@ def test_learning_curve_keeps_coinciding_curves_and_the_bayes_label_visible():
     one = learning_curve_figure(pd.DataFrame([r for r in rows if r["n"] == 200]), bayes=0.0193)
     (line,) = [t for t in one.data if t.name.startswith("Bayes error")]
     assert line.x[0] < 200 < line.x[1]
+    # ... and the classifiers' markers stand side by side around n, not on one another (H49:
+    # SLB's sat under TAN's), inside the Bayes line; the hover still says n = 200
+    marks = [t for t in one.data if t.mode == "lines+markers"]
+    xs = [t.x[0] for t in marks]
+    assert len(set(xs)) == 3 and min(xs) < 200 < max(xs)
+    assert sum(xs) / 3 == pytest.approx(200)
+    assert line.x[0] < min(xs) and max(xs) < line.x[1]
+    assert all(list(t.customdata) == [200] and "customdata" in t.hovertemplate for t in marks)
+    assert list(one.layout.xaxis.tickvals) == [200]
+    # with several sizes the points sit at n itself
+    assert list(slb.x) == [200, 400]
 
 
 def test_design_names_and_paper_tables():

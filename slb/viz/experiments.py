@@ -153,6 +153,13 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
     grid = sorted(long["n"].unique().tolist())
     groups = {c: long[long["classifier"] == c].groupby("n")["ber"] for c in order}
     same = _coinciding({c: g.mean() for c, g in groups.items()})
+    # One training size: the classifiers' markers stand side by side around n, 3% of the
+    # axis's span apart (of n when no paper curve widens it), as a dodged dot plot; at one x
+    # they had been drawn over each other (H49: SLB's under TAN's).  The hover and the axis
+    # still say n itself.
+    drawn = grid + ([] if paper is None or not len(paper) else paper["n"].tolist())
+    span = max(max(drawn) - min(drawn), grid[0]) if grid else 0.0
+    dodge = 0.03 * span if len(grid) == 1 and len(order) > 1 else 0.0
     for k, c in enumerate(order):
         g = groups[c]
         mean, count = g.mean(), g.count()
@@ -162,7 +169,8 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
         shown = name + (f" (= {escape_text(', '.join(map(str, same[c])))})" if c in same else "")
         fig.add_trace(
             go.Scatter(
-                x=mean.index,
+                x=mean.index + dodge * (k - (len(order) - 1) / 2),
+                customdata=mean.index,
                 y=100 * mean.to_numpy(),
                 mode="lines+markers",
                 name=shown,
@@ -170,7 +178,7 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
                 line=line,
                 marker=marker,
                 error_y={"type": "data", "array": (100 * se).fillna(0).to_numpy(), "visible": True},
-                hovertemplate=f"{name}<br>n=%{{x}}<br>BER %{{y:.2f}}%<extra></extra>",
+                hovertemplate=f"{name}<br>n=%{{customdata}}<br>BER %{{y:.2f}}%<extra></extra>",
             )
         )
         if paper is not None and len(paper):
@@ -182,7 +190,7 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
         # at the line's right end sat on the data points there (H37)
         # one training size: a short segment around it (H49: from n to n the line had no
         # length, so the legend named a line the plot did not draw)
-        pad = 0.1 * grid[0] if len(grid) == 1 else 0.0
+        pad = 0.1 * grid[0] + dodge * len(order) / 2 if len(grid) == 1 else 0.0
         fig.add_trace(
             go.Scatter(
                 x=[grid[0] - pad, grid[-1] + pad] if grid else [],
