@@ -35,6 +35,7 @@ __all__ = [
     "one_vs_rest_reliability",
     "predict_at_priors",
     "prevalence_predict",
+    "probability_bins",
 ]
 
 
@@ -262,6 +263,41 @@ def scaled_proba(decision, scale, offsets):
     return np.exp(log_softmax(float(scale) * D + o, axis=1))
 
 
+def probability_bins(p, n_bins=10):
+    """Equal-width bins of ``[0, 1]`` for reliability diagrams: their edges and each
+    probability's bin (a probability on an inner edge goes to the upper bin, 1.0 to the last).
+
+    The edges are ``k / n_bins``, the double nearest each fraction, so a probability computed
+    as 3/10 or 30/50 sits on its edge.  ``np.linspace(0, 1, 11)`` stores 0.3, 0.6 and 0.7 one
+    step too high (0.6000000000000001), which put 5-NN's and a forest's probabilities of 0.6
+    in the bin below (H51).
+
+    Parameters
+    ----------
+    p : array-like
+        Probabilities in ``[0, 1]``.
+    n_bins : int, default=10
+
+    Returns
+    -------
+    edges : ndarray of shape (n_bins + 1,)
+    bins : ndarray of int, the shape of ``p``
+
+    Examples
+    --------
+    >>> from slb.probabilities import probability_bins
+    >>> edges, bins = probability_bins([0.0, 0.3, 0.6, 0.65, 0.7, 1.0])
+    >>> bins.tolist()
+    [0, 3, 6, 6, 7, 9]
+    >>> edges[6] == 0.6
+    np.True_
+    """
+    n_bins = int(n_bins)
+    edges = np.arange(n_bins + 1) / n_bins
+    bins = np.clip(np.digitize(np.asarray(p, dtype=float), edges[1:-1]), 0, n_bins - 1)
+    return edges, bins
+
+
 def one_vs_rest_reliability(proba, y_index, *, n_bins=10):
     """One-vs-rest (class-wise) reliability of probabilities of any number of classes.
 
@@ -317,8 +353,7 @@ def one_vs_rest_reliability(proba, y_index, *, n_bins=10):
         raise ValueError("proba must hold finite probabilities in [0, 1].")
     if not np.isin(y, np.arange(K)).all():
         raise ValueError(f"y_index must hold class indices 0 .. {K - 1}.")
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    b = np.clip(np.digitize(proba, edges[1:-1]), 0, n_bins - 1)  # (n, K) bin of each entry
+    edges, b = probability_bins(proba, n_bins)  # (n, K) bin of each entry
     hit = y[:, None] == np.arange(K)[None, :]
     cell = np.arange(K)[None, :] * n_bins + b  # (class, bin) as one index
     size = K * n_bins

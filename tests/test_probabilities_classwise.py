@@ -28,9 +28,9 @@ def _calibrated(n=6000, K=4, seed=0):
 
 
 def _by_hand(proba, y, n_bins):
-    # the bin edges of scikit-learn's calibration_curve and of the two-class diagram (in floats
-    # linspace(0, 1, 11)[7] is 0.7000000000000001: 0.7 is in bin 6, as there)
-    edges = [float(e) for e in np.linspace(0.0, 1.0, n_bins + 1)]
+    # the edges are the fractions j / n_bins (0.7 is in bin 7; scikit-learn's calibration_curve
+    # cuts at linspace(0, 1, 11), whose 0.7000000000000001 put 0.7 in bin 6: H51)
+    edges = [j / n_bins for j in range(n_bins + 1)]
     rows = []
     for c in range(proba.shape[1]):
         for j in range(n_bins):
@@ -159,3 +159,35 @@ def test_table_and_figure_of_a_prediction_table():
     assert fig.layout.legend.font.size >= 14
     with pytest.raises(ValueError, match="not one of the classes"):
         classwise_reliability_figure(pred, classes, "zzz")
+
+
+@pytest.mark.parametrize("n_bins", [5, 10, 20])
+def test_probabilities_on_inner_edges_go_to_the_upper_bin(n_bins):
+    """H51: the edges came from ``np.linspace``, which stores 0.3, 0.6 and 0.7 (of ten bins)
+    one step too high, so 5-NN's and a forest's probabilities of 0.6 fell into [0.5, 0.6)
+    in both diagrams, against their documented rule.  Independent reference: exact fractions."""
+    from fractions import Fraction
+
+    import pandas as pd
+
+    from slb.viz.calibration import reliability_table
+
+    k = np.arange(n_bins)
+    p = np.concatenate([k / n_bins, [1.0]])  # every edge, as a computed probability would be
+    want = [min(int(Fraction(v).limit_denominator(1000) * n_bins), n_bins - 1) for v in p]
+    y = np.r_[np.zeros(len(p), int), np.ones(len(p), int)]
+    P = np.r_[p, p]
+    ovr = one_vs_rest_reliability(np.c_[1 - P, P], y, n_bins=n_bins)
+    got = ovr["bin"][ovr["class_index"] == 1]
+    counts = ovr["count"][ovr["class_index"] == 1]
+    assert dict(zip(got.tolist(), counts.tolist(), strict=True)) == {
+        b: 2 * want.count(b) for b in set(want)
+    }
+    # every bin's mean lies inside its own edges
+    assert np.all(ovr["lower"] <= ovr["mean_predicted"] + 1e-12)
+    table = reliability_table(
+        pd.DataFrame({"classifier": "A", "y_true": y, "proba": P}), 1, n_bins=n_bins
+    )
+    assert sorted(table["bin"].astype(int).tolist()) == sorted(set(want))
+    assert np.all(table["lower"] <= table["mean_predicted"] + 1e-12)
+    assert np.all(table["mean_predicted"] < table["upper"] + (table["upper"] == 1.0))

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..probabilities import probability_bins
 from .evaluation import classifier_style
 from .style import COLORS, FONT_PX, LEGEND_ROW_PX, _base_layout, classifier_order, escape_text
 
@@ -64,7 +65,6 @@ def reliability_table(pred: pd.DataFrame, pos_label, n_bins: int = 10) -> pd.Dat
     """
     if n_bins < 1:
         raise ValueError(f"n_bins must be at least 1, got {n_bins}.")
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
     rows = []
     for name in classifier_order(pred["classifier"].unique()):
         mine = pred[pred["classifier"] == name]
@@ -73,7 +73,7 @@ def reliability_table(pred: pd.DataFrame, pos_label, n_bins: int = 10) -> pd.Dat
         if not ok.any():
             continue
         p, pos = p[ok], _positive_mask(mine, pos_label)[ok]
-        b = np.clip(np.digitize(p, edges[1:-1]), 0, n_bins - 1)
+        edges, b = probability_bins(p, n_bins)
         for k in np.unique(b):
             m = b == k
             rows.append(
@@ -121,7 +121,7 @@ def reliability_counts(table: pd.DataFrame, n_bins: int = 10) -> pd.DataFrame:
     >>> reliability_counts(reliability_table(pred, 1, n_bins=2), n_bins=2).to_dict("index")
     {'A': {'0–0.5': 2, '0.5–1': 2}}
     """
-    edges = np.linspace(0.0, 1.0, int(n_bins) + 1)
+    edges, _ = probability_bins([], n_bins)
     counts = (
         table.groupby(["classifier", table["bin"].astype(int)], sort=False)["count"]
         .sum()
