@@ -694,8 +694,8 @@ _COMMON_PARAMS_DOC = """C : float or "cv", default="cv"
         as the linear model on its own log-density map.  SLB's default (Protocol 3); SLB
         uses them only with ``threshold="cv"`` (a hand-set lambda asks for SLB at it)."""
 
-_COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
-        Sorted labels; ``classes_[1]`` is ``+``.
+_COMMON_ATTRS_DOC = """classes_ : ndarray of shape (n_classes,)
+        Sorted labels; with two classes ``classes_[1]`` is ``+``.
     C_ : float
         The SVM cost used (selected one for ``C="cv"``).
     n_search_rows_ : int
@@ -725,15 +725,20 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (2,)
         ``intercept_`` the log odds of ``decision_prior_``, ``C_`` NaN, ``threshold_`` +inf
         (no pair kept by screening), ``fraction_`` None; ``platt_`` is fitted on its inner
         folds' decision values, by the same convention.
-    coef_ : ndarray of shape (1, n_terms)
-        SVM weights in log-density units, one per term of ``terms_``:
-        ``decision_function(X) = log_density_features(X) @ coef_[0] + intercept_[0]``.
-        ``coef_series_`` is the same as a Series indexed by term name.
-    intercept_ : ndarray of shape (1,)
+    coef_ : ndarray of shape (1, n_terms) for two classes, else (n_classes, n_terms)
+        The linear model's weights in log-density units, one per term of ``terms_``.  Two
+        classes: ``decision_function(X) = log_density_features(X) @ coef_[0] +
+        intercept_[0]``; more: one row per class, ``decision_function(X)[:, k] =
+        log_density_features(X) @ coef_[k] + intercept_[k]`` (``docs/multiclass.md``).
+        ``coef_series_`` is the same as a Series indexed by term name (a DataFrame, one
+        column per class, for more than two).
+    intercept_ : ndarray of shape (1,) for two classes, else (n_classes,)
     terms_ : ndarray of str of shape (n_terms,)
-        Term names (``log p+(a)``, ``log p-(a, b)``, ...).
+        Term names (``log p+(a)``, ``log p-(a, b)``, ...; with more than two classes
+        ``log p[c](a)``, ``log p[c](a, b)`` for the class ``c``).
     term_table_ : DataFrame
-        What each term is, indexed by ``terms_``: ``class`` ("+"/"-"), ``label``, ``kind``
+        What each term is, indexed by ``terms_``: ``class`` ("+"/"-", or the class's name
+        with more than two), ``label``, ``kind``
         ("univariate" / "bivariate"), indices ``i``, ``j`` (-1 for univariate), ``feature_i``,
         ``feature_j``.
     n_terms_ : int
@@ -876,11 +881,12 @@ class SLBClassifier(_LogDensitySVM):
 
     Attributes
     ----------
-    dependence_ : ndarray of shape (2, n_features, n_features)
-        Raw dependence of ``classes_[0]`` and ``classes_[1]`` on all the rows (NaN diagonal).
-    hsic_ : ndarray of shape (2, n_features, n_features)
+    dependence_ : ndarray of shape (n_classes, n_features, n_features)
+        Raw dependence within each class ``classes_[k]`` (row ``k``) on all the rows (NaN
+        diagonal).
+    hsic_ : ndarray of shape (n_classes, n_features, n_features)
         Same object as ``dependence_``.
-    pvalues_ : ndarray of shape (2, n_features, n_features)
+    pvalues_ : ndarray of shape (n_classes, n_features, n_features)
     pair_scores_ : ndarray of shape (n_all_pairs,)
         Screening score of every pair (max or min over classes, by ``pair_rule``).
     threshold_ : float
