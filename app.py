@@ -133,8 +133,10 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
             on_change=data.on_upload,
             help="At most 50 MB. Text files: the separator and encoding are detected. "
             "Nothing in the file is ever executed. The file stays in this browser session "
-            "only: the page's address (a shared link, a reload) carries every setting but "
-            "not the file.",
+            "only, and so do the settings that depend on it (its classes, feature columns, "
+            "λ and per-feature bandwidths): the page's address (a shared link, a reload) "
+            "keeps the others (folds, seed, screening, bandwidth rule, classifiers). After a "
+            "reload, upload the file again; the HTML report on Compare lists what to set.",
         )
         sheets = data.excel_sheets(up)
         if len(sheets) > 1:

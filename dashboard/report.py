@@ -232,6 +232,33 @@ def curves_section(evals: dict, cv_text: str, seed: int, pos: str, neg: str) -> 
     )
 
 
+def _reproduce(ds, lam, lam_text: str, query: dict) -> Section:
+    """How to get the same settings again: the page's address ending; an uploaded table cannot
+    travel in it, nor what depends on it (its classes, columns and λ), so those are named
+    (H50: an upload's report had no such section, and the address help promised every
+    setting)."""
+    lines = []
+    if ds.source == "upload":
+        lines.append(
+            "This table was uploaded, and an address cannot carry a file or what depends on "
+            "it: upload the same file again on the Data page and choose the same label column, "
+            "classes and feature columns (listed under Settings below)"
+            + (
+                "; then open the SLB Explorer with the address ending below for the other settings."
+                if query
+                else "; every other setting of this comparison is the dashboard's default."
+            )
+        )
+        if lam.mode == "value" and "lam" not in query:
+            lines.append(f"Then set λ = {lam_text} by value.")
+    else:
+        lines.append("Open the SLB Explorer with this address ending to get the same settings:")
+    link = "?" + urlencode(query, doseq=True)
+    return Section(
+        "Reproduce", lines, extra_html=f"<p><code>{_e(link)}</code></p>" if query else ""
+    )
+
+
 def comparison_report(
     v, res, clf, settings: dict, *, query: dict | None = None, evals: dict | None = None
 ) -> str:
@@ -306,24 +333,8 @@ def comparison_report(
     sections = [data, results, how]
     if evals:
         sections.insert(2, curves_section(evals, v.cv_text, v.seed, pos, neg))
-    if query:
-        link = "?" + urlencode(query, doseq=True)
-        sections.append(
-            Section(
-                "Reproduce",
-                [
-                    "Open the SLB Explorer with this address ending to get the same settings "
-                    "(an uploaded file must be uploaded again):"
-                    + (
-                        ""
-                        if "lam" in query or lam.mode != "value"
-                        else f" λ is not in it (an uploaded table's λ stays with the file): "
-                        f"after uploading it again, set λ = {lam_text} by value."
-                    ),
-                ],
-                extra_html=f"<p><code>{_e(link)}</code></p>",
-            )
-        )
+    if query or ds.source == "upload":
+        sections.append(_reproduce(ds, lam, lam_text, query or {}))
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return build_report(
         title=f"SLB Explorer: comparison on {ds.name}",

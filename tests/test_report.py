@@ -144,6 +144,12 @@ def test_the_comparison_report_of_an_upload_with_hostile_names():
     assert "lam" not in up
     u = "".join(_check_safe(report.comparison_report(v, res, clf, settings, query=up), 2).text)
     assert "set λ = 0 by value" in u
+    assert "upload the same file again on the Data page" in u and "address ending below" in u
+    # an upload at the defaults has an empty address: the report still says how to get the
+    # same comparison again (H50: it had no "Reproduce" section at all)
+    bare = "".join(_check_safe(report.comparison_report(v, res, clf, settings, query={}), 2).text)
+    assert "Reproduce" in bare and "set λ = 0 by value" in bare
+    assert "every other setting of this comparison is the dashboard's default" in bare
     assert "set λ =" not in text  # a bundled dataset's address has it
     assert "dataset=pima" in text  # how to get the same settings again
     for col in ("mean BER (%)", "sd (%)"):

@@ -88,6 +88,24 @@ def test_defaults_write_only_the_data_and_lambda():
 def test_an_upload_writes_no_data_settings():
     want = urlstate.wanted({**state.DEFAULTS, "source": "upload"})
     assert "source" not in want and "dataset" not in want and "lam" not in want
+    # what the upload box's help says an address keeps of an upload, and what it does not
+    # (H50: the help promised "every setting", and the classes, columns and λ were lost)
+    cfg = {
+        **state.DEFAULTS,
+        **SHARED,
+        "source": "upload",
+        "lam_value": 0.0123,
+        "drop_classes": ["a"],
+        "features": ["x"],
+        "bw_overrides": {"x": 1.5},
+    }
+    want = urlstate.wanted(cfg)
+    kept = {"folds", "seed", "repeats", "measure", "pairs", "bw", "bwx", "model"}
+    assert kept <= set(want)
+    assert not {"pos", "drop", "cols", "lam", "bwf", "dataset", "source"} & set(want)
+    help_text = Path(__file__).parents[1].joinpath("app.py").read_text()
+    assert "carries every setting" not in help_text
+    assert "classes, feature columns, " in help_text and "(folds, seed, screening" in help_text
 
 
 @pytest.mark.parametrize(
