@@ -391,7 +391,15 @@ def coefficients_section(v: View):
     st.caption(
         "The same weights per term, as the weight of its log-density ratio (log p+ − log p−) "
         "and of its common part (log p+ + log p−): the two weights of a useless feature cancel "
-        "in the bars above but not here (Lemma 1's oracle: ratio 1 on every forest edge)."
+        "in the bars above but not here."
+        + (
+            # as the Experiments page writes it (H50: "ratio 1 on every forest edge" under
+            # diamonds at ½, and shown where no oracle is drawn)
+            " Lemma 1's oracle in this form (diamonds): ratio 1 − (deg+ + deg−)/2 for a "
+            "feature, 1 for an edge of both classes, ½ for an edge of one."
+            if oracle is not None
+            else ""
+        )
     )
     st.plotly_chart(
         figures.importance_figure(

@@ -304,6 +304,8 @@ def test_compare_page_shows_ber_and_coefficients():
     assert set(ber["layout"]["meta"]["classifiers"]) == {"SLB", "TAN", "NB"}
     assert ber["layout"]["meta"]["n_folds"] == 25  # 5 x 5 repeated CV by default on Sonar
     _check_significance_display(at, table)
+    # no oracle on Sonar: the ratio form's caption does not describe one (H50)
+    assert "Lemma 1" not in " ".join(c.value for c in at.caption)
     at.toggle(key="cmp_curve_on").set_value(True).run()  # the exact curve is drawn on demand
     assert_ok(at)
     curve = chart(at, "cmp_ber_curve")
@@ -428,6 +430,14 @@ def test_synthetic_forest_shows_oracle_weights():
     spec = chart(at, "cmp_coef")
     assert any(t.get("name", "").startswith("oracle") for t in spec["data"])
     assert spec["layout"]["meta"]["scale"] > 0
+    # the ratio form's caption says what its oracle diamonds show (H50: "ratio 1 on every
+    # forest edge" under diamonds at ½): an edge of one class has ratio ½, of both 1
+    ratio = chart(at, "cmp_ratio")
+    (diamonds,) = [t for t in ratio["data"] if t.get("name", "").startswith("oracle")]
+    assert 0.5 in set(np.round(diamonds["x"], 9))
+    captions = " ".join(c.value for c in at.caption)
+    assert "1 for an edge of both classes, ½ for an edge of one" in captions
+    assert "every forest edge" not in captions
 
 
 # --------------------------------------------------------------------------------------------
