@@ -278,7 +278,10 @@ def _synthetic(
     name = f"synthetic {syn.name}"
     desc = (
         f"Synthetic {what}, {cpd} marginals, n = {n}, d = {d}, "
-        f"{round(100 * balance)}% positive, data seed {seed}."
+        f"{round(100 * balance)}% positive, data seed {seed}. The uncalibrated design (the "
+        "paper's text, with our own choices where it is silent); the Experiments page's "
+        "default of the same name is calibrated to the paper's error rates, so its numbers "
+        "differ."
     )
     return RawTable(
         frame=frame,

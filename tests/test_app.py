@@ -426,6 +426,9 @@ def test_synthetic_forest_shows_oracle_weights():
     # the classes read "+ 1" and "− 0", never "− -1" (H49 9b: the generators' labels are ±1)
     assert "+ 1: 75" in sidebar_text(at) and "− 0: 75" in sidebar_text(at)
     assert "-1" not in sidebar_text(at)
+    # the Data page says which design this is (H50: the Experiments page's default of the
+    # same name is the calibrated one, with other numbers)
+    assert "The uncalibrated design" in " ".join(c.value for c in at.caption)
     goto(at, "pages/compare.py")
     spec = chart(at, "cmp_coef")
     assert any(t.get("name", "").startswith("oracle") for t in spec["data"])
