@@ -251,7 +251,9 @@ def _table_widgets(c: dict, build: data.BuildResult) -> None:
     title = f"Feature columns ({used} of {len(opts)} chosen"
     if build.dataset is not None:  # what the models get, after dropping and encoding
         title += f"; the models get d = {build.dataset.d}"
-    with st.expander(title + ")"):
+    # keyed: its title counts the columns, and an unkeyed expander whose title changes is a
+    # new one, closed after every column removed (H50)
+    with st.expander(title + ")", key="features_expander"):
         state.bound_to(
             st.multiselect,
             "Feature columns",

@@ -76,3 +76,29 @@ def test_a_pair_rule_change_moves_lambda_at_once_everywhere(server, browser):
         assert lam_shown() == here
     finally:
         ctx.close()
+
+
+def test_the_feature_columns_box_stays_open_while_columns_are_removed(server, browser):
+    """H50: its title counts the chosen columns, so every removal made it a new, closed box;
+    it has to stay open for the next removal (keyed: ``features_expander``)."""
+    from playwright.sync_api import expect
+
+    ctx, page = new_page(browser, {"width": 1024, "height": 768}, LONG)
+    try:
+        page.goto(server.url + "/?source=bundled&dataset=pima")
+        box = page.locator(".st-key-features_expander")
+        expect(box).to_contain_text("8 of 8 chosen", timeout=LONG)
+        wait_idle(page)
+        box.get_by_text("Feature columns (8 of 8").click()
+        chooser = page.locator(".st-key-features input").first
+        expect(chooser).to_be_visible(timeout=LONG)
+        for left in (7, 6):
+            chooser.click()
+            page.keyboard.press("Backspace")  # removes the last chosen column
+            page.keyboard.press("Escape")
+            expect(box).to_contain_text(f"{left} of 8 chosen", timeout=LONG)
+            wait_idle(page)
+            expect(chooser).to_be_visible(timeout=LONG)  # still open
+        assert "cols=" in page.url
+    finally:
+        ctx.close()
