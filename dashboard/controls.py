@@ -16,6 +16,10 @@ from . import compute, lambda_steps, live_slider, state
 from .safety import escape_markdown
 
 FDR_LEVELS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2]
+#: The plot area of a figure across the main column at 1024 x 768 with the sidebar open, less
+#: a margin: 510 px measured for Compare's TAN trees (``tests/test_browser_readability.py``).
+#: Figures that place text themselves (the trees' names) may count on this much room.
+FULL_WIDTH_PX = 480.0
 BW_RULES = {
     "scott": "Scott",
     "silverman": "Silverman",

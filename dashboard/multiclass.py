@@ -777,6 +777,7 @@ def tan_trees(ds, dens: tuple) -> None:
             title=f"Chow-Liu tree of {figures.escape_text(class_names(ds)[k])}",
             color=mfig.class_color(k),
             positions=positions[label],
+            width_px=controls.FULL_WIDTH_PX,
         ),
         key="cmp_tan_k",
         config=CHART,

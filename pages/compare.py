@@ -454,13 +454,15 @@ def tan_section(v: View) -> None:
                     f"({figures.escape_text(cname)})",
                     color=figures.COLORS[sym],
                     positions=tree_pos[label],
+                    width_px=controls.FULL_WIDTH_PX,
                 ),
                 key=f"cmp_tan_{sym}",
                 config={"displaylogo": False},
             )
     st.caption(
         "What it shows: TAN's tree of each class, the spanning tree of the most informative "
-        "pairs (mutual information on hover), drawn top-down from the tree's centre. TAN does "
+        "pairs (mutual information on hover; a name that does not fit beside its node is on "
+        "the node's hover), drawn top-down from the tree's centre. TAN does "
         "not use λ; moving the bandwidth multiplier re-estimates the densities and can change "
         "the trees."
     )

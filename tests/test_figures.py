@@ -9,7 +9,7 @@ import pytest
 from conftest import make_two_class
 
 from dashboard.safety import escape_markdown, neutralise_csv_cell, safe_csv_bytes
-from slb import SLBClassifier, TANClassifier, dependence_matrix, make_forest_bn
+from slb import SLBClassifier, TANClassifier, dependence_matrix, load_dataset, make_forest_bn
 from slb._utils import all_pairs
 from slb.density.kde import kde_pdf_1d
 from slb.viz import figures
@@ -388,6 +388,19 @@ def test_tree_graph_has_tan_edges(small):
         assert fig.layout.meta["n_edges"] == X.shape[1] - 1
         edges = next(t for t in fig.data if t.name == "edges")
         assert len(edges.x) == 3 * (X.shape[1] - 1)
+
+
+def test_tree_graph_names_more_nodes_across_a_page():
+    """H50: Compare draws TAN's trees across the page (about 510 px at 1024) but their names
+    were placed for half a page (260 px): on Pima two leaves of one tree and one of the other
+    had no name.  At the page's width every one of the 8 is named, without overlaps."""
+    X, y = load_dataset("pima")
+    tan = TANClassifier().fit(X, y)
+    for k, label in enumerate(tan.classes_):
+        args = (list(X.columns), tan.trees_[label], tan.mutual_info_[k])
+        half = figures.tree_graph(*args)
+        page = figures.tree_graph(*args, width_px=480)
+        assert half.layout.meta["n_labels"] < 8 == page.layout.meta["n_labels"]
 
 
 def test_figures_module_does_not_import_streamlit():

@@ -366,6 +366,7 @@ def tree_graph(
     positions=None,
     seed: int = 0,
     highlight: int | None = None,
+    width_px: float = 260.0,
 ) -> go.Figure:
     """A spanning tree (e.g. one of TAN's Chow-Liu trees), drawn top-down by depth.
 
@@ -381,13 +382,17 @@ def tree_graph(
     seed : int
     highlight : int or None
         Index of a feature to ring and label (the page's search box).
+    width_px : float, default=260
+        The smallest width (pixels) of the plot area the figure is drawn at: the names are
+        placed so that they do not overlap at that width, so a figure drawn across a page
+        (Compare's, about 510 px at 1024 px) names more nodes than one in half a page.
 
     Returns
     -------
     Figure
         ``layout.meta``: ``n_edges`` (``len(edges)``) and ``n_labels`` (nodes with their name
-        written: as many as fit without overlapping, best connected first; the rest on
-        hover), ``depth``.
+        written: as many as fit without overlapping at ``width_px``, best connected first;
+        the rest on hover), ``depth``.
 
     Examples
     --------
@@ -401,7 +406,7 @@ def tree_graph(
     degree = np.bincount(np.asarray(edges, dtype=int).ravel(), minlength=d)
     depth = int(round(P[:, 1].max() - P[:, 1].min())) if d else 0
     height = int(min(720, max(320, 150 + 70 * depth)))
-    plot_px = (260.0, height - 90.0)  # the smallest plot area it is drawn at (half a page)
+    plot_px = (float(width_px), height - 90.0)  # the smallest plot area it is drawn at
     P = _fill_plot(P, plot_px)
     priority = _label_priority(np.arange(d), degree, highlight)
     places, xr, yr = place_labels(
