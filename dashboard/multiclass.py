@@ -509,12 +509,7 @@ def compare_page(c: dict, ds) -> None:
     table = compute.comparison(res.per_fold, res.folds)
     table["fit time (s)"] = res.seconds.reindex(table.index).to_numpy()
     ev = evaluate_predictions(res.predictions)
-    shown = compute.comparison_display(table)
-    for m in ("AUC", "F1", "log-loss"):
-        if m in ev.summary:  # "—" where it does not apply, as on the two-class page (H43: "None")
-            shown[f"macro {m}" if m != "log-loss" else m] = [
-                compute._fmt(v, ".3f") for v in ev.summary[m].reindex(shown.index)
-            ]
+    shown = with_macro_metrics(table, compute.comparison_display(table), ev.summary)
     st.subheader("Balanced error rate")
     lam_text = controls.format_lambda(lam.value)
     if lam.mode == "value":
@@ -663,6 +658,31 @@ def compare_page(c: dict, ds) -> None:
         on_click="ignore",
     )
     downloads_section(ds, c, lam, dens, reps, table, res, clf)
+
+
+def with_macro_metrics(table: pd.DataFrame, shown: pd.DataFrame, summary) -> pd.DataFrame:
+    """Add the pooled macro AUC, macro F1 and log-loss of ``summary`` (one row per classifier)
+    to the displayed table ``shown`` (three decimals, "—" where one does not apply, as on the
+    two-class page; H43 saw "None") and, as numbers, to ``table``, the comparison the CSV is
+    made of (H50: the page named these columns and the file lacked them); returns ``shown``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> table = pd.DataFrame({"mean BER (%)": [10.0, 20.0]}, index=["SLB", "NB"])
+    >>> summary = pd.DataFrame({"AUC": [0.95, 0.9], "F1": [0.9, 0.8], "log-loss": [np.nan, 0.3]},
+    ...                        index=["SLB", "NB"])
+    >>> with_macro_metrics(table, table.copy(), summary)["log-loss"].tolist()
+    ['—', '0.300']
+    >>> table.columns.tolist()
+    ['mean BER (%)', 'macro AUC', 'macro F1', 'log-loss']
+    """
+    for m in ("AUC", "F1", "log-loss"):
+        if m in summary:
+            col = f"macro {m}" if m != "log-loss" else m
+            shown[col] = [compute._fmt(v, ".3f") for v in summary[m].reindex(shown.index)]
+            table[col] = summary[m].reindex(table.index).to_numpy(dtype=float)
+    return shown
 
 
 def downloads_section(ds, c: dict, lam, dens: tuple, reps: int, table, res, clf) -> None:
