@@ -470,8 +470,24 @@ def data_page() -> None:
                 f"The smaller class is too small for {c['n_folds']} folds: using {ds.n_folds}."
             )
         st.markdown("**What was read, dropped or fixed, and why**")
+        # the columns the user left out (H50: "Nothing was dropped or changed" under a table
+        # without 2 of Pima's 8 columns, whose description still says 8)
+        chosen = c["features"]
+        left_out = [f for f in build.feature_options if chosen is not None and f not in chosen]
+        mine = (
+            [
+                (
+                    "info",
+                    f"Left out under “Feature columns”: {', '.join(map(str, left_out))} "
+                    f"({len(build.feature_options) - len(left_out)} of "
+                    f"{len(build.feature_options)} columns used).",
+                )
+            ]
+            if left_out
+            else []
+        )
         notes = data.report_frame(
-            [("info", n) for n in ds.notes] + list(ds.report.itertuples(index=False))
+            mine + [("info", n) for n in ds.notes] + list(ds.report.itertuples(index=False))
         )
         for msg in notes.loc[notes["severity"] == "warning", "change"]:
             st.warning(esc(msg), icon=":material/warning:")

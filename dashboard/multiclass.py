@@ -635,12 +635,16 @@ def compare_page(c: dict, ds) -> None:
     k = class_picker(ds, "cmp_coef_class", "Decision of class")
     mine = coef[coef["decision of"] == cls[k]].drop(columns="decision of")
     mine = mine.reindex(mine["weight"].abs().sort_values(ascending=False).index)
+    # pairs written "a × b", as the caption, Explain and the two-class page write them (H50:
+    # the table read "log p[alpha](f3, f4)"); the CSV keeps the library's term names
+    mine["term"] = [figures.term_text(t, ds.feature_names) for t in mine["term"]]
     st.caption(
         f"SLB (one multinomial linear model) fitted on all {ds.n} rows at λ = "
         f"{controls.format_lambda(lam.value)}, seed {int(c['seed'])}: the weights of class "
         f"{esc(cls[k])}'s decision "
         "value (its multinomial score) on every term; each term belongs to the block of the "
-        f"class whose density it is ({esc('log p[class](a)')}, {esc('log p[class](a × b)')})."
+        f"class whose density it is ({esc('log p[class](a)')}, {esc('log p[class](a × b)')}; "
+        f"the CSV writes a pair {esc('(a, b)')}, as the library names its terms)."
     )
     st.dataframe(
         mine,
@@ -689,6 +693,11 @@ def downloads_section(ds, c: dict, lam, dens: tuple, reps: int, table, res, clf)
     """The comparison table and the settings, as on the two-class page (H47: the K-class page
     had the coefficients' download only)."""
     st.subheader("Downloads")
+    # H50: the README lists both for Compare, and this page did not say why they are missing
+    st.caption(
+        "The operating point on the ROC curve and the HTML report are for two classes: choose "
+        "one class against the rest under “Classes” on the Data page to get them."
+    )
     left, right = st.columns(2)
     left.download_button(
         "Comparison table (CSV)",

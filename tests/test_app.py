@@ -529,6 +529,9 @@ def test_positive_class_and_feature_choice():
     at.multiselect(key="features").set_value(["u", "w"]).run()
     assert_ok(at)
     assert metric(at, "features d") == "2"
+    # the report says which columns the user left out (H50: "Nothing was dropped or changed")
+    report = " ".join(m.value for m in at.markdown).replace("\\", "")  # Markdown-escaped
+    assert "Left out under “Feature columns”: v (2 of 3 columns used)." in report
     goto(at, "pages/dependencies.py")
     assert chart(at, "dep_heatmap_+")["data"][0]["x"] == ["u", "w"]
     # no feature at all: a clear error, and the last valid data stay in use

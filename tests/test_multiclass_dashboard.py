@@ -235,6 +235,9 @@ def test_three_class_upload_every_page_no_merge(three):
     assert "Chow-Liu tree of" in json.dumps(chart_with_key(at, "cmp_tan_k")["layout"]["title"])
     coef = next(df for df in at.dataframe if "term of class" in df.value.columns).value
     assert coef["term"].str.startswith("log p[").all()
+    # a pair written "a × b" as in the caption (H50: the table wrote "(a, b)")
+    pairs = coef[coef["term"].str.contains("×")]
+    assert len(pairs) and not coef["term"].str.contains(", ").any()
     # binary-only classifiers are not offered for three classes, and the page says why
     binary_only = [n for n, i in CATALOG.items() if i.binary_only]
     offered = at.multiselect(key="cmp_models_k").options
@@ -582,6 +585,8 @@ def test_compare_offers_the_comparison_table_and_settings(three):
     assert not at.error, [e.value for e in at.error]
     labels = {b.label for b in at.get("download_button")}
     assert {"Comparison table (CSV)", "Settings (JSON)"} <= labels, labels
+    # the two-class page's report and operating point: the page says where they are (H50)
+    assert "HTML report are for two classes" in " ".join(c.value for c in at.caption)
 
 
 def test_the_comparison_export_is_in_percent_throughout():
