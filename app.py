@@ -22,7 +22,7 @@ shell.page_config()  # the tab icon is a local file (a material name is fetched 
 SYN_FAMILIES = {"forest": "Forest Bayesian networks", "bn": "Bayesian networks, 3 parents"}
 # short: in the Data page's narrow column "imbalanced 75/25" broke as "imbalanc / ed" (H49)
 SYN_BALANCE = {0.5: "50/50", 0.75: "75/25"}
-SYN_CPD = {"normal": "normal", "complex": "complex (t₅ / Gaussian mixture)"}
+SYN_CPD = {"normal": "normal", "complex": "complex"}  # the radio's help says what complex is
 NON_NUMERIC = {"drop": "drop them", "encode": "one-hot encode (≤ 10 categories)"}
 AUTO = "\x00automatic"  # the "let the library decide" option of a selectbox
 MISSING = {"drop": "drop the rows", "impute": "fill with the column median"}
@@ -103,13 +103,20 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
                 key="syn_cpd",
                 options=list(SYN_CPD),
                 format_func=SYN_CPD.get,
+                # short options: in the half column at 1024 px "complex (t₅ / Gaussian
+                # mixture)" wrapped into the option above it (H50)
+                help="normal: a node is Gaussian around its parents' values; complex: with "
+                "probability ½ a Student t (5 degrees of freedom) around them, else a mixture "
+                "of two Gaussians.",
             )
         if c["syn_family"] == "bn":
             state.bound(
                 st.checkbox,
-                "Classes share about a third of their nodes",
+                "Classes share nodes",  # H50: the longer label was cut at 1024 px
                 "syn_shared",
                 key="syn_shared",
+                help="About a third of the nodes (7 of 20) have the same parents, and so the "
+                "same distribution, in both classes' networks.",
             )
         state.bound(
             st.number_input,

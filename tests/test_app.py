@@ -441,6 +441,12 @@ def test_synthetic_forest_shows_oracle_weights():
     captions = " ".join(c.value for c in at.caption)
     assert "1 for an edge of both classes, ½ for an edge of one" in captions
     assert "every forest edge" not in captions
+    at.switch_page("app.py").run()
+    # the half column's labels fit at 1024 px (H50: "complex (t₅ / Gaussian mixture)" wrapped
+    # into the option above, "Classes share about a thir…" was cut): about 20 characters
+    at.radio(key="syn_family").set_value("bn").run()
+    assert max(map(len, at.radio(key="syn_cpd").options)) <= 20
+    assert len(at.checkbox(key="syn_shared").label) <= 20
 
 
 # --------------------------------------------------------------------------------------------
