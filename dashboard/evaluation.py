@@ -838,6 +838,43 @@ def predictions_table(what: tuple, _ev: FoldEval, _ds) -> pd.DataFrame:
     return predictions_display({name: _ev}, _ds).drop(columns="classifier")
 
 
+def mean_count(mean: float) -> str:
+    """A mean count: "196" when whole, "196.3" otherwise (H49: "196.0 pairs").
+
+    Examples
+    --------
+    >>> mean_count(196.0), mean_count(196.25), mean_count(1.96)
+    ('196', '196.2', '2.0')
+    """
+    return f"{mean:.0f}" if float(mean).is_integer() else f"{mean:.1f}"
+
+
+def fold_pairs_text(lam: str, kept: float, n_kept: int, n: int, measure: str) -> str:
+    """Compare's sentence on SLB's kept pairs at a λ set by value: the folds' mean count, and
+    why it differs from the sidebar's all-rows count whenever it does as written (H43: 196.3
+    beside 181; H50: "1.6" beside 2 had no word, the two were compared after rounding).
+
+    Examples
+    --------
+    >>> fold_pairs_text("0.02", 2.0, 2, 208, "hsic")
+    'SLB at λ = 0.02 keeps 2 pairs per fold on average.'
+    >>> fold_pairs_text("0.02", 1.6, 2, 208, "spearman")  # doctest: +NORMALIZE_WHITESPACE
+    "SLB at λ = 0.02 keeps 1.6 pairs per fold on average. On all 208 rows it keeps 2, the
+    sidebar's count: a fold has fewer rows, and dependence measured on fewer rows is larger
+    by chance, so the same λ keeps a different number."
+    """
+    text = f"SLB at λ = {lam} keeps {mean_count(kept)} pairs per fold on average."
+    if mean_count(kept) == str(n_kept):
+        return text
+    return text + (
+        f" On all {n} rows it keeps {n_kept}, the sidebar's count: a fold has fewer rows, and "
+        "dependence measured on fewer rows is larger by chance"
+        + (" (HSIC's bias is about 0.3 / n)" if measure == "hsic" else "")
+        + ", so the same λ keeps "
+        + ("more." if kept > n_kept else "a different number.")
+    )
+
+
 #: Columns of a comparison table that fit beside the classifier's name at 1024 x 768 with the
 #: sidebar open (H30, H43: the rest were hidden with no hint that they exist).
 SHOWN_AT_1024 = 4

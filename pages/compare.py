@@ -136,11 +136,6 @@ def cross_validate(v: View) -> Results:
     return Results(runs, slb_how, per_fold, table)
 
 
-def _count(mean: float) -> str:
-    """A mean count: "196" when whole, "196.3" otherwise (H49: "196.0 pairs")."""
-    return f"{mean:.0f}" if float(mean).is_integer() else f"{mean:.1f}"
-
-
 def ber_section(v: View, res: Results) -> None:
     """The BER bars and table, the test, how SLB's BER was obtained, the nested button."""
     per_fold, table = res.per_fold, res.table
@@ -186,18 +181,10 @@ def ber_section(v: View, res: Results) -> None:
         how = "chosen again by cross-validation" if v.lam.mode == "cv" else "set again by its rule"
         slb_line = (
             f"SLB's λ was {how} inside every fold (the sidebar's λ = {lam} is the one on all "
-            f"rows, not the folds'); its folds keep {_count(kept)} pairs on average."
+            f"rows, not the folds'); its folds keep {evaluation.mean_count(kept)} pairs on average."
         )
     else:
-        slb_line = f"SLB at λ = {lam} keeps {_count(kept)} pairs per fold on average."
-        if round(kept) != v.lam.n_kept:  # H43: 196.3 here beside the sidebar's 181
-            slb_line += (
-                f" On all {v.ds.n} rows it keeps {v.lam.n_kept}, the sidebar's count: a fold "
-                "has fewer rows, and dependence measured on fewer rows is larger by chance"
-                + (" (HSIC's bias is about 0.3 / n)" if v.measure == "hsic" else "")
-                + ", so the same λ keeps "
-                + ("more." if kept > v.lam.n_kept else "a different number.")
-            )
+        slb_line = evaluation.fold_pairs_text(lam, kept, v.lam.n_kept, v.ds.n, v.measure)
     st.caption(
         f"{slb_line} Each classifier is "
         "compared with the best (lowest mean BER) by a t-test on the per-fold differences whose "
