@@ -452,8 +452,12 @@ with b:
         format_func=_p_text,
         key="noise_probs",
     )
+    # H50: "Will run: …" beside a disabled button on a K-class table
+    blocked = source == "data" and ds.multiclass
     st.caption(
-        esc(exp.will_run(noise_models, probs, "p", fmt=_p_text))
+        f"Nothing will run on {esc(ds.name)}: label noise needs two classes (below)."
+        if blocked
+        else esc(exp.will_run(noise_models, probs, "p", fmt=_p_text))
         + (
             " DISCRETE is the DISCRETE paper's own classifier (a default, as in its Figure 1)."
             if "DISCRETE" in noise_models
@@ -501,7 +505,7 @@ if st.button(
     type="primary",
     key="noise_run",
     icon=":material/play_arrow:",
-    disabled=source == "data" and ds.multiclass,  # said above: it needs two classes
+    disabled=blocked,  # said above: it needs two classes
 ):
     if not noise_models or not probs:
         st.error("Choose at least one classifier and one flip probability.")

@@ -356,6 +356,10 @@ def test_compare_ber_curve_and_experiments_with_three_classes(three):
     at.radio(key="noise_source").set_value("data").run()
     assert_ok(at)
     assert any("needs two classes" in i.value for i in at.info)
+    # nothing is announced as "Will run" beside the disabled button (H50)
+    captions = " ".join(c.value for c in at.caption)
+    assert " at p = " not in captions and "Nothing will run on" in captions
+    assert at.button(key="noise_run").disabled
 
 
 def test_explain_offers_a_k_class_model_file(three):
