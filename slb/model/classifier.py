@@ -726,16 +726,13 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (n_classes,)
         (no pair kept by screening), ``fraction_`` None; ``platt_`` is fitted on its inner
         folds' decision values, by the same convention.
     coef_ : ndarray of shape (1, n_terms) for two classes, else (n_classes, n_terms)
-        The linear model's weights in log-density units, one per term of ``terms_``.  Two
-        classes: ``decision_function(X) = log_density_features(X) @ coef_[0] +
-        intercept_[0]``; more: one row per class, ``decision_function(X)[:, k] =
-        log_density_features(X) @ coef_[k] + intercept_[k]`` (``docs/multiclass.md``).
-        ``coef_series_`` is the same as a Series indexed by term name (a DataFrame, one
-        column per class, for more than two).
+        Weights in log-density units, one per term of ``terms_``: ``decision_function(X)
+        [:, k] = log_density_features(X) @ coef_[k] + intercept_[k]`` (two classes: one
+        column, ``k = 0``; ``docs/multiclass.md``).  ``coef_series_``: the same by term name
+        (a DataFrame, a column per class, for more than two).
     intercept_ : ndarray of shape (1,) for two classes, else (n_classes,)
     terms_ : ndarray of str of shape (n_terms,)
-        Term names (``log p+(a)``, ``log p-(a, b)``, ...; with more than two classes
-        ``log p[c](a)``, ``log p[c](a, b)`` for the class ``c``).
+        Term names: ``log p+(a)``, ``log p-(a, b)``, ... (K classes: ``log p[c](a, b)``).
     term_table_ : DataFrame
         What each term is, indexed by ``terms_``: ``class`` ("+"/"-", or the class's name
         with more than two), ``label``, ``kind``
@@ -882,8 +879,7 @@ class SLBClassifier(_LogDensitySVM):
     Attributes
     ----------
     dependence_ : ndarray of shape (n_classes, n_features, n_features)
-        Raw dependence within each class ``classes_[k]`` (row ``k``) on all the rows (NaN
-        diagonal).
+        Raw dependence within each class ``classes_[k]`` on all its rows (NaN diagonal).
     hsic_ : ndarray of shape (n_classes, n_features, n_features)
         Same object as ``dependence_``.
     pvalues_ : ndarray of shape (n_classes, n_features, n_features)
