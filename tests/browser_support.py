@@ -274,3 +274,24 @@ CONFUSION_CELL = """([sel, row, col]) => {
             count: el.layout.meta.counts[row][col],
             targets: el._fullData.filter(t => t.name === "cells").length};
 }"""
+
+
+def choose_option(page, box, name: str, *, attempts: int = 5, wait_ms: float = 30_000) -> None:
+    """Open the selectbox ``box`` (a locator) and click its option ``name``, opening it again
+    when a rerun closed the list before the option showed (a busy machine: the click on an
+    expander before it starts a rerun, which redraws the box under an open list).  Waits on
+    the page's state, never on time; an AssertionError after ``attempts`` tries."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    option = page.get_by_role("option", name=name)
+    for _ in range(attempts):
+        wait_idle(page)
+        box.click()
+        try:
+            option.wait_for(state="visible", timeout=wait_ms)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            continue
+        option.click()
+        return
+    raise AssertionError(f"the option {name!r} did not show after {attempts} tries")

@@ -59,8 +59,9 @@ def test_a_pair_rule_change_moves_lambda_at_once_everywhere(server, browser):
         wait_idle(page)
         before = lam_shown()
         page.get_by_text("λ settings").first.click()
-        page.locator(".st-key-dep_pair_rule").first.click()
-        page.get_by_role("option", name="dependent in every class").click()
+        browser_support.choose_option(
+            page, page.locator(".st-key-dep_pair_rule").first, "dependent in every class"
+        )
         page.wait_for_function("() => location.search.includes('pairs=both')", timeout=LONG)
         wait_idle(page)
         page.wait_for_timeout(1000)
