@@ -53,7 +53,7 @@ def refresh_settings(lam: compute.LambdaInfo) -> None:
         return
     c = state.cfg()
     rule, mult, ov = state.density_key()
-    extra = f", {len(ov)} per-feature override(s)" if ov else ""
+    extra = f", {len(ov)} per-feature override{'' if len(ov) == 1 else 's'}" if ov else ""
     slot.markdown(
         f"λ = **{format_lambda(lam.value)}** ({compute.LAMBDA_MODES[lam.mode]}) · "
         f"{lam.n_kept} / {lam.n_pairs} pairs kept  \n"

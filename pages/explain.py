@@ -98,7 +98,8 @@ def binary_page(c: dict, ds) -> None:
             else "every feature and pair is shown"
         )
         st.markdown(
-            f"**{len(e.shown)} bars account for {e.share:.0%} of this decision's move from the "
+            f"**{len(e.shown)} bar{' accounts' if len(e.shown) == 1 else 's account'} for "
+            f"{e.share:.0%} of this decision's move from the "
             f"baseline** ({signed(e.total)}); {rest}. Shown: the fewest largest features and "
             f"pairs that account for at least {share}% of it (the slider 'Share of the "
             "decision shown'), and enough that the 'other' step is never the largest."

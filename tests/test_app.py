@@ -285,6 +285,7 @@ def test_bandwidth_multiplier_changes_the_density_figure():
     assert_ok(at)
     assert not np.allclose(kde_plus(), y1)
     assert at.session_state["cfg"]["bw_overrides"] == {"band_1": 0.5}
+    assert "1 per-feature override" in sidebar_text(at) and "override(s)" not in sidebar_text(at)
     # the pair view draws contours
     at.radio(key="dens_view").set_value("pair").run()
     assert_ok(at)

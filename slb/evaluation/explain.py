@@ -87,8 +87,9 @@ class GroupedExplanation:
     total : float
         The sum of every group: the decision value minus the baseline.
     share : float
-        The share of ``total`` that the shown groups account for, ``1 − |other| / |total|``
-        (1.0 when every group is shown; at most 1).
+        The share of ``total`` that the shown groups account for, their sum over ``total``:
+        ``1 − other / total`` (1.0 when every group is shown; above 1 when the rest pushes the
+        other way: H52 read "99%" where the shown bars summed to 101% of the move).
 
     Examples
     --------
@@ -112,6 +113,12 @@ def _share(other: float, total: float) -> float:
     if other == 0.0:
         return 1.0
     return 1.0 - abs(other) / abs(total) if total != 0.0 else -math.inf
+
+
+def _signed_share(other: float, total: float) -> float:
+    if other == 0.0:
+        return 1.0
+    return 1.0 - other / total if total != 0.0 else -math.inf
 
 
 def explained_groups(grouped: pd.Series, *, share: float = 0.8, min_shown: int = 1):
@@ -169,5 +176,5 @@ def explained_groups(grouped: pd.Series, *, share: float = 0.8, min_shown: int =
         other=other,
         n_other=len(g) - k,
         total=total,
-        share=_share(other, total),
+        share=_signed_share(other, total),
     )
