@@ -152,6 +152,15 @@ def apply_model(ds, key: str = "apply_model") -> None:
             if c.startswith("P(")
         },
     )
+    if any(col.startswith("P(") for col in table.columns):
+        # H52: 123 of Pima's rows predicted diabetic at P(diabetic) 0.35-0.50, unexplained
+        st.caption(
+            "The predicted class is the classifier's own rule (predict), not the largest "
+            "probability: for the balanced error rate each class's probability is divided by "
+            "that class's share of the training rows, and the largest quotient wins, while "
+            "P(…) is the probability at those shares (docs/probabilities.md). So a rarer class "
+            "can be predicted at a probability under ½."
+        )
     st.download_button(
         "Download the predictions (CSV)",
         safe_csv_bytes(table, index=False),

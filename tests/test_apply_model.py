@@ -74,6 +74,8 @@ def test_explain_applies_an_uploaded_model_file():
     assert len(shown) == 200
     np.testing.assert_array_equal(shown["predicted"].to_numpy(), pred[:200].astype(str))
     assert any("Download the predictions" in str(b.proto) for b in at.get("download_button"))
+    # the predicted class and the probability follow two rules, and the page says so (H52)
+    assert "not the largest probability" in text
 
 
 @pytest.mark.parametrize("what", ["damaged", "other columns"])
