@@ -206,6 +206,10 @@ def test_learning_curve_keeps_coinciding_curves_and_the_bayes_label_visible():
     assert list(one.layout.xaxis.tickvals) == [200]
     # with several sizes the points sit at n itself
     assert list(slb.x) == [200, 400]
+    # one replicate: no error bars (H52: zero-length ones drew a dash through open markers)
+    assert not any(t.error_y.visible for t in marks)
+    two = pd.DataFrame(rows + [{**r, "replicate": 1, "ber": r["ber"] + 0.01} for r in rows])
+    assert all(t.error_y.visible for t in learning_curve_figure(two).data)
 
 
 def test_design_names_and_paper_tables():

@@ -177,7 +177,13 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
                 legendgroup=name,
                 line=line,
                 marker=marker,
-                error_y={"type": "data", "array": (100 * se).fillna(0).to_numpy(), "visible": True},
+                # one replicate: no error bar at all (H52: a zero-length bar drew a dash
+                # through every open marker)
+                error_y={
+                    "type": "data",
+                    "array": (100 * se).fillna(0).to_numpy(),
+                    "visible": bool((count > 1).any()),
+                },
                 hovertemplate=f"{name}<br>n=%{{customdata}}<br>BER %{{y:.2f}}%<extra></extra>",
             )
         )
