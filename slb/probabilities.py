@@ -289,8 +289,8 @@ def probability_bins(p, n_bins=10):
     >>> edges, bins = probability_bins([0.0, 0.3, 0.6, 0.65, 0.7, 1.0])
     >>> bins.tolist()
     [0, 3, 6, 6, 7, 9]
-    >>> edges[6] == 0.6
-    np.True_
+    >>> bool(edges[6] == 0.6)
+    True
     """
     n_bins = int(n_bins)
     edges = np.arange(n_bins + 1) / n_bins
