@@ -109,16 +109,14 @@ class GroupedExplanation:
     share: float
 
 
-def _share(other: float, total: float) -> float:
+def _share(other: float, total: float, *, signed: bool = False) -> float:
+    """The shown groups' share of ``total`` when the rest sums to ``other``: ``1 − |other| /
+    |total|`` (the selection's bound), or with ``signed`` their sum over ``total``."""
     if other == 0.0:
         return 1.0
-    return 1.0 - abs(other) / abs(total) if total != 0.0 else -math.inf
-
-
-def _signed_share(other: float, total: float) -> float:
-    if other == 0.0:
-        return 1.0
-    return 1.0 - other / total if total != 0.0 else -math.inf
+    if total == 0.0:
+        return -math.inf
+    return 1.0 - (other / total if signed else abs(other) / abs(total))
 
 
 def explained_groups(grouped: pd.Series, *, share: float = 0.8, min_shown: int = 1):
@@ -176,5 +174,5 @@ def explained_groups(grouped: pd.Series, *, share: float = 0.8, min_shown: int =
         other=other,
         n_other=len(g) - k,
         total=total,
-        share=_signed_share(other, total),
+        share=_share(other, total, signed=True),
     )
