@@ -214,6 +214,23 @@ def _pair_status(c: dict, ds, scr, lam) -> str:
     )
 
 
+def _rows_outside(own: pd.DataFrame, flat: dict, labels) -> str:
+    """"Most rows of Adelie lie outside its region: SLB 12 %, NB 15 % inside" for every class
+    that a classifier (not one drawing one class everywhere, said apart) gives fewer than half
+    of the class's own rows on this plane."""
+    parts = []
+    for k, label in enumerate(labels):
+        col = own.iloc[:, k].drop(index=[n for n in flat if n in own.index])
+        low = col[col < 0.5]
+        if low.size:
+            inside = ", ".join(f"{esc(n)} {100 * v:.0f}%" for n, v in low.items())
+            parts.append(f"most rows of {esc(str(label))} lie outside its region ({inside} inside)")
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:]
+
+
 def page() -> None:
     c = state.cfg()
     ds = state.dataset()
@@ -322,7 +339,16 @@ def page() -> None:
             f"{'its' if len(flat) == 1 else 'their'} decision here (another pair, or the held "
             "values of a row, may)."
         )
-    st.caption(TEACH)
+    if ds.d > 2:
+        moved = _rows_outside(surface.own_region_shares(ds.X, ds.y), flat, ds.class_labels)
+        if moved:
+            st.caption(
+                moved + f". The regions are drawn with {held_text}; a row is drawn where "
+                "its own two values put it, but its other features differ from the held "
+                "values, and for these rows they decide the class (hold the other features "
+                "at one such row's values to see its plane)."
+            )
+    st.caption(TEACH if ds.d > 2 else TEACH.replace(" (the other features held fixed)", ""))
     with st.expander("Share of the grid given to each class, and the held values"):
         st.dataframe((100 * shares).round(1).rename_axis("classifier"), width="stretch")
         if ds.d > 2:

@@ -564,3 +564,51 @@ def test_page_says_when_a_classifier_draws_one_class_everywhere():
         assert f"{name} predicts" not in text
     xor = _surface_page("xor")
     assert "everywhere on this plane" not in " ".join(c.value for c in xor.caption)
+
+
+def test_own_region_shares_follow_predict_at_each_rows_nearest_node(fitted):
+    """Each row is placed on its nearest node by brute force (distance to every node, here)
+    and the region there is compared with the row's class, class by class."""
+    X, y, models = fitted
+    s = decision_surface(models, X, ["x1", "x2"], resolution=23)
+    gx, gy = np.meshgrid(s.grid.x, s.grid.y)
+    nodes = np.column_stack([gx.ravel(), gy.ravel()])
+    rows = X[["x1", "x2"]].to_numpy(dtype=float)
+    nearest = np.argmin(((rows[:, None, :] - nodes[None]) ** 2).sum(-1), axis=1)
+    got = s.own_region_shares(X, np.asarray(y))
+    for name, clf in models.items():
+        region = predict_surface(clf, s.grid).ravel()[nearest]
+        for c in s.classes:
+            mine = np.asarray(y) == c
+            assert got.loc[name, c] == pytest.approx((region[mine] == c).mean()), (name, c)
+    # the third feature, held at its median, matters: some class loses rows to another region
+    assert got.to_numpy().min() < 1.0
+
+
+@pytest.mark.slow
+def test_page_says_when_the_held_values_move_a_class_out_of_its_region():
+    """Penguins' default plane at the medians (H52 2): most Adelie rows lie in another
+    species' region; the page names the class and each classifier's share inside, computed
+    here from classifiers fitted on the page's data; on XOR (d = 2) nothing is held and the
+    teaching text does not speak of held features."""
+    at = _app()
+    at.selectbox(key="bundled_name").set_value("penguins").run()
+    at.switch_page("pages/surface.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    ds = at.session_state["dataset"]
+    fx, fy = _figure(at)["layout"]["meta"]["features"]
+    grid = surface_grid(ds.X, [fx, fy], resolution=50)
+    text = " ".join(c.value for c in at.caption)
+    models = {"NB": KDENaiveBayes().fit(ds.X, ds.y), "TAN": TANClassifier().fit(ds.X, ds.y)}
+    own = decision_surface(models, ds.X, [fx, fy], resolution=50).own_region_shares(ds.X, ds.y)
+    assert grid.held_from == "median"
+    low = [(n, k) for n in own.index for k in own.columns if own.loc[n, k] < 0.5]
+    assert low, "penguins' default plane no longer moves a class out of its region"
+    for name, k in low:
+        label = str(ds.class_labels[k])
+        assert f"most rows of {label} lie outside its region".lower() in text.lower()
+        assert f"{name} {100 * own.loc[name, k]:.0f}%" in text
+    assert "for these rows they decide the class" in text
+    xor_text = " ".join(c.value for c in _surface_page("xor").caption)
+    assert "lie outside its region" not in xor_text and "held fixed" not in xor_text

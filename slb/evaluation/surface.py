@@ -140,6 +140,71 @@ class DecisionSurface:
                 out[name] = self.classes[int(seen[0])].item()
         return out
 
+    def own_region_shares(self, X, y) -> pd.DataFrame:
+        """Share of each class's rows that lie in that class's own region on this plane.
+
+        A row lies at its own values of the two features, on the grid node nearest to it; the
+        region there is the classifier's prediction at the *held* values of the other features,
+        not at the row's.  A class whose rows mostly lie in another class's region is one the
+        held values do not describe: there the other features decide (H52: at penguins'
+        medians most Adelie rows fell in Chinstrap's region).
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features)
+            The rows (with the grid's columns, or in their order).
+        y : array of shape (n_samples,)
+            Their classes (entries of ``classes``; other values are ignored).
+
+        Returns
+        -------
+        DataFrame
+            Rows: classifiers; columns: the classes; NaN for a class without rows.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> X = pd.DataFrame({"a": [0.0, 1, 2, 3], "b": [0.0, 1, 0, 1], "c": [0.0, 9, 9, 0]})
+        >>> y = np.array([0, 1, 1, 0])  # c alone separates the classes
+        >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y)
+        >>> s = decision_surface({"tree": tree}, X, ["a", "b"], resolution=4, margin=0.0)
+        >>> s.one_class()  # c held at its median, 4.5 (the tree's cut): class 0 everywhere
+        {'tree': 0}
+        >>> s.own_region_shares(X, y).to_dict("index")  # class 1's rows: all in 0's region
+        {'tree': {0: 1.0, 1: 0.0}}
+        """
+        frame = _as_frame(X)
+        fx, fy = self.grid.features
+        cols = list(frame.columns)
+        if fx in cols and fy in cols:
+            vx, vy = (frame[f].to_numpy(dtype=float) for f in (fx, fy))
+        else:
+            arr = frame.to_numpy(dtype=float)
+            held = list(self.grid.held.index)
+            vx, vy = arr[:, held.index(fx)], arr[:, held.index(fy)]
+        j = _nearest(self.grid.x, vx)
+        i = _nearest(self.grid.y, vy)
+        k = pd.Index(self.classes).get_indexer(np.asarray(y))
+        if k.shape[0] != vx.shape[0]:
+            raise ValueError(f"y has {k.shape[0]} entries for {vx.shape[0]} rows of X.")
+        rows = {}
+        for name, c in self.codes.items():
+            own = c[i, j] == k
+            rows[name] = [
+                float(own[k == m].mean()) if (k == m).any() else np.nan
+                for m in range(len(self.classes))
+            ]
+        return pd.DataFrame.from_dict(rows, orient="index", columns=list(self.classes))
+
+
+def _nearest(axis: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The index of the entry of the increasing ``axis`` nearest each value."""
+    hi = np.clip(np.searchsorted(axis, values), 1, axis.size - 1)
+    lo = hi - 1
+    return np.where(np.abs(values - axis[lo]) <= np.abs(axis[hi] - values), lo, hi)
+
 
 def _as_frame(X) -> pd.DataFrame:
     if isinstance(X, pd.DataFrame):
