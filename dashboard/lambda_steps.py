@@ -44,7 +44,9 @@ class LambdaSteps:
         """
         lam = self.values[i]
         k = int(self.pairs[i])
-        return f"λ = {format_value(lam) if np.isfinite(lam) else '∞'} · {k} pair{'s' * (k != 1)}"
+        if not np.isfinite(lam):  # as the sidebar writes it (H52 11: "λ = ∞ · 0 pairs")
+            return f"λ = {format_value(lam)}"
+        return f"λ = {format_value(lam)} · {k} pair{'s' * (k != 1)}"
 
 
 def format_value(lam: float) -> str:
@@ -73,7 +75,7 @@ def lambda_steps(pair_stat: np.ndarray, pair_rule: str) -> LambdaSteps:
     >>> s.values.tolist(), s.pairs.tolist()
     ([0.2, 0.3, inf], [3, 2, 0])
     >>> s.label(1), s.label(2)
-    ('λ = 0.3 · 2 pairs', 'λ = ∞ · 0 pairs')
+    ('λ = 0.3 · 2 pairs', 'λ = ∞ (no pairs)')
     >>> lambda_steps(stat, "per_class").terms.tolist()  # every class's own score
     [6, 5, 3, 2, 0]
     """

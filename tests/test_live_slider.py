@@ -71,13 +71,9 @@ def test_ties_and_missing_scores(rule):
     stat = np.array([[0.2, 0.2, 0.5, np.nan, 0.1], [0.1, 0.3, 0.5, np.nan, 0.2]])
     steps = _check_steps(stat, rule)
     assert steps.n_pairs == 5 and steps.pairs[0] == 4
-    assert [steps.label(i).split(" · ")[1] for i in (0, len(steps) - 2, len(steps) - 1)] == [
-        "4 pairs",
-        "1 pair",
-        "0 pairs",
-    ]
+    assert [steps.label(i).split(" · ")[1] for i in (0, len(steps) - 2)] == ["4 pairs", "1 pair"]
     assert steps.label(len(steps) - 2) == "λ = 0.5 · 1 pair"
-    assert steps.label(len(steps) - 1) == "λ = ∞ · 0 pairs"
+    assert steps.label(len(steps) - 1) == "λ = ∞ (no pairs)"  # as the sidebar
 
 
 def test_refuses_an_unknown_rule():
@@ -131,8 +127,9 @@ def test_fallback_select_slider_steps_and_counts():
     assert s.label == "λ (dependence threshold)"
     labels = s.options
     assert len(labels) == len(set(labels)) == 1771  # Sonar's distinct scores, then ∞
-    counts = [int(t.split(" · ")[1].split()[0]) for t in labels]
-    assert counts[0] == 1770 and counts[-1] == 0 and all(np.diff(counts) < 0)
+    counts = [int(t.split(" · ")[1].split()[0]) for t in labels[:-1]] + [0]
+    assert counts[0] == 1770 and counts[-2] == 1 and all(np.diff(counts) < 0)
+    assert labels[-1] == "λ = ∞ (no pairs)"  # as the sidebar writes it
     steps = ls.lambda_steps(_sonar_screening_stat("hsic"), "either")
     assert _options(at) == steps.values.tolist()  # the page's positions: Sonar's scores, ∞
     X, y = load_dataset("sonar")
