@@ -402,12 +402,21 @@ def bandwidth_controls(
 EXPLAIN_GROUPING = "explain_grouping"
 
 
-def explain_sample_controls(ds, c, wrong) -> int:
+#: The "Terms shown" slider's ends (fewer when the model has fewer terms).
+EXPLAIN_TOP_RANGE = (5, 40)
+
+
+def explain_sample_controls(ds, c, wrong, n_terms: int) -> int:
     """Explain's sample picker and how much of the decision is drawn (the share of it, in the
-    two-class page's grouped view; else the number of terms), for the two-class and the
-    K-class page, with the rows SLB gets wrong; returns the chosen row."""
+    two-class page's grouped view; else the number of terms, at most ``n_terms``, the model's),
+    for the two-class and the K-class page, with the rows SLB gets wrong; returns the chosen
+    row."""
     if not 0 <= int(c["explain_row"]) < ds.n:
         c["explain_row"] = 0
+    # the slider ends at the model's terms (H52 11: it ran to 40 beside a model of 15 terms)
+    top_max = min(EXPLAIN_TOP_RANGE[1], int(n_terms))
+    top_min = min(EXPLAIN_TOP_RANGE[0], top_max)
+    c["explain_top"] = int(min(max(int(c["explain_top"]), top_min), top_max))
     a, b = st.columns(2)
     with a:
         state.bound(
@@ -436,16 +445,19 @@ def explain_sample_controls(ds, c, wrong) -> int:
                 "share of the decision's move from the baseline (and enough that the rest, "
                 "one step, is never the largest bar).",
             )
-        else:
+        elif top_max > top_min:
             state.bound(
                 st.slider,
                 "Terms shown",
                 "explain_top",
                 key="explain_top",
-                min_value=5,
-                max_value=40,
+                min_value=top_min,
+                max_value=top_max,
                 step=1,
+                help=f"The model has {int(n_terms)} terms; the others make one step.",
             )
+        else:
+            st.caption(f"All {int(n_terms)} terms of the model are shown.")
     if wrong.size:
         st.caption(
             f"SLB misclassifies {wrong.size} of the {ds.n} training rows it was fitted on, "

@@ -837,7 +837,7 @@ def explain_page(c: dict, ds) -> None:
     pred = np.asarray(clf.classes_, dtype=object)[scores.argmax(axis=1)]
     truth = np.asarray(cls, dtype=object)[ds.y]
     wrong = np.flatnonzero(pred != truth)
-    i = controls.explain_sample_controls(ds, c, wrong)
+    i = controls.explain_sample_controls(ds, c, wrong, n_terms=len(clf.terms_))
     s = scores[i]
     order = np.argsort(-s, kind="stable")
     win, second = int(order[0]), int(order[1])

@@ -8,6 +8,7 @@ from dashboard import apply_model, compute, controls, models, multiclass, shell,
 from dashboard.safety import escape_markdown as esc
 from slb.evaluation.explain import explained_groups, group_contributions
 from slb.viz import figures
+from slb.viz.model import term_text
 from slb.viz.style import shorten, signed
 
 GROUPINGS = {"group": "by feature and by pair", "term": "one bar per term"}
@@ -60,7 +61,7 @@ def binary_page(c: dict, ds) -> None:
     pred = (decision > 0).astype(int)
     wrong = np.flatnonzero(pred != ds.y)
 
-    controls.explain_sample_controls(ds, c, wrong)
+    controls.explain_sample_controls(ds, c, wrong, n_terms=contrib.shape[1])
 
     i = int(c["explain_row"])
     truth = pos if ds.y[i] == 1 else neg
@@ -105,14 +106,25 @@ def binary_page(c: dict, ds) -> None:
             "decision shown'), and enough that the 'other' step is never the largest."
         )
     else:
+        top = int(c["explain_top"])
         fig = figures.contributions_figure(
             row,
             baseline=baseline,
-            top=int(c["explain_top"]),
+            top=top,
             pos_name=pos,
             neg_name=neg,
             feature_names=ds.feature_names,
         )
+        meta = fig.layout.meta
+        largest = float(row.abs().max()) if row.size else 0.0
+        if meta["n_other"] and abs(meta["other"]) > largest:
+            # a fixed number of bars can leave an "other" step larger than any of them (H52 3:
+            # Sonar row 100, 462 other terms, 60% of the move); the grouped view never does
+            st.caption(
+                f"The other {meta['n_other']} terms together move the decision by "
+                f"{signed(meta['other'])}, more than any term shown: many small terms push "
+                "the same way. The bars by feature and by pair group them."
+            )
     st.plotly_chart(fig, key="explain_figure", config={"displaylogo": False})
     st.caption(
         f"The waterfall starts at the baseline (the decision value of a sample at the training "
@@ -134,8 +146,13 @@ def binary_page(c: dict, ds) -> None:
     if grouping == "group":
         table = pd.DataFrame({"feature or pair": e.shown.index, "contribution": e.shown.values})
     else:
-        best = row.abs().sort_values(ascending=False).index[: int(c["explain_top"])]
-        table = pd.DataFrame({"term": best, "contribution": row[best].to_numpy()})
+        best = row.abs().sort_values(ascending=False, kind="stable").index[: int(c["explain_top"])]
+        table = pd.DataFrame(  # named as the figure names them (H52 11: "log p+(a, b)")
+            {
+                "term": [term_text(t, ds.feature_names) for t in best],
+                "contribution": row[best].to_numpy(),
+            }
+        )
     st.dataframe(table, hide_index=True, width="stretch")
     with st.expander("This sample's feature values"):
         st.dataframe(ds.X.iloc[[i]].T.rename(columns={ds.X.index[i]: "value"}), width="stretch")

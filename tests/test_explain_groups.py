@@ -181,3 +181,53 @@ def test_the_share_is_the_shown_bars_sum_over_the_move():
     # with the rest pushing the same way the share is below 1, as before
     same = explained_groups(pd.Series({"a": 0.6, "b": 0.2, "c": 0.1, "d": 0.05}), share=0.8)
     assert same.shown.sum() / same.total == pytest.approx(same.share) and same.share < 1
+
+
+@pytest.mark.slow
+def test_one_bar_per_term_names_terms_as_the_figure_and_says_when_the_rest_is_larger():
+    """H52 3 and 11: on Sonar's row 100 with 5 terms drawn, the "other" step (hundreds of
+    small terms) moves the decision more than any bar drawn, and the page says so with the
+    step's own number; the table names the terms as the figure does ("a × b", "log p−"); the
+    "Terms shown" slider ends at the model's own number of terms."""
+    at = _explain_page()
+    at.radio(key="explain_grouping").set_value("term").run()
+    at.number_input(key="explain_row").set_value(100).run()
+    at.slider(key="explain_top").set_value(5).run()
+    w = _explain_figure(at)["data"][0]
+    shown, other = w["x"][1:-2], w["x"][-2]
+    assert w["y"][-2].endswith("other terms")
+    text = " ".join(c.value for c in at.caption)
+    said = "more than any term shown" in text
+    assert said == (abs(other) > max(abs(v) for v in shown))
+    assert said, "Sonar's row 100 no longer has a large 'other' step: pick another row"
+    table = next(d.value for d in at.dataframe if "term" in d.value.columns)
+    assert table["term"].tolist() == [t.replace("<br>", "") for t in w["y"][1:-2]]
+    assert not table["term"].str.contains(", |log p-", regex=True).any()
+    n_terms = int(re.search(r"The model has (\d+) terms", at.slider(key="explain_top").help)[1])
+    assert at.slider(key="explain_top").max == min(40, n_terms)
+    # a row where the terms drawn dominate: no such sentence
+    at.slider(key="explain_top").set_value(at.slider(key="explain_top").max).run()
+    w = _explain_figure(at)["data"][0]
+    assert abs(w["x"][-2]) < max(abs(v) for v in w["x"][1:-2])
+    assert "more than any term shown" not in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.slow
+def test_the_terms_slider_ends_at_a_small_models_terms():
+    """XOR (d = 2): 4 univariate and 2 bivariate terms at most; the slider ends there (H52 11:
+    it ran to 40), and the figure draws every term without an "other" step at its end."""
+    os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    at.radio(key="data_source").set_value("toy").run()
+    at.selectbox(key="toy_kind").set_value("xor").run()
+    at.switch_page("pages/explain.py").run()
+    at.radio(key="explain_grouping").set_value("term").run()
+    assert not at.exception, [x.value for x in at.exception]
+    s = at.slider(key="explain_top")
+    assert s.min == 5 and s.max == 6 == int(re.search(r"has (\d+) terms", s.help)[1])
+    s.set_value(s.max).run()
+    w = _explain_figure(at)["data"][0]
+    assert len(w["x"]) == 6 + 2 and not w["y"][-2].endswith(("other terms", "other term"))

@@ -510,6 +510,9 @@ def contributions_figure(
             "baseline": float(baseline),
             "decision": decision,
             "n_steps": len(labels),
+            # the "other" step: how many terms it sums and their sum (0 terms: 0.0)
+            "n_other": max(c.size - max(int(top), 0), 0),
+            "other": float(c.sum()) - sum(values[1 : 1 + min(max(int(top), 0), c.size)]),
             "colors": {"toward +": COLORS["+"], "toward -": COLORS["-"]},
         },
     )
