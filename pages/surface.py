@@ -215,7 +215,7 @@ def _pair_status(c: dict, ds, scr, lam) -> str:
 
 
 def _rows_outside(own: pd.DataFrame, flat: dict, labels) -> str:
-    """"Most rows of Adelie lie outside its region: SLB 12 %, NB 15 % inside" for every class
+    """ "Most rows of Adelie lie outside its region: SLB 12 %, NB 15 % inside" for every class
     that a classifier (not one drawing one class everywhere, said apart) gives fewer than half
     of the class's own rows on this plane."""
     parts = []
