@@ -167,8 +167,9 @@ def graph_column(c: dict, ds, scr, lam, idx, found) -> None:
         neg_name=neg,
         show_isolated=st.session_state.get("dep_isolated", True),
         highlight=found,
+        height=420,  # fits 1024x768 under the controls
+        width_px=controls.FULL_WIDTH_PX,  # drawn across the page
     )
-    graph.update_layout(height=420)  # fits 1024x768 under the controls
     st.plotly_chart(
         clickable("dep_pair_graph", graph),
         key="dep_pair_graph",

@@ -608,6 +608,25 @@ def test_sonar_pair_graph_labels_do_not_overlap():
         assert all(inside for _, inside in boxes), q
 
 
+def test_pair_graph_names_more_nodes_across_a_page():
+    """H52 5: the Dependencies page draws the pair graph across the page (about 510 x 260 px
+    of plot at 1024) but its names were placed for 260 x 260: Pima's graph named 6 of its 8
+    features.  At the page's size every one is named, inside the plot, without overlaps."""
+    from slb import load_dataset
+
+    X, y = load_dataset("pima")
+    names = list(X.columns)
+    for q in (0.5, 0.8, 0.9, 0.95):
+        pairs, strength, dep, pos = _graph_of(X.to_numpy(), y, q)
+        half = figures.pair_graph(names, pairs, strength, dep, pos)
+        page = figures.pair_graph(names, pairs, strength, dep, pos, height=420, width_px=480)
+        boxes = _label_boxes(page, (480, 420 - 160))
+        assert page.layout.meta["n_labels"] == len(boxes) >= half.layout.meta["n_labels"]
+        assert _overlaps(boxes) == 0 and all(inside for _, inside in boxes), q
+        if q in (0.8, 0.9):
+            assert half.layout.meta["n_labels"] < 8 == page.layout.meta["n_labels"]
+
+
 def test_small_pair_graph_keeps_long_names_inside():
     """Iris-like names on a small graph: every name written, none cut at the figure's edge."""
     rng = np.random.default_rng(0)

@@ -184,6 +184,8 @@ def pair_graph(
     show_isolated: bool = True,
     title: str = "",
     highlight: int | None = None,
+    height: int = 560,
+    width_px: float = 260.0,
 ) -> go.Figure:
     """The graph of kept pairs: nodes are features, edges are pairs above the threshold.
 
@@ -207,6 +209,13 @@ def pair_graph(
         Draw features without any kept pair too.
     highlight : int or None
         Index of a feature to ring and label (the page's search box).
+    height : int, default=560
+        The figure's height (pixels).
+    width_px : float, default=260
+        The smallest width (pixels) of the plot area the figure is drawn at: the names are
+        placed so that they do not overlap at that width and ``height``, so a graph drawn
+        across a page names more nodes than one in half a page (H52: Pima's graph, drawn
+        across the Dependencies page, named 6 of its 8 features).
 
     Returns
     -------
@@ -249,7 +258,8 @@ def pair_graph(
         nodes,
         degree,
         highlight,
-        plot_px=(260.0, 260.0),
+        # the smallest plot area: the figure less its margins and the legend below it
+        plot_px=(float(width_px), min(float(width_px), height - 160.0)),
         marker_px=_node_px(degree),
         segments=_edge_segments(pos, pairs),
     )
@@ -259,7 +269,7 @@ def pair_graph(
     # one layout dict, one Figure call: the graph is redrawn at every λ step (see _base_layout)
     layout = _layout(
         title=title,
-        height=560,
+        height=int(height),
         meta={
             "kind": "pair_graph",
             "n_edges": int(k),
