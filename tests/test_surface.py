@@ -612,3 +612,31 @@ def test_page_says_when_the_held_values_move_a_class_out_of_its_region():
     assert "for these rows they decide the class" in text
     xor_text = " ".join(c.value for c in _surface_page("xor").caption)
     assert "lie outside its region" not in xor_text and "held fixed" not in xor_text
+
+
+def test_a_class_has_one_marker_on_the_densities_and_the_surface():
+    """H52 9: the Densities page drew + as circles and − as diamonds, the Decision surface
+    − as circles and + as crosses.  Each colour now keeps one symbol on both figures, for
+    two classes (the library's default colours) and for three (the K-class pages' colours)."""
+    from slb.viz.density import density_2d
+    from slb.viz.multiclass import class_color, density_2d_k
+
+    def marks(fig) -> dict:
+        return {
+            t.marker.color: t.marker.symbol
+            for t in fig.data
+            if t.type == "scatter" and t.mode == "markers" and t.marker.symbol
+        }
+
+    for k in (2, 3):
+        X, y = _data(k)
+        y = np.asarray(y)
+        s = decision_surface({"NB": KDENaiveBayes().fit(X, y)}, X, ["x1", "x2"], resolution=5)
+        colors = None if k == 2 else [class_color(c) for c in range(k)]
+        surface = marks(decision_surface_figure(s, X, y, colors=colors))
+        a, b = X["x1"].to_numpy(), X["x2"].to_numpy()
+        if k == 2:
+            dens = marks(density_2d(a, b, y, [0.3, 0.3], [0.3, 0.3]))
+        else:
+            dens = marks(density_2d_k(a, b, y, np.full((k, 2), 0.3), ["0", "1", "2"]))
+        assert len(surface) == k and surface == dens, (k, surface, dens)

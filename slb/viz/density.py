@@ -7,7 +7,16 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..density.kde import kde_pdf_1d, kde_pdf_2d
-from .style import AXIS_TEXT, COLORS, FONT_PX, _base_layout, _layout, escape_text, wrap_lines
+from .style import (
+    AXIS_TEXT,
+    COLORS,
+    FONT_PX,
+    _base_layout,
+    _layout,
+    class_symbol,
+    escape_text,
+    wrap_lines,
+)
 
 __all__ = ["class_balance", "density_1d", "density_2d"]
 
@@ -262,7 +271,7 @@ def _class_scatter_trace(xa, xb, c, sym, lab) -> go.Scatter:
             "color": COLORS[sym],
             "size": 6,
             "opacity": 0.65,
-            "symbol": "circle" if c else "diamond",
+            "symbol": class_symbol(c, 2),
         },
         legendgroup=sym,
         hovertemplate="(%{x:.4g}, %{y:.4g})<extra></extra>",

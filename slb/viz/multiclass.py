@@ -18,7 +18,7 @@ from ..density.kde import kde_pdf_1d, kde_pdf_2d
 from .density import _grid, _share_bars
 from .evaluation import confusion_heatmap, styled_ticks, tick_lines
 from .layout import place_labels
-from .style import FONT_PX, NODE_TEXT, _base_layout, escape_text, signed
+from .style import CLASS_SYMBOLS, FONT_PX, NODE_TEXT, _base_layout, escape_text, signed
 
 __all__ = [
     "CLASS_COLORS",
@@ -46,7 +46,6 @@ CLASS_COLORS = (
 )
 #: The colour of what is not one class: "the rest" in a K-class waterfall (Explain).
 REST_GREY = "#A1A1AA"
-_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "cross", "star", "pentagon")
 
 
 def class_color(k: int) -> str:
@@ -260,7 +259,7 @@ def density_2d_k(
                     "color": col,
                     "size": 6,
                     "opacity": 0.6,
-                    "symbol": _SYMBOLS[k % len(_SYMBOLS)],
+                    "symbol": CLASS_SYMBOLS[k % len(CLASS_SYMBOLS)],
                 },
                 legendgroup=str(k),
                 hovertemplate="(%{x:.4g}, %{y:.4g})<extra></extra>",

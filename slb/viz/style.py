@@ -24,6 +24,26 @@ __all__ = ["COLORS", "FONT_PX", "LEGEND_BELOW", "LEGEND_ROW_PX", "classifier_ord
 #: Colours of the positive class, the negative class and "both classes".
 COLORS = {"+": "#0072B2", "-": "#D55E00", "both": "#7B3F9E", "neutral": "#6B7280"}
 
+#: Marker symbols of the classes' points, so the classes differ without colour too; one symbol
+#: per colour on every page (H52: the Densities page drew + as circles, the Decision surface as
+#: crosses).  K classes: class ``k`` the ``k``-th; see :func:`class_symbol`.
+CLASS_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "cross", "star", "pentagon")
+
+
+def class_symbol(code: int, n_classes: int) -> str:
+    """The marker symbol of class ``code`` (0-based) among ``n_classes``: with two classes the
+    positive class (1, blue) is the circle and the negative one (0, vermillion) the diamond;
+    with K, class ``k`` takes ``CLASS_SYMBOLS[k]`` (class 0, blue on the K-class pages, the
+    circle), so a colour keeps its symbol.
+
+    Examples
+    --------
+    >>> class_symbol(1, 2), class_symbol(0, 2), [class_symbol(k, 3) for k in range(3)]
+    ('circle', 'diamond', ['circle', 'diamond', 'square'])
+    """
+    k = 1 - int(code) if int(n_classes) == 2 else int(code)
+    return CLASS_SYMBOLS[k % len(CLASS_SYMBOLS)]
+
 
 #: Smallest text size of every figure (ticks, legends, axis titles, cell labels): readable on a
 #: projector at 1024 × 768 (issue 28).  Titles are larger; hover labels are exempt.

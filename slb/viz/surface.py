@@ -15,13 +15,13 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .style import CLASS_SYMBOLS, class_symbol
+
 __all__ = ["CLASS_COLORS", "CLASS_SYMBOLS", "decision_surface_figure"]
 
 #: Okabe-Ito colours per class.  Two classes: vermillion for class 0 (the negative class), blue
 #: for class 1 (the positive class), as on the other pages.
 CLASS_COLORS = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
-#: A marker symbol per class, so the classes differ without colour too.
-CLASS_SYMBOLS = ("circle", "x", "triangle-up", "square", "diamond", "cross", "star")
 FONT_PX = 14
 _FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": FONT_PX}
 
@@ -209,7 +209,7 @@ def decision_surface_figure(
                         legendrank=1000 - kk if k == 2 else 1000 + kk,
                         marker={
                             "color": colors[kk],
-                            "symbol": CLASS_SYMBOLS[kk % len(CLASS_SYMBOLS)],
+                            "symbol": class_symbol(kk, k),  # as the other pages
                             "size": 8,
                             "line": {"color": "white", "width": 1},
                         },
