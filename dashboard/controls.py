@@ -395,7 +395,12 @@ def bandwidth_controls(
     if ov:
         shown = ", ".join(f"{escape_markdown(k)} × {v:g}" for k, v in ov.items())
         st.caption(f"Per-feature overrides in use: {shown}")
-        st.button("Clear all per-feature overrides", key=f"{prefix}_ov_clear", on_click=ov.clear)
+        st.button(  # short: the Densities page's third of a 1024-px page cut the long label
+            "Clear all overrides",
+            key=f"{prefix}_ov_clear",
+            on_click=ov.clear,
+            help="Every feature back to the common bandwidth multiplier.",
+        )
 
 
 #: The widget key of Explain's "Bars" radio (by feature and pair, or one bar per term).

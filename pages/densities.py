@@ -52,9 +52,10 @@ if not (
 # density right with the bandwidth rule under it (a third | two thirds: the plot keeps >= 260 px
 # at 1024 px, issue 28).
 left, right = st.columns([1, 2.25], gap="medium")
-with right:  # the picture, and under it the bandwidth rule (set before it is drawn)
+with right:  # the picture, under it the bandwidth rule (set before it is drawn), then the notes
     picture = st.container()
     rule_box = st.container()
+    notes = st.container()  # H52 7: the rule's box sat under the captions, far from the figure
 with left:
     views = {"feature": "one feature"}
     if ds.d >= 2:
@@ -119,8 +120,8 @@ with picture:
     if ds.multiclass:  # K > 2 classes: one curve / contour per class (issue 25)
         fig = multiclass.densities_figure(ds, chosen, h1, h2)
         st.plotly_chart(fig, key="dens_figure", config={"displaylogo": False})
-        st.caption(multiclass.bandwidth_caption(ds, chosen, h1, h2))
-        st.caption(
+        notes.caption(multiclass.bandwidth_caption(ds, chosen, h1, h2))
+        notes.caption(
             "What it shows: how the values spread out in each class, one colour per class "
             "(histogram and KDE curve for one feature, KDE contours over the points for a "
             "pair). Moving the bandwidth multiplier up smooths them; down, they follow single "
@@ -132,12 +133,12 @@ with picture:
             X[:, i], ds.y, h1[:, i], feature=chosen[0], pos_name=pos, neg_name=neg
         )
         st.plotly_chart(fig, key="dens_figure", config={"displaylogo": False})
-        st.caption(
+        notes.caption(
             f"Bandwidth of {esc(chosen[0])}: {h1[1, i]:.4g} in + ({esc(pos)}), {h1[0, i]:.4g} in − "
             f"({esc(neg)}). Bars: histogram; lines: KDE; ticks below: the data (rug)."
             + compute.floor_note(ds, chosen[0], h1[:, i])
         )
-        st.caption(TEACH_1D)
+        notes.caption(TEACH_1D)
     else:
         i, j = idx
         fig = figures.density_2d(
@@ -157,9 +158,9 @@ with picture:
         if k.size:
             lab = compute.MEASURES[c["measure"]]
             dep = f" {lab}: {scr.pair_stat[1, k[0]]:.4g} in +, {scr.pair_stat[0, k[0]]:.4g} in −."
-        st.caption(
+        notes.caption(
             f"Pair bandwidths: ({h2[1, i]:.3g}, {h2[1, j]:.3g}) in + ({esc(pos)}), "
             f"({h2[0, i]:.3g}, {h2[0, j]:.3g}) in − ({esc(neg)}). Contours: product-Gaussian KDE "
             f"of each class.{dep}"
         )
-        st.caption(TEACH_2D)
+        notes.caption(TEACH_2D)

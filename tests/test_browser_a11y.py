@@ -278,9 +278,20 @@ def test_the_densities_pair_view_cuts_no_control_at_1024(server):
         expect(page.locator(".st-key-dens_pair_b")).to_be_visible(timeout=LONG)
         wait_idle(page)
         expect(page.get_by_text("Own multiplier for band_", exact=False)).to_have_count(2)
+        # one override on: its slider, the overrides' caption and the button that clears them
+        # (H52 8: "Clear all per-feature …" was cut)
+        page.get_by_text("Own multiplier for band_", exact=False).first.click()
+        expect(page.locator(".st-key-dens_ov_clear")).to_be_visible(timeout=LONG)
+        wait_idle(page)
         cut = page.evaluate(CUT_JS, MAIN_WIDGETS)
+        cut += page.evaluate(CUT_JS, '[data-testid="stMain"] button *')
         page.screenshot(path=str(artifacts_dir() / "a11y-densities-pair-1024x768.png"))
+        # the bandwidth rule's box right under the figure, above its notes (H52 7)
+        fig = page.locator(".st-key-dens_figure").bounding_box()
+        rule = page.locator(".st-key-dens_bw_rule").bounding_box()
+        note = page.get_by_text("Pair bandwidths:", exact=False).bounding_box()
     assert not cut, cut
+    assert fig["y"] + fig["height"] <= rule["y"] < note["y"], (fig, rule, note)
 
 
 def test_the_bandwidth_multiplier_sits_beside_its_curve_at_1024(server):
