@@ -178,6 +178,7 @@ def test_learning_curve_keeps_coinciding_curves_and_the_bayes_label_visible():
     assert slb.marker.symbol != tan.marker.symbol  # ... drawn so both show
     assert slb.line.dash != tan.line.dash
     assert tan.marker.symbol.endswith("-open") and tan.marker.size > slb.marker.size
+    assert slb.marker.size >= 10  # SLB's filled mark is no dot beside the others (H52 10b)
     assert "TAN" in slb.name and "SLB" in tan.name  # the legend says they coincide
     assert nb.name == "NB"
     assert fig.layout.meta["coincide"] == {"SLB": ["TAN"], "TAN": ["SLB"]}

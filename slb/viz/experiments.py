@@ -88,7 +88,9 @@ def _curve_style(k: int, colour: str) -> tuple[dict, dict]:
     """Line and marker of the ``k``-th learning curve: its own dash and symbol; after the first,
     hollow and larger markers, so a curve drawn over an identical one leaves it in sight."""
     symbol = _SYMBOLS[k % len(_SYMBOLS)] + ("-open" if k else "")
-    marker = {"symbol": symbol, "size": 8 if k == 0 else 11 + 2 * min(k, 3), "color": colour}
+    # the first (SLB) filled and 10 px, not the smallest-looking mark (H52 10b: 8 px); the
+    # hollow ones larger, so a filled mark under one stays in sight
+    marker = {"symbol": symbol, "size": 10 if k == 0 else 12 + 2 * min(k, 3), "color": colour}
     if k:
         marker["line"] = {"width": 2, "color": colour}
     return {"color": colour, "dash": _DASHES[k % len(_DASHES)], "width": 2}, marker
