@@ -14,6 +14,7 @@ import streamlit as st
 from dashboard import data, evaluation, shell, state, toy, warmup
 from dashboard.safety import escape_markdown as esc
 from slb import BUNDLED_DATASETS
+from slb.data.synthetic import shared_node_count
 from slb.viz import figures
 from slb.viz import multiclass as mfigures
 
@@ -115,8 +116,9 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
                 "Classes share nodes",  # H50: the longer label was cut at 1024 px
                 "syn_shared",
                 key="syn_shared",
-                help="About a third of the nodes (7 of 20) have the same parents, and so the "
-                "same distribution, in both classes' networks.",
+                help=f"About a third of the nodes ({shared_node_count(int(c['syn_d']))} of "
+                f"{int(c['syn_d'])}) have the same parents, and so the same distribution, in "
+                "both classes' networks.",
             )
         state.bound(
             st.number_input,

@@ -270,7 +270,9 @@ def _synthetic(
     else:
         syn = make_general_bn(shared=bool(shared), **kw)
         what = "Bayesian networks with 3 parents per node" + (
-            ", about a third of the nodes shared" if shared else ", independent classes"
+            f", {len(syn.design['shared_nodes'])} of its {d} nodes shared by the classes"
+            if shared
+            else ", independent classes"
         )
     # The generators label the classes +1 / -1 (the paper's convention); the pages write the
     # negative class as "− <label>", which read "− -1" (H49), so the table says 1 / 0.

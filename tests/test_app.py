@@ -448,6 +448,13 @@ def test_synthetic_forest_shows_oracle_weights():
     at.radio(key="syn_family").set_value("bn").run()
     assert max(map(len, at.radio(key="syn_cpd").options)) <= 20
     assert len(at.checkbox(key="syn_shared").label) <= 20
+    # its help counts the shared nodes of this d, as the generated design has them (H52: it
+    # said "7 of 20" at every d)
+    at.slider(key="syn_d").set_value(11).run()
+    at.checkbox(key="syn_shared").check().run()
+    assert_ok(at)
+    said = re.search(r"(\d+) of its 11 nodes shared", at.session_state["dataset"].description)
+    assert said and f"({said[1]} of 11)" in at.checkbox(key="syn_shared").help  # the drawn one
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ __all__ = [
     "SyntheticDataset",
     "make_forest_bn",
     "make_general_bn",
+    "shared_node_count",
     "sample",
     "log_likelihood_ratio",
     "class_log_density",
@@ -602,6 +603,19 @@ def make_forest_bn(
     )
 
 
+def shared_node_count(d: int, *, n_parents: int = 3, shared_fraction: float = 1 / 3) -> int:
+    """How many nodes :func:`make_general_bn` with ``shared=True`` gives the same parents in
+    both classes' networks: ``round(d * shared_fraction)``, at most the ``d - n_parents``
+    non-root nodes.
+
+    Examples
+    --------
+    >>> shared_node_count(20), shared_node_count(5), shared_node_count(40)
+    (7, 2, 13)
+    """
+    return min(int(np.floor(int(d) * float(shared_fraction) + 0.5)), int(d) - int(n_parents))
+
+
 def make_general_bn(
     n_train: int = 1000,
     n_test: int = 1000,
@@ -633,8 +647,8 @@ def make_general_bn(
     cpd : {"normal", "complex"}, default "normal"
     shared : bool, default False
         False: the two networks are independent.  True: ``round(d * shared_fraction)`` non-root
-        nodes of the + network (7 of 20) have the same ordered parents, hence the same CPD, in
-        the - network.
+        nodes of the + network (:func:`shared_node_count`: 7 of 20) have the same ordered
+        parents, hence the same CPD, in the - network.
     balance : float or {"balanced", "imbalanced"}, default 0.5
         Share of positives in the training set ("imbalanced" = 0.75).
     n_parents : int, default 3
@@ -670,7 +684,7 @@ def make_general_bn(
     if shared:
         if not 0.0 <= float(shared_fraction) <= 1.0:
             raise ValueError(f"shared_fraction must lie in [0, 1]; got {shared_fraction!r}")
-        n_shared = min(int(np.floor(d * float(shared_fraction) + 0.5)), d - n_parents)
+        n_shared = shared_node_count(d, n_parents=n_parents, shared_fraction=shared_fraction)
         non_roots = [c for c in columns if pos.parents[c]]
         pick = rng_struct.choice(len(non_roots), size=n_shared, replace=False)
         shared_nodes = tuple(sorted((non_roots[int(i)] for i in pick), key=columns.index))
