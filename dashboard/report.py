@@ -232,11 +232,11 @@ def curves_section(evals: dict, cv_text: str, seed: int, pos: str, neg: str) -> 
     )
 
 
-def _reproduce(ds, lam, lam_text: str, query: dict) -> Section:
+def _reproduce(ds, lam, lam_text: str, query: dict, overrides: dict | None = None) -> Section:
     """How to get the same settings again: the page's address ending; an uploaded table cannot
-    travel in it, nor what depends on it (its classes, columns and λ), so those are named
-    (H50: an upload's report had no such section, and the address help promised every
-    setting)."""
+    travel in it, nor what depends on it (its classes, columns, λ and per-feature bandwidth
+    multipliers ``overrides``), so those are named (H50: an upload's report had no such
+    section, and the address help promised every setting)."""
     lines = []
     if ds.source == "upload":
         lines.append(
@@ -251,6 +251,12 @@ def _reproduce(ds, lam, lam_text: str, query: dict) -> Section:
         )
         if lam.mode == "value" and "lam" not in query:
             lines.append(f"Then set λ = {lam_text} by value.")
+        if overrides and "bwf" not in query:
+            shown = ", ".join(f"{k} × {float(v):g}" for k, v in overrides.items())
+            lines.append(
+                "Then give these features their own bandwidth multiplier (Densities page): "
+                f"{shown}."
+            )
     else:
         lines.append("Open the SLB Explorer with this address ending to get the same settings:")
     link = "?" + urlencode(query, doseq=True)
@@ -334,7 +340,8 @@ def comparison_report(
     if evals:
         sections.insert(2, curves_section(evals, v.cv_text, v.seed, pos, neg))
     if query or ds.source == "upload":
-        sections.append(_reproduce(ds, lam, lam_text, query or {}))
+        overrides = (settings.get("densities") or {}).get("bandwidth_overrides")
+        sections.append(_reproduce(ds, lam, lam_text, query or {}, overrides))
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return build_report(
         title=f"SLB Explorer: comparison on {ds.name}",

@@ -150,6 +150,12 @@ def test_the_comparison_report_of_an_upload_with_hostile_names():
     bare = "".join(_check_safe(report.comparison_report(v, res, clf, settings, query={}), 2).text)
     assert "Reproduce" in bare and "set λ = 0 by value" in bare
     assert "every other setting of this comparison is the dashboard's default" in bare
+    assert "own bandwidth multiplier" not in bare
+    # per-feature multipliers cannot travel with an upload either: named, as text
+    name = ds.feature_names[0]
+    multi = {**settings, "densities": {"bandwidth_overrides": {name: 1.5}}}
+    m = "".join(_check_safe(report.comparison_report(v, res, clf, multi, query={}), 2).text)
+    assert f"own bandwidth multiplier (Densities page): {name} × 1.5." in m
     assert "set λ =" not in text  # a bundled dataset's address has it
     assert "dataset=pima" in text  # how to get the same settings again
     for col in ("mean BER (%)", "sd (%)"):
