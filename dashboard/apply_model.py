@@ -48,6 +48,23 @@ def _kept(ds, raw, n: int):
     return kept[:n]
 
 
+#: How the predicted class follows from P(…), by the model file's rule
+#: (:func:`slb.probabilities.decision_rule`; a model that does not say gets no sentence).
+RULE_TEXT = {
+    "balanced": "The predicted class is the classifier's own rule (predict), not the largest "
+    "probability: for the balanced error rate each class's probability is divided by that "
+    "class's share of the training rows, and the largest quotient wins, while P(…) is the "
+    "probability at those shares (docs/probabilities.md). So a rarer class can be predicted at "
+    "a probability under ½.",
+    "prevalence": "The predicted class is the one of largest probability P(…) (this model "
+    "was fitted to predict at the training rows' class shares, not for the balanced error "
+    "rate; docs/probabilities.md).",
+    "priors": "The predicted class is the classifier's own rule (predict) at the class "
+    "priors it was fitted with: each class's probability is reweighted from the training "
+    "rows' shares to those priors, and the largest wins, so it need not be the largest "
+    "P(…) (docs/probabilities.md).",
+}
+
 #: The predictions' column saying whether the Data page's table kept the row.
 ON_PAGE = "on the Data page"
 
@@ -152,15 +169,10 @@ def apply_model(ds, key: str = "apply_model") -> None:
             if c.startswith("P(")
         },
     )
-    if any(col.startswith("P(") for col in table.columns):
-        # H52: 123 of Pima's rows predicted diabetic at P(diabetic) 0.35-0.50, unexplained
-        st.caption(
-            "The predicted class is the classifier's own rule (predict), not the largest "
-            "probability: for the balanced error rate each class's probability is divided by "
-            "that class's share of the training rows, and the largest quotient wins, while "
-            "P(…) is the probability at those shares (docs/probabilities.md). So a rarer class "
-            "can be predicted at a probability under ½."
-        )
+    if any(col.startswith("P(") for col in table.columns) and scores.rule in RULE_TEXT:
+        # H52: 123 of Pima's rows predicted diabetic at P(diabetic) 0.35-0.50, unexplained;
+        # said for the file's own rule (a library model may predict at other priors)
+        st.caption(RULE_TEXT[scores.rule])
     st.download_button(
         "Download the predictions (CSV)",
         safe_csv_bytes(table, index=False),

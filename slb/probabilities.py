@@ -31,6 +31,7 @@ from scipy.special import log_softmax
 __all__ = [
     "balanced_predict",
     "decision_offsets",
+    "decision_rule",
     "fit_logit_scale",
     "one_vs_rest_reliability",
     "predict_at_priors",
@@ -146,6 +147,49 @@ def prevalence_predict(proba, classes=None):
     ['neg']
     """
     return _labels(np.argmax(_as_proba(proba), axis=1), classes)
+
+
+def decision_rule(estimator) -> str | None:
+    """Which rule a fitted classifier's ``predict`` applies to its ``predict_proba``.
+
+    Parameters
+    ----------
+    estimator : fitted classifier (or a ``Pipeline`` ending in one)
+
+    Returns
+    -------
+    "balanced", "prevalence", "priors" or None
+        ``"balanced"``: equal ``decision_prior_`` (the BER rule, ``argmax_c proba_c /
+        training_prevalence_c``, :func:`balanced_predict`); ``"prevalence"``:
+        ``decision_prior_ == training_prevalence_`` (``argmax proba``, :func:`prevalence_predict`);
+        ``"priors"``: other priors (:func:`predict_at_priors`); None: the estimator does not
+        state its priors (``decision_prior_`` and ``training_prevalence_``).  Equal priors on
+        a table of equal class shares are ``"balanced"`` (both rules agree there).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from slb.probabilities import decision_rule
+    >>> decision_rule(SimpleNamespace(decision_prior_=[0.5, 0.5], training_prevalence_=[0.8, 0.2]))
+    'balanced'
+    >>> decision_rule(SimpleNamespace(decision_prior_=[0.8, 0.2], training_prevalence_=[0.8, 0.2]))
+    'prevalence'
+    >>> decision_rule(object()) is None
+    True
+    """
+    steps = getattr(estimator, "steps", None)
+    final = steps[-1][1] if steps else estimator
+    prior = getattr(final, "decision_prior_", None)
+    prevalence = getattr(final, "training_prevalence_", None)
+    if prior is None or prevalence is None:
+        return None
+    w = np.asarray(prior, dtype=float)
+    pi = np.asarray(prevalence, dtype=float)
+    if np.allclose(w / w.sum(), 1.0 / w.size):
+        return "balanced"
+    if w.shape == pi.shape and np.allclose(w / w.sum(), pi / pi.sum()):
+        return "prevalence"
+    return "priors"
 
 
 def decision_offsets(training_prevalence, decision_prior):

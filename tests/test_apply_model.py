@@ -224,3 +224,41 @@ def test_a_one_against_the_rest_file_reads_the_other_classes_as_the_rest():
     pred = model.predict(frame).astype(str)[labelled]
     assert s.n_labelled == int(labelled.sum()) > 300
     assert s.ber == pytest.approx(1.0 - balanced_accuracy_score(truth, pred), abs=1e-12)
+
+
+def test_the_rule_sentence_follows_the_files_own_priors():
+    """The page explained every file's labels as the balanced rule (stop 48's H52 fix); a
+    library model fitted at the training shares (``priors="empirical"``) predicts the largest
+    probability, and the page now says that instead, as :func:`decision_rule` reads the file."""
+    from sklearn.pipeline import Pipeline
+
+    from slb import KDENaiveBayes, SLBClassifier, TableCleaner
+    from slb.persistence import save_model
+    from slb.probabilities import decision_rule
+
+    at = goto(new_app(), "pages/explain.py")
+    raw = at.session_state["data_build"].raw
+    label = at.session_state["data_build"].dataset.label
+    cleaner = TableCleaner(label)
+    prep = cleaner.fit_prepare(raw.frame)
+    rules = {
+        "balanced": KDENaiveBayes(),
+        "prevalence": KDENaiveBayes(priors="empirical"),
+        "priors": SLBClassifier(threshold=0.05, C=1.0, class_weight={"mine": 1.0, "rock": 3.0}),
+    }
+    for want, clf in rules.items():
+        buf = io.BytesIO()
+        save_model(Pipeline([("clean", cleaner), ("clf", clf.fit(prep.X, prep.y))]), buf)
+        assert decision_rule(load_model(buf.getvalue())) == want
+        at.file_uploader(key="apply_model_file").set_value(
+            (f"sonar_{want}.slbmodel", buf.getvalue(), "application/octet-stream")
+        ).run()
+        assert_ok(at)
+        assert not at.error, [e.value for e in at.error]
+        text = _texts(at)
+        assert ("not the largest probability" in text) == (want == "balanced"), want
+        assert ("the one of largest probability" in text) == (want == "prevalence"), want
+        assert ("at the class priors it was fitted with" in text) == (want == "priors"), want
+    from sklearn.ensemble import RandomForestClassifier
+
+    assert decision_rule(RandomForestClassifier(n_estimators=3).fit(prep.X, prep.y)) is None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..probabilities import decision_rule
 from .metrics import balanced_error_rate
 
 #: Rows scored at most (the first ones); a model's prediction cost grows with the rows.
@@ -41,6 +42,10 @@ class TableScores:
     truth : ndarray of str or None
         Each scored row's label as the model reads it (stripped text; the merged class for
         a merged one; ``""`` when missing); None without a label column.
+    rule : str or None
+        How ``"predicted"`` follows from the probabilities
+        (:func:`slb.probabilities.decision_rule`: ``"balanced"``, ``"prevalence"``,
+        ``"priors"``; None: the model does not say).
     """
 
     predictions: pd.DataFrame
@@ -50,6 +55,7 @@ class TableScores:
     n_labelled: int
     ber: float
     truth: np.ndarray | None = None
+    rule: str | None = None
 
     def ber_on(self, rows) -> tuple[int, float]:
         """Labelled rows among ``rows`` and the balanced error rate there.
@@ -169,7 +175,8 @@ def score_table(model, frame, label=None, *, max_rows=MAX_SCORED_ROWS) -> TableS
         merged = _merged_classes(model, classes)
         if merged is not None:  # "dog" against "not dog": every other class is the second
             truth = np.where(truth == merged[0], merged[0], np.where(truth != "", merged[1], ""))
-    scores = TableScores(out, classes, n_rows, len(rows), n_labelled, ber, truth)
+    rule = decision_rule(model)
+    scores = TableScores(out, classes, n_rows, len(rows), n_labelled, ber, truth, rule)
     if truth is None:
         return scores
     n_labelled, ber = scores.ber_on(np.ones(len(rows), dtype=bool))
