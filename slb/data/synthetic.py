@@ -6,8 +6,7 @@ Each class is a Bayesian network over ``d`` continuous variables ``x1 .. xd``: r
 The choices the paper leaves unstated (``n_trees``, ``coef``, ``spacing``) are parameters; the
 defaults are the "uncalibrated" designs (``slb.experiments.calibration`` fits them).  Exact class
 densities give :func:`log_likelihood_ratio`, :func:`bayes_error` (Monte Carlo) and Lemma 1's
-:func:`oracle_coefficients`.  The full description (graphs, conditionals, sampling, exact
-densities, oracle): ``docs/synthetic-designs.md``.
+:func:`oracle_coefficients`.  The full description: ``docs/synthetic-designs.md``.
 """
 
 from __future__ import annotations
@@ -604,9 +603,8 @@ def make_forest_bn(
 
 
 def shared_node_count(d: int, *, n_parents: int = 3, shared_fraction: float = 1 / 3) -> int:
-    """How many nodes :func:`make_general_bn` with ``shared=True`` gives the same parents in
-    both classes' networks: ``round(d * shared_fraction)``, at most the ``d - n_parents``
-    non-root nodes.
+    """Nodes :func:`make_general_bn` (``shared=True``) gives the same parents in both classes:
+    ``round(d * shared_fraction)``, at most the ``d - n_parents`` non-root nodes.
 
     Examples
     --------
@@ -646,9 +644,8 @@ def make_general_bn(
         Number of variables; must exceed ``n_parents``.
     cpd : {"normal", "complex"}, default "normal"
     shared : bool, default False
-        False: the two networks are independent.  True: ``round(d * shared_fraction)`` non-root
-        nodes of the + network (:func:`shared_node_count`: 7 of 20) have the same ordered
-        parents, hence the same CPD, in the - network.
+        False: the two networks are independent.  True: :func:`shared_node_count` non-root nodes
+        of the + network have the same ordered parents, hence the same CPD, in the - network.
     balance : float or {"balanced", "imbalanced"}, default 0.5
         Share of positives in the training set ("imbalanced" = 0.75).
     n_parents : int, default 3
