@@ -36,6 +36,21 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ._persist_numbers import (
+    _array,
+    _classes,
+    _fail,
+    _features,
+    _linear,
+    _log_priors,
+    _number,
+    _pairs,
+    _platt,
+    _probability_convention,
+    _same_classes,
+    _terms,
+)
+
 #: Kernel density training rows allowed in one transformer (all classes together).
 MAX_KDE_ROWS = 1_000_000
 #: The cost of a transformer's first prediction, in units of ~250 ns (measured on this
@@ -57,7 +72,6 @@ MAX_KNN_VALUES = 2_500_000
 #: The cap in force for the current :func:`slb.persistence.load_model` call.
 density_work_limit = contextvars.ContextVar("density_work_limit", default=MAX_DENSITY_WORK)
 
-_MISSING = object()
 
 #: Fitted attributes a class uses without declaring them in its docstring.
 UNDECLARED = {
@@ -104,14 +118,6 @@ _ATTR_SECTION = re.compile(
     r"\n\s*Attributes\n\s*-+\n(.*?)(?=\n\s*(?:See Also|Notes|Examples|References|Methods)\n\s*-+|\Z)",
     re.S,
 )
-
-
-def _fail(owner, attr, problem):
-    name = owner if isinstance(owner, str) else type(owner).__name__
-    raise ValueError(
-        f"The model file's {name}.{attr} {problem}; the file is damaged or was altered. "
-        "Save the model again with slb.persistence.save_model (or refit it) and load that file."
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -169,222 +175,6 @@ def check_kde_names(state) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Numbers
-# --------------------------------------------------------------------------------------------
-def _array(
-    est,
-    attr,
-    value=_MISSING,
-    *,
-    shape=None,
-    ndim=None,
-    kind="biuf",
-    finite=True,
-    gt=None,
-    ge=None,
-    le=None,
-    optional=False,
-):
-    """``getattr(est, attr)`` (or ``value``) checked: an ndarray of the given kind and shape,
-    finite, within bounds.  ``None`` in ``shape`` accepts any length."""
-    v = getattr(est, attr, _MISSING) if value is _MISSING else value
-    if v is _MISSING or (optional and v is None):
-        if optional:
-            return None
-        _fail(est, attr, "is missing")
-    if not isinstance(v, np.ndarray):
-        _fail(est, attr, f"is a {type(v).__name__}, not an array")
-    if v.dtype.kind not in kind:
-        _fail(est, attr, f"has type {v.dtype}, not {'integers' if kind == 'iu' else 'numbers'}")
-    if ndim is not None and v.ndim != ndim:
-        _fail(est, attr, f"has {v.ndim} dimensions, not {ndim}")
-    if shape is not None:
-        if v.ndim != len(shape) or any(
-            s is not None and s != n for s, n in zip(shape, v.shape, strict=True)
-        ):
-            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
-            _fail(est, attr, f"has shape {v.shape}, not {want}")
-    if v.size and v.dtype.kind == "f":
-        if finite and not np.isfinite(v).all():
-            _fail(est, attr, "holds NaN or infinite values")
-        if not finite and np.isinf(v).any():
-            _fail(est, attr, "holds infinite values")
-    if v.size:
-        with np.errstate(invalid="ignore"):
-            ok = ~np.isnan(v) if v.dtype.kind == "f" else np.ones(v.shape, bool)
-            if gt is not None and not np.all(v[ok] > gt):
-                _fail(est, attr, f"holds values <= {gt}; they must be > {gt}")
-            if ge is not None and not np.all(v[ok] >= ge):
-                _fail(est, attr, f"holds values < {ge}; they must be >= {ge}")
-            if le is not None and not np.all(v[ok] <= le):
-                _fail(est, attr, f"holds values > {le}; they must be <= {le}")
-    return v
-
-
-def _number(est, attr, *, integer=False, gt=None, ge=None, le=None, optional=False, nan=False):
-    v = getattr(est, attr, _MISSING)
-    if v is _MISSING or (optional and v is None):
-        if optional:
-            return None
-        _fail(est, attr, "is missing")
-    ok_types = (int, np.integer) if integer else (int, float, np.integer, np.floating)
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, ok_types):
-        _fail(est, attr, f"is a {type(v).__name__}, not {'an integer' if integer else 'a number'}")
-    if nan and v != v:  # allowed NaN (no such number: SLB's C_ when naive Bayes is selected)
-        return float(v)
-    if not math.isfinite(float(v)):
-        _fail(est, attr, f"is {v}, not a finite number")
-    if (
-        (gt is not None and not v > gt)
-        or (ge is not None and not v >= ge)
-        or (le is not None and not v <= le)
-    ):
-        bounds = ", ".join(
-            f"{op} {b}" for op, b in ((">", gt), (">=", ge), ("<=", le)) if b is not None
-        )
-        _fail(est, attr, f"is {v}; it must be {bounds}")
-    return int(v) if integer else float(v)
-
-
-def _classes(est, min_k=2):
-    """``len(classes_)`` after checking the labels: 1-D, distinct, plain values."""
-    c = getattr(est, "classes_", _MISSING)
-    if not isinstance(c, np.ndarray) or c.ndim != 1:
-        _fail(est, "classes_", "is not a one-dimensional array of labels")
-    if c.size < min_k:
-        _fail(est, "classes_", f"has {c.size} class(es); at least {min_k} are needed")
-    values = c.tolist()
-    if not all(isinstance(v, (str, int, float, bool)) for v in values):
-        _fail(est, "classes_", "holds values that are not plain labels")
-    if any(isinstance(v, float) and not math.isfinite(v) for v in values):
-        _fail(est, "classes_", "holds NaN or infinite labels")
-    if len(set(values)) != len(values):
-        _fail(est, "classes_", "names a class twice")
-    return c.size
-
-
-def _features(est):
-    d = _number(est, "n_features_in_", integer=True, ge=1)
-    names = getattr(est, "feature_names_in_", None)
-    if names is not None:
-        if not isinstance(names, np.ndarray) or names.shape != (d,):
-            _fail(est, "feature_names_in_", f"does not hold n_features_in_ = {d} names")
-        if not all(isinstance(v, str) for v in names.tolist()):
-            _fail(est, "feature_names_in_", "holds names that are not text")
-    return d
-
-
-def _same_classes(est, other, attr):
-    a, b = np.asarray(est.classes_), np.asarray(getattr(other, "classes_", []))
-    if a.shape != b.shape or a.tolist() != b.tolist():
-        _fail(est, attr, "has other classes than the estimator itself")
-
-
-def _linear(est, n_terms, K, *, optional=False):
-    """``coef_`` of shape (K, n_terms) (or (1, n_terms) for two classes), ``intercept_``."""
-    coef = _array(est, "coef_", ndim=2, optional=optional)
-    if coef is None:
-        return None
-    rows = {1, K} if K == 2 else {K}
-    if coef.shape[0] not in rows or coef.shape[1] != n_terms:
-        _fail(
-            est,
-            "coef_",
-            f"has shape {coef.shape}; {len(est.classes_)} classes and {n_terms} terms need "
-            f"({' or '.join(map(str, sorted(rows)))}, {n_terms})",
-        )
-    _array(est, "intercept_", shape=(coef.shape[0],))
-    return coef
-
-
-def _terms(est, n_terms=None, optional=False):
-    t = getattr(est, "terms_", None)
-    if t is None and optional:
-        return None
-    if not isinstance(t, np.ndarray) or t.ndim != 1:
-        _fail(est, "terms_", "is not a one-dimensional array of term names")
-    if not all(isinstance(v, str) for v in t.tolist()):
-        _fail(est, "terms_", "holds names that are not text")
-    if n_terms is not None and t.size != n_terms:
-        _fail(est, "terms_", f"has {t.size} names for {n_terms} terms")
-    return t.size
-
-
-def _pairs(est, attr, d, value=_MISSING):
-    p = _array(est, attr, value, kind="iu", ndim=2)
-    if p.shape[1] != 2:
-        _fail(est, attr, f"has shape {p.shape}, not (n_pairs, 2)")
-    if p.size and (p.min() < 0 or p.max() >= d or np.any(p[:, 0] == p[:, 1])):
-        _fail(est, attr, f"names features outside 0..{d - 1} or a feature paired with itself")
-    return p
-
-
-def _platt(est):
-    # two classes: Platt's (a, b); K classes: the multinomial map [A | b] of shape (K, K + 1)
-    p = _array(est, "platt_", optional=True)
-    K = len(getattr(est, "classes_", ()))
-    ok = p is None or (p.shape == (2,) if K == 2 else p.shape == (K, K + 1))
-    if not ok:
-        want = "(2,)" if K == 2 else f"({K}, {K + 1})"
-        _fail(est, "platt_", f"has shape {p.shape}, not {want} for {K} classes")
-    prevalence, prior = _probability_convention(est, K)
-    if p is None or prevalence is None or prior is None:
-        return
-    # The convention pins the map: one positive factor, offsets from the two vectors.
-    offsets = np.log(prevalence) - np.log(prior)
-    offsets -= offsets.mean()
-    if K == 2:
-        ok = p[0] < 0 and abs(p[1] + (offsets[1] - offsets[0])) <= 1e-9 * max(1.0, abs(p[1]))
-    else:
-        A, b = p[:, :K], p[:, K]
-        scale = A[0, 0]
-        ok = scale > 0 and np.allclose(A, scale * np.eye(K), rtol=0, atol=1e-12)
-        ok = ok and np.allclose(b, offsets, rtol=0, atol=1e-9)
-    if not ok:
-        _fail(est, "platt_", "does not follow from training_prevalence_ and decision_prior_")
-
-
-def _probability_convention(est, K, log_prior=None):
-    """``docs/probabilities.md``'s attributes: two probability vectors (NB's and TAN's decision
-    prior is ``exp(class_log_prior_)``), a positive factor; absent from older files."""
-    vecs = dict.fromkeys(("training_prevalence_", "decision_prior_"))
-    for attr in vecs:  # absent from older files; present, each must be valid (None is not)
-        if attr in vars(est):
-            vecs[attr] = v = _array(est, attr, shape=(K,), gt=0.0, le=1.0)
-            if abs(float(v.sum()) - 1.0) > 1e-9:
-                _fail(est, attr, "does not sum to 1")
-    prior = vecs["decision_prior_"]
-    if prior is not None and log_prior is not None:
-        if not np.allclose(prior, np.exp(log_prior), rtol=0, atol=1e-9):
-            _fail(est, "decision_prior_", "is not exp(class_log_prior_)")
-    if "logit_scale_" in vars(est):
-        _number(est, "logit_scale_", gt=0.0)
-    return vecs["training_prevalence_"], prior
-
-
-def _log_priors(est, K):
-    """``class_log_prior_``: log probabilities; equal ones for ``priors="balanced"``, the
-    density training rows' class shares for ``"empirical"`` (the rows' recorded counts)."""
-    lp = _array(est, "class_log_prior_", shape=(K,), le=0.0)
-    if abs(float(np.logaddexp.reduce(lp))) > 1e-6:
-        _fail(est, "class_log_prior_", "is not the logarithm of probabilities summing to 1")
-    priors = getattr(est, "priors", None)
-    if priors == "balanced":
-        want = np.full(K, -math.log(K))
-    elif priors == "empirical":
-        rows = np.array([Xc.shape[0] for Xc in est.transformer_._kde.X], dtype=float)
-        want = np.log(rows / rows.sum())
-    else:
-        return
-    if not np.allclose(lp, want, rtol=0, atol=1e-9):
-        _fail(
-            est,
-            "class_log_prior_",
-            f"does not match priors={priors!r} and the {K} classes' training rows",
-        )
-
-
-# --------------------------------------------------------------------------------------------
 # slb's estimators
 # --------------------------------------------------------------------------------------------
 def _check_transformer(est):
@@ -430,8 +220,15 @@ def _check_transformer(est):
         h = _array(est, f"_kde.{attr}", getattr(kde, attr), shape=(K, d), gt=0.0)
         if not np.array_equal(h, want):
             _fail(est, f"_kde.{attr}", "differs from the transformer's bandwidths")
-    _array(est, "_kde.floor1", kde.floor1, shape=(d,), ge=0.0)
-    _array(est, "_kde.floor2", kde.floor2, shape=(d, d), ge=0.0)
+    # the floors are density_floor / scale (features.py): a floor of 0 let log(0) through,
+    # and predict_proba returned NaN (H53)
+    f1 = _array(est, "_kde.floor1", kde.floor1, shape=(d,), gt=0.0)
+    f2 = _array(est, "_kde.floor2", kde.floor2, shape=(d, d), gt=0.0)
+    floor, scale = float(est.density_floor), np.asarray(est.scale_, dtype=float)
+    if not np.allclose(f1, floor / scale, rtol=1e-9, atol=0.0):
+        _fail(est, "_kde.floor1", "does not follow from density_floor and scale_")
+    if not np.allclose(f2, floor / np.outer(scale, scale), rtol=1e-9, atol=0.0):
+        _fail(est, "_kde.floor2", "does not follow from density_floor and scale_")
     g = getattr(kde, "grid_ratio", None)
     if g is not None and (
         isinstance(g, bool) or not isinstance(g, (int, float)) or not (0 < g < 1e3)
@@ -500,17 +297,29 @@ def _check_slb(est):
         _fail(est, "term_table_", f"does not have one row per term ({n_terms})")
     _number(est, "C_", gt=0.0, optional=True, nan=getattr(est, "selected_model_", "slb") != "slb")
     _number(est, "n_search_rows_", integer=True, ge=1, optional=True)
-    _number(est, "n_candidate_pairs_", integer=True, ge=0, optional=True)
+    _number(est, "n_candidate_pairs_", integer=True, ge=0, le=d * (d - 1) // 2, optional=True)
     _number(est, "best_index_", integer=True, ge=0, optional=True)
     _number(est, "fraction_", ge=0.0, le=1.0, optional=True)
     t = getattr(est, "threshold_", None)
     if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or t != t):
         _fail(est, "threshold_", "is not a number")
+    if t is not None:  # the given threshold, a value of the given grid, or a score (>= 0)
+        given, grid = getattr(est, "threshold", None), getattr(est, "thresholds", None)
+        if isinstance(given, (int, float)) and not isinstance(given, bool):
+            ok = t == float(given)
+        elif given == "cv" and grid is not None:
+            ok = bool(np.isin(t, np.asarray(grid, dtype=float)))
+        else:
+            ok = t >= 0.0
+        if not ok:
+            _fail(est, "threshold_", "is not the threshold the model's settings give")
     for attr in ("dependence_", "hsic_", "pvalues_"):
         a = _array(est, attr, finite=False, optional=True)
         if a is not None and (a.ndim != 3 or a.shape[1:] != (d, d)):
             _fail(est, attr, f"has shape {a.shape}, not (n_classes, {d}, {d})")
-    _array(est, "pair_scores_", ndim=1, finite=False, optional=True)
+    scores = _array(est, "pair_scores_", shape=(d * (d - 1) // 2,), finite=False, optional=True)
+    if scores is not None and (np.isinf(scores).any() or (scores < 0).any()):
+        _fail(est, "pair_scores_", "holds a score that is negative or infinite")
     cv = getattr(est, "cv_results_", None)
     if cv is not None and not (
         isinstance(cv, dict) and all(isinstance(v, np.ndarray) for v in cv.values())
@@ -546,8 +355,11 @@ def _check_tan(est):
     K, d, tr = _check_density_parent(est)
     _log_priors(est, K)
     _probability_convention(est, K, est.class_log_prior_)
-    mi = _array(est, "mutual_info_", shape=(K, d, d))
-    del mi
+    # the trees are Chow-Liu's of mutual_info_ (tan.py): derive them again (H53: an entry of
+    # 1e200 loaded and was shown); a KDE estimate is far below 1e4 nats
+    mi = _array(est, "mutual_info_", shape=(K, d, d), ge=-1e4, le=1e4)
+    if not np.array_equal(mi, mi.transpose(0, 2, 1)):
+        _fail(est, "mutual_info_", "is not symmetric")
     P = tr.pairs_.shape[0]
     edges = getattr(est, "_edge_index", None)
     if not isinstance(edges, (list, tuple)) or len(edges) != K:
@@ -576,6 +388,13 @@ def _check_tan(est):
             for edge in edge_list:
                 if not isinstance(edge, (tuple, list)) or len(edge) != 2 or not all(map(ok, edge)):
                     _fail(est, attr, f"has an edge of class {str(lab)[:40]!r} that is not a pair")
+    from .peers.tan import chow_liu_tree
+
+    for c, lab in enumerate(labels):
+        want = chow_liu_tree(mi[c]) if d > 1 else []
+        got = next(v for k, v in est.trees_.items() if str(k) == str(lab))
+        if [tuple(e) for e in got] != [tuple(e) for e in want]:
+            _fail(est, "trees_", f"is not the tree of mutual_info_ for class {str(lab)[:40]!r}")
     n_terms = _terms(est, K * (d + P))
     _linear(est, n_terms, K)
 
@@ -625,11 +444,19 @@ def _check_discrete(est):
         D = proj.shape[0]
     theta = _array(est, "theta_", shape=(D + 1,))
     weights = _array(est, "weights_", shape=(None, D + 1))
-    _array(est, "energies_", shape=(weights.shape[0],), finite=False)
+    energies = _array(est, "energies_", shape=(weights.shape[0],), finite=False)
+    if np.isnan(energies).any():
+        _fail(est, "energies_", "holds NaN")
     orders = _array(est, "chain_orders_", shape=(weights.shape[0], None), kind="iu")
     if orders.size and (orders.min() < 0 or orders.max() >= D):
         _fail(est, "chain_orders_", f"names coordinates outside 0..{D - 1}")
-    _array(est, "weight_grid_", ndim=1)
+    from .peers.discrete_map import weight_grid
+
+    grid = _array(est, "weight_grid_", ndim=1)
+    if not np.array_equal(grid, weight_grid(est.n_weight_values)):
+        _fail(est, "weight_grid_", "is not the grid of n_weight_values")
+    if not np.isin(weights, grid).all():
+        _fail(est, "weights_", "holds a weight outside weight_grid_")
     _number(est, "n_nonzero_", integer=True, ge=0, le=D + 1)
     _terms(est, d)
     coef = _linear(est, d, K)
