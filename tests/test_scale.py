@@ -123,6 +123,25 @@ def test_row_subsample_of_the_selection():
     np.testing.assert_allclose(np.asarray(clf.coef_), np.asarray(fixed.coef_), rtol=1e-9)
 
 
+def test_the_subsample_keeps_a_rare_class_and_a_skipped_selection_warns():
+    """H53: 6 positive rows among 5,000, and the stratified subsample of 2,000 kept 2 of them:
+    too few to cross-validate, so the selection was skipped without a word (no pair, the
+    middle C).  The subsample now keeps all 6 and the selection runs; a class of 2 rows, too
+    few for any inner CV, gives a warning naming it."""
+    rng = np.random.default_rng(0)
+    y = np.r_[np.zeros(4994, int), np.ones(6, int)]
+    X = rng.normal(size=(5000, 3)) + 2 * y[:, None]
+    clf = SLBClassifier(random_state=0, Cs=[0.1, 1.0], warm_start=True).fit(X, y)
+    assert clf.cv_results_ is not None and clf.n_search_rows_ == 2000 + 4
+    folds = clf._cache[("path", clf._cache["inner_folds"])].folds_
+    rows = np.unique(np.concatenate([f.test for f in folds]))
+    assert np.bincount(y[rows]).tolist() == [1998, 6] and clf._cache["inner_folds"] >= 2
+    few = np.r_[np.zeros(60, int), np.ones(2, int)]
+    with pytest.warns(UserWarning, match="Class 1 has 2 row"):
+        lone = SLBClassifier(random_state=0, Cs=[0.1, 1.0, 10.0]).fit(X[:62], few)
+    assert lone.cv_results_ is None and lone.C_ == 1.0
+
+
 def test_search_parameters_are_estimator_parameters():
     X, y = _wide(n=300, d=6, seed=3)
     assert SLBClassifier().get_params()["max_search_rows"] == 2000

@@ -91,8 +91,16 @@ MAX_SEARCH_ROWS = 2000
 SEARCH_MEMORY_MB = 256
 
 
+#: Rows of each class a subsample of :func:`search_rows` keeps at least (all of a smaller
+#: class): enough for five inner folds (H53: 2 of a class's 6 rows were kept, too few to
+#: cross-validate, and the selection was skipped).
+MIN_SEARCH_ROWS_PER_CLASS = 10
+
+
 def search_rows(y_index, max_rows, seed):
-    """Rows of the inner CV: all, or a stratified subsample of ``max_rows`` (sorted).
+    """Rows of the inner CV: all, or a stratified subsample of ``max_rows`` (sorted), which
+    keeps at least :data:`MIN_SEARCH_ROWS_PER_CLASS` rows of every class (all of a smaller
+    class; the subsample may then hold a few more than ``max_rows``).
 
     Parameters
     ----------
@@ -109,12 +117,15 @@ def search_rows(y_index, max_rows, seed):
     --------
     >>> import numpy as np
     >>> from slb.model.path import search_rows
-    >>> y_index = np.array([0] * 60 + [1] * 40)
-    >>> rows = search_rows(y_index, 10, seed=0)
+    >>> y_index = np.array([0] * 600 + [1] * 400)
+    >>> rows = search_rows(y_index, 100, seed=0)
     >>> rows.size, np.bincount(y_index[rows]).tolist()  # the class shares kept
-    (10, [6, 4])
+    (100, [60, 40])
     >>> search_rows(y_index, None, seed=0).size
-    100
+    1000
+    >>> rare = np.array([0] * 994 + [1] * 6)
+    >>> np.bincount(rare[search_rows(rare, 200, seed=0)]).tolist()  # all 6 kept, not 1
+    [199, 6]
     """
     n = y_index.size
     if max_rows is None or n <= max_rows:
@@ -123,7 +134,15 @@ def search_rows(y_index, max_rows, seed):
 
     split = StratifiedShuffleSplit(1, train_size=int(max_rows), random_state=seed)
     rows, _ = next(split.split(np.zeros((n, 1)), y_index))
-    return np.sort(rows)
+    chosen = np.zeros(n, dtype=bool)
+    chosen[rows] = True
+    rng = np.random.default_rng(seed)
+    for c in np.unique(y_index):
+        mine = np.flatnonzero(y_index == c)
+        short = min(mine.size, MIN_SEARCH_ROWS_PER_CLASS) - int(chosen[mine].sum())
+        if short > 0:  # a rare class: more of its rows, drawn at random
+            chosen[rng.choice(mine[~chosen[mine]], size=short, replace=False)] = True
+    return np.flatnonzero(chosen)
 
 
 def pairs_for_budget(memory_mb, n_rows, n_features, n_folds):

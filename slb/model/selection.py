@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -487,6 +488,24 @@ def _data_key(X, y_index, params):
     h.update(repr(X.shape).encode())
     h.update(repr(params).encode())
     return h.hexdigest()
+
+
+def _search_folds(cv, y_index, classes):
+    """:func:`_inner_folds` of the selection's rows, with a warning when a class has too few
+    rows for any (H53: the selection was skipped without a word)."""
+    counts = np.bincount(y_index, minlength=len(classes))
+    k = _inner_folds(cv, counts.min())
+    if k < 2:
+        c = int(counts.argmin())
+        label = classes[c].item() if hasattr(classes[c], "item") else classes[c]
+        warnings.warn(
+            f"Class {label!r} has {counts[c]} row(s): too few to cross-validate the "
+            "choice of the pairs and C (3 are needed). Nothing is selected: no pair is kept "
+            "(threshold_ = inf) and C_ is the middle of Cs; cv_results_ is None.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return k
 
 
 def _inner_folds(cv, smallest_class):
