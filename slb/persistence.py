@@ -459,7 +459,26 @@ def save_model(model, file):
     >>> again = load_model(buffer.getvalue())
     >>> type(again).__name__, bool(np.array_equal(again.predict(X), clf.predict(X)))
     ('SLBClassifier', True)
+    >>> save_model(SLBClassifier(), io.BytesIO())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: save_model writes fitted models only: this SLBClassifier was never fitted. ...
     """
+    # refused here, not at load (H53: an unfitted model, a string or None were written, and
+    # the file could never be loaded)
+    if type(model) not in EXPORTABLE.values():
+        raise ValueError(
+            f"save_model writes these models only: {', '.join(EXPORTABLE)} (a Pipeline of "
+            f"them); got {type(model).__name__}."
+        )
+    for step in [s for _, s in model.steps] if isinstance(model, Pipeline) else [model]:
+        try:
+            check_is_fitted(step)
+        except NotFittedError:
+            raise ValueError(
+                f"save_model writes fitted models only: this {type(step).__name__} was never "
+                "fitted. Call its fit first."
+            ) from None
     enc = _Encoder()
     doc = {"format": FORMAT, "version": VERSION, "versions": _versions(), "model": enc(model)}
     arrays = io.BytesIO()

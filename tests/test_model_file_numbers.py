@@ -117,3 +117,25 @@ def test_an_altered_fitted_number_is_refused(case):
     alter(model)
     with pytest.raises(ValueError, match=attr):
         _roundtrip(model)
+
+
+@pytest.mark.parametrize(
+    "model, words",
+    [
+        ("x", "got str"),
+        (None, "got NoneType"),
+        (KDENaiveBayes(), "KDENaiveBayes was never fitted"),
+    ],
+)
+def test_save_model_refuses_what_load_model_would(model, words):
+    """H53: these were written, and every load of the file failed."""
+    with pytest.raises(ValueError, match=words):
+        save_model(model, io.BytesIO())
+    from sklearn.pipeline import Pipeline
+
+    from slb import TableCleaner
+
+    with pytest.raises(ValueError, match="TableCleaner was never fitted"):
+        save_model(
+            Pipeline([("clean", TableCleaner("y")), ("nb", _fit(KDENaiveBayes))]), io.BytesIO()
+        )
