@@ -63,7 +63,8 @@ def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True, 
         c = classes.tolist()[int(np.argmax(small))]
         raise ValueError(
             f"Class {c!r} has {counts.min()} sample(s); each class needs at least "
-            f"{min_per_class} to estimate its densities. Add data or merge classes."
+            f"{min_per_class} {'to be fitted' if estimator else 'to estimate its densities'}. "
+            "Add data or merge classes."
         )
     return classes, y_index.reshape(-1)
 
@@ -78,8 +79,39 @@ def validate_training_data(estimator, X, y, **kwargs):
     and raise a ``RuntimeWarning`` instead of an answer.  :func:`check_magnitude` then refuses
     such values with a clear message naming the column.
     """
-    with np.errstate(over="ignore", invalid="ignore"):
-        return validate_data(estimator, X, y, **kwargs)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            X_out, y_out = validate_data(estimator, X, y, **kwargs)
+    except ValueError as e:
+        text = _text_columns(X) if "could not convert" in str(e) else []
+        if not text:
+            raise
+        raise ValueError(  # H53: "could not convert string to float: 'u'" named no column
+            f"{len(text)} column(s) hold text, not numbers: {', '.join(map(repr, text[:5]))}"
+            f"{' …' if len(text) > 5 else ''}. Drop them, or encode them with "
+            "slb.TableCleaner (one-hot columns for categories), before fitting."
+        ) from None
+    try:
+        np.unique(y_out)
+    except TypeError:
+        raise ValueError(  # H53: a TypeError "'<' not supported between 'int' and 'str'"
+            "The labels y mix types (e.g. numbers and text), so they cannot be sorted into "
+            "classes: give them one type, e.g. y.astype(str)."
+        ) from None
+    return X_out, y_out
+
+
+def _text_columns(X) -> list:
+    """The columns of a DataFrame ``X`` that do not convert to numbers (names as text)."""
+    if not hasattr(X, "columns"):
+        return []
+    out = []
+    for c in X.columns:
+        try:
+            np.asarray(X[c], dtype=float)
+        except (TypeError, ValueError):
+            out.append(str(c))
+    return out
 
 
 def check_magnitude(X, names=None):

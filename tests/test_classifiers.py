@@ -622,3 +622,41 @@ def test_probability_false_skips_only_the_calibration():
     with pytest.raises(AttributeError, match="predict_proba") as err:
         warm.predict_proba(E)
     assert "probability=False" in str(err.value.__cause__)
+
+
+@pytest.mark.parametrize("name", ["SLB", "NB", "TAN", "Rényi"])
+def test_messages_name_the_problem_and_the_fix(name):
+    """H53: a text column gave "could not convert string to float: 'u'" (no column named),
+    mixed label types a TypeError, a bad thresholds grid numpy's conversion error, and the
+    binary peers said they "estimate densities"."""
+    import pandas as pd
+
+    from slb import KDENaiveBayes, RenyiClassifier, SLBClassifier, TANClassifier
+
+    make = {"SLB": SLBClassifier, "NB": KDENaiveBayes, "TAN": TANClassifier}.get(
+        name, RenyiClassifier
+    )
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=40), "colour": ["red", "blue"] * 20})
+    y = np.repeat([0, 1], 20)
+    with pytest.raises(ValueError, match=r"1 column\(s\) hold text.*'colour'.*TableCleaner"):
+        make().fit(X, y)
+    Xn = rng.normal(size=(40, 2))
+    if name != "Rényi":  # binary-only: its label check comes first and says so
+        with pytest.raises(ValueError, match="mix types"):
+            make().fit(Xn, np.array([1, "a"] * 20, dtype=object))
+    else:
+        with pytest.raises(ValueError, match="needs at least 2 to be fitted"):
+            make().fit(Xn[:21], np.r_[np.zeros(20, int), 1])
+    with pytest.raises(ValueError, match=r"thresholds must be .*\[-1, 'a'\]"):
+        SLBClassifier(threshold="cv", thresholds=[-1, "a"]).fit(Xn, y)
+
+
+def test_compare_estimators_refuses_a_level_outside_its_range():
+    from slb import KDENaiveBayes, compare_estimators
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = np.repeat([0, 1], 20)
+    for ests in ({"NB": KDENaiveBayes()}, {"NB": KDENaiveBayes(), "NB2": KDENaiveBayes()}):
+        with pytest.raises(ValueError, match=r"alpha \(the tests' level\) must lie"):
+            compare_estimators(ests, X, y, alpha=2.0)

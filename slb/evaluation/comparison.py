@@ -85,7 +85,7 @@ def compare_estimators(
         The folds (see :func:`stratified_folds`), unless ``folds`` is given.
     folds : list of (train_index, test_index) or None
     alpha : float
-        Level of the tests against the best.
+        Level of the tests against the best (0 < alpha < 0.8).
     test : {"corrected_t", "wilcoxon"}
         ``"corrected_t"``: :func:`corrected_t_against_best` (valid on repeated CV);
         ``"wilcoxon"``: :func:`wilcoxon_against_best` (the SLB paper's protocol).
@@ -127,6 +127,13 @@ def compare_estimators(
         raise ValueError("Give at least one classifier to compare.")
     if test not in TEST_NAMES:
         raise ValueError(f"Unknown test {test!r}; use one of {sorted(TEST_NAMES)}.")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 0.8:
+        # H53: alpha=2 failed deep in the power computation ("... power=0.8"), or passed
+        # silently with one classifier; the power reported is 80 %, so alpha < 0.8
+        raise ValueError(
+            "alpha (the tests' level) must lie between 0 and 0.8, the power at which the "
+            f"smallest detectable difference is reported; got {alpha!r}."
+        )
     y = np.asarray(y)
     Xa = X
     if folds is None:

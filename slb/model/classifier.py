@@ -816,9 +816,14 @@ class SLBClassifier(_LogDensitySVM):
     def _threshold_grid(self):
         if self.thresholds is None:
             return None
-        grid = np.unique(np.asarray(self.thresholds, dtype=float))[::-1]  # sparsest first
+        try:  # H53: ['a'] gave numpy's bare "could not convert string to float"
+            grid = np.unique(np.asarray(self.thresholds, dtype=float))[::-1]  # sparsest first
+        except (TypeError, ValueError):
+            grid = np.array([np.nan])
         if grid.size == 0 or np.isnan(grid).any():
-            raise ValueError("thresholds must be a non-empty list of numbers.")
+            raise ValueError(
+                f"thresholds must be a non-empty list of numbers; got {self.thresholds!r}."
+            )
         return grid
 
     def _selectors(self):
