@@ -24,7 +24,7 @@ def balanced_error_rate(y_true, y_pred):
     Returns
     -------
     ber : float
-        In [0, 1]; 0.5 for a constant prediction.
+        In [0, 1]; ``1 - 1/K`` for a constant prediction among ``K`` classes (0.5 for two).
 
     Examples
     --------

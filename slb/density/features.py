@@ -306,8 +306,8 @@ class LogDensityTransformer(TransformerMixin, FeatureMapParams):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-        Binary labels give the ``+``/``-`` terms of SLB; more classes are allowed here (terms
-        named ``log p[label](a)``) although the SLB classifiers are binary.
+        Binary labels give the ``+``/``-`` terms of SLB; more classes give terms named
+        ``log p[label](a)`` (as SLB's with K > 2 classes).
     pairs_ : ndarray of shape (n_pairs, 2)
     bandwidths_ : ndarray of shape (n_classes, n_features)
         Univariate bandwidths of each class of ``classes_``.

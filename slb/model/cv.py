@@ -98,7 +98,7 @@ class SLBClassifierCV(SLBClassifier):
     best_index_ : int
         Row of ``cv_results_`` chosen by ``selection`` (``"min"``: lowest mean BER; ties:
         sparser, then smaller C; ``"one_se"`` and ``"corrected"``: see
-        :mod:`slb.model.selection`).
+        :mod:`slb.model.selection`); 0 when ``cv_results_`` is None (nothing was selected).
     best_params_ : dict
         ``cv_results_["params"][best_index_]`` (with ``generative_candidates=True`` it also
         names the ``model``; a selected naive Bayes or TAN has NaN grid values).
