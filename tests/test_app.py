@@ -674,6 +674,10 @@ def test_compare_page_says_what_is_honest_and_offers_a_nested_estimate():
     # H43: the folds' mean pair count beside the sidebar's all-rows count, explained
     n_kept = int(re.search(r"(\d+) / \d+ pairs kept", sidebar_text(at)).group(1))
     assert f"On all 208 rows it keeps {n_kept}, the sidebar's count" in captions
+    # the reason given fits the direction (H54: "larger by chance" beside folds keeping fewer)
+    per_fold = float(re.search(r"keeps ([\d.]+) pairs per fold", captions).group(1))
+    assert ("here the folds keep more" in captions) == (per_fold > n_kept)
+    assert ("here the folds keep fewer" in captions) == (per_fold < n_kept)
     assert not [w for w in at.warning if "better than guessing" in w.value]
     assert "More columns to the right (scroll the table sideways" in captions
     # automatic λ by quantile: recomputed inside each fold, as the library's per-fold selector
