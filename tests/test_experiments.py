@@ -485,3 +485,47 @@ def test_the_experiment_figures_default_classifiers_are_far_apart_in_colour():
         for a, b in combinations(defaults, 2):
             gap = np.linalg.norm(_cielab(_classifier_colour(a)) - _cielab(_classifier_colour(b)))
             assert gap >= 40, (a, b, gap)
+
+
+def test_a_classifier_has_one_colour_on_every_figure():
+    """H54: SLB was black on Compare's ROC curves, blue on the learning curve and the
+    label-noise figure; TAN pink on one, orange on the other (blue and orange are the classes'
+    colours elsewhere).  Now each catalogued classifier has one colour on the ROC curves, the
+    learning curve and the label-noise figure, and none is a class colour or reads as one."""
+    import pandas as pd
+
+    from slb.evaluation.registry import CLASSIFIERS
+    from slb.viz.evaluation import roc_figure
+    from slb.viz.experiments import learning_curve_figure, noise_figure
+    from slb.viz.style import CLASSIFIER_COLORS, COLORS
+
+    names = ["SLB", "TAN", "NB", "SLB-"]
+    line = {"fpr": [0.0, 0.5, 1.0], "tpr": [0.0, 0.7, 1.0]}
+    roc = roc_figure({n: pd.DataFrame(line) for n in names}, pd.Series(0.7, index=names))
+    rows = [
+        {"n": n, "replicate": r, "classifier": c, "ber": 0.1 + 0.01 * r}
+        for n in (100, 200)
+        for r in range(2)
+        for c in names
+    ]
+    curve = learning_curve_figure(pd.DataFrame(rows))
+    noise = pd.DataFrame(
+        [
+            {"p": p, "classifier": c, "accuracy": 0.9 - p, "accuracy_se": 0.01}
+            for p in (0.0, 0.1)
+            for c in names
+        ]
+    )
+    drawn = {"roc": roc, "curve": curve, "noise": noise_figure(noise)}
+    checked = set()
+    for what, fig in drawn.items():
+        for t in fig.data:
+            n = str(t.name).split(" (")[0]
+            if n in names and t.line.color is not None:
+                assert t.line.color == CLASSIFIER_COLORS[n], (what, n, t.line.color)
+                checked.add((what, n))
+    assert len(checked) == 3 * len(names)
+    assert set(CLASSIFIER_COLORS) >= set(CLASSIFIERS)
+    classes = {COLORS["+"], COLORS["-"], COLORS["both"], "#56B4E9", "#E69F00"}
+    assert not classes & set(CLASSIFIER_COLORS.values())
+    assert len(set(CLASSIFIER_COLORS.values())) == len(CLASSIFIER_COLORS)

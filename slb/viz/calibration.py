@@ -200,7 +200,7 @@ def _reliability_diagram(
     already.  ``layout.meta`` is ``meta`` followed by ``classifiers`` and ``bins`` (name ->
     list of ``[mean_predicted, observed, count]``, the two shares rounded to ``digits``
     decimals when given).  The figure is ``height`` plus one legend row per line and one more.
-    ``avoid``: colours the lines do not use (:func:`slb.viz.evaluation.classifier_style`).
+    ``avoid``: colours the lines do not use (:func:`slb.viz.style.classifier_colors`).
     """
     fig = go.Figure()
     fig.add_trace(
@@ -217,7 +217,7 @@ def _reliability_diagram(
     meta_bins = {}
     for name in names:
         t = table[table["classifier"] == name]
-        style = classifier_style(order.index(name), avoid)
+        style = classifier_style(name, order, avoid)
         safe = escape_text(name)
         n = t["count"].to_numpy(dtype=int)
         fig.add_trace(
@@ -372,7 +372,7 @@ def operating_point_figure(
             y=tpr,
             mode="lines",
             name=safe,
-            line={**classifier_style(0), "width": 2},
+            line={**classifier_style(classifier), "width": 2},
             hovertemplate="FPR %{x:.3f}<br>TPR %{y:.3f}<extra></extra>",
         )
     )

@@ -19,43 +19,29 @@ from .style import (
     FONT_PX,
     LEGEND_ROW_PX,
     _base_layout,
+    classifier_colors,
     classifier_order,
     escape_text,
     wrap_lines,
 )
 
-__all__ = ["CLASSIFIER_COLORS", "classifier_style", "roc_figure", "pr_figure", "confusion_figure"]
-
-#: Okabe-Ito colours left once blue and vermillion mean the classes.
-CLASSIFIER_COLORS = ("#000000", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#8C6D1F")
-_DASHES = ("solid", "dash", "dot", "dashdot")
+__all__ = ["classifier_style", "roc_figure", "pr_figure", "confusion_figure"]
 
 
-#: Colours that read as the same hue on a projector: a figure that avoids one avoids both
-#: (H48: TAN's orange #E69F00 read as penguins' Chinstrap, vermillion #D55E00).
-_LOOKALIKES = {"#D55E00": ("#E69F00",), "#0072B2": ("#56B4E9",), "#E69F00": ("#D55E00",)}
-
-
-def classifier_style(index: int, avoid=()) -> dict:
-    """Line colour and dash of the ``index``-th classifier (colours first, then dashes).
-
-    ``avoid``: colours that mean something else in the same view (a K-class table's class
-    colours), left out of the palette with their look-alikes.
+def classifier_style(name, order=(), avoid=()) -> dict:
+    """Line colour and dash of the classifier ``name`` among ``order`` (the figure's
+    classifiers): its own colour on every figure (:func:`slb.viz.style.classifier_colors`),
+    solid.
 
     Examples
     --------
-    >>> classifier_style(0)
+    >>> classifier_style("SLB")
     {'color': '#000000', 'dash': 'solid'}
-    >>> classifier_style(len(CLASSIFIER_COLORS) + 1)  # colours run out: the next dash
-    {'color': '#E69F00', 'dash': 'dash'}
-    >>> classifier_style(1, avoid=["#0072B2", "#D55E00", "#009E73"])  # penguins' classes
-    {'color': '#CC79A7', 'dash': 'solid'}
+    >>> classifier_style("TAN", ["SLB", "TAN"], avoid=["#009E73"])  # a class's green
+    {'color': '#7570B3', 'dash': 'solid'}
     """
-    banned = {c.upper() for c in avoid}
-    banned |= {x for c in list(banned) for x in _LOOKALIKES.get(c, ())}
-    palette = [c for c in CLASSIFIER_COLORS if c.upper() not in banned] or ["#000000"]
-    n = len(palette)
-    return {"color": palette[index % n], "dash": _DASHES[(index // n) % len(_DASHES)]}
+    names = list(dict.fromkeys([*order, name]))
+    return {"color": classifier_colors(names, avoid)[name], "dash": "solid"}
 
 
 def _curve_figure(curves, areas, x, y, label, chance, *, title, height, avoid=()):
@@ -70,7 +56,8 @@ def _curve_figure(curves, areas, x, y, label, chance, *, title, height, avoid=()
             hoverinfo="skip",
         )
     )
-    for i, name in enumerate(classifier_order(curves)):
+    order = classifier_order(curves)
+    for name in order:
         c = curves[name]
         safe = escape_text(name)
         fig.add_trace(
@@ -80,7 +67,7 @@ def _curve_figure(curves, areas, x, y, label, chance, *, title, height, avoid=()
                 mode="lines",
                 name=f"{safe} ({label} {areas[name]:.3f})",
                 line={
-                    **classifier_style(i, avoid),
+                    **classifier_style(name, order, avoid),
                     "width": 2,
                     "shape": "hv" if x == "recall" else None,
                 },

@@ -21,6 +21,7 @@ from .style import (
     _base_layout,
     _layout,
     _names,
+    classifier_colors,
     classifier_order,
     escape_text,
 )
@@ -28,39 +29,10 @@ from .style import (
 __all__ = ["learning_curve_figure", "noise_figure", "network_graph", "recovery_graph"]
 
 
-#: By the catalogue's order (SLB, SLB(Pearson), SLB-, LU, TAN, NB, RF, ...).  NB is black and
-#: RF sky blue: in the other order SLB and NB, together in both figures' defaults, were two
-#: blues 26 CIELAB units apart (H41); now the defaults' closest pair is 45 apart.
-_PALETTE = (
-    "#0072B2",
-    "#D55E00",
-    "#009E73",
-    "#CC79A7",
-    "#E69F00",
-    "#000000",
-    "#56B4E9",
-    "#F0E442",
-    "#999999",
-    "#882255",
-    "#44AA99",
-    "#117733",
-    "#332288",
-    "#AA4499",
-    "#DDCC77",
-)
-
-
 def _classifier_colour(name) -> str:
-    """A fixed colour per classifier name (its place in the catalogue, else a stable hash);
-    the palette is longer than the catalogue, so no two catalogued classifiers share one (H30:
-    with 13 colours for 14 classifiers, SLB and DISCRETE were both dark blue)."""
-    import zlib
-
-    from ..evaluation.registry import CLASSIFIERS
-
-    names = list(CLASSIFIERS) + [n for n in ("SVM(linear)",) if n not in CLASSIFIERS]
-    k = names.index(name) if name in names else zlib.crc32(str(name).encode("utf-8"))
-    return _PALETTE[k % len(_PALETTE)]
+    """The classifier's own colour, as on every figure (:func:`slb.viz.style.classifier_colors`;
+    H54: SLB was blue here and black on Compare's curves)."""
+    return classifier_colors([name])[name]
 
 
 def _paper_curve(p: pd.DataFrame, name: str, classifier) -> go.Scatter:
@@ -162,12 +134,13 @@ def learning_curve_figure(long, paper=None, bayes=None, title=None) -> go.Figure
     drawn = grid + ([] if paper is None or not len(paper) else paper["n"].tolist())
     span = max(max(drawn) - min(drawn), grid[0]) if grid else 0.0
     dodge = 0.03 * span if len(grid) == 1 and len(order) > 1 else 0.0
+    colours = classifier_colors(order)
     for k, c in enumerate(order):
         g = groups[c]
         mean, count = g.mean(), g.count()
         se = (g.std(ddof=1) / np.sqrt(count)).where(count > 1)
         name = escape_text(c)
-        line, marker = _curve_style(k, _classifier_colour(c))
+        line, marker = _curve_style(k, colours[c])
         shown = name + (f" (= {escape_text(', '.join(map(str, same[c])))})" if c in same else "")
         fig.add_trace(
             go.Scatter(
@@ -270,6 +243,7 @@ def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
     fig = go.Figure()
     order = classifier_order(dict.fromkeys(summary["classifier"]))
     label = "accuracy" if metric == "accuracy" else "balanced error rate"
+    colours = classifier_colors(order)
     for c in order:
         s = summary[summary["classifier"] == c].sort_values("p")
         name = escape_text(c)
@@ -279,7 +253,7 @@ def noise_figure(results, metric="accuracy", title=None) -> go.Figure:
                 y=100 * s[metric],
                 mode="lines+markers",
                 name=name,
-                line={"color": _classifier_colour(c)},
+                line={"color": colours[c]},
                 error_y={
                     "type": "data",
                     "array": (100 * s[f"{metric}_se"]).fillna(0),

@@ -230,6 +230,65 @@ def _base_layout(fig: go.Figure, *, title=None, height=None, meta=None) -> go.Fi
     return fig.update_layout(layout)
 
 
+#: One colour per catalogued classifier on every figure (H54: SLB was black on Compare's ROC
+#: curves, blue on the learning curve, and TAN, NB changed too).  None is a class colour (blue
+#: +, vermillion −, the purple of "both") nor the orange or sky blue that read as them.
+CLASSIFIER_COLORS = {
+    "SLB": "#000000",
+    "SLB(Pearson)": "#882255",
+    "SLB-": "#8C6D1F",
+    "LU": "#999933",
+    "TAN": "#009E73",
+    "NB": "#CC79A7",
+    "RF": "#332288",
+    "SVM(RBF)": "#44AA99",
+    "SVM(linear)": "#999999",
+    "5NN": "#117733",
+    "SVM(RBF, balanced)": "#88CCEE",
+    "Gaussian NB": "#AA4499",
+    "Rényi": "#DDCC77",
+    "DISCRETE": "#661100",
+}
+#: For another name (stable by its text), or a classifier whose colour means a class here.
+_SPARE_COLORS = ("#7570B3", "#E7298A", "#1B9E77", "#A6761D", "#666666", "#66A61E", "#6A3D9A")
+#: Colours that read as the same hue on a projector: a figure that avoids one avoids all of
+#: them (H48: TAN's orange #E69F00 read as penguins' Chinstrap, vermillion #D55E00).
+LOOKALIKES = {
+    "#D55E00": ("#E69F00", "#661100"),
+    "#0072B2": ("#56B4E9", "#332288", "#88CCEE"),
+    "#E69F00": ("#D55E00",),
+    "#009E73": ("#117733", "#44AA99", "#1B9E77"),
+    "#CC79A7": ("#AA4499", "#E7298A"),
+}
+
+
+def classifier_colors(names, avoid=()) -> dict:
+    """The line colour of each classifier in ``names``: its own (:data:`CLASSIFIER_COLORS`),
+    the same on every figure; a classifier whose colour is in ``avoid`` (a K-class table's
+    class colours) or reads like one (:data:`LOOKALIKES`), or a name outside the catalogue,
+    takes the first free spare colour.
+
+    Examples
+    --------
+    >>> classifier_colors(["SLB", "TAN", "NB"])
+    {'SLB': '#000000', 'TAN': '#009E73', 'NB': '#CC79A7'}
+    >>> classifier_colors(["SLB", "TAN"], avoid=["#0072B2", "#D55E00", "#009E73"])["TAN"]
+    '#7570B3'
+    """
+    banned = {c.upper() for c in avoid}
+    banned |= {x.upper() for c in list(banned) for x in LOOKALIKES.get(c, ())}
+    out, taken = {}, set()
+    for name in names:
+        own = CLASSIFIER_COLORS.get(str(name))
+        if own is None or own.upper() in banned or own in taken:
+            free = [c for c in _SPARE_COLORS if c.upper() not in banned and c not in taken]
+            free += [c for c in CLASSIFIER_COLORS.values() if c.upper() not in banned]
+            own = next((c for c in free if c not in taken), "#000000")
+        out[name] = own
+        taken.add(own)
+    return out
+
+
 def classifier_order(names) -> list:
     """``names`` in the one order every chart draws classifiers in: SLB first, the others in
     the order given (the catalogue's, as the dashboard and the experiments list them), never
