@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from . import compute, state, urlstate
@@ -54,8 +55,10 @@ def refresh_settings(lam: compute.LambdaInfo) -> None:
     c = state.cfg()
     rule, mult, ov = state.density_key()
     extra = f", {len(ov)} per-feature override{'' if len(ov) == 1 else 's'}" if ov else ""
+    # ∞ alone: "(no pairs)" beside "(by value)" and "0 / 1770 pairs kept" said it twice (H54)
+    shown = format_lambda(lam.value) if np.isfinite(lam.value) else "∞"
     slot.markdown(
-        f"λ = **{format_lambda(lam.value)}** ({compute.LAMBDA_MODES[lam.mode]}) · "
+        f"λ = **{shown}** ({compute.LAMBDA_MODES[lam.mode]}) · "
         f"{lam.n_kept} / {lam.n_pairs} pairs kept  \n"
         f"{compute.MEASURES[c['measure']]} screening · bandwidth {rule_name(rule)} "
         f"× {mult:g}{extra}"

@@ -142,6 +142,8 @@ def test_fallback_select_slider_steps_and_counts():
         kept = int(metric(at, "pairs kept").split()[0])
         assert kept == counts[i]
         assert f"{kept} / 1770 pairs kept" in sidebar_text(at)
+        if i == 1770:  # "∞ (no pairs) (by value) · 0 / 1770" said it twice (H54)
+            assert "λ = **∞** (by value) · 0 / 1770 pairs kept" in sidebar_text(at)
         if i == 1765:  # the model fitted at that λ keeps the same number of pairs
             clf = SLBClassifier(threshold=values[i], C=FIXED_C, probability=False)
             assert len(clf.fit(X, (y == "rock").astype(int)).pairs_) == kept == 5
