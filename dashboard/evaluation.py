@@ -487,8 +487,8 @@ SLB_HOW = {
     "percentile of the pair scores on all rows, snapped to the slider; not chosen by any BER). If you chose λ (or the "
     "bandwidths) while "
     "watching this BER, that is selection on the shown estimate and the number is "
-    "optimistic; the nested estimate (Compare's button: λ and C chosen again inside every "
-    "fold) is not",
+    "optimistic; the nested estimate (the button “Nested estimate of SLB” on the Compare page: λ "
+    "and C chosen again inside every fold) is not",
 }
 
 
