@@ -891,14 +891,17 @@ SHOWN_AT_1024 = 4
 
 
 def more_columns_caption(shown: pd.DataFrame) -> None:
-    """Name the comparison table's columns that a 1024-px screen shows only by scrolling it."""
+    """The comparison table's order (H54: the bars' differs), and the columns a 1024-px screen
+    shows only by scrolling it."""
+    text = "Rows sorted by mean BER, the best first (the bars keep one order on every page)."
     later = list(shown.columns[SHOWN_AT_1024:])
     if later:
-        st.caption(
-            "More columns to the right (scroll the table sideways on a narrow screen): "
+        text += (
+            " More columns to the right (scroll the table sideways on a narrow screen): "
             + ", ".join(later)
             + "."
         )
+    st.caption(text)
 
 
 def chance_warning(per_fold: pd.DataFrame, n_classes: int, n_rows: int) -> None:

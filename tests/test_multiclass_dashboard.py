@@ -182,10 +182,7 @@ def test_three_class_upload_every_page_no_merge(three):
     # H43: SLB's log-loss read "None"; what does not apply is "—", and the columns past the
     # fourth are named in a caption (hidden at 1024 px unless the table is scrolled)
     assert table.loc["SLB", "log-loss"] == "—" and float(table.loc["NB", "log-loss"]) > 0
-    assert any(
-        c.value.startswith("More columns to the right") and "log-loss" in c.value
-        for c in at.caption
-    )
+    assert any("More columns to the right" in c.value and "log-loss" in c.value for c in at.caption)
     assert table["mean BER (%)"].between(0, 100).all()
     # H45: the bars are shaded by the verdict as on the two-class page (all one blue before),
     # and the caption gives the seed
