@@ -435,7 +435,7 @@ def floor_note(ds, feature: str, h) -> str:
         return ""
     return (
         f" The values of {escape_markdown(feature)} lie on a lattice of step {step:.4g}; a "
-        "bandwidth below one step is raised to it (the library's lattice_floor), so a curve "
+        "bandwidth below one step is raised to it, so a curve "
         "stays smooth where the histogram has spikes."
     )
 

@@ -347,7 +347,7 @@ def bandwidth_controls(
         help=(
             "Multiplies every KDE bandwidth of every model (SLB, TAN, NB, LU, SLB-). On a "
             "feature whose values lie on a lattice (integers, counts, codes) no bandwidth goes "
-            "below one lattice step (the library's lattice_floor)."
+            "below one lattice step."
         ),
     )
     if not overrides or not features:

@@ -396,7 +396,7 @@ def coefficients_section(v: View):
         config={"displaylogo": False},
     )
     st.caption(
-        "Each feature's importance (feature_importances_): the standard deviation over the "
+        "Each feature's importance: the standard deviation over the "
         "training rows of what its terms, univariate and in pairs, add to the decision."
     )
     n_uni = int((clf.term_table_["kind"] == "univariate").sum())

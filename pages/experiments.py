@@ -167,7 +167,7 @@ settings = {
 try:
     spec = exp.design(*design_args)
     st.caption(
-        f"Design **{esc(spec.name)}**, d = {int(d)}, seed {int(seed)}; test set of "
+        f"Design: **{esc(spec.label)}**, d = {int(d)}, seed {int(seed)}; test set of "
         f"{int(n_test)} balanced rows. Bandwidths follow the density settings of the "
         "Densities page"
         + (
@@ -386,7 +386,7 @@ else:
                 config=CHART,
             )
             st.caption(
-                "Each feature's importance (feature_importances_): the standard deviation over "
+                "Each feature's importance: the standard deviation over "
                 "the training rows of what its terms add to the decision."
             )
     else:
@@ -398,7 +398,7 @@ else:
     st.subheader("Learning curve")
     bayes_err = res.bayes["bayes_error"].mean() if len(res.bayes) else None
     curve = figures.learning_curve_figure(
-        res.long, bayes=bayes_err if bayes else None, title=f"BER against n: {res.design.name}"
+        res.long, bayes=bayes_err if bayes else None, title="BER against n"
     )
     st.plotly_chart(curve, key="exp_curve", config=CHART)
     st.caption(
@@ -490,7 +490,7 @@ if source == "data":
 else:
     noise_key = f"design:{design_args}"
     noise_data = spec
-    st.caption(f"On fresh draws of {esc(spec.name)} with n = {int(n_train)} training rows.")
+    st.caption(f"On fresh draws of {esc(spec.label)} with n = {int(n_train)} training rows.")
 noise_settings = {
     "key": noise_key,
     "models": tuple(noise_models),

@@ -213,11 +213,14 @@ def test_experiments_page_runs_and_shows_results(monkeypatch):
     json.dumps(noise)  # plain JSON
 
     # the uncalibrated variant stays selectable
-    assert any(esc("forest-normal-balanced-calibrated") in c.value for c in at.caption)
+    # the design in words (H54: a student met "forest-normal-balanced-calibrated")
+    words = Design("forest", "normal").with_variant("calibrated").label
+    assert any(f"Design: **{esc(words)}**" in c.value for c in at.caption)
+    assert not any("forest-normal-balanced" in c.value for c in at.caption)
     at.radio(key="exp_variant").set_value("uncalibrated").run()
     assert_ok(at)
     assert any(c.value.startswith("Uncalibrated:") for c in at.caption)
-    assert any(f"**{esc('forest-normal-balanced')}**" in c.value for c in at.caption)
+    assert any(f"**{esc(Design('forest', 'normal').label)}**" in c.value for c in at.caption)
 
 
 # --------------------------------------------------------------------------------------------

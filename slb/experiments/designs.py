@@ -190,6 +190,29 @@ class Design:
             name += f"-{self.variant}"
         return name
 
+    @property
+    def label(self) -> str:
+        """The design in words, for a page or a figure (H54: a student met
+        ``forest-normal-balanced-calibrated``).
+
+        Examples
+        --------
+        >>> Design("forest", "normal").with_variant("calibrated").label
+        'forest networks · normal CPDs · 50% positive · calibrated'
+        >>> Design("bn", "complex", balance=0.75, shared=True).label
+        'networks of 3 parents · complex CPDs · 75% positive · classes share nodes'
+        """
+        parts = [
+            "forest networks" if self.family == "forest" else "networks of 3 parents",
+            f"{self.cpd} CPDs",
+            f"{100 * _share(self.balance):g}% positive",
+        ]
+        if self.family == "bn":
+            parts.append("classes share nodes" if self.shared else "independent classes")
+        if self.variant != "uncalibrated":
+            parts.append(self.variant)
+        return " · ".join(parts)
+
     @classmethod
     def from_name(cls, name: str, **kw) -> Design:
         """Parse a name such as ``"forest-complex-imbalanced"`` or ``"bn-normal-balanced"``
