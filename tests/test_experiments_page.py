@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -131,6 +132,9 @@ def test_experiments_page_runs_and_shows_results(monkeypatch):
     assert "one replicate, so no error bars" in curve_caption
     assert "standard error" not in curve_caption
     assert "Table (BER %)" in [e.label for e in at.expander]  # H43: no "mean ± sd" header
+    # one decimal in every cell, ours and the paper's (H54: "4.40" above "15.4 ± 2.98")
+    cells = next(d.value for d in at.dataframe if "SLB" in d.value.columns)["SLB"].tolist()
+    assert cells and all(re.fullmatch(r"\d+\.\d( ± \d+\.\d)?|–", str(v)) for v in cells), cells
     ds = spec.make(200, seed0)
     for key, lab in (("exp_graph_pos", 1), ("exp_graph_neg", -1)):
         spec = chart(at, key)

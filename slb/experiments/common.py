@@ -177,10 +177,12 @@ def _cell(mean, sd, digits=1, bold=False):
     return f"**{text}**" if bold else text
 
 
-def _paper_cell(mean, sd):
+def _paper_cell(mean, sd, digits=None):
+    """A cell of the paper's: as printed there (``:g``), or with ``digits`` decimals."""
     if mean is None or not np.isfinite(mean):
         return "–"
-    return f"{mean:g} ± {sd:g}" if sd is not None and np.isfinite(sd) else f"{mean:g}"
+    f = "g" if digits is None else f".{int(digits)}f"
+    return f"{mean:{f}} ± {sd:{f}}" if sd is not None and np.isfinite(sd) else f"{mean:{f}}"
 
 
 def markdown_table(frame: pd.DataFrame, index=True) -> str:

@@ -88,9 +88,10 @@ class SyntheticResults:
     bayes: pd.DataFrame
     settings: dict = field(default_factory=dict)
 
-    def table(self, paper=True, bold=True, digits=2) -> pd.DataFrame:
+    def table(self, paper=True, bold=True, digits=2, paper_digits=None) -> pd.DataFrame:
         """Table-1/2/3-style: one row per ``n`` (plus the paper's row when it has values),
-        columns the classifiers (and ``Bayes`` when computed), cells ``mean ± sd`` in %."""
+        columns the classifiers (and ``Bayes`` when computed), cells ``mean ± sd`` in %
+        (``digits`` decimals; the paper's as printed there, or ``paper_digits`` decimals)."""
         classifiers = self.settings.get("classifiers") or list(
             dict.fromkeys(self.summary["classifier"])
         )
@@ -119,7 +120,8 @@ class SyntheticResults:
             index.append(f"{n} (ours)" if paper else str(n))
             if paper and b["paper_mean"].notna().any():
                 row = [
-                    _paper_cell(b.loc[c, "paper_mean"], b.loc[c, "paper_sd"]) for c in classifiers
+                    _paper_cell(b.loc[c, "paper_mean"], b.loc[c, "paper_sd"], paper_digits)
+                    for c in classifiers
                 ]
                 rows.append(row + (["–"] if show_bayes else []))
                 index.append(f"{n} (paper)")
