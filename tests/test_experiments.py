@@ -529,3 +529,19 @@ def test_a_classifier_has_one_colour_on_every_figure():
     classes = {COLORS["+"], COLORS["-"], COLORS["both"], "#56B4E9", "#E69F00"}
     assert not classes & set(CLASSIFIER_COLORS.values())
     assert len(set(CLASSIFIER_COLORS.values())) == len(CLASSIFIER_COLORS)
+
+
+def test_the_recovery_graph_uses_no_class_colour():
+    """H54: "kept, not an edge" was the − class's orange and "kept, true edge" the purple that
+    means "both classes" on the Dependencies page."""
+    import numpy as np
+
+    from slb.viz import figures
+    from slb.viz.style import COLORS
+
+    pos = np.random.default_rng(0).random((4, 2))
+    rec = figures.recovery_graph(list("abcd"), [(1, 0), (0, 3)], [(0, 1), (2, 1)], pos)
+    lines = {t.name.split(" (")[0]: t.line.color for t in rec.data if t.mode == "lines"}
+    assert set(lines) == {"kept, true edge", "kept, not an edge", "missed true edge"}
+    classes = {COLORS["+"], COLORS["-"], COLORS["both"], "#56B4E9", "#E69F00"}
+    assert not classes & set(lines.values()) and len(set(lines.values())) == 3

@@ -29,6 +29,10 @@ from .style import (
 __all__ = ["learning_curve_figure", "noise_figure", "network_graph", "recovery_graph"]
 
 
+#: The recovery graph's kept-and-true, kept-not-true and missed edges.
+RECOVERY_COLORS = ("#111827", "#882255", "#9CA3AF")
+
+
 def _classifier_colour(name) -> str:
     """The classifier's own colour, as on every figure (:func:`slb.viz.style.classifier_colors`;
     H54: SLB was blue here and black on Compare's curves)."""
@@ -422,10 +426,22 @@ def recovery_graph(
 
     kept, true = norm(kept_pairs), norm(true_edges)
     true_set = set(true)
+    # no class colour (H54: orange, the − class's network above it, and the purple of "both"
+    # on Dependencies): black for a right pair, a dark red-brown dash for a wrong one
     groups = {
-        "kept, true edge": ([e for e in kept if e in true_set], COLORS["both"], "solid", 3),
-        "kept, not an edge": ([e for e in kept if e not in true_set], COLORS["-"], "dash", 2),
-        "missed true edge": ([e for e in true if e not in set(kept)], "#9CA3AF", "dot", 1.5),
+        "kept, true edge": ([e for e in kept if e in true_set], RECOVERY_COLORS[0], "solid", 3),
+        "kept, not an edge": (
+            [e for e in kept if e not in true_set],
+            RECOVERY_COLORS[1],
+            "dash",
+            2,
+        ),
+        "missed true edge": (
+            [e for e in true if e not in set(kept)],
+            RECOVERY_COLORS[2],
+            "dot",
+            1.5,
+        ),
     }
     fig = go.Figure()
     for name, (es, color, dash, width) in groups.items():
