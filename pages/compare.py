@@ -377,8 +377,11 @@ def coefficients_section(v: View):
     )
     st.caption(
         "The same weights per term, as the weight of its log-density ratio (log p+ − log p−) "
-        "and of its common part (log p+ + log p−): the two weights of a useless feature cancel "
-        "in the bars above but not here."
+        "and of its common part (log p+ + log p−). Where a feature's two densities nearly "
+        "agree (it hardly separates the classes), its ratio barely varies, so its ratio weight "
+        "can be large and still add little to the decision: the bars above show such a "
+        "feature as two large weights of opposite sign, this chart as one large ratio weight. "
+        "What each feature adds is the importance chart below."
         + (
             # as the Experiments page writes it (H50: "ratio 1 on every forest edge" under
             # diamonds at ½, and shown where no oracle is drawn)

@@ -681,6 +681,10 @@ def test_compare_page_says_what_is_honest_and_offers_a_nested_estimate():
     assert not [w for w in at.warning if "better than guessing" in w.value]
     assert "More columns to the right (scroll the table sideways" in captions
     assert "Rows sorted by mean BER, the best first" in captions  # the bars' order differs (H54)
+    # the ratio form's caption (H54: "the two weights of a useless feature cancel in the bars
+    # above but not here" while its ratio bar below was large too)
+    assert "ratio weight can be large and still add little" in captions
+    assert "cancel" not in captions
     # automatic λ by quantile: recomputed inside each fold, as the library's per-fold selector
     at.radio(key="cmp_lam_mode").set_value("quantile").run()
     at.slider(key="cmp_lam_quantile").set_value(0.9).run()
