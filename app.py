@@ -27,7 +27,6 @@ SYN_CPD = {"normal": "normal", "complex": "complex"}  # the radio's help says wh
 NON_NUMERIC = {"drop": "drop them", "encode": "one-hot encode (≤ 10 categories)"}
 AUTO = "\x00automatic"  # the "let the library decide" option of a selectbox
 MISSING = {"drop": "drop the rows", "impute": "fill with the column median"}
-DATASET_LABELS = {"wdbc": "Breast cancer (WDBC)", "pima": "Pima diabetes"}  # others: "Sonar", …
 
 
 def _upload_in_use(up: dict, build: data.BuildResult) -> None:
@@ -68,7 +67,7 @@ def _source_widgets(c: dict, build: data.BuildResult) -> None:
             options=list(BUNDLED_DATASETS),
             # short: the whole description truncated in a 1024-px-wide window; it is shown
             # beside, under the dataset's name
-            format_func=lambda n: DATASET_LABELS.get(n, BUNDLED_DATASETS[n][1].split(":")[0]),
+            format_func=data.bundled_title,
             help="  \n".join(esc(BUNDLED_DATASETS[n][1]) for n in BUNDLED_DATASETS),
         )
     elif c["source"] == "synthetic":

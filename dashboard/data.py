@@ -242,13 +242,30 @@ def on_upload() -> None:
 # --------------------------------------------------------------------------------------------
 # Raw tables (cached: global, keyed on content)
 # --------------------------------------------------------------------------------------------
+#: Short titles of the bundled datasets where their description's is long (the others: the
+#: description's first words, "Sonar", ...).
+DATASET_LABELS = {"wdbc": "Breast cancer (WDBC)", "pima": "Pima diabetes"}
+
+
+def bundled_title(name: str) -> str:
+    """The bundled dataset's title, as the Data page's box, its heading and the sidebar write it
+    (H54: the box said "Sonar", the heading and the sidebar "sonar").
+
+    Examples
+    --------
+    >>> bundled_title("sonar"), bundled_title("pima")
+    ('Sonar', 'Pima diabetes')
+    """
+    return DATASET_LABELS.get(name, BUNDLED_DATASETS[name][1].split(":")[0])
+
+
 @st.cache_data(show_spinner=False, **_CACHE)
 def _bundled(name: str) -> RawTable:
     X, y = load_dataset(name)
     frame = X.assign(label=y.to_numpy())
     return RawTable(
         frame=frame,
-        name=name,
+        name=bundled_title(name),
         source="bundled",
         key=f"bundled:{name}",
         default_label="label",

@@ -149,10 +149,12 @@ def test_every_page_runs_on_the_default_dataset():
     assert at.title[0].value == "SLB Explorer"
     assert metric(at, "rows n") == "208" and metric(at, "features d") == "60"
     text = sidebar_text(at)
-    assert "sonar" in text and "Seed: **0**" in text and "λ = **" in text
+    # the dataset's title as the Data page's box writes it (H54: the box "Sonar", the sidebar
+    # and the heading "sonar")
+    assert "Data: **Sonar**" in text and "Seed: **0**" in text and "λ = **" in text
     for page in PAGES:
         goto(at, page)
-        assert "sonar" in sidebar_text(at)  # the sidebar is on every page
+        assert "**Sonar**" in sidebar_text(at)  # the sidebar is on every page
     # the Explain page explains one sample
     spec = chart(at, "explain_figure")
     assert spec["layout"]["meta"]["kind"] == "contributions"
@@ -576,7 +578,7 @@ def test_bad_upload_shows_error_not_traceback(name, data, reason):
     said = any(w.value.startswith(f"Not in use: **{esc(name)}**") for w in at.warning)
     assert said == stored  # a file kept but rejected is named as not in use
     # the app stays usable on the previous data
-    assert "sonar" in sidebar_text(at)
+    assert "Sonar" in sidebar_text(at)
     goto(at, "pages/dependencies.py")
     at.switch_page("app.py").run()
     at.radio(key="data_source").set_value("bundled").run()
