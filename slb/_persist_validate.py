@@ -305,7 +305,9 @@ def _check_slb(est):
         _fail(est, "threshold_", "is not a number")
     if t is not None:  # the given threshold, a value of the given grid, or a score (>= 0)
         given, grid = getattr(est, "threshold", None), getattr(est, "thresholds", None)
-        if isinstance(given, (int, float)) and not isinstance(given, bool):
+        if t == float("inf") and getattr(est, "selected_model_", "slb") != "slb":
+            ok = True  # naive Bayes or TAN selected: no screened pair (H55)
+        elif isinstance(given, (int, float)) and not isinstance(given, bool):
             ok = t == float(given)
         elif given == "cv" and grid is not None:
             ok = bool(np.isin(t, np.asarray(grid, dtype=float)))

@@ -472,6 +472,11 @@ def save_model(model, file):
             f"them); got {type(model).__name__}."
         )
     for step in [s for _, s in model.steps] if isinstance(model, Pipeline) else [model]:
+        if not hasattr(step, "fit"):  # "passthrough", None (H55: a TypeError)
+            raise ValueError(
+                f"save_model writes fitted models only: the Pipeline step {str(step)[:40]!r} "
+                "is not a model. Drop it from the Pipeline."
+            )
         try:
             check_is_fitted(step)
         except NotFittedError:

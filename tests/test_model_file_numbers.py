@@ -135,7 +135,27 @@ def test_save_model_refuses_what_load_model_would(model, words):
 
     from slb import TableCleaner
 
+    with pytest.raises(ValueError, match="'passthrough' is not a model"):
+        save_model(Pipeline([("s", "passthrough"), ("nb", _fit(KDENaiveBayes))]), io.BytesIO())
     with pytest.raises(ValueError, match="TableCleaner was never fitted"):
         save_model(
             Pipeline([("clean", TableCleaner("y")), ("nb", _fit(KDENaiveBayes))]), io.BytesIO()
         )
+
+
+def test_a_selected_special_case_with_a_threshold_grid_loads():
+    """H55: with naive Bayes or TAN selected, threshold_ is inf, outside the thresholds grid,
+    and the new check refused the file of a correctly fitted model."""
+    rng = np.random.default_rng(0)
+    for seed in range(12):
+        X = rng.normal(size=(40, 3))
+        y = np.repeat([0, 1], 20)
+        m = SLBClassifier(thresholds=[0.0, 0.1], random_state=seed).fit(X, y)
+        if m.selected_model_ != "slb":
+            break
+    assert m.selected_model_ != "slb" and m.threshold_ == np.inf
+    np.testing.assert_array_equal(_roundtrip(m).predict_proba(X), m.predict_proba(X))
+    # a fixed threshold with C selected: the same
+    m = SLBClassifier(threshold=0.05, random_state=seed).fit(X, y)
+    assert m.selected_model_ != "slb" or m.threshold_ == 0.05
+    np.testing.assert_array_equal(_roundtrip(m).predict_proba(X), m.predict_proba(X))
