@@ -140,6 +140,14 @@ def test_the_subsample_keeps_a_rare_class_and_a_skipped_selection_warns():
     with pytest.warns(UserWarning, match="Class 1 has 2 row"):
         lone = SLBClassifier(random_state=0, Cs=[0.1, 1.0, 10.0]).fit(X[:62], few)
     assert lone.cv_results_ is None and lone.C_ == 1.0
+    # the minimum said is the real one (H55: "3 are needed" also for cv=2, which needs 4)
+    three = np.r_[np.zeros(60, int), np.ones(3, int)]
+    with pytest.warns(UserWarning, match="4 are needed with cv=2"):
+        SLBClassifier(random_state=0, cv=2, Cs=[0.1, 1.0]).fit(X[:63], three)
+    # 2,001 rows of two classes: the subsample would drop one row, fewer than the classes
+    # (H55: StratifiedShuffleSplit failed); all rows are kept
+    two = SLBClassifier(random_state=0, Cs=[0.1, 1.0], generative_candidates=False)
+    assert two.fit(X[:2001], np.arange(2001) % 2).n_search_rows_ == 2001
 
 
 def test_search_parameters_are_estimator_parameters():

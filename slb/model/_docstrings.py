@@ -83,7 +83,7 @@ _COMMON_ATTRS_DOC = """classes_ : ndarray of shape (n_classes,)
         ``rank_ber``), from the nested inner CV (screening and densities refitted in every
         inner split, so ``mean_ber`` of a fixed candidate is an honest CV estimate; its
         minimum over the grid is optimistic, as any minimum).  None when nothing is selected
-        (also when a class has under 3 rows: a warning says so).
+        (also when a class has too few rows for two inner folds: a warning says so).
         With ``generative_candidates=True``: two more rows (naive Bayes, TAN; their grid
         ``param_*`` values NaN) and ``param_model`` ("slb", "naive_bayes" or "tan").  With
         ``selection="corrected"``: ``corrected_ber``, each group's minimum after the correction.

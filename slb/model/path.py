@@ -100,7 +100,8 @@ MIN_SEARCH_ROWS_PER_CLASS = 10
 def search_rows(y_index, max_rows, seed):
     """Rows of the inner CV: all, or a stratified subsample of ``max_rows`` (sorted), which
     keeps at least :data:`MIN_SEARCH_ROWS_PER_CLASS` rows of every class (all of a smaller
-    class; the subsample may then hold a few more than ``max_rows``).
+    class; the subsample then holds more than ``max_rows``: a rare class's rows, or, when
+    ``max_rows`` is small, up to that many of every class).
 
     Parameters
     ----------
@@ -128,14 +129,19 @@ def search_rows(y_index, max_rows, seed):
     [199, 6]
     """
     n = y_index.size
-    if max_rows is None or n <= max_rows:
+    K = np.unique(y_index).size
+    # StratifiedShuffleSplit needs a row of every class on both sides (H55: 2,001 rows of two
+    # classes failed): dropping fewer rows than there are classes keeps them all, and fewer
+    # kept rows than classes start from none (the floor below adds every class's)
+    if max_rows is None or n - int(max_rows) < K:
         return np.arange(n)
-    from sklearn.model_selection import StratifiedShuffleSplit
-
-    split = StratifiedShuffleSplit(1, train_size=int(max_rows), random_state=seed)
-    rows, _ = next(split.split(np.zeros((n, 1)), y_index))
     chosen = np.zeros(n, dtype=bool)
-    chosen[rows] = True
+    if int(max_rows) >= K:
+        from sklearn.model_selection import StratifiedShuffleSplit
+
+        split = StratifiedShuffleSplit(1, train_size=int(max_rows), random_state=seed)
+        rows, _ = next(split.split(np.zeros((n, 1)), y_index))
+        chosen[rows] = True
     rng = np.random.default_rng(seed)
     for c in np.unique(y_index):
         mine = np.flatnonzero(y_index == c)

@@ -498,10 +498,13 @@ def _search_folds(cv, y_index, classes):
     if k < 2:
         c = int(counts.argmin())
         label = classes[c].item() if hasattr(classes[c], "item") else classes[c]
-        warnings.warn(
-            f"Class {label!r} has {counts[c]} row(s): too few to cross-validate the "
-            "choice of the pairs and C (3 are needed). Nothing is selected: no pair is kept "
-            "(threshold_ = inf) and C_ is the middle of Cs; cv_results_ is None.",
+        need = next(m for m in range(2, 10) if _inner_folds(cv, m) >= 2)  # 3, or 4 for cv=2
+        warnings.warn(  # what is used instead, whatever the settings (H55)
+            f"Class {label!r} has {counts[c]} row(s) among the rows of the selection: too few "
+            f"for two inner folds ({need} are needed with cv={cv}). Nothing is "
+            "cross-validated: the sparsest candidate of the screening (the given threshold "
+            "when it is a number) and the middle of Cs (the given C when it is a number) are "
+            "used; cv_results_ is None.",
             UserWarning,
             stacklevel=4,
         )
