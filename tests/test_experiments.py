@@ -497,7 +497,7 @@ def test_a_classifier_has_one_colour_on_every_figure():
     from slb.evaluation.registry import CLASSIFIERS
     from slb.viz.evaluation import roc_figure
     from slb.viz.experiments import learning_curve_figure, noise_figure
-    from slb.viz.style import CLASSIFIER_COLORS, COLORS
+    from slb.viz.style import CLASSIFIER_COLORS, COLORS, LOOKALIKES
 
     names = ["SLB", "TAN", "NB", "SLB-"]
     line = {"fpr": [0.0, 0.5, 1.0], "tpr": [0.0, 0.7, 1.0]}
@@ -527,8 +527,23 @@ def test_a_classifier_has_one_colour_on_every_figure():
     assert len(checked) == 3 * len(names)
     assert set(CLASSIFIER_COLORS) >= set(CLASSIFIERS)
     classes = {COLORS["+"], COLORS["-"], COLORS["both"], "#56B4E9", "#E69F00"}
+    for c in list(classes):  # and what the project's own table says reads as them (H55)
+        classes |= set(LOOKALIKES.get(c, ()))
     assert not classes & set(CLASSIFIER_COLORS.values())
     assert len(set(CLASSIFIER_COLORS.values())) == len(CLASSIFIER_COLORS)
+    # K classes, every classifier chosen (and the nested SLB): one colour per line, none a
+    # class's or its look-alike (H55: three black lines at K = 4)
+    from slb.viz.multiclass import class_color
+    from slb.viz.style import classifier_colors
+
+    many = [n for n, i in CLASSIFIERS.items() if i.binary_only is None] + ["SLB (nested λ, C)"]
+    for k in (3, 4, 8):
+        avoid = {class_color(j) for j in range(k)}
+        for c in list(avoid):
+            avoid |= set(LOOKALIKES.get(c, ()))
+        got = classifier_colors(many, [class_color(j) for j in range(k)])
+        assert len(set(got.values())) == len(many), (k, got)
+        assert not {c.upper() for c in avoid} & {c.upper() for c in got.values()}, (k, got)
 
 
 def test_the_recovery_graph_uses_no_class_colour():

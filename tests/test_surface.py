@@ -640,3 +640,5 @@ def test_a_class_has_one_marker_on_the_densities_and_the_surface():
         else:
             dens = marks(density_2d_k(a, b, y, np.full((k, 2), 0.3), ["0", "1", "2"]))
         assert len(surface) == k and surface == dens, (k, surface, dens)
+        # the library's default colours too (H55: at K = 3 class 0 was vermillion)
+        assert marks(decision_surface_figure(s, X, y)) == dens, k

@@ -232,7 +232,8 @@ def _base_layout(fig: go.Figure, *, title=None, height=None, meta=None) -> go.Fi
 
 #: One colour per catalogued classifier on every figure (H54: SLB was black on Compare's ROC
 #: curves, blue on the learning curve, and TAN, NB changed too).  None is a class colour (blue
-#: +, vermillion −, the purple of "both") nor the orange or sky blue that read as them.
+#: +, vermillion −, the purple of "both") nor one of their :data:`LOOKALIKES` (H55: RF's indigo
+#: and DISCRETE's maroon were).
 CLASSIFIER_COLORS = {
     "SLB": "#000000",
     "SLB(Pearson)": "#882255",
@@ -240,25 +241,27 @@ CLASSIFIER_COLORS = {
     "LU": "#999933",
     "TAN": "#009E73",
     "NB": "#CC79A7",
-    "RF": "#332288",
-    "SVM(RBF)": "#44AA99",
+    "RF": "#117733",
+    "SVM(RBF)": "#555555",
     "SVM(linear)": "#999999",
-    "5NN": "#117733",
-    "SVM(RBF, balanced)": "#88CCEE",
-    "Gaussian NB": "#AA4499",
-    "Rényi": "#DDCC77",
-    "DISCRETE": "#661100",
+    "5NN": "#DDCC77",
+    "SVM(RBF, balanced)": "#44AA99",
+    "Gaussian NB": "#E7298A",
+    "Rényi": "#A6761D",
+    "DISCRETE": "#66A61E",
 }
-#: For another name (stable by its text), or a classifier whose colour means a class here.
-_SPARE_COLORS = ("#7570B3", "#E7298A", "#1B9E77", "#A6761D", "#666666", "#66A61E", "#6A3D9A")
+#: For another name, or a classifier whose colour means a class in this figure: first these,
+#: then plotly's Dark24 (none of them twice in a figure, none a banned colour).
+_SPARE_COLORS = ("#7570B3", "#1B9E77", "#666666", "#6A3D9A", "#B2828D", "#6C7C32")
 #: Colours that read as the same hue on a projector: a figure that avoids one avoids all of
 #: them (H48: TAN's orange #E69F00 read as penguins' Chinstrap, vermillion #D55E00).
 LOOKALIKES = {
-    "#D55E00": ("#E69F00", "#661100"),
-    "#0072B2": ("#56B4E9", "#332288", "#88CCEE"),
-    "#E69F00": ("#D55E00",),
-    "#009E73": ("#117733", "#44AA99", "#1B9E77"),
-    "#CC79A7": ("#AA4499", "#E7298A"),
+    "#D55E00": ("#E69F00", "#661100", "#862A16", "#EB663B"),
+    "#0072B2": ("#56B4E9", "#332288", "#88CCEE", "#2E91E5", "#778AAE", "#0D2A63", "#1616A7"),
+    "#E69F00": ("#D55E00", "#B68100"),
+    "#009E73": ("#117733", "#44AA99", "#1B9E77", "#00A08B", "#1CA71C"),
+    "#CC79A7": ("#E7298A", "#E15F99", "#DA60CA"),
+    "#7B3F9E": ("#6A3D9A", "#7570B3", "#750D86", "#A777F1"),
 }
 
 
@@ -275,17 +278,27 @@ def classifier_colors(names, avoid=()) -> dict:
     >>> classifier_colors(["SLB", "TAN"], avoid=["#0072B2", "#D55E00", "#009E73"])["TAN"]
     '#7570B3'
     """
+    import plotly.colors
+
     banned = {c.upper() for c in avoid}
-    banned |= {x.upper() for c in list(banned) for x in LOOKALIKES.get(c, ())}
+    for c in list(banned):
+        banned |= {x.upper() for x in LOOKALIKES.get(c, ())}
+    listed = set(map(str, names))
+    # a catalogued classifier's own colour is kept for it even when it comes later
+    reserved = {CLASSIFIER_COLORS[n].upper() for n in listed if n in CLASSIFIER_COLORS}
+    spares = [*_SPARE_COLORS, *plotly.colors.qualitative.Dark24, *CLASSIFIER_COLORS.values()]
     out, taken = {}, set()
     for name in names:
         own = CLASSIFIER_COLORS.get(str(name))
-        if own is None or own.upper() in banned or own in taken:
-            free = [c for c in _SPARE_COLORS if c.upper() not in banned and c not in taken]
-            free += [c for c in CLASSIFIER_COLORS.values() if c.upper() not in banned]
-            own = next((c for c in free if c not in taken), "#000000")
+        if own is None or own.upper() in banned or own.upper() in taken:
+            # never a colour another line has or keeps (H55: three black lines on a K-class
+            # figure with every classifier chosen)
+            own = next(
+                (c for c in spares if c.upper() not in banned | taken | reserved),
+                None,
+            ) or next(c for c in spares if c.upper() not in taken)
         out[name] = own
-        taken.add(own)
+        taken.add(own.upper())
     return out
 
 

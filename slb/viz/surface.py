@@ -82,7 +82,9 @@ def decision_surface_figure(
     class_names : sequence of str or None
         Display names of ``surface.classes`` (default: the labels as text).
     colors : sequence of str or None
-        One ``#rrggbb`` colour per class (default :data:`CLASS_COLORS`).
+        One ``#rrggbb`` colour per class (default: two classes :data:`CLASS_COLORS`, the
+        negative class vermillion; more, the K-class figures' colours, class 0 blue, so that
+        a colour keeps its marker symbol).
     cols : int or None
         Panels per row (default: all in one row).
     panel_height : int, default=380
@@ -120,7 +122,11 @@ def decision_surface_figure(
     class_names = [str(c) for c in classes] if class_names is None else list(class_names)
     if len(class_names) != k:
         raise ValueError(f"class_names has {len(class_names)} names for {k} classes.")
-    colors = list(CLASS_COLORS if colors is None else colors)
+    if colors is None:  # H55: K classes drew class 0 vermillion, the other figures blue
+        from .multiclass import CLASS_COLORS as K_COLORS
+
+        colors = CLASS_COLORS if k == 2 else [K_COLORS[j % len(K_COLORS)] for j in range(k)]
+    colors = list(colors)
     if len(colors) < k:
         raise ValueError(f"{len(colors)} colours for {k} classes.")
     colors = colors[:k]
