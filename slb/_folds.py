@@ -73,11 +73,14 @@ def duplicate_groups(X):
         return None
     for g in np.flatnonzero(counts > 1):
         rows = np.flatnonzero(groups == g)
-        same = frame.iloc[rows].eq(frame.iloc[rows[0]]) | (
-            frame.iloc[rows].isna() & frame.iloc[rows[0]].isna()
-        )
-        odd = rows[~same.all(axis=1).to_numpy()]
-        groups[odd] = groups.max() + 1 + np.arange(odd.size)  # a collision: rows apart
+        # equal rows of the hash group by exact comparison; a collision's rows get their own
+        # groups, copies among them still together (H55: true copies were split apart)
+        while rows.size > 1:
+            same = _same_as(frame.iloc[rows], frame.iloc[rows[0]])
+            odd = rows[~same]
+            if odd.size:
+                groups[odd] = groups.max() + 1
+            rows = odd
     # ids in the order of each group's first row: the hashes' order depends on the values'
     # bits, and StratifiedGroupKFold deals groups out by id, so the folds (and every fit
     # that uses them) changed with the units or the columns' order (H53)
@@ -85,6 +88,24 @@ def duplicate_groups(X):
     rank = np.empty(first.size, dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(first.size)
     return rank[np.asarray(inverse).reshape(-1)]
+
+
+def _same_as(block: pd.DataFrame, row: pd.Series) -> np.ndarray:
+    """Which rows of ``block`` equal ``row`` in every column (missing equals missing; pandas'
+    NA compared gives NA, not a bool: H55's nullable-integer column raised a TypeError)."""
+    both_na = block.isna().to_numpy() & row.isna().to_numpy()[None, :]
+    try:
+        eq = block.eq(row).astype("boolean").fillna(False).to_numpy(dtype=bool)
+    except TypeError:  # a row of mixed dtypes holds pd.NA as an object: column by column
+        eq = np.column_stack(
+            [
+                np.zeros(len(block), bool)
+                if pd.isna(row[c])
+                else (block[c] == row[c]).astype("boolean").fillna(False).to_numpy(dtype=bool)
+                for c in block.columns
+            ]
+        )
+    return (eq | both_na).all(axis=1)
 
 
 def stratified_splits(y, n_splits, *, random_state=None, groups=None, X=None, min_per_class=2):

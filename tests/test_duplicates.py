@@ -171,3 +171,20 @@ def test_dropping_copies_compares_the_labels_as_read():
     assert prep.class_counts == {"yes": 10, "not yes": 21}  # row 30 kept, row 31 dropped
     note = next(c for c in prep.report if c.kind == "duplicate_rows")
     assert note.rows == (30, 31) and "1 copy with a different label stays" in note.message
+
+
+def test_groups_of_nullable_columns_and_of_a_hash_collision(monkeypatch):
+    """H55: a repeated row holding pandas' NA in a nullable column beside a bool column raised
+    "boolean value of NA is ambiguous" (compare_estimators groups copies by default); and
+    under a hash collision true copies were split apart."""
+    df = pd.DataFrame(
+        {"x": pd.array([1, None, None, 2], dtype="Int64"), "b": [True, False, False, True]}
+    )
+    assert duplicate_groups(df).tolist() == [0, 1, 1, 2]
+    monkeypatch.setattr(
+        pd.util,
+        "hash_pandas_object",
+        lambda frame, index=False: pd.Series(np.zeros(len(frame), dtype=np.uint64)),
+    )
+    rows = np.array([[1, 2], [3, 4], [1, 2], [3, 4], [5, 6]], float)
+    assert duplicate_groups(rows).tolist() == [0, 1, 0, 1, 2]
