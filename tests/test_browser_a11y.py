@@ -423,7 +423,9 @@ def test_an_open_tab_says_when_the_server_restarted(tmp_path):
     with first, chromium() as browser:
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.goto(first.url + "/?source=bundled&dataset=pima&bw=silverman")
-        expect(page.get_by_test_id("stSidebar")).to_contain_text("Data: pima", timeout=LONG)
+        expect(page.get_by_test_id("stSidebar")).to_contain_text(
+            "Data: Pima diabetes", timeout=LONG
+        )
         page.wait_for_url(re.compile(r"srv="), timeout=LONG)
         wait_idle(page)  # the run is over: the frontend knows the page's fragments
         page.evaluate("() => { window.slbSameDocument = true; }")  # gone after a reload
@@ -439,7 +441,7 @@ def test_an_open_tab_says_when_the_server_restarted(tmp_path):
             expect(side).to_contain_text(urlstate.RESTART_MESSAGE[:50], timeout=180_000)
             print(f"restart notice {time.monotonic() - stopped:.1f} s after the stop")
             assert page.evaluate("() => window.slbSameDocument === true")  # not reloaded
-            expect(side).to_contain_text("Data: pima")  # the settings came back
+            expect(side).to_contain_text("Data: Pima diabetes")  # the settings came back
             expect(side).to_contain_text("bandwidth Silverman")
             page.screenshot(path=str(artifacts_dir() / "a11y-restart-notice.png"))
 
