@@ -176,8 +176,15 @@ def test_corrected_picks_the_candidate_computed_by_hand_from_the_same_table(data
     np.testing.assert_allclose(co.cv_results_["corrected_ber"], want, rtol=0, atol=1e-12)
     assert co.cv_results_["corrected_ber"][co.best_index_] == np.nanmin(want)
     assert "corrected_ber" not in lo.cv_results_
-    if data == "permuted":  # labels without signal: the grid's lucky minimum is passed over
-        assert (lo.selected_model_, co.selected_model_) == ("slb", "naive_bayes")
+    if data == "permuted":  # labels without signal: the score the pick compared is moved
+        # from the grid's lucky minimum toward chance (50 %).  (Which candidate wins is one
+        # realisation: with the inner folds of stop 49's duplicate-group numbering this table's
+        # one repeated row moved, and min and corrected now pick the same SLB cell, 44.4 %
+        # raw, 48.5 % corrected; before, corrected picked naive Bayes.)
+        raw = co.cv_results_["mean_ber"][co.best_index_]
+        corrected = co.cv_results_["corrected_ber"][co.best_index_]
+        assert raw < corrected and abs(corrected - 0.5) < abs(raw - 0.5)
+        assert corrected > np.nanmin(lo.cv_results_["mean_ber"])
     plain = SLBClassifier(selection="corrected", generative_candidates=False, random_state=0)
     assert (
         plain.fit(X, y).best_index_

@@ -300,7 +300,7 @@ def test_huge_values_are_refused_on_the_data_page_naming_the_column():
     assert at.error, visible_texts(at)
     message = unescape(at.error[0].value)
     assert "'income [$]'" in message and "1e+120" in message, message
-    assert "Still using the previous data: sonar." in visible_texts(at)
+    assert "Still using the previous data: Sonar." in visible_texts(at)
     for page in PAGES:  # the previous (bundled) data: every page runs
         at.switch_page(page).run()
         assert_ok(at, page)
