@@ -116,8 +116,7 @@ def binary_page(c: dict, ds) -> None:
             feature_names=ds.feature_names,
         )
         meta = fig.layout.meta
-        largest = float(row.abs().max()) if row.size else 0.0
-        if meta["n_other"] and abs(meta["other"]) > largest:
+        if meta["n_other"] and abs(meta["other"]) > meta["largest"]:
             # a fixed number of bars can leave an "other" step larger than any of them (H52 3:
             # Sonar row 100, 462 other terms, 60% of the move); the grouped view never does
             st.caption(
@@ -146,7 +145,7 @@ def binary_page(c: dict, ds) -> None:
     if grouping == "group":
         table = pd.DataFrame({"feature or pair": e.shown.index, "contribution": e.shown.values})
     else:
-        best = row.abs().sort_values(ascending=False, kind="stable").index[: int(c["explain_top"])]
+        best = list(fig.layout.meta["terms"])  # the figure's own terms, in its order
         table = pd.DataFrame(  # named as the figure names them (H52 11: "log p+(a, b)")
             {
                 "term": [term_text(t, ds.feature_names) for t in best],

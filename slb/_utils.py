@@ -40,8 +40,14 @@ def check_binary_target(y, min_per_class=MIN_SAMPLES_PER_CLASS, *, binary=True, 
         One class only, more than two classes, a continuous target, or a class with fewer than
         ``min_per_class`` samples.
     """
+    try:  # sorted first: scikit-learn calls mixed types "Unknown label type: unknown"
+        classes, y_index, counts = np.unique(y, return_inverse=True, return_counts=True)
+    except TypeError:
+        raise ValueError(  # H53: a TypeError "'<' not supported between 'int' and 'str'"
+            "The labels y mix types (e.g. numbers and text), so they cannot be sorted into "
+            "classes: give them one type, e.g. y.astype(str)."
+        ) from None
     check_classification_targets(y)
-    classes, y_index, counts = np.unique(y, return_inverse=True, return_counts=True)
     if classes.size < 2:
         raise ValueError(
             f"The label has only one class ({classes.tolist()[0]!r}): a classifier needs examples of "
@@ -90,13 +96,6 @@ def validate_training_data(estimator, X, y, **kwargs):
             f"{len(text)} column(s) hold text, not numbers: {', '.join(map(repr, text[:5]))}"
             f"{' …' if len(text) > 5 else ''}. Drop them, or encode them with "
             "slb.TableCleaner (one-hot columns for categories), before fitting."
-        ) from None
-    try:
-        np.unique(y_out)
-    except TypeError:
-        raise ValueError(  # H53: a TypeError "'<' not supported between 'int' and 'str'"
-            "The labels y mix types (e.g. numbers and text), so they cannot be sorted into "
-            "classes: give them one type, e.g. y.astype(str)."
         ) from None
     return X_out, y_out
 

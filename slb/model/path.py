@@ -129,7 +129,8 @@ def search_rows(y_index, max_rows, seed):
     [199, 6]
     """
     n = y_index.size
-    K = np.unique(y_index).size
+    classes = np.unique(y_index)
+    K = classes.size
     # StratifiedShuffleSplit needs a row of every class on both sides (H55: 2,001 rows of two
     # classes failed): dropping fewer rows than there are classes keeps them all, and fewer
     # kept rows than classes start from none (the floor below adds every class's)
@@ -143,7 +144,7 @@ def search_rows(y_index, max_rows, seed):
         rows, _ = next(split.split(np.zeros((n, 1)), y_index))
         chosen[rows] = True
     rng = np.random.default_rng(seed)
-    for c in np.unique(y_index):
+    for c in classes:
         mine = np.flatnonzero(y_index == c)
         short = min(mine.size, MIN_SEARCH_ROWS_PER_CLASS) - int(chosen[mine].sum())
         if short > 0:  # a rare class: more of its rows, drawn at random

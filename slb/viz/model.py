@@ -359,9 +359,14 @@ def wrap_term(label: str, width: int = TERM_LINE_CHARS) -> str:
     return "<br>".join(line.rstrip() for line in lines)
 
 
+def _largest_first(c: pd.Series) -> list:
+    """The terms by ``|contribution|``, largest first (ties in their order)."""
+    return c.abs().sort_values(ascending=False, kind="stable").index.tolist()
+
+
 def _waterfall_steps(c: pd.Series, baseline, top, feature_names) -> tuple:
     """Labels, values, measures and hover texts of the waterfall's steps, read from the top."""
-    order = c.abs().sort_values(ascending=False, kind="stable").index.tolist()
+    order = _largest_first(c)
     head, rest = order[: max(int(top), 0)], order[max(int(top), 0) :]
     labels = ["baseline (training means)"] + [
         wrap_term(escape_text(term_text(t, feature_names))) for t in head
@@ -465,6 +470,7 @@ def contributions_figure(
     """
     c = pd.Series(contributions, dtype=float)
     labels, values, measure, hover = _waterfall_steps(c, baseline, top, feature_names)
+    shown = _largest_first(c)[: max(int(top), 0)]
     decision = values[-1]
     # class names in the axis title and the legend, shortened with a visible "…" (a name of
     # 44 characters cut the axis title at 1024 px, H41)
@@ -510,9 +516,12 @@ def contributions_figure(
             "baseline": float(baseline),
             "decision": decision,
             "n_steps": len(labels),
-            # the "other" step: how many terms it sums and their sum (0 terms: 0.0)
-            "n_other": max(c.size - max(int(top), 0), 0),
-            "other": float(c.sum()) - sum(values[1 : 1 + min(max(int(top), 0), c.size)]),
+            # the terms drawn one by one (their names, largest first), the largest of their
+            # steps, and the "other" step: how many terms it sums and their sum (0 terms: 0.0)
+            "terms": shown,
+            "largest": max((abs(v) for v in values[1 : 1 + len(shown)]), default=0.0),
+            "n_other": c.size - len(shown),
+            "other": values[-2] if c.size > len(shown) else 0.0,
             "colors": {"toward +": COLORS["+"], "toward -": COLORS["-"]},
         },
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import textwrap
 
+import plotly.colors
 import plotly.graph_objects as go
 
 __all__ = ["COLORS", "FONT_PX", "LEGEND_BELOW", "LEGEND_ROW_PX", "classifier_order", "escape_text"]
@@ -278,8 +279,6 @@ def classifier_colors(names, avoid=()) -> dict:
     >>> classifier_colors(["SLB", "TAN"], avoid=["#0072B2", "#D55E00", "#009E73"])["TAN"]
     '#7570B3'
     """
-    import plotly.colors
-
     banned = {c.upper() for c in avoid}
     for c in list(banned):
         banned |= {x.upper() for x in LOOKALIKES.get(c, ())}
